@@ -1,0 +1,73 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "swift-optimization-linux",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "Optimization", targets: ["Optimization"]),
+        .library(name: "JavaScriptHost", targets: ["JavaScriptHost"]),
+        .executable(name: "optimization", targets: ["OptimizationCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+    ],
+    targets: [
+        // Only a module map and a shim header over GTK's JavaScriptCore C API.
+        .systemLibrary(
+            name: "CJavaScriptCore",
+            pkgConfig: "javascriptcoregtk-4.1",
+            providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
+        ),
+        // Swift over the JSC C API; knows nothing about optimization.
+        .target(
+            name: "JavaScriptHost",
+            dependencies: [
+                "CJavaScriptCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The public façade: OptimizationClient and its value types. Embeds JSRuntime/.
+        .target(
+            name: "Optimization",
+            dependencies: [
+                "JavaScriptHost",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            plugins: ["EmbedJSRuntimePlugin"]
+        ),
+        // The `optimization` executable.
+        .executableTarget(
+            name: "OptimizationCLI",
+            dependencies: [
+                "Optimization",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Build-time: turns JSRuntime/ (in manifest order) into Swift source, so every product
+        // carries its JavaScript and the binary works when copied anywhere.
+        .executableTarget(name: "EmbedJSRuntimeTool", path: "Plugins/EmbedJSRuntimeTool"),
+        .plugin(
+            name: "EmbedJSRuntimePlugin",
+            capability: .buildTool(),
+            dependencies: ["EmbedJSRuntimeTool"]
+        ),
+        .testTarget(
+            name: "JavaScriptHostTests",
+            dependencies: ["JavaScriptHost", "CJavaScriptCore"]
+        ),
+        .testTarget(
+            name: "OptimizationTests",
+            dependencies: ["Optimization", "JavaScriptHost"]
+        ),
+        .testTarget(
+            name: "OptimizationCLITests",
+            dependencies: ["Optimization", "OptimizationCLI"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,24 @@
+import Foundation
+import PackagePlugin
+
+/// Embeds the shared JavaScript (`JSRuntime/`, in `manifest.json` order) into the target as Swift
+/// source, so the `optimization` binary and every library product carry their JavaScript with
+/// them and need no resource bundle at run time.
+@main
+struct EmbedJSRuntimePlugin: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
+        let runtime = context.package.directoryURL.appending(path: "JSRuntime")
+        let manifest = runtime.appending(path: "manifest.json")
+        let scripts = try JSONDecoder().decode([String].self, from: Data(contentsOf: manifest))
+        let output = context.pluginWorkDirectoryURL.appending(path: "GeneratedJSRuntimeScripts.swift")
+        return [
+            .buildCommand(
+                displayName: "Embedding JSRuntime (\(scripts.count) scripts)",
+                executable: try context.tool(named: "EmbedJSRuntimeTool").url,
+                arguments: [runtime.path, output.path],
+                inputFiles: [manifest] + scripts.map { runtime.appending(path: $0) },
+                outputFiles: [output]
+            )
+        ]
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Logging
+
+// The `__native*` globals the JSRuntime polyfills and core rely on (JSRuntime/README.md).
+
+extension JavaScriptEngine {
+    func installHostBindings() throws {
+        try registerFunction("__nativeLog") { [logger = configuration.logger] arguments in
+            let level = arguments.first?.stringValue ?? "log"
+            let message = arguments.dropFirst().first.map(Self.text(of:)) ?? ""
+            logger.log(level: Self.logLevel(forJavaScriptLevel: level), "\(message)", metadata: ["js": "\(level)"])
+            return .undefined
+        }
+        try registerFunction("__nativeNow") { [clock = configuration.clock] _ in
+            .number(clock.now())
+        }
+        try registerFunction("__nativeRandomUUID") { [randomUUID = configuration.randomUUID] _ in
+            .string(randomUUID())
+        }
+        try registerFunction("__nativeSetTimeout") { [weak self] arguments in
+            guard let self, let id = arguments.first?.numberValue.flatMap(Int.init(exactly:)) else {
+                throw HostBindingError.invalidArguments("__nativeSetTimeout(id, delayMs)")
+            }
+            let delay = arguments.dropFirst().first?.numberValue ?? 0
+            self.scheduleTimer(id: id, delay: delay)
+            return .undefined
+        }
+        try registerFunction("__nativeClearTimeout") { [weak self] arguments in
+            if let self, let id = arguments.first?.numberValue.flatMap(Int.init(exactly:)) {
+                self.cancelTimer(id: id)
+            }
+            return .undefined
+        }
+        try registerFunction("__nativeFetch") { [weak self] arguments in
+            guard let self, arguments.count >= 5,
+                  case .string(let url) = arguments[0],
+                  let id = arguments[4].numberValue.flatMap(Int.init(exactly:))
+            else { throw HostBindingError.invalidArguments("__nativeFetch(url, method, headersJSON, body, requestId)") }
+            let method = arguments[1].stringValue ?? "GET"
+            let headers = Self.headers(fromJSON: arguments[2].stringValue ?? arguments[2].jsonText)
+            let body = arguments[3].stringValue
+            self.startFetch(id: id, request: FetchRequest(url: url, method: method, headers: headers, body: body))
+            return .undefined
+        }
+    }
+
+    // MARK: Timers
+
+    private func scheduleTimer(id: Int, delay: Double) {
+        lock.withLock {
+            timers.removeValue(forKey: id)?.cancel()
+            timers[id] = configuration.clock.schedule(after: delay) { [weak self] in
+                self?.fireTimer(id: id)
+            }
+        }
+    }
+
+    private func cancelTimer(id: Int) {
+        lock.withLock { timers.removeValue(forKey: id)?.cancel() }
+    }
+
+    private func fireTimer(id: Int) {
+        lock.withLock {
+            guard context != nil, timers.removeValue(forKey: id) != nil else { return }
+            do {
+                try call("__timerFired", .number(Double(id)))
+            } catch {
+                logger.error("a JavaScript timer callback failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Number of JavaScript timers scheduled and not yet fired or cleared.
+    public var pendingTimerCount: Int {
+        lock.withLock { timers.count }
+    }
+
+    // MARK: Fetch
+
+    private func startFetch(id: Int, request: FetchRequest) {
+        let transport = configuration.transport
+        lock.withLock {
+            // The completion must never run re-entrantly inside __nativeFetch: it runs in a task.
+            fetches[id] = Task { [weak self] in
+                let result: Result<FetchResponse, any Error>
+                do {
+                    result = .success(try await transport.send(request))
+                } catch {
+                    result = .failure(error)
+                }
+                self?.completeFetch(id: id, result: result)
+            }
+        }
+    }
+
+    private func completeFetch(id: Int, result: Result<FetchResponse, any Error>) {
+        lock.withLock {
+            guard context != nil, fetches.removeValue(forKey: id) != nil else { return }
+            let arguments: [JavaScriptValue]
+            switch result {
+            case .success(let response):
+                arguments = [
+                    .number(Double(id)), .number(Double(response.status)),
+                    .string(Self.json(ofHeaders: response.headers)), .string(response.body), .string(""),
+                ]
+            case .failure(let error):
+                let message = "\(error)"
+                arguments = [
+                    .number(Double(id)), .number(0), .string("{}"), .string(""),
+                    .string(message.isEmpty ? "fetch failed" : message),
+                ]
+            }
+            do {
+                try call("__fetchComplete", arguments: arguments)
+            } catch {
+                logger.error("delivering a fetch result to JavaScript failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Number of `__nativeFetch` requests started and not yet delivered back to JavaScript.
+    public var pendingFetchCount: Int {
+        lock.withLock { fetches.count }
+    }
+
+    // MARK: Helpers
+
+    static func logLevel(forJavaScriptLevel level: String) -> Logger.Level {
+        switch level {
+        case "error", "fatal": return .error
+        case "warn": return .warning
+        case "info": return .info
+        default: return .debug
+        }
+    }
+
+    static func text(of value: JavaScriptValue) -> String {
+        switch value {
+        case .string(let string): return string
+        default: return value.jsonText ?? "undefined"
+        }
+    }
+
+    static func headers(fromJSON text: String?) -> [String: String] {
+        guard let text, let data = text.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return [:] }
+        var headers: [String: String] = [:]
+        for (name, value) in object {
+            if let string = value as? String { headers[name] = string } else { headers[name] = "\(value)" }
+        }
+        return headers
+    }
+
+    static func json(ofHeaders headers: [String: String]) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: headers, options: [.sortedKeys]),
+              let text = String(data: data, encoding: .utf8)
+        else { return "{}" }
+        return text
+    }
+}
+
+/// A host binding was called with arguments that break its contract.
+public enum HostBindingError: Error, Sendable, CustomStringConvertible {
+    case invalidArguments(String)
+
+    public var description: String {
+        switch self {
+        case .invalidArguments(let signature): return "invalid arguments, expected \(signature)"
+        }
+    }
+}

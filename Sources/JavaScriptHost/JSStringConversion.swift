@@ -1,0 +1,44 @@
+import CJavaScriptCore
+import Foundation
+
+// Conversions between Swift strings and JSStringRef. Internal to this module.
+
+/// Creates a JSStringRef holding exactly `string` (embedded U+0000 included). Caller releases.
+func makeJSString(_ string: String) -> JSStringRef {
+    let hasNUL = string.utf8.withContiguousStorageIfAvailable { bytes in
+        bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
+    } ?? string.utf8.contains(0)
+    if hasNUL {
+        // withCString would stop at the first NUL; go through UTF-16 instead.
+        let units = Array(string.utf16)
+        return units.withUnsafeBufferPointer { JSStringCreateWithCharacters($0.baseAddress, $0.count) }
+    }
+    return string.withCString { JSStringCreateWithUTF8CString($0) }
+}
+
+/// Runs `body` with a temporary JSStringRef for `string`.
+@inline(__always)
+func withJSString<Result>(_ string: String, _ body: (JSStringRef) throws -> Result) rethrows -> Result {
+    let reference = makeJSString(string)
+    defer { JSStringRelease(reference) }
+    return try body(reference)
+}
+
+/// The exact text of a JSStringRef (lone surrogates become U+FFFD).
+func swiftString(_ reference: JSStringRef) -> String {
+    let length = JSStringGetLength(reference)
+    guard length > 0, let characters = JSStringGetCharactersPtr(reference) else { return "" }
+    return String(decoding: UnsafeBufferPointer(start: characters, count: length), as: UTF16.self)
+}
+
+/// Faster conversion for well-formed text such as `JSON.stringify` output (no lone surrogates).
+func swiftStringViaUTF8(_ reference: JSStringRef) -> String {
+    let capacity = JSStringGetMaximumUTF8CStringSize(reference)
+    guard capacity > 1 else { return "" }
+    return String(unsafeUninitializedCapacity: capacity) { buffer in
+        let written = buffer.withMemoryRebound(to: CChar.self) {
+            JSStringGetUTF8CString(reference, $0.baseAddress, capacity)
+        }
+        return written > 0 ? written - 1 : 0
+    }
+}

@@ -1,0 +1,329 @@
+import CJavaScriptCore
+import Foundation
+import Logging
+
+/// One JavaScriptCore VM: its own context group and global context, guarded by a lock.
+///
+/// **Threading.** Any thread may call any method synchronously; calls are serialized by a
+/// recursive lock held for the duration of one call (no actor hop). Native functions run on the
+/// calling thread while it holds the lock, so they may re-enter the engine. Two engines never
+/// share a VM lock, so separate engines run in parallel.
+///
+/// **Host bindings.** Before any script runs the engine installs `__nativeLog`, `__nativeNow`,
+/// `__nativeSetTimeout`/`__nativeClearTimeout` (on ``Configuration/clock``),
+/// `__nativeRandomUUID` and `__nativeFetch` (through ``Configuration/transport``); see
+/// `JSRuntime/README.md` for their contracts.
+///
+/// **Memory.** Every JavaScriptCore handle stays inside this type. Values that outlive one call
+/// (function handles) are protected once and unprotected exactly once; call arguments are
+/// protected for the duration of the call.
+public final class JavaScriptEngine: @unchecked Sendable {
+    /// How an engine is set up.
+    public struct Configuration: Sendable {
+        /// Time source for `__nativeNow` and every JavaScript timer.
+        public var clock: any HostClock
+        /// Carries `__nativeFetch` requests.
+        public var transport: any FetchTransport
+        /// Longest time, in seconds, one entry into JavaScript may run before the watchdog
+        /// terminates it with ``JavaScriptError/executionTimeLimitExceeded(seconds:)``;
+        /// nil disables the watchdog.
+        public var executionTimeLimit: Double?
+        /// Receives the engine's own diagnostics and everything the scripts log.
+        public var logger: Logger
+        /// Produces `__nativeRandomUUID` values (lowercase RFC 4122 v4 by default).
+        public var randomUUID: @Sendable () -> String
+
+        public init(
+            clock: any HostClock = SystemClock(),
+            transport: any FetchTransport = UnconfiguredFetchTransport(),
+            executionTimeLimit: Double? = 10,
+            logger: Logger = Logger(label: "JavaScriptHost", factory: { _ in SwiftLogNoOpLogHandler() }),
+            randomUUID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
+        ) {
+            self.clock = clock
+            self.transport = transport
+            self.executionTimeLimit = executionTimeLimit
+            self.logger = logger
+            self.randomUUID = randomUUID
+        }
+    }
+
+    public let configuration: Configuration
+    var logger: Logger { configuration.logger }
+
+    let lock = NSRecursiveLock()
+    // Everything below is guarded by `lock`.
+    private var group: JSContextGroupRef?
+    private(set) var context: JSGlobalContextRef?
+    private var nextHandleToken = 0
+    private var handles: [Int: (function: JSObjectRef, this: JSObjectRef)] = [:]
+    var timers: [Int: any HostTimer] = [:]
+    var fetches: [Int: Task<Void, Never>] = [:]
+    private let watchdog = WatchdogState()
+
+    /// Creates the VM and installs the host bindings.
+    /// - Throws: ``JavaScriptError/contextCreationFailed``.
+    public init(configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        guard let group = JSContextGroupCreate() else { throw JavaScriptError.contextCreationFailed }
+        guard let context = JSGlobalContextCreateInGroup(group, nil) else {
+            JSContextGroupRelease(group)
+            throw JavaScriptError.contextCreationFailed
+        }
+        self.group = group
+        self.context = context
+        if let limit = configuration.executionTimeLimit {
+            JSContextGroupSetExecutionTimeLimit(
+                group, limit, watchdogShouldTerminate, Unmanaged.passUnretained(watchdog).toOpaque())
+        }
+        try installHostBindings()
+    }
+
+    deinit {
+        close()
+    }
+
+    /// True once ``close()`` ran.
+    public var isClosed: Bool {
+        lock.withLock { context == nil }
+    }
+
+    /// Releases the VM: cancels every pending timer and fetch, drops every handle. Idempotent.
+    /// Later calls throw ``JavaScriptError/engineClosed``.
+    public func close() {
+        lock.withLock {
+            guard let context, let group else { return }
+            for timer in timers.values { timer.cancel() }
+            timers.removeAll()
+            for fetch in fetches.values { fetch.cancel() }
+            fetches.removeAll()
+            for handle in handles.values {
+                JSValueUnprotect(context, handle.function)
+                JSValueUnprotect(context, handle.this)
+            }
+            handles.removeAll()
+            if configuration.executionTimeLimit != nil { JSContextGroupClearExecutionTimeLimit(group) }
+            JSGlobalContextRelease(context)
+            JSContextGroupRelease(group)
+            self.context = nil
+            self.group = nil
+        }
+    }
+
+    // MARK: Running scripts
+
+    /// Evaluates `script` as a classic script in the global scope.
+    /// - Parameter sourceURL: the name JavaScript errors and stacks report for this script.
+    /// - Returns: the completion value (objects and arrays as JSON text).
+    /// - Throws: ``JavaScriptError``.
+    @discardableResult
+    public func evaluate(_ script: String, sourceURL: String? = nil) throws -> JavaScriptValue {
+        try withContext { context in
+            let source = makeJSString(script)
+            defer { JSStringRelease(source) }
+            let url = sourceURL.map(makeJSString)
+            defer { url.map(JSStringRelease) }
+            var exception: JSValueRef?
+            watchdog.fired = false
+            let result = JSEvaluateScript(context, source, nil, url, 1, &exception)
+            if let exception { throw error(from: exception, in: context) }
+            guard let result else { return .undefined }
+            return try JavaScriptConversion.swiftValue(of: result, in: context)
+        }
+    }
+
+    /// Checks `script` for syntax errors without running it.
+    public func checkSyntax(_ script: String, sourceURL: String? = nil) throws {
+        try withContext { context in
+            let source = makeJSString(script)
+            defer { JSStringRelease(source) }
+            let url = sourceURL.map(makeJSString)
+            defer { url.map(JSStringRelease) }
+            var exception: JSValueRef?
+            if !JSCheckScriptSyntax(context, source, url, 1, &exception), let exception {
+                throw error(from: exception, in: context)
+            }
+        }
+    }
+
+    /// Calls the function at the global property path `path` (for example `"__bridge.getState"`,
+    /// with `this` = `__bridge`). Resolves the path on every call; keep a
+    /// ``function(_:)`` handle for hot paths.
+    @discardableResult
+    public func call(_ path: String, _ arguments: JavaScriptValue...) throws -> JavaScriptValue {
+        try call(path, arguments: arguments)
+    }
+
+    /// ``call(_:_:)`` with an argument array.
+    @discardableResult
+    public func call(_ path: String, arguments: [JavaScriptValue]) throws -> JavaScriptValue {
+        try withContext { context in
+            let (function, this) = try resolveFunction(path, in: context)
+            return try invoke(function, this: this, arguments: arguments, in: context)
+        }
+    }
+
+    /// A reusable handle on the function at `path`, resolved once. The handle keeps the function
+    /// alive (protected) until the handle is released or the engine closes.
+    public func function(_ path: String) throws -> JavaScriptFunction {
+        try withContext { context in
+            let (function, this) = try resolveFunction(path, in: context)
+            JSValueProtect(context, function)
+            JSValueProtect(context, this)
+            nextHandleToken += 1
+            handles[nextHandleToken] = (function, this)
+            return JavaScriptFunction(engine: self, token: nextHandleToken, path: path)
+        }
+    }
+
+    /// Installs a global function `name` that runs `body`. Replaces an existing global.
+    public func registerFunction(_ name: String, _ body: @escaping NativeFunctionBody) throws {
+        try withContext { context in
+            let box = Unmanaged.passRetained(NativeFunctionBox(name: name, body: body)).toOpaque()
+            let function = JSObjectMake(context, nativeFunctionClass, box)
+            // Give it .call/.apply/.bind (JSC notes, pitfall 4).
+            let functionPrototype = try evaluateInternal("Function.prototype", in: context)
+            JSObjectSetPrototype(context, function, functionPrototype)
+            let global = JSContextGetGlobalObject(context)
+            var exception: JSValueRef?
+            withJSString(name) { JSObjectSetProperty(context, global, $0, function, 0, &exception) }
+            if let exception { throw error(from: exception, in: context) }
+        }
+    }
+
+    /// Runs `body` while holding the engine lock, so several calls happen with nothing in
+    /// between (for example a cache check and its retry).
+    public func withExclusiveAccess<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    // MARK: Diagnostics
+
+    /// Runs a real, synchronous full garbage collection. For tests; slow.
+    public func collectGarbage() {
+        lock.withLock {
+            guard let context else { return }
+            JSSynchronousGarbageCollectForDebugging(context)
+        }
+    }
+
+    /// The VM's heap statistics.
+    public func memoryStatistics() throws -> JavaScriptMemoryStatistics {
+        try withContext { context in
+            guard let statistics = JSGetMemoryUsageStatistics(context) else {
+                return JavaScriptMemoryStatistics(heapSize: 0, objectCount: 0, protectedObjectCount: 0)
+            }
+            func number(_ name: String) -> Int {
+                let value = withJSString(name) { JSObjectGetProperty(context, statistics, $0, nil) }
+                guard let value else { return 0 }
+                let number = JSValueToNumber(context, value, nil)
+                return number.isFinite ? Int(number) : 0
+            }
+            return JavaScriptMemoryStatistics(
+                heapSize: number("heapSize"), objectCount: number("objectCount"),
+                protectedObjectCount: number("protectedObjectCount"))
+        }
+    }
+
+    // MARK: Internals (lock held)
+
+    /// Runs `body` with the lock held and the live context, or throws ``JavaScriptError/engineClosed``.
+    func withContext<Result>(_ body: (JSGlobalContextRef) throws -> Result) throws -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let context else { throw JavaScriptError.engineClosed }
+        return try body(context)
+    }
+
+    func invoke(
+        _ function: JSObjectRef, this: JSObjectRef?, arguments: [JavaScriptValue], in context: JSGlobalContextRef
+    ) throws -> JavaScriptValue {
+        var values: [JSValueRef?] = []
+        values.reserveCapacity(arguments.count)
+        // Values held only in Swift memory are invisible to the collector: protect each one as
+        // soon as it exists (JSC notes, pitfall 1) and unprotect exactly once afterwards.
+        defer { for case let value? in values { JSValueUnprotect(context, value) } }
+        for argument in arguments {
+            let value = try JavaScriptConversion.jsValue(of: argument, in: context)
+            JSValueProtect(context, value)
+            values.append(value)
+        }
+        var exception: JSValueRef?
+        watchdog.fired = false
+        let result = values.withUnsafeBufferPointer { buffer in
+            JSObjectCallAsFunction(context, function, this, buffer.count, buffer.baseAddress, &exception)
+        }
+        if let exception { throw error(from: exception, in: context) }
+        guard let result else { return .undefined }
+        return try JavaScriptConversion.swiftValue(of: result, in: context)
+    }
+
+    func invokeHandle(token: Int, arguments: [JavaScriptValue]) throws -> JavaScriptValue {
+        try withContext { context in
+            guard let handle = handles[token] else { throw JavaScriptError.engineClosed }
+            return try invoke(handle.function, this: handle.this, arguments: arguments, in: context)
+        }
+    }
+
+    func releaseHandle(token: Int) {
+        lock.withLock {
+            guard let context, let handle = handles.removeValue(forKey: token) else { return }
+            JSValueUnprotect(context, handle.function)
+            JSValueUnprotect(context, handle.this)
+        }
+    }
+
+    private func resolveFunction(_ path: String, in context: JSGlobalContextRef) throws -> (JSObjectRef, JSObjectRef) {
+        var this: JSObjectRef = JSContextGetGlobalObject(context)
+        var current: JSValueRef = this
+        for (index, name) in path.split(separator: ".").enumerated() {
+            guard let object = JSValueToObject(context, current, nil) else { throw JavaScriptError.notAFunction(path) }
+            if index > 0 { this = object }
+            var exception: JSValueRef?
+            let next = withJSString(String(name)) { JSObjectGetProperty(context, object, $0, &exception) }
+            if let exception { throw error(from: exception, in: context) }
+            guard let next else { throw JavaScriptError.notAFunction(path) }
+            current = next
+        }
+        guard JSValueIsObject(context, current), let function = JSValueToObject(context, current, nil),
+              JSObjectIsFunction(context, function)
+        else { throw JavaScriptError.notAFunction(path) }
+        return (function, this)
+    }
+
+    private func evaluateInternal(_ script: String, in context: JSGlobalContextRef) throws -> JSValueRef? {
+        var exception: JSValueRef?
+        let result = withJSString(script) { JSEvaluateScript(context, $0, nil, nil, 1, &exception) }
+        if let exception { throw error(from: exception, in: context) }
+        return result
+    }
+
+    private func error(from exception: JSValueRef, in context: JSContextRef) -> JavaScriptError {
+        if watchdog.fired, let limit = configuration.executionTimeLimit {
+            watchdog.fired = false
+            return .executionTimeLimitExceeded(seconds: limit)
+        }
+        return .exception(JavaScriptConversion.exception(from: exception, in: context))
+    }
+}
+
+/// Heap figures reported by JavaScriptCore.
+public struct JavaScriptMemoryStatistics: Sendable, Equatable {
+    /// Bytes of live JavaScript heap.
+    public var heapSize: Int
+    public var objectCount: Int
+    /// Values currently protected from collection (must return to its start value after work).
+    public var protectedObjectCount: Int
+}
+
+/// Set by the watchdog callback on the thread running the terminated script.
+final class WatchdogState: @unchecked Sendable {
+    var fired = false
+}
+
+private func watchdogShouldTerminate(_ context: JSContextRef?, _ info: UnsafeMutableRawPointer?) -> Bool {
+    if let info { Unmanaged<WatchdogState>.fromOpaque(info).takeUnretainedValue().fired = true }
+    return true
+}

@@ -1,0 +1,45 @@
+/// A value crossing the boundary between Swift and JavaScript.
+///
+/// Only JSON-compatible data crosses: primitives as themselves, objects and arrays as JSON text.
+/// This keeps every JavaScriptCore handle inside this module (handles are not `Sendable`, and a
+/// value held only in Swift memory is invisible to the JS garbage collector).
+public enum JavaScriptValue: Sendable, Hashable {
+    case undefined
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    /// An object or array, passed as JSON text. As an argument it is parsed with the engine's
+    /// JSON parser (`JSON.parse` semantics); as a result it is produced by `JSON.stringify`.
+    case json(String)
+
+    /// The string payload, if this is `.string`.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The number payload, if this is `.number`.
+    public var numberValue: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    /// The boolean payload, if this is `.bool`.
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// JSON text for `.json`, or the JSON literal of a primitive (`undefined` has none).
+    public var jsonText: String? {
+        switch self {
+        case .undefined: return nil
+        case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .number(let value): return value.isFinite ? "\(value)" : "null"
+        case .string: return nil
+        case .json(let text): return text
+        }
+    }
+}
