@@ -1,0 +1,288 @@
+// core/host.js
+// Contract: `__optimization.host`, the only way core code reaches the host. Every binding
+// (`globalThis.__native*`) is read at call time, never cached, so a test can swap it.
+//   now() → number                 ms since the epoch from `__nativeNow()` (the injectable clock).
+//                                  Core code never calls Date.now() or new Date() without an argument.
+//   setTimeout(fn, ms) → id        one-shot timer; ids are positive integers from one counter shared
+//   setInterval(fn, ms) → id       with setInterval (an interval re-arms the same id after each fire).
+//   clearTimeout(id)               cancels either kind; unknown ids are ignored.
+//   randomUUID() → string          from `__nativeRandomUUID()`.
+//   log(level, message)            level ∈ fatal 60, error 50, warn 40, info 30, debug 20, log 10
+//                                  (unknown levels count as "log"); dropped below the threshold,
+//                                  otherwise sent to `__nativeLog` ("fatal" is sent as "error").
+//                                  Never throws.
+//   isLogEnabled(level) → boolean  lets hot paths skip building messages.
+//   setLogLevel(level) / getLogLevel()   threshold, default "error"; an unknown name throws.
+//   fetch(url, {method?, headers?, body?, signal?}) → Promise<Response-like>
+//                                  through `__nativeFetch(url, method, headersJSON, body|null, id)`;
+//                                  headers may be a plain object, [name, value] pairs or anything
+//                                  with forEach(value, name). Transport failure (non-empty
+//                                  errorMessage) rejects with a TypeError; an aborted signal rejects
+//                                  with its reason and the later completion is ignored.
+// It also installs (unconditionally) the globals the host calls back: `__timerFired(id)` and
+// `__fetchComplete(requestId, status, headersJSON, bodyText, errorMessage)`; unknown or already
+// settled ids are ignored. A throwing timer callback is logged at "error" and does not propagate.
+// A missing binding makes now()/randomUUID()/setTimeout() throw an Error naming it.
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+
+  var LOG_LEVELS = Object.freeze({ fatal: 60, error: 50, warn: 40, info: 30, debug: 20, log: 10 });
+  var DEFAULT_LOG_LEVEL = 'error';
+  var MAX_DELAY_MS = 2147483647;
+
+  var logLevel = DEFAULT_LOG_LEVEL;
+  var logThreshold = LOG_LEVELS[DEFAULT_LOG_LEVEL];
+
+  function missingBinding(name) {
+    return new Error('The host binding ' + name + ' is not installed.');
+  }
+
+  // V8 stacks start with "Name: message", JavaScriptCore stacks hold only the frames.
+  function describeError(error) {
+    if (!(error instanceof Error)) return String(error);
+    var head = error.name + ': ' + error.message;
+    var stack = typeof error.stack === 'string' ? error.stack : '';
+    if (stack.length === 0) return head;
+    return stack.indexOf(head) === 0 ? stack : head + '\n' + stack;
+  }
+
+  // ---- clock, ids -------------------------------------------------------------------------------
+
+  // Bindings are read as plain global properties on every call (fast, and swappable by tests).
+  function now() {
+    var fn = globalThis.__nativeNow;
+    if (typeof fn !== 'function') throw missingBinding('__nativeNow');
+    return Number(fn());
+  }
+
+  function randomUUID() {
+    var fn = globalThis.__nativeRandomUUID;
+    if (typeof fn !== 'function') throw missingBinding('__nativeRandomUUID');
+    return String(fn());
+  }
+
+  function armTimer(id, delay) {
+    var fn = globalThis.__nativeSetTimeout;
+    if (typeof fn !== 'function') throw missingBinding('__nativeSetTimeout');
+    fn(id, delay);
+  }
+
+  // ---- logging ----------------------------------------------------------------------------------
+
+  function levelValue(level) {
+    return Object.prototype.hasOwnProperty.call(LOG_LEVELS, level) ? LOG_LEVELS[level] : LOG_LEVELS.log;
+  }
+
+  function isLogEnabled(level) {
+    return levelValue(level) >= logThreshold;
+  }
+
+  function log(level, message) {
+    if (levelValue(level) < logThreshold) return;
+    var sink = globalThis.__nativeLog;
+    if (typeof sink !== 'function') return;
+    var nativeLevel = level === 'fatal' ? 'error' : Object.prototype.hasOwnProperty.call(LOG_LEVELS, level) ? level : 'log';
+    try {
+      sink(nativeLevel, typeof message === 'string' ? message : String(message));
+    } catch (error) {
+      // Logging never throws.
+    }
+  }
+
+  function setLogLevel(level) {
+    if (typeof level !== 'string' || !Object.prototype.hasOwnProperty.call(LOG_LEVELS, level)) {
+      throw new Error('logLevel must be one of fatal, error, warn, info, debug, log, received "' + String(level) + '".');
+    }
+    logLevel = level;
+    logThreshold = LOG_LEVELS[level];
+  }
+
+  function getLogLevel() {
+    return logLevel;
+  }
+
+  // ---- timers -----------------------------------------------------------------------------------
+
+  var timers = new Map();
+  var nextTimerId = 1;
+
+  function normalizeDelay(ms) {
+    var delay = Number(ms);
+    if (!(delay > 0)) return 0;
+    return delay > MAX_DELAY_MS ? MAX_DELAY_MS : Math.floor(delay);
+  }
+
+  function schedule(fn, ms, repeat) {
+    if (typeof fn !== 'function') throw new TypeError('Timer callback must be a function.');
+    var id = nextTimerId++;
+    var delay = normalizeDelay(ms);
+    timers.set(id, { fn: fn, delay: delay, repeat: repeat });
+    try {
+      armTimer(id, delay);
+    } catch (error) {
+      timers.delete(id);
+      throw error;
+    }
+    return id;
+  }
+
+  function setTimeout(fn, ms) {
+    return schedule(fn, ms, false);
+  }
+
+  function setInterval(fn, ms) {
+    return schedule(fn, ms, true);
+  }
+
+  function clearTimeout(id) {
+    var key = Number(id);
+    if (!timers.delete(key)) return;
+    var cancel = globalThis.__nativeClearTimeout;
+    if (typeof cancel === 'function') cancel(key);
+  }
+
+  function timerFired(id) {
+    var key = Number(id);
+    var timer = timers.get(key);
+    if (timer === undefined) return;
+    if (timer.repeat) {
+      // Re-arm first so the callback can cancel its own interval.
+      try {
+        armTimer(key, timer.delay);
+      } catch (error) {
+        timers.delete(key);
+        log('error', 'Could not re-arm interval ' + key + ': ' + describeError(error));
+      }
+    } else {
+      timers.delete(key);
+    }
+    try {
+      timer.fn();
+    } catch (error) {
+      log('error', 'Timer callback threw: ' + describeError(error));
+    }
+  }
+
+  // ---- fetch ------------------------------------------------------------------------------------
+
+  var pendingRequests = new Map();
+  var nextRequestId = 1;
+
+  function headersToObject(headers) {
+    var result = {};
+    if (headers === undefined || headers === null) return result;
+    if (Array.isArray(headers)) {
+      headers.forEach(function (pair) {
+        if (Array.isArray(pair) && pair.length === 2) result[String(pair[0])] = String(pair[1]);
+      });
+    } else if (typeof headers.forEach === 'function') {
+      headers.forEach(function (value, name) {
+        result[String(name)] = String(value);
+      });
+    } else if (typeof headers === 'object') {
+      Object.keys(headers).forEach(function (name) {
+        result[name] = String(headers[name]);
+      });
+    }
+    return result;
+  }
+
+  function abortReason(signal) {
+    if (signal.reason !== undefined) return signal.reason;
+    var error = new Error('This operation was aborted');
+    error.name = 'AbortError';
+    return error;
+  }
+
+  function finishRequest(id) {
+    var request = pendingRequests.get(id);
+    if (request === undefined) return undefined;
+    pendingRequests.delete(id);
+    if (request.onAbort !== null) request.signal.removeEventListener('abort', request.onAbort);
+    return request;
+  }
+
+  function fetch(url, init) {
+    var options = init !== null && typeof init === 'object' ? init : {};
+    return new Promise(function (resolve, reject) {
+      var signal = options.signal !== null && typeof options.signal === 'object' ? options.signal : null;
+      if (signal !== null && signal.aborted) {
+        reject(abortReason(signal));
+        return;
+      }
+      var send = globalThis.__nativeFetch;
+      if (typeof send !== 'function') {
+        reject(new TypeError('fetch failed: the host binding __nativeFetch is not installed.'));
+        return;
+      }
+      var id = nextRequestId++;
+      var request = { url: String(url), resolve: resolve, reject: reject, signal: signal, onAbort: null };
+      if (signal !== null && typeof signal.addEventListener === 'function') {
+        request.onAbort = function () {
+          if (finishRequest(id) !== undefined) reject(abortReason(signal));
+        };
+        signal.addEventListener('abort', request.onAbort);
+      }
+      pendingRequests.set(id, request);
+      try {
+        send(
+          request.url,
+          String(options.method || 'GET').toUpperCase(),
+          JSON.stringify(headersToObject(options.headers)),
+          options.body === undefined || options.body === null ? null : String(options.body),
+          id
+        );
+      } catch (error) {
+        finishRequest(id);
+        reject(error);
+      }
+    });
+  }
+
+  function parseHeadersJSON(headersJSON) {
+    if (typeof headersJSON !== 'string' || headersJSON.length === 0) return headersToObject(headersJSON);
+    try {
+      return headersToObject(JSON.parse(headersJSON));
+    } catch (error) {
+      return {};
+    }
+  }
+
+  function fetchComplete(requestId, status, headersJSON, bodyText, errorMessage) {
+    var request = finishRequest(Number(requestId));
+    if (request === undefined) return;
+    if (typeof errorMessage === 'string' && errorMessage.length > 0) {
+      request.reject(new TypeError(errorMessage));
+      return;
+    }
+    try {
+      request.resolve(ns.createResponse({
+        url: request.url,
+        status: Number(status) || 0,
+        headers: parseHeadersJSON(headersJSON),
+        body: bodyText === undefined || bodyText === null ? '' : String(bodyText),
+      }));
+    } catch (error) {
+      request.reject(error);
+    }
+  }
+
+  ns.host = {
+    now: now,
+    randomUUID: randomUUID,
+    log: log,
+    isLogEnabled: isLogEnabled,
+    setLogLevel: setLogLevel,
+    getLogLevel: getLogLevel,
+    LOG_LEVELS: LOG_LEVELS,
+    DEFAULT_LOG_LEVEL: DEFAULT_LOG_LEVEL,
+    setTimeout: setTimeout,
+    setInterval: setInterval,
+    clearTimeout: clearTimeout,
+    fetch: fetch,
+  };
+
+  globalThis.__timerFired = timerFired;
+  globalThis.__fetchComplete = fetchComplete;
+})();

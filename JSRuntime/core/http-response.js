@@ -1,0 +1,96 @@
+// core/http-response.js
+// Contract: `__optimization.createResponse({url, status, headers, body, statusText?})` builds the
+// Response-like object that `host.fetch` resolves with. `headers` is a plain object or
+// [name, value] pairs; names are matched case-insensitively. The object has `ok` (2xx), `status`,
+// `statusText` (from the argument, else the standard reason phrase for common codes, else ""),
+// `url`, `redirected` (false), `bodyUsed`, `headers.get(name)` (value or null), `headers.has`,
+// `headers.forEach(fn(value, name, headers))` (lower-case names, in insertion order),
+// `headers.entries()`, and `text()`, `json()` (promises; a second read rejects with a TypeError,
+// invalid JSON rejects with a SyntaxError) and `clone()` (independent body; throws a TypeError
+// after the body was read).
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+
+  var REASON_PHRASES = {
+    200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently',
+    302: 'Found', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
+    404: 'Not Found', 405: 'Method Not Allowed', 408: 'Request Timeout', 409: 'Conflict',
+    413: 'Payload Too Large', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
+    500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway',
+    503: 'Service Unavailable', 504: 'Gateway Timeout',
+  };
+
+  function ResponseHeaders(source) {
+    this._map = new Map();
+    var map = this._map;
+    if (Array.isArray(source)) {
+      source.forEach(function (pair) {
+        if (Array.isArray(pair) && pair.length === 2) map.set(String(pair[0]).toLowerCase(), String(pair[1]));
+      });
+    } else if (source !== null && typeof source === 'object') {
+      Object.keys(source).forEach(function (name) {
+        map.set(name.toLowerCase(), String(source[name]));
+      });
+    }
+  }
+  ResponseHeaders.prototype.get = function (name) {
+    var value = this._map.get(String(name).toLowerCase());
+    return value === undefined ? null : value;
+  };
+  ResponseHeaders.prototype.has = function (name) {
+    return this._map.has(String(name).toLowerCase());
+  };
+  ResponseHeaders.prototype.forEach = function (callback, thisArg) {
+    var self = this;
+    this._map.forEach(function (value, name) {
+      callback.call(thisArg, value, name, self);
+    });
+  };
+  ResponseHeaders.prototype.entries = function () {
+    return this._map.entries();
+  };
+  ResponseHeaders.prototype[Symbol.iterator] = ResponseHeaders.prototype.entries;
+
+  function HttpResponse(init, headers) {
+    this.url = init.url === undefined ? '' : String(init.url);
+    this.status = init.status;
+    this.statusText = typeof init.statusText === 'string' ? init.statusText : REASON_PHRASES[init.status] || '';
+    this.ok = init.status >= 200 && init.status <= 299;
+    this.redirected = false;
+    this.type = 'basic';
+    this.headers = headers;
+    this.bodyUsed = false;
+    this._body = init.body;
+  }
+
+  HttpResponse.prototype._consume = function () {
+    if (this.bodyUsed) return Promise.reject(new TypeError('Body has already been consumed.'));
+    this.bodyUsed = true;
+    return Promise.resolve(this._body);
+  };
+  HttpResponse.prototype.text = function () {
+    return this._consume();
+  };
+  HttpResponse.prototype.json = function () {
+    return this._consume().then(function (text) {
+      return JSON.parse(text);
+    });
+  };
+  HttpResponse.prototype.clone = function () {
+    if (this.bodyUsed) throw new TypeError('Response body is already used.');
+    return new HttpResponse({
+      url: this.url, status: this.status, statusText: this.statusText, body: this._body,
+    }, this.headers);
+  };
+
+  ns.createResponse = function createResponse(init) {
+    var status = Number(init.status) || 0;
+    return new HttpResponse({
+      url: init.url,
+      status: status,
+      statusText: init.statusText,
+      body: init.body === undefined || init.body === null ? '' : String(init.body),
+    }, new ResponseHeaders(init.headers));
+  };
+})();

@@ -1,0 +1,53 @@
+// tests/context-registry.spec.js — the optimization-context registry (spec §2.4, R19, R20).
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization;
+
+  jsTest('R19: capacity 1000 evicts the least recently accessed context; ids are never shared', function () {
+    var registry = ns.createContextRegistry();
+    var ids = [];
+    for (var i = 0; i < 1001; i++) ids.push(registry.register({ n: i }));
+    assert.equal(registry.size, 1000);
+    assert.equal(registry.lookup(ids[0]), undefined, 'the 1st context is gone');
+    assert.deepEqual(registry.lookup(ids[1000]), { n: 1000 });
+    var unique = {};
+    ids.forEach(function (id) { unique[id] = true; });
+    assert.equal(Object.keys(unique).length, 1001);
+  });
+
+  jsTest('R19: a lookup refreshes recency, so the next eviction takes another context', function () {
+    var registry = ns.createContextRegistry({ capacity: 3 });
+    var a = registry.register('a');
+    var b = registry.register('b');
+    registry.register('c');
+    assert.equal(registry.lookup(a), 'a');
+    registry.register('d');
+    assert.equal(registry.lookup(b), undefined, 'b was least recently accessed');
+    assert.equal(registry.lookup(a), 'a');
+  });
+
+  jsTest('R20: a context idle for more than 30 minutes is gone, exactly at the boundary it is kept', function () {
+    var registry = ns.createContextRegistry();
+    assert.equal(__testHost.now(), Date.UTC(2026, 0, 1));
+    var first = registry.register('first');
+    var second = registry.register('second');
+    __testHost.advance(1800000);
+    assert.equal(registry.lookup(second), 'second', 'exactly 30:00.000 idle is kept (and refreshed)');
+    __testHost.advance(1);
+    assert.equal(registry.lookup(first), undefined, '30:00.001 after creation it is gone');
+    assert.equal(registry.lookup(second), 'second', 'refreshed by the earlier lookup');
+    __testHost.advance(1800001);
+    assert.equal(registry.lookup(second), undefined);
+    assert.equal(registry.size, 0);
+  });
+
+  jsTest('registration uses host.randomUUID and clear() empties the registry', function () {
+    var registry = ns.createContextRegistry();
+    assert.equal(registry.register('x'), '00000000-0000-4000-8000-000000000001');
+    assert.equal(registry.register('y'), '00000000-0000-4000-8000-000000000002');
+    registry.clear();
+    assert.equal(registry.size, 0);
+    assert.equal(registry.lookup('00000000-0000-4000-8000-000000000001'), undefined);
+    assert.equal(registry.lookup('unknown'), undefined);
+  });
+})();

@@ -1,0 +1,139 @@
+// tests/fake-host.js
+// Contract: installs deterministic fake host bindings on globalThis, replacing whatever is there,
+// and the control object `globalThis.__testHost`. Evaluate it BEFORE the manifest files. Plain
+// script, no Node APIs (it runs in JavaScriptCore too).
+//   __nativeLog(level, message)          appends {level, message} to __testHost.logs
+//   __nativeNow()                        manual clock, starts at Date.UTC(2026, 0, 1)
+//   __nativeSetTimeout(id, ms) / __nativeClearTimeout(id)   manual timer queue
+//   __nativeRandomUUID()                 "00000000-0000-4000-8000-000000000001", …002, … (v4-shaped)
+//   __nativeFetch(url, method, headersJSON, body, requestId)
+//                                        appends {url, method, headers (parsed), body, requestId} to
+//                                        __testHost.fetches; when __testHost.fetchHandler is a
+//                                        function its reply ({status, headers, body} or {error}) is
+//                                        delivered through __fetchComplete on a later microtask
+//                                        (never re-entrantly); otherwise the test answers with
+//                                        __testHost.respondToFetch(requestId, reply).
+//   __nativeSettle(requestId, ok, json)  appends {requestId, ok, json} to __testHost.settled
+// __testHost: logs, fetches, settled, now(), advance(ms) (moves the clock, firing due timers in
+// time order — equal times in scheduling order — through __timerFired, including timers that
+// callbacks schedule within the window), pendingTimers() (sorted [{id, due}]), respondToFetch,
+// fetchHandler, reset() (clock, timers, logs, fetches, settled, uuid counter, handler).
+(function () {
+  'use strict';
+  var START_TIME = Date.UTC(2026, 0, 1);
+
+  var testHost = {
+    START_TIME: START_TIME,
+    logs: [],
+    fetches: [],
+    settled: [],
+    fetchHandler: null,
+    _clock: START_TIME,
+    _timers: [],
+    _sequence: 0,
+    _uuidCounter: 0,
+  };
+
+  testHost.now = function () {
+    return testHost._clock;
+  };
+
+  testHost.pendingTimers = function () {
+    return testHost._timers.slice().sort(compareTimers).map(function (t) {
+      return { id: t.id, due: t.due };
+    });
+  };
+
+  function compareTimers(a, b) {
+    return a.due - b.due || a.sequence - b.sequence;
+  }
+
+  testHost.advance = function (ms) {
+    var target = testHost._clock + ms;
+    for (;;) {
+      var due = testHost._timers.filter(function (t) { return t.due <= target; }).sort(compareTimers);
+      if (due.length === 0) break;
+      var next = due[0];
+      testHost._timers.splice(testHost._timers.indexOf(next), 1);
+      if (next.due > testHost._clock) testHost._clock = next.due;
+      globalThis.__timerFired(next.id);
+    }
+    testHost._clock = target;
+  };
+
+  testHost.respondToFetch = function (requestId, reply) {
+    var response = reply || {};
+    globalThis.__fetchComplete(
+      requestId,
+      response.error ? 0 : response.status === undefined ? 200 : response.status,
+      JSON.stringify(response.headers || {}),
+      response.body === undefined ? '' : typeof response.body === 'string' ? response.body : JSON.stringify(response.body),
+      response.error || ''
+    );
+  };
+
+  // Also re-installs every fake binding (a test may have swapped one) and removes the optional
+  // push-back callbacks a test may have installed.
+  testHost.reset = function () {
+    installBindings();
+    delete globalThis.__nativeOnStateChange;
+    testHost.logs = [];
+    testHost.fetches = [];
+    testHost.settled = [];
+    testHost.fetchHandler = null;
+    testHost._clock = START_TIME;
+    testHost._timers = [];
+    testHost._sequence = 0;
+    testHost._uuidCounter = 0;
+  };
+
+  globalThis.__testHost = testHost;
+
+  function installBindings() {
+    globalThis.__nativeLog = function (level, message) {
+      testHost.logs.push({ level: level, message: message });
+    };
+
+    globalThis.__nativeNow = function () {
+      return testHost._clock;
+    };
+
+    globalThis.__nativeSetTimeout = function (id, delayMs) {
+      testHost._timers.push({ id: id, due: testHost._clock + delayMs, sequence: testHost._sequence++ });
+    };
+
+    globalThis.__nativeClearTimeout = function (id) {
+      testHost._timers = testHost._timers.filter(function (t) { return t.id !== id; });
+    };
+
+    globalThis.__nativeRandomUUID = function () {
+      testHost._uuidCounter += 1;
+      var suffix = String(testHost._uuidCounter.toString(16));
+      while (suffix.length < 12) suffix = '0' + suffix;
+      return '00000000-0000-4000-8000-' + suffix;
+    };
+
+    globalThis.__nativeFetch = function (url, method, headersJSON, body, requestId) {
+      var request = { url: url, method: method, headers: JSON.parse(headersJSON), body: body, requestId: requestId };
+      testHost.fetches.push(request);
+      var handler = testHost.fetchHandler;
+      if (typeof handler === 'function') {
+        Promise.resolve().then(function () {
+          var reply;
+          try {
+            reply = handler(request);
+          } catch (error) {
+            reply = { error: String(error && error.message ? error.message : error) };
+          }
+          testHost.respondToFetch(requestId, reply);
+        });
+      }
+    };
+
+    globalThis.__nativeSettle = function (requestId, ok, json) {
+      testHost.settled.push({ requestId: requestId, ok: ok, json: json });
+    };
+  }
+
+  installBindings();
+})();

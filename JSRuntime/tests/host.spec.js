@@ -1,0 +1,91 @@
+// tests/host.spec.js — the core's host facade (__optimization.host).
+(function () {
+  'use strict';
+  var host = globalThis.__optimization.host;
+
+  jsTest('host.now follows the injected clock; bindings are read at call time', function () {
+    assert.equal(host.now(), Date.UTC(2026, 0, 1));
+    __testHost.advance(1234);
+    assert.equal(host.now(), Date.UTC(2026, 0, 1) + 1234);
+    globalThis.__nativeNow = function () { return 42; };
+    assert.equal(host.now(), 42);
+    globalThis.__nativeRandomUUID = function () { return 'swapped'; };
+    assert.equal(host.randomUUID(), 'swapped');
+    delete globalThis.__nativeNow;
+    assert.throws(function () { host.now(); }, /__nativeNow is not installed/);
+  });
+
+  jsTest('host.log respects the threshold (default error) and maps fatal to error', function () {
+    assert.equal(host.getLogLevel(), 'error');
+    host.log('warn', 'hidden');
+    host.log('error', 'shown');
+    host.log('fatal', 'fatal shown');
+    assert.deepEqual(__testHost.logs, [{ level: 'error', message: 'shown' }, { level: 'error', message: 'fatal shown' }]);
+    host.setLogLevel('info');
+    assert.equal(host.isLogEnabled('debug'), false);
+    assert.equal(host.isLogEnabled('info'), true);
+    host.log('info', 'now shown');
+    host.log('debug', 'still hidden');
+    assert.equal(__testHost.logs.length, 3);
+    assert.throws(function () { host.setLogLevel('verbose'); }, /logLevel must be one of/);
+    globalThis.__nativeLog = function () { throw new Error('sink down'); };
+    host.log('error', 'does not throw');
+  });
+
+  jsTest('host timers fire through __timerFired in time order and can be cleared', function () {
+    var fired = [];
+    host.setTimeout(function () { fired.push('b'); }, 200);
+    var cancelled = host.setTimeout(function () { fired.push('x'); }, 100);
+    host.setTimeout(function () { fired.push('a'); }, 50);
+    host.setTimeout(function () { fired.push('c'); }, 200);
+    host.clearTimeout(cancelled);
+    host.clearTimeout(99999);
+    __testHost.advance(199);
+    assert.deepEqual(fired, ['a']);
+    __testHost.advance(1);
+    assert.deepEqual(fired, ['a', 'b', 'c']);
+    assert.equal(__testHost.pendingTimers().length, 0);
+  });
+
+  jsTest('host intervals re-arm the same id until cleared, also from inside the callback', function () {
+    var ticks = [];
+    var id = host.setInterval(function () {
+      ticks.push(host.now() - __testHost.START_TIME);
+      if (ticks.length === 3) host.clearTimeout(id);
+    }, 100);
+    __testHost.advance(1000);
+    assert.deepEqual(ticks, [100, 200, 300]);
+    assert.equal(__testHost.pendingTimers().length, 0);
+  });
+
+  jsTest('a throwing timer callback is logged and later timers still fire', function () {
+    var fired = false;
+    host.setTimeout(function () { throw new Error('timer boom'); }, 10);
+    host.setTimeout(function () { fired = true; }, 20);
+    __testHost.advance(20);
+    assert.equal(fired, true);
+    assert.ok(__testHost.logs.some(function (l) { return l.level === 'error' && l.message.indexOf('timer boom') !== -1; }));
+    globalThis.__timerFired(12345);
+  });
+
+  jsTest('host.fetch sends through __nativeFetch and resolves on __fetchComplete', function () {
+    var promise = host.fetch('https://experience.example.test/v2/profiles', {
+      method: 'post', headers: { 'Content-Type': 'text/plain' }, body: '{"events":[]}',
+    });
+    assert.equal(__testHost.fetches.length, 1);
+    var request = __testHost.fetches[0];
+    assert.equal(request.method, 'POST');
+    assert.deepEqual(request.headers, { 'Content-Type': 'text/plain' });
+    assert.equal(request.body, '{"events":[]}');
+    __testHost.respondToFetch(request.requestId, { status: 201, headers: { 'X-Trace': 'abc' }, body: { ok: 1 } });
+    __testHost.respondToFetch(request.requestId, { status: 500 });
+    return promise.then(function (response) {
+      assert.equal(response.status, 201);
+      assert.equal(response.statusText, 'Created');
+      assert.equal(response.headers.get('x-trace'), 'abc');
+      return response.json();
+    }).then(function (body) {
+      assert.deepEqual(body, { ok: 1 });
+    });
+  });
+})();
