@@ -1,0 +1,29 @@
+/// Why JSON text could not be read or written.
+public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Reason: Sendable, Equatable {
+        /// The text breaks JSON syntax; `expected` says what the parser wanted.
+        case syntax(expected: String)
+        /// Arrays/objects nested deeper than the limit.
+        case tooDeep(limit: Int)
+        /// A string is not valid UTF-8.
+        case invalidUTF8
+        /// Nothing but whitespace.
+        case empty
+    }
+
+    public var reason: Reason
+    /// 0-based byte offset, and 1-based line and column, of the problem (0 when writing).
+    public var offset: Int
+    public var line: Int
+    public var column: Int
+
+    public var description: String {
+        let place = line > 0 ? "line \(line), column \(column)" : "byte \(offset)"
+        switch reason {
+        case .syntax(let expected): return "invalid JSON at \(place): expected \(expected)"
+        case .tooDeep(let limit): return "JSON nested deeper than \(limit) levels at \(place)"
+        case .invalidUTF8: return "invalid UTF-8 in a JSON string at \(place)"
+        case .empty: return "empty input: expected a JSON value"
+        }
+    }
+}

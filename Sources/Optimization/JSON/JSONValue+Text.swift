@@ -1,0 +1,114 @@
+import Foundation
+
+extension JSONValue {
+    /// Parses UTF-8 JSON. A leading UTF-8 byte order mark is ignored.
+    /// - Throws: ``JSONError`` with the line and column of the problem.
+    public init(jsonData data: some Collection<UInt8>, maximumDepth: Int = 512) throws(JSONError) {
+        var bytes = Array(data)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)
+        self = try parser.parseDocument()
+    }
+
+    /// Parses JSON text.
+    public init(jsonText text: String, maximumDepth: Int = 512) throws(JSONError) {
+        try self.init(jsonData: Array(text.utf8), maximumDepth: maximumDepth)
+    }
+
+    /// Compact JSON text. Strings are escaped as JSON requires (U+2028/U+2029 are escaped too, so
+    /// the text is also safe inside JavaScript source); numbers are written exactly as held.
+    /// - Throws: ``JSONError`` when nested deeper than `maximumDepth` (values built in code can be
+    ///   arbitrarily deep; parsed ones are already bounded).
+    public func jsonText(maximumDepth: Int = 512) throws(JSONError) -> String {
+        var output = ""
+        output.reserveCapacity(256)
+        try JSONValue.write(self, to: &output, depth: 0, maximumDepth: maximumDepth, indent: nil)
+        return output
+    }
+
+    /// Human-friendly JSON text with two-space indentation, keys in their stored order.
+    public func prettyJSONText(maximumDepth: Int = 512) throws(JSONError) -> String {
+        var output = ""
+        try JSONValue.write(self, to: &output, depth: 0, maximumDepth: maximumDepth, indent: "")
+        return output
+    }
+
+    /// UTF-8 bytes of ``jsonText(maximumDepth:)``.
+    public func jsonData(maximumDepth: Int = 512) throws(JSONError) -> Data {
+        Data(try jsonText(maximumDepth: maximumDepth).utf8)
+    }
+
+    private static func write(
+        _ value: JSONValue, to output: inout String, depth: Int, maximumDepth: Int, indent: String?
+    ) throws(JSONError) {
+        switch value {
+        case .null: output += "null"
+        case .bool(let bool): output += bool ? "true" : "false"
+        case .number(let number): output += number.text
+        case .string(let string): writeString(string, to: &output)
+        case .array(let elements):
+            guard depth < maximumDepth else { throw JSONError(reason: .tooDeep(limit: maximumDepth), offset: 0, line: 0, column: 0) }
+            if elements.isEmpty { output += "[]"; return }
+            output += "["
+            let inner = indent.map { $0 + "  " }
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output += "," }
+                if let inner { output += "\n" + inner }
+                try write(element, to: &output, depth: depth + 1, maximumDepth: maximumDepth, indent: inner)
+            }
+            if let indent { output += "\n" + indent }
+            output += "]"
+        case .object(let members):
+            guard depth < maximumDepth else { throw JSONError(reason: .tooDeep(limit: maximumDepth), offset: 0, line: 0, column: 0) }
+            if members.isEmpty { output += "{}"; return }
+            output += "{"
+            let inner = indent.map { $0 + "  " }
+            var first = true
+            for (key, member) in members {
+                if !first { output += "," }
+                first = false
+                if let inner { output += "\n" + inner }
+                writeString(key, to: &output)
+                output += indent == nil ? ":" : ": "
+                try write(member, to: &output, depth: depth + 1, maximumDepth: maximumDepth, indent: inner)
+            }
+            if let indent { output += "\n" + indent }
+            output += "}"
+        }
+    }
+
+    private static func writeString(_ string: String, to output: inout String) {
+        output += "\""
+        var pending = string.unicodeScalars.startIndex
+        let scalars = string.unicodeScalars
+        var position = scalars.startIndex
+        while position < scalars.endIndex {
+            let scalar = scalars[position]
+            let escape: String?
+            switch scalar {
+            case "\"": escape = "\\\""
+            case "\\": escape = "\\\\"
+            case "\n": escape = "\\n"
+            case "\r": escape = "\\r"
+            case "\t": escape = "\\t"
+            case "\u{2028}": escape = "\\u2028"
+            case "\u{2029}": escape = "\\u2029"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    escape = nil
+                }
+            }
+            if let escape {
+                output.unicodeScalars.append(contentsOf: scalars[pending..<position])
+                output += escape
+                pending = scalars.index(after: position)
+            }
+            position = scalars.index(after: position)
+        }
+        output.unicodeScalars.append(contentsOf: scalars[pending..<scalars.endIndex])
+        output += "\""
+    }
+}

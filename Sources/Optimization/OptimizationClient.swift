@@ -1,0 +1,123 @@
+import Foundation
+import JavaScriptHost
+import Logging
+import Synchronization
+
+/// The engine's public façade: resolves Contentful entries to their baseline or variant for a
+/// visitor, on top of the shared JavaScript core running in JavaScriptCore.
+///
+/// **Threading.** Every method is safe from any thread. ``resolveOptimizedEntry(baseline:selectedOptimizations:)``
+/// is synchronous and takes the engine's lock for one call (no actor hop); one client runs one
+/// JavaScript VM, so concurrent callers on one client are serialized. Use one client per thread
+/// of work for parallelism.
+///
+/// **Lifecycle.** Created uninitialized; ``initialize(config:)`` loads the engine;
+/// ``destroy()`` releases it (the client can be initialized again).
+public final class OptimizationClient: Sendable {
+    /// Host-side dependencies of a client.
+    public struct Environment: Sendable {
+        /// Receives the client's diagnostics and the shared core's log output. Visitor data is
+        /// only ever logged at `debug`.
+        public var logger: Logger
+        /// Drives every timer of the engine (flush intervals, backoff, dwell). Inject a
+        /// ``ManualClock`` in tests.
+        public var clock: any HostClock
+        /// Carries the core's HTTP requests.
+        public var transport: any FetchTransport
+        /// Longest time, in seconds, one call into JavaScript may run.
+        public var executionTimeLimit: Double?
+
+        public init(
+            logger: Logger = Logger(label: "Optimization", factory: { _ in SwiftLogNoOpLogHandler() }),
+            clock: any HostClock = SystemClock(),
+            transport: any FetchTransport = UnconfiguredFetchTransport(),
+            executionTimeLimit: Double? = 10
+        ) {
+            self.logger = logger
+            self.clock = clock
+            self.transport = transport
+            self.executionTimeLimit = executionTimeLimit
+        }
+    }
+
+    public let environment: Environment
+    private let runtime = Mutex<OptimizationRuntime?>(nil)
+
+    public init(environment: Environment = Environment()) {
+        self.environment = environment
+    }
+
+    deinit {
+        destroy()
+    }
+
+    /// True between a successful ``initialize(config:)`` and ``destroy()``.
+    public var isInitialized: Bool {
+        runtime.withLock { $0 != nil }
+    }
+
+    /// Starts the engine with `config`. Calling it again replaces the running engine (the old
+    /// one is destroyed first).
+    /// - Throws: ``OptimizationError/configError(_:)`` for an invalid configuration (for example
+    ///   an invalid locale), ``OptimizationError/resourceLoadError(_:)`` if the embedded
+    ///   JavaScript cannot be loaded.
+    public func initialize(config: OptimizationConfig) throws(OptimizationError) {
+        guard !config.clientId.isEmpty else { throw .configError("clientId must not be empty") }
+        destroy()
+        let engineConfiguration = JavaScriptEngine.Configuration(
+            clock: environment.clock, transport: environment.transport,
+            executionTimeLimit: environment.executionTimeLimit, logger: environment.logger)
+        let started = runtimeStart()
+        let newRuntime = try OptimizationRuntime(
+            configuration: engineConfiguration, bridgeConfiguration: config.bridgeConfiguration)
+        environment.logger.debug("optimization engine started", metadata: ["ms": "\(runtimeStart() - started)"])
+        runtime.withLock { $0 = newRuntime }
+    }
+
+    /// Releases the engine: cancels every timer and pending request. Safe to call at any time;
+    /// the client can be initialized again afterwards.
+    public func destroy() {
+        let old = runtime.withLock { current -> OptimizationRuntime? in
+            defer { current = nil }
+            return current
+        }
+        old?.close()
+    }
+
+    /// The entry to render for a visitor. Synchronous, thread-safe, never throws.
+    ///
+    /// - Parameters:
+    ///   - baseline: the prepared entry (reuse it across calls: the engine caches it by content).
+    ///   - selectedOptimizations: the visitor's selections; nil means nothing is selected.
+    /// - Returns: the baseline or variant. Before ``initialize(config:)``, and on any internal
+    ///   failure (logged), the baseline.
+    public func resolveOptimizedEntry(
+        baseline: ContentfulEntry, selectedOptimizations: SelectedOptimizations? = nil
+    ) -> ResolvedOptimizedEntry {
+        guard let runtime = runtime.withLock({ $0 }) else {
+            return ResolvedOptimizedEntry(entry: baseline.renderedEntry(at: .baseline) ?? baseline.baseline)
+        }
+        return runtime.resolve(baseline, selections: selectedOptimizations)
+    }
+
+    /// Convenience for a one-off JSON value. It serializes `baseline` on every call; prefer a
+    /// reused ``ContentfulEntry`` on hot paths. A value that is not an entry resolves to itself.
+    public func resolveOptimizedEntry(
+        baseline: JSONValue, selectedOptimizations: [JSONValue]? = nil
+    ) -> ResolvedOptimizedEntry {
+        guard let entry = try? ContentfulEntry(json: baseline) else {
+            return ResolvedOptimizedEntry(entry: baseline)
+        }
+        let selections = selectedOptimizations.flatMap { try? SelectedOptimizations($0) }
+        return resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
+    }
+
+    /// Internal access for tests and the benchmark.
+    var currentRuntime: OptimizationRuntime? {
+        runtime.withLock { $0 }
+    }
+
+    private func runtimeStart() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1_000_000
+    }
+}

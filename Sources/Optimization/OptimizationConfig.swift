@@ -1,0 +1,65 @@
+import OrderedCollections
+
+/// How an ``OptimizationClient`` talks to Contentful's optimization APIs and gates events.
+public struct OptimizationConfig: Sendable, Equatable {
+    /// The Contentful optimization client id (the organization in API paths). Required.
+    public var clientId: String
+    /// The Contentful environment. Default `"main"`.
+    public var environment: String
+    /// Default locale for events and Experience requests (`de_DE` is normalised to `de-DE`);
+    /// nil uses `en-US` for events. Invalid values make `initialize` throw.
+    public var locale: String?
+    /// Event types allowed before the visitor consents. Nil means `["identify", "screen"]`;
+    /// `[]` means strict opt-in.
+    public var allowedEventTypes: [String]?
+    /// `channel` stamped on every event. Default `"server"`.
+    public var channel: String
+    /// Threshold for the shared core's own logging (everything goes to the client's `Logger`).
+    public var logLevel: OptimizationLogLevel
+    /// How many distinct entries (and selection sets) one engine keeps parsed. Default 1000.
+    public var entryCacheSize: Int
+
+    public init(
+        clientId: String,
+        environment: String = "main",
+        locale: String? = nil,
+        allowedEventTypes: [String]? = nil,
+        channel: String = "server",
+        logLevel: OptimizationLogLevel = .error,
+        entryCacheSize: Int = 1000
+    ) {
+        self.clientId = clientId
+        self.environment = environment
+        self.locale = locale
+        self.allowedEventTypes = allowedEventTypes
+        self.channel = channel
+        self.logLevel = logLevel
+        self.entryCacheSize = entryCacheSize
+    }
+
+    /// The object handed to `__bridge.initialize`.
+    var bridgeConfiguration: JSONValue {
+        var object: OrderedDictionary<String, JSONValue> = [
+            "clientId": .string(clientId),
+            "environment": .string(environment),
+            "logLevel": .string(logLevel.rawValue),
+            "channel": .string(channel),
+            "library": ["name": .string(OptimizationLibrary.name), "version": .string(OptimizationLibrary.version)],
+            "entryCacheSize": .number(JSONNumber(max(1, entryCacheSize))),
+        ]
+        if let locale { object["locale"] = .string(locale) }
+        if let allowedEventTypes { object["allowedEventTypes"] = .array(allowedEventTypes.map(JSONValue.string)) }
+        return .object(object)
+    }
+}
+
+/// Severity threshold of the shared core's logging (`fatal` highest).
+public enum OptimizationLogLevel: String, Sendable, CaseIterable {
+    case fatal, error, warn, info, debug, log
+}
+
+/// This library's identity, stamped on every event as `context.library`.
+public enum OptimizationLibrary {
+    public static let name = "swift-optimization-linux"
+    public static let version = "0.1.0"
+}

@@ -1,0 +1,165 @@
+import Foundation
+import OrderedCollections
+import Synchronization
+
+/// A Contentful entry prepared for resolution: either a single entry whose links are already
+/// resolved (as contentful.js delivers it), or a raw Contentful Delivery API collection response
+/// (`items` + `includes.Entry`, links unresolved) with one item chosen as the baseline.
+///
+/// Create it once per entry revision and reuse it: it carries its JSON text and a content key,
+/// so an engine that has seen it resolves it again without re-serializing anything.
+/// Immutable and `Sendable`; safe to share across threads and clients.
+public final class ContentfulEntry: Sendable {
+    /// The document as given: the entry itself, or the whole collection response.
+    public let document: JSONValue
+    /// The baseline entry object as it appears in the document (links unresolved for
+    /// collections).
+    public let baseline: JSONValue
+    /// `sys.id` of the baseline.
+    public let id: String
+    /// Whether ``document`` is a CDA collection response.
+    public let isCollection: Bool
+
+    let jsonText: String
+    let cacheKey: String
+    /// For collections: `sys.id` → entry, from `items` then `includes.Entry` (first wins).
+    let entriesById: [String: JSONValue]
+    private let rendered = Mutex<[EntryLocation: JSONValue]>([:])
+
+    /// Parses `data` (UTF-8 JSON) as a single entry or a CDA collection response.
+    /// - Parameter entryId: for collections, the `sys.id` of the item to use as the baseline;
+    ///   nil means `items[0]`. Ignored for single entries unless it disagrees with `sys.id`.
+    /// - Throws: ``ContentfulEntryError`` naming what is wrong and where.
+    public convenience init(jsonData data: some Collection<UInt8>, entryId: String? = nil) throws(ContentfulEntryError) {
+        let document: JSONValue
+        var bytes = Array(data)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        do {
+            document = try JSONValue(jsonData: bytes)
+        } catch {
+            throw .invalidJSON(error)
+        }
+        // The text was just validated as JSON: hand it to the engine as is, no re-serializing.
+        try self.init(document: document, jsonText: String(decoding: bytes, as: UTF8.self), entryId: entryId)
+    }
+
+    /// Parses JSON text; see ``init(jsonData:entryId:)``.
+    public convenience init(jsonText text: String, entryId: String? = nil) throws(ContentfulEntryError) {
+        try self.init(jsonData: Array(text.utf8), entryId: entryId)
+    }
+
+    /// Wraps an already-built value; see ``init(jsonData:entryId:)``.
+    public convenience init(json: JSONValue, entryId: String? = nil) throws(ContentfulEntryError) {
+        try self.init(document: json, jsonText: nil, entryId: entryId)
+    }
+
+    private init(document: JSONValue, jsonText: String?, entryId: String?) throws(ContentfulEntryError) {
+        guard case .object = document else { throw .wrongShape("expected a JSON object (an entry or a collection response), found \(document.kindName)") }
+        let baseline: JSONValue
+        var index: [String: JSONValue] = [:]
+        let isCollection = document["items"] != nil || document["sys"]?["type"]?.stringValue == "Array"
+        if isCollection {
+            guard let items = document["items"]?.arrayValue else {
+                throw .wrongShape("a collection response needs an \"items\" array")
+            }
+            guard !items.isEmpty else { throw .emptyCollection }
+            for case let item in items + (document["includes"]?["Entry"]?.arrayValue ?? []) {
+                if let id = item["sys"]?["id"]?.stringValue, index[id] == nil { index[id] = item }
+            }
+            if let entryId {
+                guard let item = items.first(where: { $0["sys"]?["id"]?.stringValue == entryId }) else {
+                    throw .entryNotFound(entryId)
+                }
+                baseline = item
+            } else {
+                baseline = items[0]
+            }
+        } else {
+            baseline = document
+        }
+        guard case .object = baseline else { throw .wrongShape("the baseline must be an entry object, found \(baseline.kindName)") }
+        guard let sys = baseline["sys"], case .object = sys else { throw .wrongShape("the baseline entry has no \"sys\" object") }
+        guard sys["type"]?.stringValue == "Entry" else { throw .wrongShape("the baseline's sys.type must be \"Entry\"") }
+        guard let id = sys["id"]?.stringValue else { throw .wrongShape("the baseline entry has no string sys.id") }
+        if !isCollection, let entryId, entryId != id { throw .entryNotFound(entryId) }
+        var text = jsonText ?? ""
+        if jsonText == nil {
+            do {
+                text = try document.jsonText()
+            } catch {
+                throw .invalidJSON(error)
+            }
+        }
+        self.document = document
+        self.baseline = baseline
+        self.id = id
+        self.isCollection = isCollection
+        self.jsonText = text
+        self.entriesById = index
+        self.cacheKey = ContentKey.make(for: text, salt: isCollection ? id : "")
+    }
+
+    /// The entry to render at `location`, with entry links resolved from the includes for
+    /// collection documents (cycle-safe), memoized. Nil when the location does not lead to an
+    /// entry object in this document.
+    func renderedEntry(at location: EntryLocation) -> JSONValue? {
+        if let cached = rendered.withLock({ $0[location] }) { return cached }
+        guard let raw = rawEntry(at: location) else { return nil }
+        let value = isCollection ? LinkResolver(entriesById: entriesById).resolve(raw) : raw
+        rendered.withLock { $0[location] = value }
+        return value
+    }
+
+    private func rawEntry(at location: EntryLocation) -> JSONValue? {
+        guard case .variant(let experience, let variant) = location else { return baseline }
+        guard let experienceEntry = dereference(baseline["fields"]?["nt_experiences"]?[experience]),
+              let variantEntry = dereference(experienceEntry["fields"]?["nt_variants"]?[variant]),
+              case .object = variantEntry
+        else { return nil }
+        return variantEntry
+    }
+
+    private func dereference(_ value: JSONValue?) -> JSONValue? {
+        guard let value else { return nil }
+        if isCollection, let id = LinkResolver.entryLinkID(value), let target = entriesById[id] { return target }
+        return value
+    }
+}
+
+/// Which entry of a document to render.
+enum EntryLocation: Hashable, Sendable {
+    case baseline
+    /// `fields.nt_experiences[experience]` → `fields.nt_variants[variant]`.
+    case variant(experience: Int, variant: Int)
+}
+
+/// Why a document cannot be used as a ``ContentfulEntry``.
+public enum ContentfulEntryError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidJSON(JSONError)
+    case wrongShape(String)
+    case emptyCollection
+    case entryNotFound(String)
+
+    public var description: String {
+        switch self {
+        case .invalidJSON(let error): return error.description
+        case .wrongShape(let detail): return "not a Contentful entry: \(detail)"
+        case .emptyCollection: return "the collection response has no items"
+        case .entryNotFound(let id): return "no item with sys.id \"\(id)\" in the document"
+        }
+    }
+}
+
+extension JSONValue {
+    /// "an object", "an array", … for error messages.
+    var kindName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+}

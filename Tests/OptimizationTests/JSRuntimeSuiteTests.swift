@@ -1,0 +1,60 @@
+import Foundation
+import JavaScriptHost
+@testable import Optimization
+import Testing
+
+/// Runs JSRuntime's own JavaScript unit tests (the ones `node --test` runs) inside JavaScriptCore,
+/// on the very scripts embedded in the library.
+@Suite("JSRuntime unit tests inside JavaScriptCore")
+struct JSRuntimeSuiteTests {
+    static let runtimeDirectory = repositoryRoot.appendingPathComponent("JSRuntime")
+
+    @Test func embeddedScriptsAreExactlyTheManifestFiles() throws {
+        let manifest = try JSONValue(jsonData: Data(contentsOf: Self.runtimeDirectory.appendingPathComponent("manifest.json")))
+        let paths = manifest.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(EmbeddedJSRuntime.scripts.map(\.path) == paths)
+        for script in EmbeddedJSRuntime.scripts {
+            let onDisk = try String(contentsOf: Self.runtimeDirectory.appendingPathComponent(script.path), encoding: .utf8)
+            #expect(script.source.trimmingCharacters(in: .newlines) == onDisk.trimmingCharacters(in: .newlines), "\(script.path)")
+        }
+    }
+
+    @Test func everyJavaScriptUnitTestPassesInJavaScriptCore() throws {
+        let engine = try JavaScriptEngine(configuration: .init(clock: ManualClock()))
+        defer { engine.close() }
+        let listURL = Self.runtimeDirectory.appendingPathComponent("tests/js-test-files.json")
+        let testFiles = try JSONValue(jsonData: Data(contentsOf: listURL)).arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(testFiles.first == "fake-host.js")
+        func evaluateTestFile(_ file: String) throws {
+            let source = try String(contentsOf: Self.runtimeDirectory.appendingPathComponent("tests/\(file)"), encoding: .utf8)
+            try engine.evaluate(source, sourceURL: "tests/\(file)")
+        }
+        // The deterministic fake host replaces the real bindings first, then the embedded
+        // runtime loads exactly as the library loads it, then the harness and the specs.
+        try evaluateTestFile("fake-host.js")
+        for script in EmbeddedJSRuntime.scripts {
+            try engine.evaluate(script.source, sourceURL: script.path)
+        }
+        for file in testFiles.dropFirst() { try evaluateTestFile(file) }
+        let report = ReportBox()
+        try engine.registerFunction("__reportJsTests") { arguments in
+            report.set(arguments.first?.stringValue)
+            return .undefined
+        }
+        // Promise jobs drain when this outermost call returns; the fake host's timers are manual.
+        try engine.evaluate("__runJsTests(__reportJsTests)")
+        let text = try #require(report.value, "the JS suite did not finish synchronously")
+        let results = try JSONValue(jsonText: text).arrayValue ?? []
+        #expect(results.count >= 30)
+        for result in results where result["ok"]?.boolValue != true {
+            Issue.record("JS test failed in JavaScriptCore: \(result["name"]?.stringValue ?? "?"): \(result["message"]?.stringValue ?? "")")
+        }
+    }
+}
+
+private final class ReportBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: String?
+    var value: String? { lock.withLock { stored } }
+    func set(_ value: String?) { lock.withLock { stored = value } }
+}
