@@ -7,12 +7,15 @@ let package = Package(
     products: [
         .library(name: "Optimization", targets: ["Optimization"]),
         .library(name: "JavaScriptHost", targets: ["JavaScriptHost"]),
+        .library(name: "OptimizationTesting", targets: ["OptimizationTesting"]),
         .executable(name: "optimization", targets: ["OptimizationCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // Only a module map and a shim header over GTK's JavaScriptCore C API.
@@ -36,8 +39,20 @@ let package = Package(
                 "JavaScriptHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             plugins: ["EmbedJSRuntimePlugin"]
+        ),
+        // Test kit for users' and our own tests: a local Experience/Insights API server on an
+        // ephemeral loopback port that records requests and injects faults.
+        .target(
+            name: "OptimizationTesting",
+            dependencies: [
+                "Optimization",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         // The `optimization` executable.
         .executableTarget(
@@ -62,7 +77,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationTests",
-            dependencies: ["Optimization", "JavaScriptHost"]
+            dependencies: ["Optimization", "JavaScriptHost", "OptimizationTesting"]
         ),
         .testTarget(
             name: "OptimizationCLITests",

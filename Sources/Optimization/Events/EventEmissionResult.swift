@@ -1,0 +1,32 @@
+/// What happened to an event call: accepted into a delivery path, or not (blocked by consent,
+/// or de-duplicated).
+public struct EventEmissionResult: Sendable, Equatable {
+    /// False when consent (or de-duplication) kept the event from being emitted.
+    public let accepted: Bool
+    /// For Experience events sent online: the optimization data of the response
+    /// (`profile`, `selectedOptimizations`, `changes`).
+    public let data: JSONValue?
+
+    public init(accepted: Bool, data: JSONValue? = nil) {
+        self.accepted = accepted
+        self.data = data
+    }
+}
+
+/// A call that consent did not allow. Reported once per blocked call on
+/// ``OptimizationClient``'s blocked-event stream.
+public struct BlockedEvent: Sendable, Equatable {
+    /// Always `"consent"` today.
+    public let reason: String
+    /// The core method name: `identify`, `page`, `screen`, `track`, `trackView`, `trackClick`,
+    /// `trackFlagView`, `trackCurrentScreen`.
+    public let method: String
+    /// The call's original payload(s).
+    public let args: [JSONValue]
+
+    public init(reason: String, method: String, args: [JSONValue]) {
+        self.reason = reason
+        self.method = method
+        self.args = args
+    }
+}

@@ -1,0 +1,69 @@
+import OrderedCollections
+
+/// An entry view (Insights `component` event; also sent to the Experience API when sticky).
+public struct TrackViewPayload: Sendable, Equatable {
+    /// `sys.id` of the baseline entry.
+    public var componentId: String
+    /// Identifies one visibility cycle; every event of the cycle shares it.
+    public var viewId: String
+    public var experienceId: String?
+    public var optimizationContextId: String?
+    public var variantIndex: Int
+    /// Milliseconds the entry has been visible in this cycle.
+    public var viewDurationMs: Int
+    public var sticky: Bool?
+    /// De-duplicates sticky views across cycles (defaults to `viewId` in the core).
+    public var stickyTrackingKey: String?
+
+    public init(
+        componentId: String, viewId: String, experienceId: String? = nil, optimizationContextId: String? = nil,
+        variantIndex: Int = 0, viewDurationMs: Int, sticky: Bool? = nil, stickyTrackingKey: String? = nil
+    ) {
+        self.componentId = componentId
+        self.viewId = viewId
+        self.experienceId = experienceId
+        self.optimizationContextId = optimizationContextId
+        self.variantIndex = variantIndex
+        self.viewDurationMs = viewDurationMs
+        self.sticky = sticky
+        self.stickyTrackingKey = stickyTrackingKey
+    }
+
+    /// The bridge payload: the four required keys always, optionals only when set.
+    public var jsonValue: JSONValue {
+        var object: OrderedDictionary<String, JSONValue> = [
+            "componentId": .string(componentId), "viewId": .string(viewId),
+            "variantIndex": .number(JSONNumber(variantIndex)), "viewDurationMs": .number(JSONNumber(viewDurationMs)),
+        ]
+        if let experienceId { object["experienceId"] = .string(experienceId) }
+        if let optimizationContextId { object["optimizationContextId"] = .string(optimizationContextId) }
+        if let sticky { object["sticky"] = .bool(sticky) }
+        if let stickyTrackingKey { object["stickyTrackingKey"] = .string(stickyTrackingKey) }
+        return .object(object)
+    }
+}
+
+/// A click on an entry (Insights `component_click` event).
+public struct TrackClickPayload: Sendable, Equatable {
+    public var componentId: String
+    public var experienceId: String?
+    public var optimizationContextId: String?
+    public var variantIndex: Int
+
+    public init(componentId: String, experienceId: String? = nil, optimizationContextId: String? = nil, variantIndex: Int = 0) {
+        self.componentId = componentId
+        self.experienceId = experienceId
+        self.optimizationContextId = optimizationContextId
+        self.variantIndex = variantIndex
+    }
+
+    /// The bridge payload: the two required keys always, optionals only when set.
+    public var jsonValue: JSONValue {
+        var object: OrderedDictionary<String, JSONValue> = [
+            "componentId": .string(componentId), "variantIndex": .number(JSONNumber(variantIndex)),
+        ]
+        if let experienceId { object["experienceId"] = .string(experienceId) }
+        if let optimizationContextId { object["optimizationContextId"] = .string(optimizationContextId) }
+        return .object(object)
+    }
+}
