@@ -14,8 +14,11 @@ extension JavaScriptEngine {
         try registerFunction("__nativeNow") { [clock = configuration.clock] _ in
             .number(clock.now())
         }
-        try registerFunction("__nativeRandomUUID") { [randomUUID = configuration.randomUUID] _ in
-            .string(randomUUID())
+        try registerFunction("__nativeRandomUUID") { [weak self, randomUUID = configuration.randomUUID] _ in
+            if let randomUUID { return .string(randomUUID()) }
+            // Runs under the engine lock, which guards the generator.
+            guard let self else { return .undefined }
+            return .string(self.uuidGenerator.uuidString())
         }
         try registerFunction("__nativeSetTimeout") { [weak self] arguments in
             guard let self, let id = arguments.first?.numberValue.flatMap(Int.init(exactly:)) else {

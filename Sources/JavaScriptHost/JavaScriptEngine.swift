@@ -30,15 +30,16 @@ public final class JavaScriptEngine: @unchecked Sendable {
         public var executionTimeLimit: Double?
         /// Receives the engine's own diagnostics and everything the scripts log.
         public var logger: Logger
-        /// Produces `__nativeRandomUUID` values (lowercase RFC 4122 v4 by default).
-        public var randomUUID: @Sendable () -> String
+        /// Overrides `__nativeRandomUUID` (deterministic ids in tests). Nil: lowercase RFC 4122
+        /// v4 UUIDs from a fast generator seeded from the system's secure random source.
+        public var randomUUID: (@Sendable () -> String)?
 
         public init(
             clock: any HostClock = SystemClock(),
             transport: any FetchTransport = UnconfiguredFetchTransport(),
             executionTimeLimit: Double? = 10,
             logger: Logger = Logger(label: "JavaScriptHost", factory: { _ in SwiftLogNoOpLogHandler() }),
-            randomUUID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
+            randomUUID: (@Sendable () -> String)? = nil
         ) {
             self.clock = clock
             self.transport = transport
@@ -60,6 +61,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
     var timers: [Int: any HostTimer] = [:]
     var fetches: [Int: Task<Void, Never>] = [:]
     private let watchdog = WatchdogState()
+    var uuidGenerator = RandomUUIDGenerator()
 
     /// Creates the VM and installs the host bindings.
     /// - Throws: ``JavaScriptError/contextCreationFailed``.
@@ -242,13 +244,20 @@ public final class JavaScriptEngine: @unchecked Sendable {
     ) throws -> JavaScriptValue {
         var values: [JSValueRef?] = []
         values.reserveCapacity(arguments.count)
-        // Values held only in Swift memory are invisible to the collector: protect each one as
-        // soon as it exists (JSC notes, pitfall 1) and unprotect exactly once afterwards.
-        defer { for case let value? in values { JSValueUnprotect(context, value) } }
+        var protected = 0
+        // Values held only in Swift memory are invisible to the collector: protect each heap
+        // value (strings, objects) as soon as it exists (JSC notes, pitfall 1) and unprotect it
+        // exactly once afterwards. Numbers, booleans, null and undefined are not heap cells.
+        defer {
+            for (argument, value) in zip(arguments.prefix(protected), values) where argument.isHeapValue {
+                if let value { JSValueUnprotect(context, value) }
+            }
+        }
         for argument in arguments {
             let value = try JavaScriptConversion.jsValue(of: argument, in: context)
-            JSValueProtect(context, value)
+            if argument.isHeapValue { JSValueProtect(context, value) }
             values.append(value)
+            protected += 1
         }
         var exception: JSValueRef?
         watchdog.fired = false

@@ -13,6 +13,14 @@ public enum JavaScriptValue: Sendable, Hashable {
     /// JSON parser (`JSON.parse` semantics); as a result it is produced by `JSON.stringify`.
     case json(String)
 
+    /// Whether the JavaScript form lives on the garbage-collected heap (strings, objects).
+    var isHeapValue: Bool {
+        switch self {
+        case .string, .json: return true
+        case .undefined, .null, .bool, .number: return false
+        }
+    }
+
     /// The string payload, if this is `.string`.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
