@@ -14,17 +14,21 @@ enum BenchmarkFixture {
             "contentType":{"sys":{"type":"Link","linkType":"ContentType","id":"\(contentType)"}},"locale":"en-US"}
             """
         }
+        // Linked entries carry the short sys of a CDA include.
+        func shortSys(_ id: String, _ contentType: String) -> String {
+            #"{"id":"\#(id)","type":"Entry","revision":\#(revision),"contentType":{"sys":{"type":"Link","linkType":"ContentType","id":"\#(contentType)"}}}"#
+        }
         func variant(_ id: String, _ headline: String) -> String {
             """
-            {"metadata":{"tags":[],"concepts":[]},"sys":\(sys(id, "hero")),"fields":{"internalTitle":"\(headline) (variant)",\
-            "headline":"\(headline)","cta":{"label":"Shop now","href":"/shop"}}}
+            {"metadata":{"tags":[],"concepts":[]},"sys":\(shortSys(id, "hero")),"fields":{"headline":"\(headline)",\
+            "cta":{"label":"Shop now","href":"/shop"}}}
             """
         }
         func experience(_ id: String, _ audience: String, _ variantId: String, _ headline: String) -> String {
             """
-            {"metadata":{"tags":[],"concepts":[]},"sys":\(sys(id, "nt_experience")),"fields":{"nt_name":"Hero for \(audience)",\
+            {"metadata":{"tags":[],"concepts":[]},"sys":\(shortSys(id, "nt_experience")),"fields":{"nt_name":"Hero for \(audience)",\
             "nt_type":"nt_personalization","nt_experience_id":"\(id)",\
-            "nt_audience":{"metadata":{"tags":[],"concepts":[]},"sys":\(sys(audience, "nt_audience")),\
+            "nt_audience":{"metadata":{"tags":[],"concepts":[]},"sys":\(shortSys(audience, "nt_audience")),\
             "fields":{"nt_audience_id":"\(audience)","nt_name":"\(audience)"}},\
             "nt_config":{"traffic":1,"distribution":[0.5,0.5],"sticky":false,"components":[{"type":"EntryReplacement",\
             "baseline":{"id":"\(baselineId)"},"variants":[{"id":"\(variantId)","hidden":false}]}]},\
@@ -33,10 +37,9 @@ enum BenchmarkFixture {
         }
         return """
             {"metadata":{"tags":[],"concepts":[]},"sys":\(sys(baselineId, "hero")),"fields":{\
-            "internalTitle":"Home hero \(seed)","headline":"Welcome, everyone","subheadline":"Spring collection",\
+            "internalTitle":"Home hero \(seed)","headline":"Welcome, everyone",\
             "body":{"nodeType":"document","data":{},"content":[{"nodeType":"paragraph","data":{},"content":[\
-            {"nodeType":"text","value":"Fresh picks for the season. ","marks":[],"data":{}},\
-            {"nodeType":"text","value":"Free delivery over 50 €.","marks":[{"type":"bold"}],"data":{}}]}]},\
+            {"nodeType":"text","value":"Fresh picks for the season, free delivery over 50 €.","marks":[],"data":{}}]}]},\
             "image":{"sys":{"type":"Link","linkType":"Asset","id":"heroImage01"}},\
             "nt_experiences":[\(experience("2qVK4T5lnScbswoyBuGipd", "audEurope01", "4k6ZyFQnR2POY5IJLLlJRb", "Welcome back, Europe")),\
             \(experience("6KfLDCdA75BGwr5HfSeXac", "audNorthAm01", "7Ae0ke0e3YqRLutG35d4Ve", "Hello, North America"))]}}

@@ -159,3 +159,29 @@ struct InputValidationTests {
         }
     }
 }
+
+@Suite("Resolution memory")
+struct ResolutionMemoryTests {
+    @Test func resolvingLeaksNoProtectedValuesAndTheHeapStaysBounded() throws {
+        let client = try makeClient(OptimizationConfig(clientId: "c", entryCacheSize: 16))
+        let runtime = try #require(client.currentRuntime)
+        let selections = try SelectedOptimizations(jsonData: fixtureData("selections/new-visitor.json"))
+        let hero = try ContentfulEntry(jsonData: fixtureData("entries/hero-optimized.json"))
+        _ = client.resolveOptimizedEntry(baseline: hero, selectedOptimizations: selections)
+        runtime.engine.collectGarbage()
+        let start = try runtime.engine.memoryStatistics()
+        for round in 0..<3_000 {
+            // Warm calls, plus a steady stream of new documents that evict each other.
+            _ = client.resolveOptimizedEntry(baseline: hero, selectedOptimizations: selections)
+            if round % 10 == 0 {
+                let fresh = try ContentfulEntry(jsonData: fixtureData("entries/cda-hero-collection.json"))
+                _ = client.resolveOptimizedEntry(baseline: fresh, selectedOptimizations: selections)
+            }
+        }
+        runtime.engine.collectGarbage()
+        let end = try runtime.engine.memoryStatistics()
+        #expect(end.protectedObjectCount == start.protectedObjectCount)
+        // 1,000 contexts (the registry cap) and 16 cached documents at most: bounded, not growing.
+        #expect(end.heapSize < start.heapSize + 8 * 1024 * 1024)
+    }
+}

@@ -22,6 +22,10 @@ public final class ContentfulEntry: Sendable {
 
     let jsonText: String
     let cacheKey: String
+    let handle = DocumentHandle.next()
+    /// The last runtime this entry was handed to (0 = none): a new entry skips the lookup that
+    /// would certainly miss.
+    let lastRuntime = Atomic<Int>(0)
     /// For collections: `sys.id` → entry, from `items` then `includes.Entry` (first wins).
     let entriesById: [String: JSONValue]
     private let rendered = Mutex<[EntryLocation: JSONValue]>([:])

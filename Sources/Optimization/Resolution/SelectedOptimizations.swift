@@ -11,6 +11,7 @@ public struct SelectedOptimizations: Sendable, Equatable {
     public let selections: [JSONValue]
     let jsonText: String
     let cacheKey: String
+    let handle = DocumentHandle.next()
 
     /// No selections: every entry resolves to its baseline.
     public static let empty = try! SelectedOptimizations([])
