@@ -14,8 +14,20 @@
 //   resolvePrepared(entryKey, selectionsKey)        "<sel>|<exp>|<var>|<empty>|<contextId>", "?e",
 //                          "?s"; selectionsKey null/undefined ⇒ nothing selected. Hot path: no JSON,
 //                          no allocation beyond the result string and the context registration.
-// Async plumbing for later methods: `__optimization.settle(requestId, promiseOrValue)` reports
-// through `__nativeSettle(requestId, ok, json)` exactly once (see its comment).
+// Async plumbing: `__optimization.settle(requestId, promiseOrValue)` reports through
+// `__nativeSettle(requestId, ok, json)` exactly once (see its comment).
+// Consent and events (spec §4, §5, §8.2; DECISIONS 5–7), see "consent and events" below:
+//   async (payload, requestId): identify, page, screen, trackCurrentScreen, track, trackView,
+//                          trackClick — validated (spec §8.2 messages), settle with EmissionResult
+//                          JSON {"accepted": bool, "data"?}; trackClick settles {"accepted": bool}
+//                          too (not "null", so the host learns whether it was blocked).
+//   sync: consent(input), hasConsent(method) (false before initialize), setOnline(bool) (also
+//                          before initialize), queueSizes() → JSON {"experience": n, "insights": m}
+//                          (debug/tests).
+//   push-backs: __nativeOnEventEmitted(json) per accepted event, __nativeOnEventBlocked(json) once
+//                          per blocked call ({"reason":"consent","method","args":[payload]},
+//                          trackCurrentScreen included: DECISIONS 6), __nativeOnQueueEvent(json)
+//                          for offline drops, __nativeOnStateChange on every consent change.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -30,8 +42,12 @@
   var LOG_LEVEL_NAMES = Object.keys(host.LOG_LEVELS);
 
   var instance = null;
+  // Prepared documents by the host's key (a small integer handle on the hot path), and the same
+  // records by content key so a second handle on equal content adopts them without a transfer.
   var preparedEntries = ns.createLruCache(DEFAULT_ENTRY_CACHE_SIZE);
   var preparedSelections = ns.createLruCache(DEFAULT_ENTRY_CACHE_SIZE);
+  var entriesByContent = ns.createLruCache(DEFAULT_ENTRY_CACHE_SIZE);
+  var selectionsByContent = ns.createLruCache(DEFAULT_ENTRY_CACHE_SIZE);
   // Spec §3.6: `online` and `experienceRequestState` are not reset by a new instance.
   var carried = { online: true, experienceRequestState: { status: 'idle' } };
   // Reused by resolvePrepared so the hot path allocates no result object.
@@ -169,8 +185,7 @@
       instance.contexts.clear();
       instance = null;
     }
-    preparedEntries = ns.createLruCache(DEFAULT_ENTRY_CACHE_SIZE);
-    preparedSelections = ns.createLruCache(DEFAULT_ENTRY_CACHE_SIZE);
+    resetPreparedCaches(DEFAULT_ENTRY_CACHE_SIZE);
     host.setLogLevel(host.DEFAULT_LOG_LEVEL);
   }
 
@@ -179,8 +194,7 @@
     var settings = readConfig(config);
     var defaults = settings.defaults;
     host.setLogLevel(settings.logLevel);
-    preparedEntries = ns.createLruCache(settings.entryCacheSize);
-    preparedSelections = ns.createLruCache(settings.entryCacheSize);
+    resetPreparedCaches(settings.entryCacheSize);
     var state = ns.createStateStore({
       profile: defaults.profile,
       selectedOptimizations: defaults.selectedOptimizations,
@@ -199,6 +213,7 @@
       anonymousId: defaults.anonymousId,
       unsubscribe: state.subscribe(pushState),
     };
+    installEvents(instance);
     pushState(state.get());
   }
 
@@ -232,11 +247,40 @@
     return toJSON('resolveOptimizedEntry', output);
   }
 
-  function assertKey(method, key) {
-    if (typeof key !== 'string') throw new TypeError(method + ' key must be a string.');
+  function resetPreparedCaches(size) {
+    preparedEntries = ns.createLruCache(size);
+    preparedSelections = ns.createLruCache(size);
+    entriesByContent = ns.createLruCache(size);
+    selectionsByContent = ns.createLruCache(size);
   }
 
-  function prepareEntry(key, document, entryId) {
+  function assertKey(method, key) {
+    if (typeof key !== 'string' && !(typeof key === 'number' && isFinite(key))) {
+      throw new TypeError(method + ' key must be a string or a finite number.');
+    }
+  }
+
+  // adoptEntry(key, contentKey) / adoptSelections(key, contentKey): when a document with this
+  // content key was prepared before (under another key), make `key` refer to it and return true;
+  // otherwise return false and the host calls prepare* with the JSON.
+  function adoptEntry(key, contentKey) {
+    assertKey('adoptEntry', key);
+    var record = entriesByContent.get(contentKey);
+    if (record === undefined) return false;
+    preparedEntries.set(key, record);
+    return true;
+  }
+
+  function adoptSelections(key, contentKey) {
+    assertKey('adoptSelections', key);
+    var selections = selectionsByContent.get(contentKey);
+    if (selections === undefined) return false;
+    preparedSelections.set(key, selections);
+    return true;
+  }
+
+  // prepareEntry(key, document, entryId?, contentKey?)
+  function prepareEntry(key, document, entryId, contentKey) {
     assertKey('prepareEntry', key);
     var baseline = document;
     var index = null;
@@ -251,15 +295,19 @@
       index = entryIndex.buildEntryIndex(document);
     }
     // The record doubles as the resolver's options ({index}).
-    preparedEntries.set(key, { baseline: baseline, index: index });
+    var record = { baseline: baseline, index: index };
+    preparedEntries.set(key, record);
+    if (typeof contentKey === 'string') entriesByContent.set(contentKey, record);
   }
 
-  function prepareSelections(key, selections) {
+  // prepareSelections(key, selections, contentKey?)
+  function prepareSelections(key, selections, contentKey) {
     assertKey('prepareSelections', key);
     if (selections !== null && !Array.isArray(selections)) {
       throw new TypeError('prepareSelections selections must be an array or null.');
     }
     preparedSelections.set(key, selections);
+    if (typeof contentKey === 'string') selectionsByContent.set(contentKey, selections);
   }
 
   function resolvePrepared(entryKey, selectionsKey) {
@@ -280,6 +328,225 @@
     scratch.selectedOptimization = undefined;
     scratch.context = undefined;
     return text;
+  }
+
+  // ---- consent and events -----------------------------------------------------------------------
+
+  var NOT_INITIALIZED = 'SDK not initialized. Call initialize() first.';
+
+  // Builds the consent controller, event builder, queues, emitter and de-dupe trackers of `target`
+  // (a fresh instance) and wires them to the host push-backs.
+  function installEvents(target) {
+    var state = target.state;
+    var settings = target.config;
+    var queuePolicy = settings.queuePolicy || {};
+    target.experienceQueue = ns.createExperienceQueue({
+      maxEvents: queuePolicy.offlineMaxEvents,
+      onDrop: function (context) {
+        callHost('__nativeOnQueueEvent', [JSON.stringify({ type: 'offlineDrop', context: context })]);
+      },
+    });
+    target.insightsQueue = ns.createInsightsQueue({
+      getProfile: function () {
+        return state.get().profile;
+      },
+    });
+    target.consent = ns.consent.createConsentController({
+      state: state,
+      onPurge: function () {
+        target.experienceQueue.purge();
+        target.insightsQueue.purge();
+      },
+    });
+    target.builder = ns.createEventBuilder({
+      channel: settings.channel,
+      library: settings.library,
+      getLocale: function () {
+        return state.get().locale;
+      },
+      getConsent: function () {
+        return state.get().consent;
+      },
+    });
+    target.events = ns.createEventEmitter({
+      consent: target.consent,
+      builder: target.builder,
+      contexts: target.contexts,
+      experienceQueue: target.experienceQueue,
+      insightsQueue: target.insightsQueue,
+      onEmitted: publishEvent,
+      onBlocked: function (blocked) {
+        callHost('__nativeOnEventBlocked', [JSON.stringify(blocked)]);
+      },
+    });
+    target.screenTracker = ns.createCurrentStateTracker();
+    target.stickyKeys = ns.stickyViews.createStickyViewKeys();
+  }
+
+  // The stream object may carry an optimization context whose entries cannot be serialized (a
+  // cyclic object graph): then the event is published without it.
+  function publishEvent(event) {
+    var text;
+    try {
+      text = JSON.stringify(event);
+    } catch (error) {
+      host.log('warn', 'An emitted event\'s optimization context cannot be serialized; publishing the event without it.');
+      var plain = Object.assign({}, event);
+      delete plain.optimization;
+      text = JSON.stringify(plain);
+    }
+    callHost('__nativeOnEventEmitted', [text]);
+  }
+
+  var PAYLOAD_TYPES = {
+    string: function (v) { return typeof v === 'string'; },
+    number: function (v) { return typeof v === 'number'; },
+    boolean: function (v) { return typeof v === 'boolean'; },
+    object: function (v) { return guards.isRecord(v); },
+  };
+
+  function article(type) {
+    return type === 'object' ? 'an ' : 'a ';
+  }
+
+  // rules: [[key, type, required]]; returns an Error with the spec §8.2 message, or null.
+  function validatePayload(method, payload, rules) {
+    if (!guards.isRecord(payload)) return new Error(method + ' payload must be an object.');
+    for (var i = 0; i < rules.length; i++) {
+      var key = rules[i][0];
+      var type = rules[i][1];
+      var value = payload[key];
+      if (rules[i][2]) {
+        if (!PAYLOAD_TYPES[type](value)) return new Error(method + ' payload must include ' + article(type) + type + ' "' + key + '".');
+      } else if (value !== undefined && !PAYLOAD_TYPES[type](value)) {
+        return new Error(method + ' payload "' + key + '" must be ' + article(type) + type + ' when provided.');
+      }
+    }
+    return null;
+  }
+
+  // EmissionResult JSON: only `accepted` and (when present) `data`.
+  function emission(result) {
+    var out = { accepted: !!(result && result.accepted === true) };
+    if (result && result.data !== undefined) out.data = result.data;
+    return out;
+  }
+
+  function thenEmission(outcome, after) {
+    if (outcome !== null && typeof outcome === 'object' && typeof outcome.then === 'function') {
+      return outcome.then(function (value) {
+        if (after) after(value);
+        return emission(value);
+      });
+    }
+    if (after) after(outcome);
+    return emission(outcome);
+  }
+
+  // An async bridge method: (payload, requestId), settled exactly once through settle().
+  function asyncMethod(method, rules, run) {
+    return function (payload, requestId) {
+      if (instance === null) {
+        settle(requestId, new Error(NOT_INITIALIZED));
+        return;
+      }
+      var invalid = validatePayload(method, payload, rules);
+      if (invalid !== null) {
+        settle(requestId, invalid);
+        return;
+      }
+      var outcome;
+      try {
+        outcome = run(instance, payload);
+      } catch (error) {
+        outcome = error instanceof Error ? error : new Error(messageOf(error));
+      }
+      settle(requestId, outcome);
+    };
+  }
+
+  var SCREEN_RULES = [['name', 'string', true], ['properties', 'object', false], ['routeKey', 'string', false]];
+
+  function screenArgs(payload) {
+    return { name: payload.name, properties: payload.properties !== undefined ? payload.properties : {} };
+  }
+
+  var identify = asyncMethod('identify', [['userId', 'string', true], ['traits', 'object', false]], function (target, payload) {
+    return thenEmission(target.events.identify(payload));
+  });
+
+  var page = asyncMethod('page', [], function (target, payload) {
+    return thenEmission(target.events.page(payload));
+  });
+
+  var screen = asyncMethod('screen', SCREEN_RULES, function (target, payload) {
+    return thenEmission(target.events.screen(screenArgs(payload)));
+  });
+
+  // De-duplicated by routeKey ?? name (B10). The bridge gates and reports the block itself
+  // (DECISIONS 6), so core.screen never reports the same call a second time.
+  var trackCurrentScreen = asyncMethod('trackCurrentScreen', SCREEN_RULES, function (target, payload) {
+    if (!target.consent.hasConsent('screen')) return emission(target.events.block('trackCurrentScreen', payload));
+    var key = payload.routeKey !== undefined ? payload.routeKey : payload.name;
+    return thenEmission(target.screenTracker.track(key, function () {
+      return target.events.screen(screenArgs(payload));
+    }));
+  });
+
+  // The builder defaults `properties` to {}; the payload goes to the core unchanged, so a blocked
+  // call reports exactly what the host sent (C2).
+  var track = asyncMethod('track', [['event', 'string', true], ['properties', 'object', false]], function (target, payload) {
+    return thenEmission(target.events.track(payload));
+  });
+
+  var TRACK_VIEW_RULES = [
+    ['componentId', 'string', true], ['viewId', 'string', true], ['variantIndex', 'number', true],
+    ['viewDurationMs', 'number', true], ['experienceId', 'string', false], ['optimizationContextId', 'string', false],
+    ['sticky', 'boolean', false], ['stickyTrackingKey', 'string', false],
+  ];
+
+  // Sticky de-dupe (spec §8.2): key = stickyTrackingKey ?? viewId; the view is sent sticky only
+  // if payload.sticky === true and the key has not been accepted yet; the key is remembered once
+  // a sticky view was accepted.
+  var trackView = asyncMethod('trackView', TRACK_VIEW_RULES, function (target, payload) {
+    var sticky = ns.stickyViews;
+    var key = payload.stickyTrackingKey !== undefined ? payload.stickyTrackingKey : payload.viewId;
+    var sendSticky = sticky.shouldSendStickyEntryView(payload.sticky, target.stickyKeys.has(key));
+    var args = Object.assign({}, payload);
+    delete args.stickyTrackingKey;
+    if (sendSticky) args.sticky = true;
+    else delete args.sticky;
+    return thenEmission(target.events.trackView(args), function (result) {
+      if (sticky.shouldRememberStickyEntryView(sendSticky, !!(result && result.accepted === true))) target.stickyKeys.remember(key);
+    });
+  });
+
+  var trackClick = asyncMethod('trackClick', [
+    ['componentId', 'string', true], ['variantIndex', 'number', true],
+    ['experienceId', 'string', false], ['optimizationContextId', 'string', false],
+  ], function (target, payload) {
+    return thenEmission(target.events.trackClick(payload));
+  });
+
+  function consent(input) {
+    if (instance === null) return;
+    instance.consent.set(input);
+  }
+
+  function hasConsent(method) {
+    if (instance === null) return false;
+    return instance.consent.hasConsent(method);
+  }
+
+  function setOnline(online) {
+    if (typeof online !== 'boolean') throw new TypeError('setOnline expects a boolean.');
+    if (instance === null) carried.online = online;
+    else instance.state.set({ online: online });
+  }
+
+  function queueSizes() {
+    if (instance === null) return JSON.stringify({ experience: 0, insights: 0 });
+    return JSON.stringify({ experience: instance.experienceQueue.size(), insights: instance.insightsQueue.size() });
   }
 
   // ---- async plumbing ---------------------------------------------------------------------------
@@ -342,6 +609,19 @@
     resolveOptimizedEntry: resolveOptimizedEntry,
     prepareEntry: prepareEntry,
     prepareSelections: prepareSelections,
+    adoptEntry: adoptEntry,
+    adoptSelections: adoptSelections,
     resolvePrepared: resolvePrepared,
+    identify: identify,
+    page: page,
+    screen: screen,
+    trackCurrentScreen: trackCurrentScreen,
+    track: track,
+    trackView: trackView,
+    trackClick: trackClick,
+    consent: consent,
+    hasConsent: hasConsent,
+    setOnline: setOnline,
+    queueSizes: queueSizes,
   };
 })();

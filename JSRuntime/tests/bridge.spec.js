@@ -160,9 +160,25 @@
   });
 
   jsTest('prepare methods validate their arguments', function () {
-    assert.throws(function () { __bridge.prepareEntry(1, {}); }, /prepareEntry key must be a string/);
+    assert.throws(function () { __bridge.prepareEntry({}, {}); }, /prepareEntry key must be a string or a finite number/);
+    assert.throws(function () { __bridge.prepareEntry(NaN, {}); }, /prepareEntry key must be a string or a finite number/);
     assert.throws(function () { __bridge.prepareSelections('k', {}); }, /array or null/);
-    assert.throws(function () { __bridge.prepareSelections(null, []); }, /prepareSelections key must be a string/);
+    assert.throws(function () { __bridge.prepareSelections(null, []); }, /prepareSelections key must be a string or a finite number/);
+  });
+
+  jsTest('numeric handles adopt documents prepared under the same content key', function () {
+    init();
+    var entry = fixtures.entry('adopt-baseline', 'page', { title: 'x' });
+    assert.equal(__bridge.adoptEntry(1, 'content-a'), false);
+    __bridge.prepareEntry(1, entry, undefined, 'content-a');
+    __bridge.prepareSelections(10, [], 'sel-a');
+    assert.equal(__bridge.resolvePrepared(2, 10), '?e', 'handle 2 is unknown until adopted');
+    assert.equal(__bridge.adoptEntry(2, 'content-a'), true);
+    assert.equal(__bridge.adoptSelections(11, 'sel-a'), true);
+    assert.equal(__bridge.adoptSelections(12, 'sel-b'), false);
+    assert.equal(__bridge.resolvePrepared(2, 11), '-1|-1|-1|0|');
+    __bridge.destroy();
+    assert.equal(__bridge.adoptEntry(3, 'content-a'), false, 'destroy forgets content keys');
   });
 
   jsTest('getState reports the bridge state before and after initialize', function () {

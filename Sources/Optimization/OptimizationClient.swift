@@ -42,6 +42,9 @@ public final class OptimizationClient: Sendable {
 
     public let environment: Environment
     private let runtime = Mutex<OptimizationRuntime?>(nil)
+    /// Feed ``events`` / ``blockedEvents``; they outlive one engine (a re-initialize keeps them).
+    let eventBroadcaster = EventBroadcaster<JSONValue>()
+    let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
 
     public init(environment: Environment = Environment()) {
         self.environment = environment
@@ -63,20 +66,30 @@ public final class OptimizationClient: Sendable {
     ///   JavaScript cannot be loaded.
     public func initialize(config: OptimizationConfig) throws(OptimizationError) {
         guard !config.clientId.isEmpty else { throw .configError("clientId must not be empty") }
-        destroy()
+        releaseRuntime()
         let engineConfiguration = JavaScriptEngine.Configuration(
             clock: environment.clock, transport: environment.transport,
             executionTimeLimit: environment.executionTimeLimit, logger: environment.logger)
         let started = runtimeStart()
         let newRuntime = try OptimizationRuntime(
-            configuration: engineConfiguration, bridgeConfiguration: config.bridgeConfiguration)
+            configuration: engineConfiguration, bridgeConfiguration: config.bridgeConfiguration,
+            channel: BridgeChannel(events: eventBroadcaster, blockedEvents: blockedEventBroadcaster))
         environment.logger.debug("optimization engine started", metadata: ["ms": "\(runtimeStart() - started)"])
         runtime.withLock { $0 = newRuntime }
     }
 
-    /// Releases the engine: cancels every timer and pending request. Safe to call at any time;
-    /// the client can be initialized again afterwards.
+    /// Releases the engine: cancels every timer and pending request (a pending event call throws
+    /// ``OptimizationError/notInitialized``) and finishes every ``events`` / ``blockedEvents``
+    /// stream handed out so far. Safe to call at any time; the client can be initialized again
+    /// afterwards.
     public func destroy() {
+        releaseRuntime()
+        eventBroadcaster.finishAll()
+        blockedEventBroadcaster.finishAll()
+    }
+
+    /// Closes the running engine, if any; the event streams stay open (re-initialize).
+    private func releaseRuntime() {
         let old = runtime.withLock { current -> OptimizationRuntime? in
             defer { current = nil }
             return current

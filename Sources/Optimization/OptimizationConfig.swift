@@ -18,6 +18,9 @@ public struct OptimizationConfig: Sendable, Equatable {
     public var logLevel: OptimizationLogLevel
     /// How many distinct entries (and selection sets) one engine keeps parsed. Default 1000.
     public var entryCacheSize: Int
+    /// Initial consent and state (for example restored from a previous session). Nil: consent
+    /// undecided, nothing known.
+    public var defaults: StorageDefaults?
 
     public init(
         clientId: String,
@@ -26,7 +29,8 @@ public struct OptimizationConfig: Sendable, Equatable {
         allowedEventTypes: [String]? = nil,
         channel: String = "server",
         logLevel: OptimizationLogLevel = .error,
-        entryCacheSize: Int = 1000
+        entryCacheSize: Int = 1000,
+        defaults: StorageDefaults? = nil
     ) {
         self.clientId = clientId
         self.environment = environment
@@ -35,6 +39,7 @@ public struct OptimizationConfig: Sendable, Equatable {
         self.channel = channel
         self.logLevel = logLevel
         self.entryCacheSize = entryCacheSize
+        self.defaults = defaults
     }
 
     /// The object handed to `__bridge.initialize`.
@@ -49,6 +54,7 @@ public struct OptimizationConfig: Sendable, Equatable {
         ]
         if let locale { object["locale"] = .string(locale) }
         if let allowedEventTypes { object["allowedEventTypes"] = .array(allowedEventTypes.map(JSONValue.string)) }
+        if let defaults { object["defaults"] = defaults.bridgeValue }
         return .object(object)
     }
 }

@@ -8,10 +8,16 @@ import Synchronization
 final class OptimizationRuntime: Sendable {
     let engine: JavaScriptEngine
     let logger: Logger
+    /// Async bridge calls and push-backs (settles, events, blocked events, state).
+    let channel: BridgeChannel
     private let resolvePrepared: JavaScriptFunction
     private let prepareEntry: JavaScriptFunction
     private let prepareSelections: JavaScriptFunction
+    private let adoptEntry: JavaScriptFunction
+    private let adoptSelections: JavaScriptFunction
     private let transferCounts = Mutex(TransferCounts())
+    /// Distinguishes runtimes for ``ContentfulEntry/lastRuntime``.
+    private let identifier = DocumentHandle.next()
 
     /// How many entries and selection sets were handed to the engine as JSON (each one costs a
     /// parse inside JavaScript; an entry the engine already holds costs none).
@@ -24,8 +30,12 @@ final class OptimizationRuntime: Sendable {
 
     /// Creates an engine, evaluates the embedded JSRuntime in manifest order and calls
     /// `__bridge.initialize(config)`.
-    init(configuration: JavaScriptEngine.Configuration, bridgeConfiguration: JSONValue) throws(OptimizationError) {
+    init(
+        configuration: JavaScriptEngine.Configuration, bridgeConfiguration: JSONValue,
+        channel: BridgeChannel = BridgeChannel()
+    ) throws(OptimizationError) {
         logger = configuration.logger
+        self.channel = channel
         do {
             engine = try JavaScriptEngine(configuration: configuration)
         } catch {
@@ -46,9 +56,17 @@ final class OptimizationRuntime: Sendable {
             resolvePrepared = try engine.function("__bridge.resolvePrepared")
             prepareEntry = try engine.function("__bridge.prepareEntry")
             prepareSelections = try engine.function("__bridge.prepareSelections")
+            adoptEntry = try engine.function("__bridge.adoptEntry")
+            adoptSelections = try engine.function("__bridge.adoptSelections")
         } catch {
             engine.close()
             throw error as? OptimizationError ?? .bridgeError("\(error)")
+        }
+        do {
+            try channel.install(on: engine)
+        } catch {
+            engine.close()
+            throw .bridgeError("cannot install the bridge push-backs: \(error)")
         }
         do {
             try engine.call("__bridge.initialize", .json(bridgeConfiguration.jsonText()))
@@ -66,17 +84,28 @@ final class OptimizationRuntime: Sendable {
     func resolve(_ entry: ContentfulEntry, selections: SelectedOptimizations?) -> ResolvedOptimizedEntry {
         do {
             let compact = try engine.withExclusiveAccess { () throws -> String in
-                let selectionsKey: JavaScriptValue = selections.map { .string($0.cacheKey) } ?? .null
-                for _ in 0..<3 {
-                    let result = try resolvePrepared.call(.string(entry.cacheKey), selectionsKey).stringValue ?? ""
+                let entryHandle = JavaScriptValue.number(Double(entry.handle))
+                let selectionsHandle = selections.map { JavaScriptValue.number(Double($0.handle)) } ?? .null
+                // An entry never handed to this runtime cannot be known by handle: go straight to
+                // adopting or preparing it.
+                let seenBefore = entry.lastRuntime.exchange(identifier, ordering: .relaxed) == identifier
+                for attempt in 0..<3 {
+                    let result = attempt == 0 && !seenBefore
+                        ? "?e" : try resolvePrepared.call(entryHandle, selectionsHandle).stringValue ?? ""
                     switch result {
                     case "?e":
-                        try prepareEntry.call(.string(entry.cacheKey), .json(entry.jsonText), entry.isCollection ? .string(entry.id) : .undefined)
-                        transferCounts.withLock { $0.entries += 1 }
+                        let key = JavaScriptValue.string(entry.cacheKey)
+                        if try adoptEntry.call(entryHandle, key) != .bool(true) {
+                            try prepareEntry.call(entryHandle, .json(entry.jsonText), entry.isCollection ? .string(entry.id) : .undefined, key)
+                            transferCounts.withLock { $0.entries += 1 }
+                        }
                     case "?s":
                         guard let selections else { return result }
-                        try prepareSelections.call(.string(selections.cacheKey), .json(selections.jsonText))
-                        transferCounts.withLock { $0.selections += 1 }
+                        let key = JavaScriptValue.string(selections.cacheKey)
+                        if try adoptSelections.call(selectionsHandle, key) != .bool(true) {
+                            try prepareSelections.call(selectionsHandle, .json(selections.jsonText), key)
+                            transferCounts.withLock { $0.selections += 1 }
+                        }
                     default:
                         return result
                     }
@@ -103,6 +132,7 @@ final class OptimizationRuntime: Sendable {
             logger.debug("__bridge.destroy failed during close", metadata: ["error": "\(error)"])
         }
         engine.close()
+        channel.close()
     }
 }
 

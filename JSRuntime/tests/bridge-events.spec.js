@@ -1,0 +1,314 @@
+// tests/bridge-events.spec.js — consent and event methods of __bridge (spec §8.2, §9.7 B1–B10,
+// §9.2 C1/C2 through the bridge, DECISIONS 5–7).
+(function () {
+  'use strict';
+  var fx = globalThis.fixtures;
+  var PF = { id: 'p-1', stableId: 'p-1', random: 0.5, audiences: [], traits: {}, location: {} };
+
+  // Initializes the bridge and records the push-backs; `done()` removes the recorders.
+  function setup(extra) {
+    var rec = { emitted: [], blocked: [], states: [], queueEvents: [] };
+    globalThis.__nativeOnEventEmitted = function (json) { rec.emitted.push(JSON.parse(json)); };
+    globalThis.__nativeOnEventBlocked = function (json) { rec.blocked.push(JSON.parse(json)); };
+    globalThis.__nativeOnStateChange = function (json) { rec.states.push(JSON.parse(json)); };
+    globalThis.__nativeOnQueueEvent = function (json) { rec.queueEvents.push(JSON.parse(json)); };
+    __bridge.initialize(Object.assign({
+      clientId: 'test-client', environment: 'main', library: { name: 'swift-optimization-linux', version: '0.1.0' },
+    }, extra || {}));
+    return rec;
+  }
+
+  function cleanup() {
+    delete globalThis.__nativeOnEventEmitted;
+    delete globalThis.__nativeOnEventBlocked;
+    delete globalThis.__nativeOnQueueEvent;
+  }
+
+  function withBridge(extra, body) {
+    return function () {
+      var rec = setup(extra);
+      var outcome;
+      try {
+        outcome = body(rec);
+      } catch (error) {
+        cleanup();
+        throw error;
+      }
+      return Promise.resolve(outcome).then(function (value) { cleanup(); return value; }, function (error) { cleanup(); throw error; });
+    };
+  }
+
+  // Settles of one request id, after pending promise jobs ran.
+  function settledFor(requestId) {
+    return Promise.resolve().then(function () {}).then(function () {
+      return __testHost.settled.filter(function (s) { return s.requestId === requestId; });
+    });
+  }
+
+  function expectSettle(requestId, ok, json) {
+    return settledFor(requestId).then(function (list) {
+      assert.equal(list.length, 1, 'settled exactly once: ' + requestId);
+      assert.equal(list[0].ok, ok, requestId + ' ok');
+      if (typeof json === 'string') assert.equal(list[0].json, json, requestId + ' json');
+      else assert.deepEqual(JSON.parse(list[0].json), json, requestId + ' json');
+    });
+  }
+
+  var VALIDATION = [
+    ['B1', 'identify', { traits: {} }, 'identify payload must include a string "userId".'],
+    ['B2', 'page', [], 'page payload must be an object.'],
+    ['B3', 'screen', { name: 'Home', properties: [] }, 'screen payload "properties" must be an object when provided.'],
+    ['B4', 'trackCurrentScreen', { name: 'Home', routeKey: 1 }, 'trackCurrentScreen payload "routeKey" must be a string when provided.'],
+    ['B5', 'track', { properties: {} }, 'track payload must include a string "event".'],
+    ['B6', 'trackView', { componentId: 'component-1', viewId: 'view-1', variantIndex: '0', viewDurationMs: 1 }, 'trackView payload must include a number "variantIndex".'],
+    ['B7', 'trackClick', { componentId: 1, variantIndex: 0 }, 'trackClick payload must include a string "componentId".'],
+  ];
+
+  jsTest('B1–B7: invalid payloads settle ok=false with the spec message; the core is not called', withBridge({ defaults: { consent: true } }, function (rec) {
+    VALIDATION.forEach(function (c) {
+      __bridge[c[1]](c[2], c[0]);
+    });
+    // Validation settles synchronously.
+    VALIDATION.forEach(function (c) {
+      var list = __testHost.settled.filter(function (s) { return s.requestId === c[0]; });
+      assert.deepEqual(list, [{ requestId: c[0], ok: false, json: c[3] }], c[0]);
+    });
+    assert.equal(rec.emitted.length, 0);
+    assert.equal(rec.blocked.length, 0);
+    __bridge.trackView({ componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 1, sticky: 'yes' }, 'x1');
+    __bridge.identify(null, 'x2');
+    __bridge.track({ event: 'e', properties: 5 }, 'x3');
+    return Promise.all([
+      expectSettle('x1', false, 'trackView payload "sticky" must be a boolean when provided.'),
+      expectSettle('x2', false, 'identify payload must be an object.'),
+      expectSettle('x3', false, 'track payload "properties" must be an object when provided.'),
+    ]);
+  }));
+
+  jsTest('async methods before initialize settle with the not-initialized error; sync ones are no-ops', function () {
+    ['identify', 'page', 'screen', 'trackCurrentScreen', 'track', 'trackView', 'trackClick'].forEach(function (method) {
+      __bridge[method]({}, 'pre-' + method);
+    });
+    var pre = __testHost.settled.filter(function (s) { return s.requestId.indexOf('pre-') === 0; });
+    assert.equal(pre.length, 7);
+    pre.forEach(function (s) {
+      assert.equal(s.ok, false);
+      assert.equal(s.json, 'SDK not initialized. Call initialize() first.');
+    });
+    assert.equal(__bridge.hasConsent('identify'), false);
+    assert.equal(__bridge.consent(true), undefined);
+    assert.equal(__bridge.queueSizes(), '{"experience":0,"insights":0}');
+  });
+
+  jsTest('B8: unknown optimizationContextId on trackView/trackClick is not an error', withBridge({
+    allowedEventTypes: ['component', 'component_click'], defaults: { consent: true, profile: PF },
+  }, function (rec) {
+    __bridge.trackView({ componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 1, optimizationContextId: 'ctx-1' }, 'v1');
+    __bridge.trackClick({ componentId: 'c', variantIndex: 0, optimizationContextId: 'ctx-1' }, 'c1');
+    return Promise.all([expectSettle('v1', true, { accepted: true }), expectSettle('c1', true, { accepted: true })]).then(function () {
+      assert.equal(rec.emitted.length, 2);
+      rec.emitted.forEach(function (e) { assert.equal('optimization' in e, false); });
+    });
+  }));
+
+  jsTest('B9: the event methods are functions on __bridge', function () {
+    ['identify', 'page', 'screen', 'trackCurrentScreen', 'track', 'trackView', 'trackClick', 'consent', 'hasConsent', 'setOnline', 'queueSizes']
+      .forEach(function (name) { assert.equal(typeof __bridge[name], 'function', name); });
+  });
+
+  jsTest('C1 (bridge, allowedEventTypes []): identify, page, screen blocked, each reported once', withBridge({ allowedEventTypes: [] }, function (rec) {
+    __bridge.identify({ userId: 'user-1' }, 'r1');
+    __bridge.page({}, 'r2');
+    __bridge.screen({ name: 'Home', properties: {} }, 'r3');
+    assert.deepEqual(rec.blocked.map(function (b) { return b.method; }), ['identify', 'page', 'screen'], 'reported before the calls returned');
+    assert.equal(rec.emitted.length, 0);
+    assert.equal(__bridge.queueSizes(), '{"experience":0,"insights":0}');
+    return Promise.all(['r1', 'r2', 'r3'].map(function (id) { return expectSettle(id, true, { accepted: false }); }));
+  }));
+
+  jsTest('DECISIONS 5: the native default allow-list lets identify and screen through before consent', withBridge(undefined, function (rec) {
+    assert.equal(__bridge.hasConsent('identify'), true);
+    assert.equal(__bridge.hasConsent('screen'), true);
+    assert.equal(__bridge.hasConsent('page'), false);
+    assert.equal(__bridge.hasConsent('trackView'), false);
+    __bridge.identify({ userId: 'u' }, 'r1');
+    __bridge.page({}, 'r2');
+    assert.equal(rec.emitted.length, 1);
+    assert.equal(rec.emitted[0].context.gdpr.isConsentGiven, false);
+    assert.deepEqual(rec.blocked, [{ reason: 'consent', method: 'page', args: [{}] }]);
+    return Promise.all([expectSettle('r1', true, { accepted: true }), expectSettle('r2', true, { accepted: false })]);
+  }));
+
+  jsTest('C2 (bridge): a blocked track is reported once with its payload', withBridge({ allowedEventTypes: [] }, function (rec) {
+    __bridge.track({ event: 'purchase' }, 'r1');
+    assert.deepEqual(rec.blocked, [{ reason: 'consent', method: 'track', args: [{ event: 'purchase' }] }]);
+    return expectSettle('r1', true, { accepted: false });
+  }));
+
+  jsTest('accepted events are published with channel, library, gdpr and the default page', withBridge({ defaults: { consent: true } }, function (rec) {
+    __bridge.track({ event: 'e', properties: { a: 1 }, optimizationContextId: 'x' }, 'r1');
+    assert.equal(rec.emitted.length, 1);
+    var event = rec.emitted[0];
+    assert.equal(event.type, 'track');
+    assert.equal(event.channel, 'server');
+    assert.deepEqual(event.context.library, { name: 'swift-optimization-linux', version: '0.1.0' });
+    assert.equal(event.context.gdpr.isConsentGiven, true);
+    assert.deepEqual(event.context.page, { path: '', query: {}, referrer: '', search: '', title: '', url: '' });
+    assert.equal(event.timestamp, '2026-01-01T00:00:00.000Z');
+    assert.equal('optimizationContextId' in event, false);
+    assert.equal(__bridge.queueSizes(), '{"experience":1,"insights":0}');
+    return expectSettle('r1', true, { accepted: true });
+  }));
+
+  jsTest('channel is configurable (DECISIONS 7)', withBridge({ channel: 'kiosk', defaults: { consent: true } }, function (rec) {
+    __bridge.screen({ name: 'Home' }, 'r1');
+    assert.equal(rec.emitted[0].channel, 'kiosk');
+    assert.deepEqual(rec.emitted[0].properties, { name: 'Home' });
+    assert.equal('page' in rec.emitted[0].context, false);
+  }));
+
+  jsTest('consent(): state pushes, getState keys, purge of both queues on withdrawal', withBridge({ defaults: { profile: PF } }, function (rec) {
+    var initial = JSON.parse(__bridge.getState());
+    assert.equal('consent' in initial, false, 'omitted while undecided');
+    assert.equal('persistenceConsent' in initial, false);
+    assert.equal(initial.optimizationPossible, true);
+    var pushes = rec.states.length;
+    __bridge.consent(true);
+    assert.equal(rec.states.length, pushes + 1, 'one push per consent change');
+    var state = JSON.parse(__bridge.getState());
+    assert.equal(state.consent, true);
+    assert.equal(state.persistenceConsent, true);
+    __bridge.track({ event: 'e' }, 'r1');
+    __bridge.trackClick({ componentId: 'c', variantIndex: 0 }, 'r2');
+    __bridge.trackView({ componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 1, sticky: true }, 'r3');
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2, insights: 2 });
+    __bridge.consent({ persistence: false });
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2, insights: 2 });
+    assert.equal(rec.states[rec.states.length - 1].persistenceConsent, false);
+    assert.equal(rec.states[rec.states.length - 1].consent, true);
+    __bridge.consent({ events: false });
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 0, insights: 0 });
+    assert.equal(JSON.parse(__bridge.getState()).consent, false);
+    assert.throws(function () { __bridge.consent('yes'); }, /consent input must be a boolean or an object/);
+  }));
+
+  jsTest('trackCurrentScreen: de-duplicated by routeKey ?? name; blocked calls reported once as trackCurrentScreen', withBridge({ allowedEventTypes: [] }, function (rec) {
+    __bridge.trackCurrentScreen({ name: 'Home' }, 'b1');
+    assert.deepEqual(rec.blocked, [{ reason: 'consent', method: 'trackCurrentScreen', args: [{ name: 'Home' }] }], 'DECISIONS 6: exactly one report');
+    assert.equal(rec.emitted.length, 0);
+    __bridge.consent(true);
+    __bridge.trackCurrentScreen({ name: 'Home' }, 'a1');
+    __bridge.trackCurrentScreen({ name: 'Home', properties: { x: 1 } }, 'a2');
+    __bridge.trackCurrentScreen({ name: 'Home', routeKey: 'home-2' }, 'a3');
+    __bridge.trackCurrentScreen({ name: 'Other', routeKey: 'home-2' }, 'a4');
+    __bridge.trackCurrentScreen({ name: 'Home' }, 'a5');
+    assert.equal(rec.emitted.length, 3);
+    assert.deepEqual(rec.emitted.map(function (e) { return e.type; }), ['screen', 'screen', 'screen']);
+    assert.equal(rec.blocked.length, 1, 'de-duplication is not a consent block');
+    return Promise.all([
+      expectSettle('b1', true, { accepted: false }),
+      expectSettle('a1', true, { accepted: true }),
+      expectSettle('a2', true, { accepted: false }),
+      expectSettle('a3', true, { accepted: true }),
+      expectSettle('a4', true, { accepted: false }),
+      expectSettle('a5', true, { accepted: true }),
+    ]);
+  }));
+
+  jsTest('trackCurrentScreen: a blocked call does not remember its key', withBridge({ allowedEventTypes: [] }, function (rec) {
+    __bridge.trackCurrentScreen({ name: 'Home' }, 'r1');
+    __bridge.consent(true);
+    __bridge.trackCurrentScreen({ name: 'Home' }, 'r2');
+    assert.equal(rec.emitted.length, 1);
+    return expectSettle('r2', true, { accepted: true });
+  }));
+
+  jsTest('trackView: sticky views go to Experience once per stickyTrackingKey ?? viewId', withBridge({ defaults: { consent: true, profile: PF } }, function (rec) {
+    function view(viewId, extra) {
+      return Object.assign({ componentId: 'c', viewId: viewId, variantIndex: 1, viewDurationMs: 1 }, extra || {});
+    }
+    __bridge.trackView(view('v1', { sticky: true }), 'r1');
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 1, insights: 1 });
+    __bridge.trackView(view('v1', { sticky: true }), 'r2');
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 1, insights: 2 }, 'same key: Insights only');
+    __bridge.trackView(view('v2', { sticky: true, stickyTrackingKey: 'entry-c' }), 'r3');
+    __bridge.trackView(view('v3', { sticky: true, stickyTrackingKey: 'entry-c' }), 'r4');
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2, insights: 4 });
+    __bridge.trackView(view('v4', { sticky: false }), 'r5');
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2, insights: 5 });
+    assert.equal(rec.emitted.length, 7);
+    rec.emitted.forEach(function (e) {
+      assert.equal('sticky' in e, false);
+      assert.equal('stickyTrackingKey' in e, false);
+    });
+  }));
+
+  jsTest('trackView: a blocked sticky view is reported once and does not remember its key', withBridge({ allowedEventTypes: [], defaults: { profile: PF } }, function (rec) {
+    var payload = { componentId: 'c', viewId: 'v1', variantIndex: 0, viewDurationMs: 1, sticky: true, stickyTrackingKey: 'k' };
+    __bridge.trackView(payload, 'r1');
+    assert.equal(rec.blocked.length, 1);
+    assert.equal(rec.blocked[0].method, 'trackView');
+    assert.equal(rec.blocked[0].args[0].componentId, 'c');
+    __bridge.consent(true);
+    __bridge.trackView(payload, 'r2');
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 1, insights: 1 });
+    return expectSettle('r1', true, { accepted: false });
+  }));
+
+  jsTest('trackClick settles {accepted} (blocked: false)', withBridge({ allowedEventTypes: ['component'] }, function (rec) {
+    __bridge.trackClick({ componentId: 'c', variantIndex: 0 }, 'r1');
+    assert.equal(rec.blocked[0].method, 'trackClick');
+    __bridge.consent(true);
+    __bridge.trackClick({ componentId: 'c', variantIndex: 0, experienceId: 'x' }, 'r2');
+    assert.equal(rec.emitted[0].type, 'component_click');
+    assert.equal(rec.emitted[0].experienceId, 'x');
+    return Promise.all([expectSettle('r1', true, { accepted: false }), expectSettle('r2', true, { accepted: true })]);
+  }));
+
+  jsTest('E10 (bridge): a resolved context enriches both sticky view emissions, never the queue', withBridge({
+    defaults: { consent: true, profile: PF },
+  }, function (rec) {
+    var resolved = JSON.parse(__bridge.resolveOptimizedEntry(fx.optimizedEntry(), fx.selectedOptimizations()));
+    __bridge.trackView({
+      componentId: fx.ids.OE, experienceId: fx.ids.EU, optimizationContextId: resolved.optimizationContextId, sticky: true,
+      variantIndex: 1, viewDurationMs: 250, viewId: 'view-1',
+    }, 'r1');
+    assert.equal(rec.emitted.length, 2);
+    rec.emitted.forEach(function (e) {
+      assert.equal(e.optimization.contextId, resolved.optimizationContextId);
+      assert.equal(e.optimization.baselineEntry.sys.id, fx.ids.OE);
+    });
+    return expectSettle('r1', true, { accepted: true });
+  }));
+
+  jsTest('an unserializable optimization context is dropped from the published event', withBridge({ defaults: { consent: true, profile: PF } }, function (rec) {
+    var oe = fx.optimizedEntry();
+    oe.fields.self = oe;
+    __bridge.prepareEntry('cyclic', oe);
+    __bridge.prepareSelections('so', fx.selectedOptimizations());
+    var contextId = __bridge.resolvePrepared('cyclic', 'so').split('|')[4];
+    assert.ok(contextId.length > 0);
+    __bridge.trackClick({ componentId: fx.ids.OE, variantIndex: 1, optimizationContextId: contextId }, 'r1');
+    assert.equal(rec.emitted.length, 1);
+    assert.equal('optimization' in rec.emitted[0], false);
+    assert.equal(rec.emitted[0].componentId, fx.ids.OE);
+    return expectSettle('r1', true, { accepted: true });
+  }));
+
+  jsTest('setOnline works before and after initialize and validates its argument', function () {
+    __bridge.setOnline(false);
+    __bridge.initialize({ clientId: 'c', environment: 'main' });
+    assert.throws(function () { __bridge.setOnline('no'); }, /setOnline expects a boolean/);
+    __bridge.setOnline(true);
+    __bridge.destroy();
+  });
+
+  jsTest('offline drops are forwarded to __nativeOnQueueEvent', withBridge({ queuePolicy: { offlineMaxEvents: 1 }, defaults: { consent: true } }, function (rec) {
+    __bridge.track({ event: 'a' }, 'r1');
+    __bridge.track({ event: 'b' }, 'r2');
+    assert.equal(rec.queueEvents.length, 1);
+    assert.equal(rec.queueEvents[0].type, 'offlineDrop');
+    assert.equal(rec.queueEvents[0].context.droppedCount, 1);
+    assert.equal(rec.queueEvents[0].context.droppedEvents[0].event, 'a');
+  }));
+})();

@@ -1,0 +1,295 @@
+// tests/event-emitter.spec.js — the event pipeline of the stateful core (spec §4.3, §5.4, §5.6;
+// §9.2 C1–C4, C7–C10, C12, C13; §9.4 E10, E11; DECISIONS 5, 11).
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization;
+  var fx = globalThis.fixtures;
+  var PF = { id: '', stableId: '', random: 0.5, audiences: [], traits: { firstname: 'John' }, location: { continent: 'EU' } };
+
+  // A core as the bridge builds one, with the core's own fail-closed default allow-list [].
+  function makeCore(options) {
+    var o = options || {};
+    var state = ns.createStateStore({
+      consent: o.consent,
+      persistenceConsent: o.consent,
+      allowedEventTypes: o.allowedEventTypes !== undefined ? o.allowedEventTypes : [],
+      profile: o.profile,
+    });
+    var experienceQueue = ns.createExperienceQueue();
+    var insightsQueue = ns.createInsightsQueue({ getProfile: function () { return state.get().profile; } });
+    var consent = ns.consent.createConsentController({
+      state: state,
+      onPurge: function () { experienceQueue.purge(); insightsQueue.purge(); },
+    });
+    var contexts = ns.createContextRegistry();
+    var emitted = [];
+    var blocked = [];
+    var core = ns.createEventEmitter({
+      consent: consent,
+      builder: ns.createEventBuilder({ getConsent: function () { return state.get().consent; } }),
+      contexts: contexts,
+      experienceQueue: experienceQueue,
+      insightsQueue: insightsQueue,
+      onEmitted: function (event) { emitted.push(event); },
+      onBlocked: function (event) { blocked.push(event); },
+    });
+    return {
+      core: core, state: state, consent: consent, contexts: contexts, experienceQueue: experienceQueue,
+      insightsQueue: insightsQueue, emitted: emitted, blocked: blocked,
+    };
+  }
+
+  function result(value) {
+    return Promise.resolve(value);
+  }
+
+  jsTest('C1: no allow-list, no consent: identify, page and screen are blocked', function () {
+    var t = makeCore();
+    return Promise.all([
+      result(t.core.identify({ userId: 'user-1' })),
+      result(t.core.page({})),
+      result(t.core.screen({ name: 'Home', properties: {}, screen: { name: 'Home' } })),
+    ]).then(function (results) {
+      results.forEach(function (r) { assert.deepEqual(r, { accepted: false }); });
+      assert.deepEqual(t.blocked.map(function (b) { return b.method; }), ['identify', 'page', 'screen']);
+      t.blocked.forEach(function (b) { assert.equal(b.reason, 'consent'); });
+      assert.equal(t.emitted.length, 0);
+      assert.equal(t.experienceQueue.size(), 0);
+    });
+  });
+
+  jsTest('C2: a blocked track is reported once with its original payload', function () {
+    var t = makeCore();
+    var payload = { event: 'purchase' };
+    return result(t.core.track(payload)).then(function (r) {
+      assert.deepEqual(r, { accepted: false });
+      assert.deepEqual(t.blocked, [{ reason: 'consent', method: 'track', args: [{ event: 'purchase' }] }]);
+    });
+  });
+
+  jsTest('blocked calls log without payload above debug; the payload only at debug', function () {
+    var t = makeCore();
+    var sentinel = 'SENTINEL-trait-4711';
+    ns.host.setLogLevel('log');
+    try {
+      t.core.identify({ userId: 'u', traits: { secret: sentinel } });
+    } finally {
+      ns.host.setLogLevel('error');
+    }
+    var warn = __testHost.logs.filter(function (l) { return l.level === 'warn'; });
+    assert.ok(warn.some(function (l) { return l.message === 'Event "identify" was blocked due to lack of consent.'; }));
+    __testHost.logs.forEach(function (l) {
+      if (l.level !== 'debug' && l.level !== 'log') assert.equal(l.message.indexOf(sentinel), -1, l.level + ': ' + l.message);
+    });
+    assert.ok(__testHost.logs.some(function (l) { return l.level === 'debug' && l.message.indexOf(sentinel) !== -1; }));
+  });
+
+  jsTest('C3: with consent, repeated entry views are never blocked', function () {
+    var t = makeCore({ consent: true, profile: PF });
+    var view = { componentId: 'hero-banner', viewId: 'hero-banner-view-id', viewDurationMs: 1000 };
+    return Promise.all([result(t.core.trackView(view)), result(t.core.trackView(view))]).then(function (results) {
+      assert.equal(t.blocked.length, 0);
+      results.forEach(function (r) { assert.deepEqual(r, { accepted: true }); });
+      assert.equal(t.insightsQueue.size(), 2);
+      assert.equal(t.experienceQueue.size(), 0, 'non-sticky views go to Insights only');
+    });
+  });
+
+  jsTest('C4: gdpr.isConsentGiven is false before consent and true after, per event', function () {
+    var t = makeCore({ allowedEventTypes: ['identify'] });
+    t.core.identify({ userId: 'user-1' });
+    t.consent.set({ events: true });
+    t.core.identify({ userId: 'user-2' });
+    var queued = t.experienceQueue.peek();
+    assert.equal(queued.length, 2);
+    assert.equal(queued[0].context.gdpr.isConsentGiven, false);
+    assert.equal(queued[1].context.gdpr.isConsentGiven, true);
+    assert.equal(t.emitted[0].userId, 'user-1');
+  });
+
+  jsTest('C7: withdrawing consent discards queued Experience events', function () {
+    var t = makeCore({ consent: true });
+    t.core.track({ event: 'queued-experience-event' });
+    assert.equal(t.experienceQueue.size(), 1);
+    t.consent.set({ events: false });
+    assert.equal(t.experienceQueue.size(), 0);
+  });
+
+  jsTest('C8: withdrawing consent discards queued Insights events (held ones too)', function () {
+    var t = makeCore({ consent: true, profile: PF });
+    t.core.trackClick({ componentId: 'hero-banner' });
+    t.state.set({ profile: undefined });
+    t.core.trackClick({ componentId: 'held' });
+    assert.equal(t.insightsQueue.size(), 2);
+    assert.equal(t.insightsQueue.heldCount(), 1);
+    t.consent.set({ events: false });
+    assert.equal(t.insightsQueue.size(), 0);
+    assert.equal(t.insightsQueue.heldCount(), 0);
+  });
+
+  jsTest('C9: allow ["flag"]: entry views blocked, flag views pass', function () {
+    var t = makeCore({ allowedEventTypes: ['flag'], profile: PF });
+    t.core.trackView({ componentId: 'entry-card', viewDurationMs: 100, viewId: 'entry-card-view' });
+    t.core.trackFlagView({ componentId: 'dark-mode' });
+    assert.deepEqual(t.blocked.map(function (b) { return b.method; }), ['trackView']);
+    assert.equal(t.emitted.length, 1);
+    assert.equal(t.emitted[0].componentId, 'dark-mode');
+    assert.equal(t.emitted[0].componentType, 'Variable');
+    assert.equal(t.emitted[0].type, 'component');
+  });
+
+  jsTest('C10: allow ["component"]: entry and flag views both pass', function () {
+    var t = makeCore({ allowedEventTypes: ['component'], profile: PF });
+    t.core.trackView({ componentId: 'entry-card', viewDurationMs: 100, viewId: 'entry-card-view' });
+    t.core.trackFlagView({ componentId: 'dark-mode' });
+    assert.equal(t.blocked.length, 0);
+    assert.deepEqual(t.emitted.map(function (e) { return e.componentType; }), ['Entry', 'Variable']);
+  });
+
+  jsTest('C12: allow ["page"] offline: page resolves {accepted:true} and is queued', function () {
+    var t = makeCore({ allowedEventTypes: ['page'] });
+    t.state.set({ online: false });
+    return result(t.core.page({})).then(function (r) {
+      assert.deepEqual(r, { accepted: true });
+      assert.equal(t.experienceQueue.size(), 1);
+    });
+  });
+
+  jsTest('C13: a blocked screen queues nothing', function () {
+    var t = makeCore();
+    return result(t.core.screen({ name: 'Home', properties: {}, screen: { name: 'Home' } })).then(function (r) {
+      assert.deepEqual(r, { accepted: false });
+      assert.equal(t.experienceQueue.size(), 0);
+      assert.equal(t.emitted.length, 0);
+    });
+  });
+
+  jsTest('gate, build and publish happen synchronously inside the call', function () {
+    var t = makeCore({ consent: true });
+    var returned = t.core.trackView({ componentId: 'c', viewId: 'v', viewDurationMs: 1 });
+    assert.equal(t.emitted.length, 1, 'published before the call returned');
+    assert.deepEqual(returned, { accepted: true }, 'a synchronous path answers synchronously');
+    t.consent.set(false);
+    t.core.trackClick({ componentId: 'c' });
+    assert.equal(t.blocked.length, 1, 'blocked report before the call returned');
+  });
+
+  jsTest('sticky views: Experience first, then a second view (own messageId) to Insights', function () {
+    var t = makeCore({ consent: true, profile: PF });
+    var r = t.core.trackView({ componentId: 'c', viewId: 'v', viewDurationMs: 1, sticky: true });
+    assert.deepEqual(r, { accepted: true });
+    assert.equal(t.experienceQueue.size(), 1);
+    assert.equal(t.insightsQueue.size(), 1);
+    assert.equal(t.emitted.length, 2);
+    assert.notEqual(t.emitted[0].messageId, t.emitted[1].messageId);
+    assert.equal(t.experienceQueue.peek()[0].messageId, t.emitted[0].messageId);
+  });
+
+  jsTest('a sticky view whose Experience send rejects does not reach Insights', function () {
+    var t = makeCore({ consent: true, profile: PF });
+    var failing = ns.createEventEmitter({
+      consent: t.consent,
+      builder: ns.createEventBuilder(),
+      experienceQueue: { send: function () { return Promise.reject(new Error('Experience API down')); } },
+      insightsQueue: t.insightsQueue,
+    });
+    return assert.rejects(failing.trackView({ componentId: 'c', viewId: 'v', viewDurationMs: 1, sticky: true }), /Experience API down/)
+      .then(function () { assert.equal(t.insightsQueue.size(), 0); });
+  });
+
+  jsTest('an async Experience result carries data; Insights follows it', function () {
+    var t = makeCore({ consent: true, profile: PF });
+    var emitter = ns.createEventEmitter({
+      consent: t.consent,
+      builder: ns.createEventBuilder(),
+      experienceQueue: { send: function () { return Promise.resolve({ accepted: true, data: { profile: PF }, extra: 1 }); } },
+      insightsQueue: t.insightsQueue,
+    });
+    var pending = emitter.trackView({ componentId: 'c', viewId: 'v', viewDurationMs: 1, sticky: true });
+    assert.equal(t.insightsQueue.size(), 0, 'Insights waits for the Experience result');
+    return pending.then(function (r) {
+      assert.deepEqual(r, { accepted: true, data: { profile: PF } });
+      assert.equal(t.insightsQueue.size(), 1);
+    });
+  });
+
+  jsTest('invalid input rejects without emitting', function () {
+    var t = makeCore({ consent: true });
+    return assert.rejects(t.core.track({ properties: {} }), /"event" must be a string/).then(function () {
+      assert.equal(t.emitted.length, 0);
+      assert.equal(t.experienceQueue.size(), 0);
+    });
+  });
+
+  jsTest('DECISIONS 11: Insights events without a profile are held, published, and adopted later', function () {
+    var t = makeCore({ consent: true });
+    var r = t.core.trackClick({ componentId: 'c' });
+    assert.deepEqual(r, { accepted: true });
+    assert.equal(t.emitted.length, 1);
+    assert.equal(t.insightsQueue.heldCount(), 1);
+    t.state.set({ profile: { id: 'p-1' } });
+    t.core.trackClick({ componentId: 'd' });
+    assert.equal(t.insightsQueue.heldCount(), 0);
+    var batches = t.insightsQueue.drain();
+    assert.equal(batches.length, 1);
+    assert.equal(batches[0].profile.id, 'p-1');
+    assert.deepEqual(batches[0].events.map(function (e) { return e.componentId; }), ['c', 'd']);
+  });
+
+  jsTest('E10: views with a live context publish `optimization`; queued payloads never have it', function () {
+    var t = makeCore({ consent: true, profile: PF });
+    var resolved = ns.resolver.resolveOptimizedEntry(fx.optimizedEntry(), fx.selectedOptimizations());
+    var contextId = t.contexts.register(resolved.context);
+    t.core.trackView({
+      componentId: fx.ids.OE, experienceId: fx.ids.EU, optimizationContextId: contextId, sticky: true,
+      variantIndex: 1, viewDurationMs: 250, viewId: 'view-1',
+    });
+    assert.equal(t.emitted.length, 2);
+    t.emitted.forEach(function (event) {
+      assert.equal(event.type, 'component');
+      assert.equal(event.optimization.contextId, contextId);
+      assert.equal(event.optimization.baselineEntry.sys.id, fx.ids.OE);
+      assert.equal(event.optimization.resolvedEntry.sys.id, fx.ids.EU_VARIANT);
+      assert.equal(event.optimization.selectedOptimization.experienceId, fx.ids.EU);
+    });
+    var queued = t.experienceQueue.peek().concat(t.insightsQueue.peek()[0].events);
+    assert.equal(queued.length, 2);
+    queued.forEach(function (event) {
+      assert.equal('optimization' in event, false);
+      assert.equal('optimizationContextId' in event, false);
+    });
+    t.core.trackClick({ componentId: fx.ids.OE, optimizationContextId: contextId });
+    assert.equal(t.emitted[2].optimization.contextId, contextId, 'clicks are enriched too');
+  });
+
+  jsTest('E11 / B8: flag views are never enriched; unknown context ids add nothing', function () {
+    var t = makeCore({ consent: true, profile: PF });
+    t.core.trackFlagView({ componentId: 'dark-mode', optimizationContextId: 'ctx-1' });
+    t.core.trackView({ componentId: 'c', viewId: 'v', viewDurationMs: 1, optimizationContextId: 'ctx-1' });
+    t.core.trackClick({ componentId: 'c', optimizationContextId: 'ctx-1' });
+    assert.equal(t.emitted.length, 3);
+    t.emitted.forEach(function (event) { assert.equal('optimization' in event, false); });
+    assert.equal(t.emitted[0].componentType, 'Variable');
+  });
+
+  jsTest('a throwing onEventBlocked / onEventEmitted callback is warn-logged and swallowed', function () {
+    var state = ns.createStateStore({ allowedEventTypes: ['track'] });
+    ns.host.setLogLevel('warn');
+    try {
+      var core = ns.createEventEmitter({
+        consent: ns.consent.createConsentController({ state: state }),
+        builder: ns.createEventBuilder(),
+        experienceQueue: ns.createExperienceQueue(),
+        insightsQueue: ns.createInsightsQueue(),
+        onEmitted: function () { throw new Error('emit boom'); },
+        onBlocked: function () { throw new Error('block boom'); },
+      });
+      assert.deepEqual(core.track({ event: 'e' }), { accepted: true });
+      assert.deepEqual(core.identify({ userId: 'u' }), { accepted: false });
+    } finally {
+      ns.host.setLogLevel('error');
+    }
+    assert.ok(__testHost.logs.some(function (l) { return l.level === 'warn' && l.message.indexOf('emit boom') !== -1; }));
+    assert.ok(__testHost.logs.some(function (l) { return l.level === 'warn' && l.message.indexOf('block boom') !== -1; }));
+  });
+})();

@@ -1,0 +1,25 @@
+// tests/sticky-views.spec.js — sticky entry-view de-duplication rules (spec §5.4, B11).
+(function () {
+  'use strict';
+  var sticky = globalThis.__optimization.stickyViews;
+
+  jsTest('B11: shouldSendStickyEntryView / shouldRememberStickyEntryView', function () {
+    assert.equal(sticky.shouldSendStickyEntryView(true, false), true);
+    assert.equal(sticky.shouldSendStickyEntryView(true, true), false);
+    assert.equal(sticky.shouldSendStickyEntryView(false, false), false);
+    assert.equal(sticky.shouldSendStickyEntryView(undefined, false), false);
+    assert.equal(sticky.shouldRememberStickyEntryView(true, true), true);
+    assert.equal(sticky.shouldRememberStickyEntryView(true, false), false);
+    assert.equal(sticky.shouldRememberStickyEntryView(false, true), false);
+  });
+
+  jsTest('sticky view keys remember, answer and clear', function () {
+    var keys = sticky.createStickyViewKeys();
+    assert.equal(keys.has('k'), false);
+    keys.remember('k');
+    assert.equal(keys.has('k'), true);
+    assert.equal(keys.size, 1);
+    keys.clear();
+    assert.equal(keys.has('k'), false);
+  });
+})();

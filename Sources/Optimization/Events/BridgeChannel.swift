@@ -1,0 +1,191 @@
+import JavaScriptHost
+import Logging
+import Synchronization
+
+/// The Swift end of the bridge's async calls and push-backs for one engine (one
+/// ``OptimizationRuntime``): `__nativeSettle`, `__nativeOnEventEmitted`, `__nativeOnEventBlocked`
+/// and `__nativeOnStateChange` (JSRuntime/README.md).
+///
+/// **Threading.** The native functions run on whatever thread is inside the engine, while it
+/// holds the engine's lock; they only update `Mutex`-guarded state, resume continuations and
+/// yield into broadcasters, never block or call back into the engine. ``request(_:payload:on:)``
+/// may be called from any task; the bridge settles each request exactly once, and a request
+/// still pending when the channel closes fails with ``OptimizationError/notInitialized``.
+final class BridgeChannel: Sendable {
+    /// Accepted events as published on the bridge's event stream.
+    let events: EventBroadcaster<JSONValue>
+    /// Calls blocked by consent.
+    let blockedEvents: EventBroadcaster<BlockedEvent>
+
+    private struct Requests {
+        var nextId = 0
+        var waiting: [String: CheckedContinuation<String, any Error>] = [:]
+        var closed = false
+    }
+
+    private let requests = Mutex(Requests())
+    private let currentState = Mutex(OptimizationState.empty)
+    private let logger = Mutex<Logger?>(nil)
+
+    /// Prefix of request ids whose result nobody awaits (``submit(_:payload:on:)``).
+    private static let fireAndForgetPrefix = "f"
+
+    init(events: EventBroadcaster<JSONValue> = .init(), blockedEvents: EventBroadcaster<BlockedEvent> = .init()) {
+        self.events = events
+        self.blockedEvents = blockedEvents
+    }
+
+    /// The last state the bridge pushed (``OptimizationState/empty`` before the first push).
+    var state: OptimizationState {
+        currentState.withLock { $0 }
+    }
+
+    /// Number of requests awaiting their settle (for tests).
+    var pendingRequestCount: Int {
+        requests.withLock { $0.waiting.count }
+    }
+
+    /// Registers the native push-back functions on `engine`. Call before `__bridge.initialize`.
+    func install(on engine: JavaScriptEngine) throws {
+        logger.withLock { $0 = engine.configuration.logger }
+        try engine.registerFunction("__nativeSettle") { [self] arguments in
+            settle(arguments)
+            return .undefined
+        }
+        try engine.registerFunction("__nativeOnEventEmitted") { [self] arguments in
+            guard let text = arguments.first?.stringValue, let event = try? JSONValue(jsonText: text) else {
+                log(.error, "the engine pushed an event that is not JSON")
+                return .undefined
+            }
+            events.yield(event)
+            return .undefined
+        }
+        try engine.registerFunction("__nativeOnEventBlocked") { [self] arguments in
+            guard let text = arguments.first?.stringValue, let value = try? JSONValue(jsonText: text),
+                  let method = value["method"]?.stringValue
+            else {
+                log(.error, "the engine pushed a blocked event that is not valid")
+                return .undefined
+            }
+            blockedEvents.yield(BlockedEvent(
+                reason: value["reason"]?.stringValue ?? "consent", method: method, args: value["args"]?.arrayValue ?? []))
+            return .undefined
+        }
+        try engine.registerFunction("__nativeOnStateChange") { [self] arguments in
+            guard let text = arguments.first?.stringValue, let value = try? JSONValue(jsonText: text) else {
+                log(.error, "the engine pushed a state that is not JSON")
+                return .undefined
+            }
+            let state = OptimizationState(bridgeState: value)
+            currentState.withLock { $0 = state }
+            return .undefined
+        }
+    }
+
+    /// Calls the async bridge method `method(payload, requestId)` and waits for its settle.
+    /// - Returns: the JSON text the bridge settled with.
+    /// - Throws: ``OptimizationError/bridgeError(_:)`` with the bridge's message (validation,
+    ///   rejected promise) or a host failure; ``OptimizationError/notInitialized`` when the
+    ///   channel is (or gets) closed before the request settles.
+    func request(_ method: String, payload: JSONValue, on engine: JavaScriptEngine) async throws(OptimizationError) -> String {
+        let payloadText: String
+        do {
+            payloadText = try payload.jsonText()
+        } catch {
+            throw .bridgeError("\(method) payload cannot be serialized: \(error)")
+        }
+        do {
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+                let id = requests.withLock { state -> String? in
+                    if state.closed { return nil }
+                    state.nextId += 1
+                    let id = "r\(state.nextId)"
+                    state.waiting[id] = continuation
+                    return id
+                }
+                guard let id else {
+                    continuation.resume(throwing: OptimizationError.notInitialized)
+                    return
+                }
+                do {
+                    try engine.call("__bridge.\(method)", .json(payloadText), .string(id))
+                } catch {
+                    // The call threw before (or instead of) settling: fail it unless it settled.
+                    if let waiting = requests.withLock({ $0.waiting.removeValue(forKey: id) }) {
+                        waiting.resume(throwing: Self.hostError(error))
+                    }
+                }
+            }
+        } catch let error as OptimizationError {
+            throw error
+        } catch {
+            throw .bridgeError("\(error)")
+        }
+    }
+
+    /// Calls the async bridge method `method(payload, requestId)` without waiting for its result:
+    /// gate, build and publish happen before this returns. A failure is logged (message only,
+    /// never the payload).
+    func submit(_ method: String, payload: JSONValue, on engine: JavaScriptEngine) {
+        let id = requests.withLock { state -> String in
+            state.nextId += 1
+            return "\(Self.fireAndForgetPrefix)\(state.nextId)"
+        }
+        do {
+            try engine.call("__bridge.\(method)", .json(try payload.jsonText()), .string(id))
+        } catch {
+            // Never the payload: an invalid-JSON error would quote it.
+            let reason: String
+            if case JavaScriptError.invalidJSONArgument = error { reason = "the payload is not valid JSON" } else { reason = "\(Self.hostError(error))" }
+            log(.warning, "\(method) could not be submitted: \(reason)")
+        }
+    }
+
+    /// Fails every pending request with ``OptimizationError/notInitialized`` and refuses new
+    /// ones. Idempotent.
+    func close() {
+        let pending = requests.withLock { state -> [CheckedContinuation<String, any Error>] in
+            state.closed = true
+            defer { state.waiting.removeAll() }
+            return Array(state.waiting.values)
+        }
+        for continuation in pending {
+            continuation.resume(throwing: OptimizationError.notInitialized)
+        }
+    }
+
+    // MARK: Internals
+
+    private func settle(_ arguments: [JavaScriptValue]) {
+        guard arguments.count >= 3, let id = arguments[0].stringValue else {
+            log(.error, "__nativeSettle called with invalid arguments")
+            return
+        }
+        let ok = arguments[1].boolValue ?? false
+        let text = arguments[2].stringValue ?? arguments[2].jsonText ?? "null"
+        guard let continuation = requests.withLock({ $0.waiting.removeValue(forKey: id) }) else {
+            if id.hasPrefix(Self.fireAndForgetPrefix) {
+                if !ok { log(.warning, "a submitted event failed: \(text)") }
+            } else {
+                log(.debug, "__nativeSettle for an unknown or already settled request", metadata: ["requestId": "\(id)"])
+            }
+            return
+        }
+        if ok {
+            continuation.resume(returning: text)
+        } else {
+            continuation.resume(throwing: OptimizationError.bridgeError(text))
+        }
+    }
+
+    private static func hostError(_ error: any Error) -> OptimizationError {
+        if let error = error as? OptimizationError { return error }
+        if case JavaScriptError.exception(let exception) = error { return .bridgeError(exception.message) }
+        if case JavaScriptError.engineClosed = error { return .notInitialized }
+        return .bridgeError("\(error)")
+    }
+
+    private func log(_ level: Logger.Level, _ message: String, metadata: Logger.Metadata? = nil) {
+        logger.withLock { $0 }?.log(level: level, "\(message)", metadata: metadata)
+    }
+}

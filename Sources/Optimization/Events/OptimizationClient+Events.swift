@@ -1,0 +1,193 @@
+import JavaScriptHost
+import OrderedCollections
+
+// The event API of OptimizationClient (spec §5, §8.2; DECISIONS 5–7, 11).
+//
+// Threading: every method is safe from any thread or task. The gate, the event build and the
+// publication on ``OptimizationClient/events`` / ``OptimizationClient/blockedEvents`` happen
+// synchronously inside the engine call (under the engine's lock); the async methods then resume
+// once the shared core settles the call (for events queued offline that is before the engine
+// call returns). One client runs one JavaScript VM, so calls on one client are serialized.
+//
+// Errors: before `initialize` (or after `destroy()`) every async method throws
+// ``OptimizationError/notInitialized``; a payload the core rejects, or any failure inside the
+// engine, throws ``OptimizationError/bridgeError(_:)`` with the core's message (spec §8.2
+// validation messages). A call blocked by consent does NOT throw: it returns
+// `EventEmissionResult(accepted: false)` and is reported once on ``OptimizationClient/blockedEvents``.
+extension OptimizationClient {
+    // MARK: Streams and state
+
+    /// Every event the engine accepted (Experience and Insights), as published on the core's
+    /// event stream: the wire event, plus `optimization` when a view or click carried a live
+    /// `optimizationContextId` (the delivered payload never has it).
+    ///
+    /// Each access returns a NEW stream that receives only events accepted after it was created
+    /// (no replay). It keeps receiving across a re-`initialize`, and finishes on ``destroy()``.
+    /// Up to 10 000 unread events are buffered per stream (the oldest are dropped beyond that);
+    /// stop iterating to unsubscribe.
+    public var events: AsyncStream<JSONValue> {
+        eventBroadcaster.makeStream()
+    }
+
+    /// Every call that consent blocked, reported exactly once each
+    /// (`reason` `"consent"`, the core method name, and the call's payload in `args`).
+    /// Same stream semantics as ``events``.
+    public var blockedEvents: AsyncStream<BlockedEvent> {
+        blockedEventBroadcaster.makeStream()
+    }
+
+    /// The engine's current state (consent, persistence consent, what is possible and known).
+    /// ``OptimizationState/empty`` before `initialize` and after ``destroy()``. Thread-safe;
+    /// updated synchronously whenever the core's state changes.
+    public var state: OptimizationState {
+        currentRuntime?.channel.state ?? .empty
+    }
+
+    /// Tells the engine whether the network is reachable. Until delivery over HTTP exists,
+    /// accepted Experience events are kept in the offline queue either way. No-op before
+    /// `initialize`. Thread-safe, synchronous.
+    public func setOnline(_ isOnline: Bool) {
+        callSync("__bridge.setOnline", .bool(isOnline))
+    }
+
+    // MARK: Experience events
+
+    /// Identifies the visitor (`identify` event, Experience API).
+    /// - Parameters:
+    ///   - userId: the host's id for the visitor.
+    ///   - traits: visitor traits (never logged above `debug`).
+    /// - Returns: `accepted` false when consent blocked the call.
+    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    @discardableResult
+    public func identify(userId: String, traits: [String: JSONValue]? = nil) async throws(OptimizationError) -> EventEmissionResult {
+        var payload: OrderedDictionary<String, JSONValue> = ["userId": .string(userId)]
+        if let traits { payload["traits"] = Self.object(traits) }
+        return try await emit("identify", .object(payload))
+    }
+
+    /// Reports a page view (`page` event, Experience API).
+    ///
+    /// As in the reference bridge, `properties` IS the page payload: its keys are the builder's
+    /// input — `properties` (the page properties merged over the default page), `name`, and the
+    /// context keys `page`, `campaign`, `locale`, `location`, `userAgent`; other keys are
+    /// dropped.
+    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    @discardableResult
+    public func page(properties: [String: JSONValue] = [:]) async throws(OptimizationError) -> EventEmissionResult {
+        try await emit("page", Self.object(properties))
+    }
+
+    /// Reports a screen view (`screen` event, Experience API); `properties` default to `{}`.
+    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    @discardableResult
+    public func screen(name: String, properties: [String: JSONValue] = [:]) async throws(OptimizationError) -> EventEmissionResult {
+        try await emit("screen", Self.screenPayload(name: name, properties: properties, routeKey: nil))
+    }
+
+    /// Reports the current screen, de-duplicated: the screen is sent only when its key
+    /// (`routeKey ?? name`) differs from the last ACCEPTED one (and none with that key is in
+    /// flight); a duplicate returns `accepted` false without being reported as blocked. A call
+    /// blocked by consent (the `screen` gate) is reported once on ``blockedEvents`` with method
+    /// `trackCurrentScreen` (DECISIONS 6) and does not remember its key.
+    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    @discardableResult
+    public func trackCurrentScreen(
+        name: String, properties: [String: JSONValue] = [:], routeKey: String? = nil
+    ) async throws(OptimizationError) -> EventEmissionResult {
+        try await emit("trackCurrentScreen", Self.screenPayload(name: name, properties: properties, routeKey: routeKey))
+    }
+
+    /// Reports a custom event (`track` event, Experience API); `properties` default to `{}`.
+    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    @discardableResult
+    public func track(event: String, properties: [String: JSONValue] = [:]) async throws(OptimizationError) -> EventEmissionResult {
+        var payload: OrderedDictionary<String, JSONValue> = ["event": .string(event)]
+        if !properties.isEmpty { payload["properties"] = Self.object(properties) }
+        return try await emit("track", .object(payload))
+    }
+
+    // MARK: Interaction events
+
+    /// Reports an entry view (Insights `component` event; a sticky view — `sticky == true`, once
+    /// per `stickyTrackingKey ?? viewId` — also goes to the Experience API first). Gated by the
+    /// `component` allow-list entry before consent.
+    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    @discardableResult
+    public func trackView(_ payload: TrackViewPayload) async throws(OptimizationError) -> EventEmissionResult {
+        try await emit("trackView", payload.jsonValue)
+    }
+
+    /// Reports a click on an entry (Insights `component_click` event). Gated by the
+    /// `component_click` allow-list entry before consent.
+    /// - Returns: `accepted` false when consent blocked the call.
+    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    @discardableResult
+    public func trackClick(_ payload: TrackClickPayload) async throws(OptimizationError) -> EventEmissionResult {
+        try await emit("trackClick", payload.jsonValue)
+    }
+
+    /// Fire-and-forget ``trackView(_:)`` for the view-tracking controller: gate, build and
+    /// publication happen before this returns; the result is ignored (a failure is logged
+    /// without the payload). No-op before `initialize`. Synchronous, thread-safe.
+    func submitView(_ payload: TrackViewPayload) {
+        guard let runtime = currentRuntime else { return }
+        runtime.channel.submit("trackView", payload: payload.jsonValue, on: runtime.engine)
+    }
+
+    /// Fire-and-forget ``trackClick(_:)``; see ``submitView(_:)``.
+    func submitClick(_ payload: TrackClickPayload) {
+        guard let runtime = currentRuntime else { return }
+        runtime.channel.submit("trackClick", payload: payload.jsonValue, on: runtime.engine)
+    }
+
+    // MARK: Test hooks
+
+    /// Events waiting in the engine's queues, or nil before `initialize` (tests and debugging).
+    func queueSizes() -> (experience: Int, insights: Int)? {
+        guard let runtime = currentRuntime,
+              let text = try? runtime.engine.call("__bridge.queueSizes").stringValue,
+              let value = try? JSONValue(jsonText: text),
+              let experience = value["experience"]?.intValue, let insights = value["insights"]?.intValue
+        else { return nil }
+        return (experience, insights)
+    }
+
+    // MARK: Internals
+
+    private func emit(_ method: String, _ payload: JSONValue) async throws(OptimizationError) -> EventEmissionResult {
+        guard let runtime = currentRuntime else { throw .notInitialized }
+        let text = try await runtime.channel.request(method, payload: payload, on: runtime.engine)
+        guard let value = try? JSONValue(jsonText: text) else {
+            throw .bridgeError("\(method) settled with a result that is not JSON")
+        }
+        let data = value["data"].flatMap { $0.isNull ? nil : $0 }
+        return EventEmissionResult(accepted: value["accepted"]?.boolValue ?? false, data: data)
+    }
+
+    /// Calls a synchronous bridge method; a failure is logged (never with visitor data).
+    @discardableResult
+    func callSync(_ path: String, _ arguments: JavaScriptValue...) -> JavaScriptValue? {
+        guard let runtime = currentRuntime else { return nil }
+        do {
+            return try runtime.engine.call(path, arguments: arguments)
+        } catch {
+            environment.logger.error("\(path) failed", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    static func object(_ dictionary: [String: JSONValue]) -> JSONValue {
+        .object(OrderedDictionary(uniqueKeysWithValues: dictionary.sorted { $0.key < $1.key }))
+    }
+
+    private static func screenPayload(name: String, properties: [String: JSONValue], routeKey: String?) -> JSONValue {
+        var payload: OrderedDictionary<String, JSONValue> = ["name": .string(name)]
+        if !properties.isEmpty { payload["properties"] = object(properties) }
+        if let routeKey { payload["routeKey"] = .string(routeKey) }
+        return .object(payload)
+    }
+}
+
+/// The production sink of the view-tracking controller: views and clicks go through the
+/// engine's consent gate and event pipeline (``OptimizationClient/submitView(_:)``).
+extension OptimizationClient: ViewEventSink {}
