@@ -59,6 +59,7 @@ let package = Package(
             name: "OptimizationCLI",
             dependencies: [
                 "Optimization",
+                "JavaScriptHost",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import JavaScriptHost
 import Optimization
 
 /// `optimization bench`: measures the resolve path and engine start on this machine and prints
@@ -14,6 +15,8 @@ struct BenchCommand: ParsableCommand {
             cold_*: a new entry (new revision) every call: JSON transfer into the engine included,
             Swift-side parsing of the entry not included (see parse_p50_us).
             engine_start_ms: create an engine and load the embedded JSRuntime (median).
+            trackers_1000_*: 1,000 view trackers on one client, 60 s of simulated visibility on a
+            manual clock (events consented and built, delivery offline).
             """
     )
 
@@ -66,6 +69,7 @@ struct BenchCommand: ParsableCommand {
             _ = try? ContentfulEntry(jsonText: entryText)
         }
         report.append(("parse_p50_us", percentile(parse, 0.5)))
+        report += trackerFigures()
         report.append(("entry_bytes", Double(entryText.utf8.count)))
         report.append(("selections", Double(selections.selections.count)))
         report.append(("warm_iterations", Double(warmIterations)))
@@ -76,6 +80,21 @@ struct BenchCommand: ParsableCommand {
             return "\"\(name)\":\(rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded))"
         }
         print("{" + fields.joined(separator: ",") + "}")
+    }
+
+    /// 1,000 concurrent view trackers: creation, per-update cost and a simulated minute.
+    private func trackerFigures() -> [(String, Double)] {
+        let clock = ManualClock()
+        let client = OptimizationClient(environment: .init(clock: clock))
+        do {
+            try client.initialize(config: OptimizationConfig(clientId: "bench"))
+        } catch {
+            return []
+        }
+        defer { client.destroy() }
+        client.setOnline(false)
+        client.consent(true)
+        return TrackerBenchmark.run(client: client, clock: clock)
     }
 
     private func measureEngineStarts() throws -> [Double] {

@@ -1,0 +1,20 @@
+/// Where a ``ViewTrackingController`` sends its events.
+///
+/// Both calls are synchronous fire-and-forget: they return once the event is handed over and
+/// never report delivery. Consent is **not** checked by the tracker; the receiver applies the
+/// engine's consent gate (a blocked event is reported there, not here).
+///
+/// A controller calls these methods while holding its own lock, so the events of one controller
+/// arrive in order. Implementations must therefore not call back into the calling controller.
+///
+/// `OptimizationClient` is the production sink: its conformance,
+/// `extension OptimizationClient: ViewEventSink {}`, is declared with
+/// `OptimizationClient.submitView(_:)` / `submitClick(_:)` in Events/OptimizationClient+Events.swift
+/// (they route through `trackView` / `trackClick`), not in this directory. Tests inject a
+/// recording sink.
+protocol ViewEventSink: Sendable {
+    /// Hands an entry view (or a duration update / final update of one) to the engine.
+    func submitView(_ payload: TrackViewPayload)
+    /// Hands an entry click to the engine.
+    func submitClick(_ payload: TrackClickPayload)
+}
