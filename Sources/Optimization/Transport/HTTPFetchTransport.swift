@@ -1,0 +1,268 @@
+import AsyncHTTPClient
+import Foundation
+import JavaScriptHost
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// The production ``FetchTransport``: carries the shared core's `__nativeFetch` requests over
+/// AsyncHTTPClient, built for long-running Linux services.
+///
+/// **Connections.** One `HTTPClient` per transport, created with it, so connections to the
+/// Experience and Insights hosts are pooled and reused across requests (HTTP/1.1 keep-alive, or
+/// HTTP/2 over TLS when the server offers it). Create one transport per process (or per client)
+/// and keep it; call ``shutdown()`` when done. Redirects are not followed (a 3xx is returned as a
+/// response), so the allow-list cannot be escaped through a `Location` header.
+///
+/// **Allow-list.** Only URLs inside ``allowList`` (the configured Experience and Insights base
+/// URLs, compared by scheme, host, port and whole-segment path prefix, DECISIONS 13) are requested;
+/// anything else fails with ``DeliveryError/urlNotAllowed(_:)`` before any network activity.
+///
+/// **Timeout.** Every request has a real deadline, ``Configuration/requestTimeoutMilliseconds``
+/// (default 3000 ms), covering connection, upload, response head and the whole body. On expiry the
+/// request is cancelled through AsyncHTTPClient (its connection is closed, nothing keeps running)
+/// and `send` throws ``DeliveryError/timeout(milliseconds:)`` (DECISIONS 12). Timeouts run on real
+/// (continuous) time: they bound network I/O, not the engine's injectable clock.
+///
+/// **Errors.** `send` returns a `FetchResponse` for every HTTP status and throws only
+/// ``DeliveryError`` values (short descriptions; they become the JavaScript error message).
+/// Cancelling the calling task cancels the request (``DeliveryError/cancelled``).
+///
+/// **Threading.** All methods are safe from any thread or task; requests run concurrently.
+public final class HTTPFetchTransport: FetchTransport, Sendable {
+    /// Settings of a transport. Units are in the names.
+    public struct Configuration: Sendable {
+        /// The base URLs the core may reach (Experience and Insights), with or without a trailing
+        /// slash.
+        public var allowedBaseURLs: [String]
+        /// Deadline of one request, in milliseconds (≥ 1). Default 3000 (spec §6.1).
+        public var requestTimeoutMilliseconds: Int
+        /// Largest accepted response body, in bytes. Default 10 MiB.
+        public var maximumResponseBodyBytes: Int
+        /// Soft limit of concurrent HTTP/1.1 connections per host. Default 8.
+        public var maximumConnectionsPerHost: Int
+        /// How long an idle pooled connection is kept, in seconds. Default 60.
+        public var idleConnectionTimeoutSeconds: Int
+        /// Sent as `User-Agent` when the request has none. Default `swift-optimization-linux/<version>`.
+        public var userAgent: String?
+
+        public init(
+            allowedBaseURLs: [String],
+            requestTimeoutMilliseconds: Int = 3000,
+            maximumResponseBodyBytes: Int = 10 * 1024 * 1024,
+            maximumConnectionsPerHost: Int = 8,
+            idleConnectionTimeoutSeconds: Int = 60,
+            userAgent: String? = "\(OptimizationLibrary.name)/\(OptimizationLibrary.version)"
+        ) {
+            self.allowedBaseURLs = allowedBaseURLs
+            self.requestTimeoutMilliseconds = requestTimeoutMilliseconds
+            self.maximumResponseBodyBytes = maximumResponseBodyBytes
+            self.maximumConnectionsPerHost = maximumConnectionsPerHost
+            self.idleConnectionTimeoutSeconds = idleConnectionTimeoutSeconds
+            self.userAgent = userAgent
+        }
+    }
+
+    /// The settings this transport was created with (timeouts and limits clamped to ≥ 1).
+    public let configuration: Configuration
+    /// The URLs this transport may reach.
+    public let allowList: HostAllowList
+
+    private let client: HTTPClient
+    private let logger: Logger
+    private let isShutDown = Mutex(false)
+
+    /// Creates a transport and its connection pool (no connection is opened until a request).
+    /// - Throws: ``DeliveryError/invalidBaseURL(_:)`` when a base URL is not an absolute
+    ///   `http`/`https` URL with a host.
+    public init(
+        configuration: Configuration,
+        logger: Logger = Logger(label: "Optimization.HTTPFetchTransport", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws(DeliveryError) {
+        var settings = configuration
+        settings.requestTimeoutMilliseconds = max(1, settings.requestTimeoutMilliseconds)
+        settings.maximumResponseBodyBytes = max(1, settings.maximumResponseBodyBytes)
+        settings.maximumConnectionsPerHost = max(1, settings.maximumConnectionsPerHost)
+        settings.idleConnectionTimeoutSeconds = max(1, settings.idleConnectionTimeoutSeconds)
+        self.allowList = try HostAllowList(baseURLs: settings.allowedBaseURLs)
+        self.configuration = settings
+        self.logger = logger
+
+        var pool = HTTPClient.Configuration.ConnectionPool(
+            idleTimeout: .seconds(Int64(settings.idleConnectionTimeoutSeconds)),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: settings.maximumConnectionsPerHost)
+        // A refused or failed connection fails the request at once; the core's queues own retries.
+        pool.retryConnectionEstablishment = false
+        var clientConfiguration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .milliseconds(Int64(settings.requestTimeoutMilliseconds))),
+            connectionPool: pool,
+            decompression: .disabled)
+        clientConfiguration.httpVersion = .automatic
+        self.client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration,
+            backgroundActivityLogger: logger)
+    }
+
+    /// Convenience: a transport for the given Experience and Insights base URLs.
+    public convenience init(
+        experienceBaseURL: String, insightsBaseURL: String, requestTimeoutMilliseconds: Int = 3000,
+        logger: Logger = Logger(label: "Optimization.HTTPFetchTransport", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws(DeliveryError) {
+        try self.init(
+            configuration: Configuration(
+                allowedBaseURLs: [experienceBaseURL, insightsBaseURL],
+                requestTimeoutMilliseconds: requestTimeoutMilliseconds),
+            logger: logger)
+    }
+
+    deinit {
+        // Dropping a transport without shutdown() must not leak (or trip AsyncHTTPClient's debug
+        // precondition): start a non-blocking shutdown that keeps the client alive until done.
+        let needsShutdown = isShutDown.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        if needsShutdown { _ = client.shutdown() }
+    }
+
+    /// Closes every pooled connection and cancels requests in flight; later `send` calls throw
+    /// ``DeliveryError/shutDown``. Idempotent.
+    public func shutdown() async throws {
+        let needsShutdown = isShutDown.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        guard needsShutdown else { return }
+        try await client.shutdown()
+    }
+
+    /// Sends `request` and returns its response (any status). Header names of the response are
+    /// lower-cased; repeated headers are joined with `", "`. The body is decoded as UTF-8
+    /// (invalid sequences replaced).
+    /// - Throws: only ``DeliveryError``.
+    public func send(_ request: FetchRequest) async throws -> FetchResponse {
+        guard allowList.allows(request.url) else {
+            // The host only (paths may carry profile ids; visitor data is logged at debug only).
+            logger.warning(
+                "refused a request outside the allowed base URLs",
+                metadata: ["host": "\(URL(string: request.url)?.host ?? "?")"])
+            logger.debug("refused URL", metadata: ["url": "\(request.url)"])
+            throw DeliveryError.urlNotAllowed(request.url)
+        }
+        guard !isShutDown.withLock({ $0 }) else { throw DeliveryError.shutDown }
+
+        var httpRequest = HTTPClientRequest(url: request.url)
+        httpRequest.method = HTTPMethod(rawValue: request.method.uppercased())
+        for (name, value) in request.headers {
+            httpRequest.headers.add(name: name, value: value)
+        }
+        if let userAgent = configuration.userAgent, !httpRequest.headers.contains(name: "user-agent") {
+            httpRequest.headers.add(name: "User-Agent", value: userAgent)
+        }
+        if let body = request.body {
+            httpRequest.body = .bytes(ByteBuffer(string: body))
+        }
+
+        let prepared = httpRequest
+        let timeoutMilliseconds = configuration.requestTimeoutMilliseconds
+        let started = ContinuousClock.now
+        do {
+            let response = try await withThrowingTaskGroup(of: FetchResponse.self) { group in
+                group.addTask {
+                    try await self.execute(prepared, timeoutMilliseconds: timeoutMilliseconds)
+                }
+                // The AsyncHTTPClient deadline stops at the response head; this bounds the body too.
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(timeoutMilliseconds))
+                    throw DeliveryError.timeout(milliseconds: timeoutMilliseconds)
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else { throw DeliveryError.cancelled }
+                return first
+            }
+            logger.debug(
+                "fetch completed",
+                metadata: [
+                    "method": "\(request.method)", "url": "\(request.url)", "status": "\(response.status)",
+                    "ms": "\(Self.milliseconds(since: started))",
+                ])
+            return response
+        } catch {
+            let failure = Self.deliveryError(for: error, timeoutMilliseconds: timeoutMilliseconds)
+            logger.debug(
+                "fetch failed", metadata: ["method": "\(request.method)", "url": "\(request.url)", "error": "\(failure)"])
+            throw failure
+        }
+    }
+
+    private func execute(_ request: HTTPClientRequest, timeoutMilliseconds: Int) async throws -> FetchResponse {
+        let response = try await client.execute(
+            request, timeout: .milliseconds(Int64(timeoutMilliseconds)), logger: logger)
+        var headers: [String: String] = [:]
+        for (name, value) in response.headers {
+            let key = name.lowercased()
+            if let existing = headers[key] {
+                headers[key] = existing + ", " + value
+            } else {
+                headers[key] = value
+            }
+        }
+        let body = try await response.body.collect(upTo: configuration.maximumResponseBodyBytes)
+        return FetchResponse(status: Int(response.status.code), headers: headers, body: String(buffer: body))
+    }
+
+    /// Maps whatever AsyncHTTPClient/NIO threw to a ``DeliveryError``.
+    static func deliveryError(for error: any Error, timeoutMilliseconds: Int) -> DeliveryError {
+        switch error {
+        case let delivery as DeliveryError:
+            return delivery
+        case let client as HTTPClientError:
+            switch client {
+            case .deadlineExceeded, .readTimeout, .writeTimeout, .getConnectionFromPoolTimeout:
+                return .timeout(milliseconds: timeoutMilliseconds)
+            case .connectTimeout, .tlsHandshakeTimeout:
+                return .connectionFailed(client.shortDescription.lowercased())
+            case .remoteConnectionClosed, .bodyLengthMismatch, .uncleanShutdown:
+                return .connectionClosed
+            case .cancelled:
+                return .cancelled
+            case .alreadyShutdown:
+                return .shutDown
+            case .invalidURL, .emptyHost, .emptyScheme:
+                return .invalidURL(client.shortDescription.lowercased())
+            default:
+                return .transportFailure(client.shortDescription.lowercased())
+            }
+        case is NIOTooManyBytesError:
+            return .responseTooLarge(limitBytes: (error as? NIOTooManyBytesError)?.maxBytes ?? 0)
+        case is CancellationError:
+            return .cancelled
+        case let parser as HTTPParserError:
+            if case .invalidEOFState = parser { return .connectionClosed }
+            return .invalidResponse("\(parser)")
+        case let channel as ChannelError:
+            switch channel {
+            case .ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed, .inputClosed:
+                return .connectionClosed
+            default:
+                return .transportFailure("\(channel)")
+            }
+        case let io as IOError:
+            return .connectionFailed(io.description)
+        default:
+            // NIOConnectionError (refused, unreachable, DNS) and anything else: keep it short.
+            let text = "\(error)"
+            if text.contains("NIOConnectionError") || text.contains("connection refused") || text.contains("Connection refused") {
+                return .connectionFailed(text.contains("efused") ? "connection refused" : "connection could not be established")
+            }
+            return .transportFailure(text.count > 200 ? String(text.prefix(200)) + "…" : text)
+        }
+    }
+
+    private static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = ContinuousClock.now - start
+        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+    }
+}

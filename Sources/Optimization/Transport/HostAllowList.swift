@@ -1,0 +1,100 @@
+import Foundation
+
+/// The set of base URLs the hosted JavaScript may reach (the configured Experience and Insights
+/// bases). A value type; safe to share between threads.
+///
+/// A URL is allowed when, for one base, it has the same scheme (`http`/`https`, case-insensitive),
+/// the same host (case-insensitive), the same port (default 80/443 filled in) and its path starts
+/// with the base path **as a whole segment**: the base path is normalised to end with `/`
+/// (DECISIONS 13), so base `http://h/experience` allows `http://h/experience/v2/…` (and
+/// `http://h/experience` itself) but not `http://h/experience-evil/…`. Query and fragment are
+/// ignored. URLs with user info, or with a `.`/`..` path segment or an encoded `/` or `\` in the
+/// path (tricks to leave the prefix on the server), are refused.
+public struct HostAllowList: Sendable, Equatable {
+    /// One normalised base.
+    public struct Base: Sendable, Equatable, CustomStringConvertible {
+        /// Lower-cased `http` or `https`.
+        public let scheme: String
+        /// Lower-cased host, IPv6 brackets removed.
+        public let host: String
+        /// Explicit port, or 80/443 by scheme.
+        public let port: Int
+        /// Percent-encoded path, always ending with `/`.
+        public let pathPrefix: String
+
+        public var description: String {
+            let shownHost = host.contains(":") ? "[\(host)]" : host
+            return "\(scheme)://\(shownHost):\(port)\(pathPrefix)"
+        }
+    }
+
+    /// The normalised bases, in the order given.
+    public let bases: [Base]
+
+    /// - Parameter baseURLs: absolute `http`/`https` URLs with a host (a trailing slash is
+    ///   optional). Duplicates are allowed.
+    /// - Throws: ``DeliveryError/invalidBaseURL(_:)`` for any other string.
+    public init(baseURLs: [String]) throws(DeliveryError) {
+        var bases: [Base] = []
+        for text in baseURLs {
+            guard let parts = Self.parse(text), parts.userInfoFree else { throw .invalidBaseURL(text) }
+            var path = parts.path.isEmpty ? "/" : parts.path
+            if !path.hasSuffix("/") { path += "/" }
+            bases.append(Base(scheme: parts.scheme, host: parts.host, port: parts.port, pathPrefix: path))
+        }
+        self.bases = bases
+    }
+
+    /// True when `url` is inside one of the bases (see the type's documentation).
+    public func allows(_ url: String) -> Bool {
+        guard let parts = Self.parse(url), parts.userInfoFree, Self.pathIsPlain(parts.path) else { return false }
+        let path = parts.path.isEmpty ? "/" : parts.path
+        return bases.contains { base in
+            base.scheme == parts.scheme && base.host == parts.host && base.port == parts.port
+                && (path.hasPrefix(base.pathPrefix) || path + "/" == base.pathPrefix)
+        }
+    }
+
+    /// Joins a base URL and a relative path the way the shared core does (DECISIONS 13, spec
+    /// §10.2 #15): trailing slashes of `base` and leading slashes of `path` are trimmed and exactly
+    /// one `/` is put between them, so `join("http://h/experience", "v2/x")` and
+    /// `join("http://h/experience/", "/v2/x")` both give `http://h/experience/v2/x`.
+    public static func join(base: String, path: String) -> String {
+        var trimmedBase = Substring(base)
+        while trimmedBase.hasSuffix("/") { trimmedBase = trimmedBase.dropLast() }
+        var trimmedPath = Substring(path)
+        while trimmedPath.hasPrefix("/") { trimmedPath = trimmedPath.dropFirst() }
+        return "\(trimmedBase)/\(trimmedPath)"
+    }
+
+    // MARK: Parsing (the same Foundation parsing AsyncHTTPClient uses to pick the connection)
+
+    private struct Parts {
+        var scheme: String
+        var host: String
+        var port: Int
+        var path: String
+        var userInfoFree: Bool
+    }
+
+    private static func parse(_ text: String) -> Parts? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            var host = url.host, !host.isEmpty,
+            let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return nil }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        let userInfoFree = components.percentEncodedUser == nil && components.percentEncodedPassword == nil
+        return Parts(scheme: scheme, host: host.lowercased(), port: port, path: components.percentEncodedPath, userInfoFree: userInfoFree)
+    }
+
+    private static func pathIsPlain(_ path: String) -> Bool {
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            let lowered = segment.lowercased()
+            if lowered.contains("%2f") || lowered.contains("%5c") || segment.contains("\\") { return false }
+            let decoded = String(segment).removingPercentEncoding ?? String(segment)
+            if decoded == "." || decoded == ".." { return false }
+        }
+        return true
+    }
+}

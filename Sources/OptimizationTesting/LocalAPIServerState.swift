@@ -1,0 +1,379 @@
+import Foundation
+import Synchronization
+
+/// A planned standard answer.
+struct PlannedResponse: Sendable {
+    var status: Int
+    var headers: [(String, String)]
+    var body: String
+}
+
+/// Everything the server remembers, behind one lock. Shared by the NIO handlers (event-loop
+/// threads) and the test's tasks.
+final class LocalAPIServerState: Sendable {
+    private struct ProfileRecord {
+        var identified: Bool
+        var traits: JSONValue = .object([:])
+    }
+
+    private struct ScriptEntry {
+        var matcher: RequestMatcher
+        var response: ScriptedResponse
+    }
+
+    private struct Waiter {
+        var condition: @Sendable (LocalAPIServerSnapshot) -> Bool
+        var continuation: CheckedContinuation<LocalAPIServerSnapshot, any Error>
+        var timeoutTask: Task<Void, Never>?
+    }
+
+    private struct Inner {
+        var requests: [RecordedRequest] = []
+        var acceptedConnections = 0
+        var openConnections = 0
+        var scripts: [ScriptEntry] = []
+        var profiles: [String: ProfileRecord] = [:]
+        var insightsBatches: [JSONValue] = []
+        var newVisitorData = LocalOptimizationAPIServer.defaultNewVisitorData
+        var identifiedVisitorData = LocalOptimizationAPIServer.defaultIdentifiedVisitorData
+        var waiters: [Int: Waiter] = [:]
+        var nextWaiterID = 1
+
+        var snapshot: LocalAPIServerSnapshot {
+            LocalAPIServerSnapshot(
+                requests: requests, acceptedConnectionCount: acceptedConnections, openConnectionCount: openConnections)
+        }
+
+        mutating func resetProfiles() {
+            profiles = [LocalOptimizationAPIServer.fixtureProfileID: ProfileRecord(identified: false)]
+        }
+    }
+
+    private let inner: Mutex<Inner>
+
+    init() {
+        var initial = Inner()
+        initial.resetProfiles()
+        inner = Mutex(initial)
+    }
+
+    // MARK: Connections and requests
+
+    /// Returns the new connection's id.
+    func connectionOpened() -> Int {
+        let (id, ready) = inner.withLock { inner -> (Int, [Ready]) in
+            inner.acceptedConnections += 1
+            inner.openConnections += 1
+            return (inner.acceptedConnections, Self.satisfiedWaiters(&inner))
+        }
+        Self.resume(ready)
+        return id
+    }
+
+    func connectionClosed() {
+        let ready = inner.withLock { inner -> [Ready] in
+            inner.openConnections -= 1
+            return Self.satisfiedWaiters(&inner)
+        }
+        Self.resume(ready)
+    }
+
+    /// Records a request and takes the script entry that answers it (``ScriptedResponse/standard``
+    /// when none matches), atomically, so scripts are consumed in arrival order.
+    func receive(
+        connectionID: Int, method: String, uri: String, headers: [(String, String)], body: String
+    ) -> (RecordedRequest, ScriptedResponse) {
+        let (path, queryItems) = Self.split(uri: uri)
+        var headerMap: [String: String] = [:]
+        for (name, value) in headers {
+            let key = name.lowercased()
+            headerMap[key] = headerMap[key].map { $0 + ", " + value } ?? value
+        }
+        let (request, script, ready) = inner.withLock { inner -> (RecordedRequest, ScriptedResponse, [Ready]) in
+            let request = RecordedRequest(
+                sequence: inner.requests.count + 1, connectionID: connectionID, method: method.uppercased(),
+                path: path, queryItems: queryItems, headers: headerMap, body: body)
+            inner.requests.append(request)
+            var script = ScriptedResponse.standard
+            if let index = inner.scripts.firstIndex(where: { $0.matcher.matches(request) }) {
+                script = inner.scripts.remove(at: index).response
+            }
+            return (request, script, Self.satisfiedWaiters(&inner))
+        }
+        Self.resume(ready)
+        return (request, script)
+    }
+
+    var snapshot: LocalAPIServerSnapshot { inner.withLock { $0.snapshot } }
+
+    func clearRequests() {
+        inner.withLock { $0.requests.removeAll() }
+    }
+
+    // MARK: Scripts and data
+
+    func enqueue(_ responses: [ScriptedResponse], for matcher: RequestMatcher) {
+        inner.withLock { inner in
+            inner.scripts.append(contentsOf: responses.map { ScriptEntry(matcher: matcher, response: $0) })
+        }
+    }
+
+    var pendingScriptCount: Int { inner.withLock { $0.scripts.count } }
+
+    func clearScripts() {
+        inner.withLock { $0.scripts.removeAll() }
+    }
+
+    func setData(newVisitor: JSONValue?, identifiedVisitor: JSONValue?) {
+        inner.withLock { inner in
+            if let newVisitor { inner.newVisitorData = newVisitor }
+            if let identifiedVisitor { inner.identifiedVisitorData = identifiedVisitor }
+        }
+    }
+
+    var insightsBatches: [JSONValue] { inner.withLock { $0.insightsBatches } }
+
+    func isIdentified(profileID: String) -> Bool? {
+        inner.withLock { $0.profiles[profileID]?.identified }
+    }
+
+    var knownProfileIDs: Set<String> { inner.withLock { Set($0.profiles.keys) } }
+
+    func resetState() {
+        inner.withLock { inner in
+            inner.resetProfiles()
+            inner.insightsBatches.removeAll()
+        }
+    }
+
+    // MARK: Waiting
+
+    func wait(
+        timeout: Duration, description: String, condition: @escaping @Sendable (LocalAPIServerSnapshot) -> Bool
+    ) async throws -> LocalAPIServerSnapshot {
+        let id = inner.withLock { inner -> Int in
+            defer { inner.nextWaiterID += 1 }
+            return inner.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LocalAPIServerSnapshot, any Error>) in
+                let immediate = inner.withLock { inner -> Result<LocalAPIServerSnapshot, any Error>? in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    let snapshot = inner.snapshot
+                    if condition(snapshot) { return .success(snapshot) }
+                    inner.waiters[id] = Waiter(condition: condition, continuation: continuation, timeoutTask: nil)
+                    return nil
+                }
+                if let immediate {
+                    continuation.resume(with: immediate)
+                    return
+                }
+                let timeoutTask = Task { [weak self] in
+                    try? await Task.sleep(for: timeout)
+                    guard !Task.isCancelled, let self else { return }
+                    let seen = self.snapshot
+                    self.fail(
+                        waiter: id,
+                        error: LocalAPIServerError.waitTimedOut(
+                            "\(description) not reached within \(timeout); \(seen.requests.count) request(s), "
+                                + "\(seen.acceptedConnectionCount) connection(s) seen"))
+                }
+                let attached = inner.withLock { inner -> Bool in
+                    guard inner.waiters[id] != nil else { return false }
+                    inner.waiters[id]?.timeoutTask = timeoutTask
+                    return true
+                }
+                if !attached { timeoutTask.cancel() }
+            }
+        } onCancel: {
+            self.fail(waiter: id, error: CancellationError())
+        }
+    }
+
+    private func fail(waiter id: Int, error: any Error) {
+        let waiter = inner.withLock { $0.waiters.removeValue(forKey: id) }
+        waiter?.timeoutTask?.cancel()
+        waiter?.continuation.resume(throwing: error)
+    }
+
+    private typealias Ready = (CheckedContinuation<LocalAPIServerSnapshot, any Error>, LocalAPIServerSnapshot, Task<Void, Never>?)
+
+    private static func satisfiedWaiters(_ inner: inout Inner) -> [Ready] {
+        guard !inner.waiters.isEmpty else { return [] }
+        let snapshot = inner.snapshot
+        var ready: [Ready] = []
+        for (id, waiter) in inner.waiters where waiter.condition(snapshot) {
+            inner.waiters.removeValue(forKey: id)
+            ready.append((waiter.continuation, snapshot, waiter.timeoutTask))
+        }
+        return ready
+    }
+
+    private static func resume(_ ready: [Ready]) {
+        for (continuation, snapshot, timeoutTask) in ready {
+            timeoutTask?.cancel()
+            continuation.resume(returning: snapshot)
+        }
+    }
+
+    // MARK: The contract (spec §6.7)
+
+    /// The standard answer to `request`. Creates/updates remembered profiles and stores Insights
+    /// batches as a side effect.
+    func standardResponse(for request: RecordedRequest) -> PlannedResponse {
+        let segments = request.path.split(separator: "/").map(String.init)
+        if request.method == "OPTIONS" {
+            return PlannedResponse(status: 204, headers: Self.corsPreflightHeaders, body: "")
+        }
+        if request.method == "GET", segments.last == "health" {
+            return PlannedResponse(status: 200, headers: [("content-type", "text/plain; charset=utf-8")], body: "ok")
+        }
+        if request.method == "POST", segments.last == "reset-state" {
+            resetState()
+            return PlannedResponse(status: 200, headers: [("content-type", "text/plain; charset=utf-8")], body: "ok")
+        }
+        // <mount>/<version>/organizations/<org>/environments/<env>/<resource>[/<id>]
+        guard segments.count >= 7, segments[2] == "organizations", segments[4] == "environments" else {
+            return Self.json(404, ["error": "Not Found"])
+        }
+        let mount = segments[0], version = segments[1], resource = segments[6]
+        let id = segments.count == 8 ? segments[7] : nil
+        guard segments.count <= 8 else { return Self.json(404, ["error": "Not Found"]) }
+        switch (mount, version, request.method, resource, id) {
+        case ("experience", "v2", "POST", "profiles", let id):
+            return upsertProfile(id: id, body: request.json)
+        case ("experience", "v2", "GET", "profiles", .some(let id)):
+            return getProfile(id: id)
+        case ("experience", "v2", "POST", "events", nil):
+            return batchUpsert(body: request.json)
+        case ("insights", "v1", "POST", "events", nil):
+            return storeInsights(body: request.json)
+        case ("insights", "v1", "GET", "profiles", .some(let id)):
+            let batches = insightsBatches.filter { batch in
+                batch["profile"]?["id"]?.stringValue == id || batch["profile"]?["stableId"]?.stringValue == id
+            }
+            return Self.json(200, ["data": .array(batches)])
+        default:
+            return Self.json(404, ["error": "Not Found"])
+        }
+    }
+
+    private func upsertProfile(id requestedID: String?, body: JSONValue?) -> PlannedResponse {
+        guard let events = Self.validEvents(body) else { return Self.json(400, ["error": "Invalid Event Array"]) }
+        let id = requestedID ?? UUID().uuidString.lowercased()
+        let envelope = inner.withLock { inner -> JSONValue in
+            var record = inner.profiles[id] ?? ProfileRecord(identified: false)
+            Self.apply(events: events, to: &record)
+            inner.profiles[id] = record
+            return Self.envelope(id: id, record: record, inner: inner)
+        }
+        return Self.json(200, envelope)
+    }
+
+    private func getProfile(id: String) -> PlannedResponse {
+        let envelope = inner.withLock { inner -> JSONValue? in
+            inner.profiles[id].map { Self.envelope(id: id, record: $0, inner: inner) }
+        }
+        guard let envelope else {
+            return Self.json(
+                404, ["message": "Profile not found", "data": .object([:]), "error": ["code": "ERR_PROFILE_NOT_FOUND"]])
+        }
+        return Self.json(200, envelope)
+    }
+
+    /// `POST v2/…/events`: one profile per distinct `anonymousId`, in first-seen order. Answers the
+    /// documented shape `{data:{profiles:[Profile]}, message, error}` (spec §6.1), not the reference
+    /// mock's envelope-in-profiles quirk (§10.2 #17).
+    private func batchUpsert(body: JSONValue?) -> PlannedResponse {
+        guard let events = Self.validEvents(body), events.allSatisfy({ $0["anonymousId"]?.stringValue?.isEmpty == false })
+        else { return Self.json(400, ["error": "Invalid Batch Event Array"]) }
+        var order: [String] = []
+        var grouped: [String: [JSONValue]] = [:]
+        for event in events {
+            let id = event["anonymousId"]?.stringValue ?? ""
+            if grouped[id] == nil { order.append(id) }
+            grouped[id, default: []].append(event)
+        }
+        let profiles = inner.withLock { inner -> [JSONValue] in
+            order.map { id in
+                var record = inner.profiles[id] ?? ProfileRecord(identified: false)
+                Self.apply(events: grouped[id] ?? [], to: &record)
+                inner.profiles[id] = record
+                return Self.envelope(id: id, record: record, inner: inner)["data"]?["profile"] ?? .null
+            }
+        }
+        return Self.json(200, ["data": ["profiles": .array(profiles)], "message": "", "error": .null])
+    }
+
+    private func storeInsights(body: JSONValue?) -> PlannedResponse {
+        guard let batches = body?.arrayValue else {
+            return Self.json(400, ["error": "Invalid Batch Insights Event Array"])
+        }
+        inner.withLock { $0.insightsBatches.append(contentsOf: batches) }
+        return PlannedResponse(status: 204, headers: [], body: "")
+    }
+
+    // MARK: Helpers
+
+    private static func validEvents(_ body: JSONValue?) -> [JSONValue]? {
+        guard let events = body?["events"]?.arrayValue, !events.isEmpty else { return nil }
+        for event in events {
+            guard case .object = event, event["type"]?.stringValue != nil else { return nil }
+        }
+        return events
+    }
+
+    private static func apply(events: [JSONValue], to record: inout ProfileRecord) {
+        for event in events where event["type"]?.stringValue == "identify" {
+            record.identified = true
+            if case .object(let traits) = event["traits"] {
+                for (key, value) in traits { record.traits = record.traits.setting(key, value) }
+            }
+        }
+    }
+
+    private static func envelope(id: String, record: ProfileRecord, inner: Inner) -> JSONValue {
+        let data = record.identified ? inner.identifiedVisitorData : inner.newVisitorData
+        var profile = (data["profile"] ?? .object([:])).setting("id", .string(id)).setting("stableId", .string(id))
+        if case .object(let traits) = record.traits, !traits.isEmpty {
+            var merged = profile["traits"] ?? .object([:])
+            for (key, value) in traits { merged = merged.setting(key, value) }
+            profile = profile.setting("traits", merged)
+        }
+        return ["data": data.setting("profile", profile), "message": "", "error": .null]
+    }
+
+    private static func json(_ status: Int, _ body: JSONValue) -> PlannedResponse {
+        let text = (try? body.jsonText()) ?? "{}"
+        return PlannedResponse(status: status, headers: [("content-type", "application/json; charset=utf-8")], body: text)
+    }
+
+    private static let corsPreflightHeaders: [(String, String)] = [
+        ("access-control-allow-methods", "GET, POST, OPTIONS"),
+        ("access-control-allow-headers", "*"),
+    ]
+
+    private static func split(uri: String) -> (String, [URLQueryItem]) {
+        guard let mark = uri.firstIndex(of: "?") else { return (uri, []) }
+        let path = String(uri[..<mark])
+        let query = uri[uri.index(after: mark)...]
+        let items = query.split(separator: "&", omittingEmptySubsequences: true).map { pair -> URLQueryItem in
+            func decode(_ text: Substring) -> String {
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            guard let equals = pair.firstIndex(of: "=") else { return URLQueryItem(name: decode(pair), value: nil) }
+            return URLQueryItem(name: decode(pair[..<equals]), value: decode(pair[pair.index(after: equals)...]))
+        }
+        return (path, items)
+    }
+}
+
+extension JSONValue {
+    /// This object with `key` set to `value` (appended when new); non-objects are returned as is.
+    func setting(_ key: String, _ value: JSONValue) -> JSONValue {
+        guard case .object(var members) = self else { return self }
+        members[key] = value
+        return .object(members)
+    }
+}

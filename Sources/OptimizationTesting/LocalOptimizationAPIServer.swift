@@ -1,0 +1,246 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A local Experience and Insights API for tests: a SwiftNIO HTTP/1.1 server on `127.0.0.1` and
+/// an ephemeral port that implements the contract of spec §6.7, records every request and can be
+/// scripted, per request, to fail in the ways real networks do.
+///
+/// ```swift
+/// let server = LocalOptimizationAPIServer()
+/// try await server.start()
+/// defer { Task { try await server.stop() } }   // or stop() at the end of the test
+/// server.enqueue(.status(500), .retryAfter(seconds: 1), for: .insights)
+/// // point the client at server.experienceBaseURL / server.insightsBaseURL …
+/// let sent = try await server.waitForRequests(count: 3, matching: .insights)
+/// ```
+///
+/// **Mounts.** `baseURL` is `http://127.0.0.1:<port>` (no trailing slash); the Experience API
+/// is under ``experienceBaseURL`` (`<base>/experience/`) and Insights under ``insightsBaseURL``
+/// (`<base>/insights/`).
+///
+/// **Contract (``ScriptedResponse/standard``).** Bodies are read as JSON whatever the
+/// `Content-Type` (`text/plain` JSON included).
+/// * `POST {experience}v2/organizations/:org/environments/:env/profiles` with `{events, options}`:
+///   `events` must be a non-empty array of objects with a string `type`, else 400
+///   `{"error":"Invalid Event Array"}`; otherwise 200 with `{data:{profile, experiences, changes},
+///   message:"", error:null}` for a fresh id (`profile.id == profile.stableId`). A profile that
+///   ever sent an `identify` event gets the identified-visitor data (other audiences, traits,
+///   selections and change; identify traits are merged into `profile.traits`).
+/// * `POST …/profiles/:id`: the same, keeping `:id`. `GET …/profiles/:id`: 200 for known ids
+///   (``fixtureProfileID`` and every id created or updated), else 404
+///   `{"message":"Profile not found","data":{},"error":{"code":"ERR_PROFILE_NOT_FOUND"}}`.
+/// * `POST {experience}v2/…/events` (batch; every event needs a string `anonymousId`, else 400
+///   `{"error":"Invalid Batch Event Array"}`): 200 `{data:{profiles:[Profile]}, message, error}`.
+/// * `POST {insights}v1/organizations/:org/environments/:env/events` with a JSON array of batches:
+///   stored (``insightsBatches``), 204; `GET {insights}v1/…/profiles/:id` → `{data:[batches]}`.
+/// * `GET */health` → `ok`; `POST */reset-state` forgets profiles; `OPTIONS` → 204; CORS `*`;
+///   anything else 404.
+///
+/// **Scripts.** ``enqueue(_:for:)`` adds ``ScriptedResponse`` entries to one FIFO; each request
+/// consumes the first entry whose ``RequestMatcher`` selects it (health checks included), and
+/// gets ``ScriptedResponse/standard`` when none does.
+///
+/// **Threading.** Every member is safe from any thread or task. Requests are handled on the
+/// server's own event-loop thread. Waits (``waitForRequests(count:matching:timeout:)``,
+/// ``waitUntil(timeout:description:_:)``) are woken by the server itself (no polling, no sleeps);
+/// their timeout is a failure bound only.
+///
+/// **Lifecycle.** ``start()`` binds, ``stop()`` closes every connection and releases the thread;
+/// the server can be started again (on a new port). Recorded requests, scripts and profiles
+/// survive a restart.
+public final class LocalOptimizationAPIServer: Sendable {
+    private enum Lifecycle: Sendable {
+        case idle
+        case starting
+        case running(group: MultiThreadedEventLoopGroup, channel: any Channel, port: Int)
+    }
+
+    private let state = LocalAPIServerState()
+    private let lifecycle = Mutex(Lifecycle.idle)
+    private let logger: Logger
+
+    public init(logger: Logger = Logger(label: "OptimizationTesting.LocalAPIServer", factory: { _ in SwiftLogNoOpLogHandler() })) {
+        self.logger = logger
+    }
+
+    deinit {
+        if case .running(let group, _, _) = lifecycle.withLock({ $0 }) {
+            group.shutdownGracefully { _ in }
+        }
+    }
+
+    // MARK: Lifecycle
+
+    /// Binds `127.0.0.1` on an ephemeral port and starts answering.
+    /// - Throws: ``LocalAPIServerError/alreadyStarted``, or the bind error.
+    public func start() async throws {
+        try lifecycle.withLock { current in
+            guard case .idle = current else { throw LocalAPIServerError.alreadyStarted }
+            current = .starting
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let state = self.state
+        do {
+            let channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(ChannelOptions.backlog, value: 256)
+                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        try channel.pipeline.syncOperations.addHandler(LocalAPIChannelHandler(state: state))
+                    }
+                }
+                .bind(host: "127.0.0.1", port: 0)
+                .get()
+            guard let port = channel.localAddress?.port else {
+                try? await channel.close()
+                throw LocalAPIServerError.notStarted
+            }
+            lifecycle.withLock { $0 = .running(group: group, channel: channel, port: port) }
+            logger.debug("local API server started", metadata: ["port": "\(port)"])
+        } catch {
+            lifecycle.withLock { $0 = .idle }
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    /// Closes the listening socket and every open connection (pending delayed answers are
+    /// dropped). Does nothing when not running.
+    public func stop() async throws {
+        let running = lifecycle.withLock { current -> (MultiThreadedEventLoopGroup, any Channel)? in
+            guard case .running(let group, let channel, _) = current else { return nil }
+            current = .idle
+            return (group, channel)
+        }
+        guard let (group, channel) = running else { return }
+        try? await channel.close()
+        try await group.shutdownGracefully()
+        logger.debug("local API server stopped")
+    }
+
+    /// True between ``start()`` and ``stop()``.
+    public var isRunning: Bool {
+        if case .running = lifecycle.withLock({ $0 }) { return true }
+        return false
+    }
+
+    /// The bound port; 0 when not running.
+    public var port: Int {
+        if case .running(_, _, let port) = lifecycle.withLock({ $0 }) { return port }
+        return 0
+    }
+
+    /// `http://127.0.0.1:<port>` (no trailing slash). Port 0 (refused) when not running.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// `<baseURL>/experience/`: configure it as the Experience API base URL.
+    public var experienceBaseURL: String { baseURL + "/experience/" }
+    /// `<baseURL>/insights/`: configure it as the Insights API base URL.
+    public var insightsBaseURL: String { baseURL + "/insights/" }
+
+    // MARK: Recording
+
+    /// Every request received, in arrival order.
+    public var requests: [RecordedRequest] { state.snapshot.requests }
+
+    /// The recorded requests `matcher` selects, in arrival order.
+    public func requests(matching matcher: RequestMatcher) -> [RecordedRequest] {
+        state.snapshot.requests.filter(matcher.matches)
+    }
+
+    /// TCP connections accepted since the server was created (proves connection reuse).
+    public var acceptedConnectionCount: Int { state.snapshot.acceptedConnectionCount }
+
+    /// TCP connections open right now.
+    public var openConnectionCount: Int { state.snapshot.openConnectionCount }
+
+    /// A consistent copy of requests and connection counts.
+    public var snapshot: LocalAPIServerSnapshot { state.snapshot }
+
+    /// Forgets the recorded requests (connection counts are kept).
+    public func clearRecordedRequests() {
+        state.clearRequests()
+    }
+
+    /// Waits until at least `count` recorded requests match `matcher`, then returns all of those
+    /// requests (in arrival order). Woken by the server on every request; returns at once when
+    /// already satisfied.
+    /// - Throws: ``LocalAPIServerError/waitTimedOut(_:)`` after `timeout` (a failure bound, not a
+    ///   sleep), `CancellationError` when the task is cancelled.
+    @discardableResult
+    public func waitForRequests(
+        count: Int, matching matcher: RequestMatcher = .any, timeout: Duration = .seconds(10)
+    ) async throws -> [RecordedRequest] {
+        let snapshot = try await state.wait(timeout: timeout, description: "\(count) request(s) matching \(matcher)") {
+            $0.requests.lazy.filter(matcher.matches).count >= count
+        }
+        return snapshot.requests.filter(matcher.matches)
+    }
+
+    /// Waits until `condition` holds for the server's snapshot (re-checked on every request and
+    /// connection change) and returns that snapshot.
+    /// - Throws: ``LocalAPIServerError/waitTimedOut(_:)`` after `timeout`, `CancellationError`.
+    @discardableResult
+    public func waitUntil(
+        timeout: Duration = .seconds(10), description: String = "condition",
+        _ condition: @escaping @Sendable (LocalAPIServerSnapshot) -> Bool
+    ) async throws -> LocalAPIServerSnapshot {
+        try await state.wait(timeout: timeout, description: description, condition: condition)
+    }
+
+    // MARK: Scripting
+
+    /// Appends `responses`, in order, to the script for requests `matcher` selects.
+    public func enqueue(_ responses: ScriptedResponse..., for matcher: RequestMatcher = .any) {
+        state.enqueue(responses, for: matcher)
+    }
+
+    /// Appends `responses`, in order, to the script for requests `matcher` selects.
+    public func enqueue(contentsOf responses: [ScriptedResponse], for matcher: RequestMatcher = .any) {
+        state.enqueue(responses, for: matcher)
+    }
+
+    /// Script entries not consumed yet.
+    public var pendingScriptedResponseCount: Int { state.pendingScriptCount }
+
+    /// Drops every script entry not consumed yet.
+    public func clearScript() {
+        state.clearScripts()
+    }
+
+    // MARK: Contract data
+
+    /// Replaces the `data` (`{profile, experiences, changes}`) of standard Experience answers for
+    /// new and/or identified visitors (`nil` keeps the current one). `profile.id`/`stableId` are
+    /// still set per request.
+    public func setExperienceData(newVisitor: JSONValue? = nil, identifiedVisitor: JSONValue? = nil) {
+        state.setData(newVisitor: newVisitor, identifiedVisitor: identifiedVisitor)
+    }
+
+    /// Every Insights batch received by standard answers, in arrival order.
+    public var insightsBatches: [JSONValue] { state.insightsBatches }
+
+    /// Every Insights event received (the `events` of every batch, in order).
+    public var insightsEvents: [JSONValue] {
+        state.insightsBatches.flatMap { $0["events"]?.arrayValue ?? [] }
+    }
+
+    /// Whether the server knows `profileID` and, if so, whether it is identified.
+    public func isIdentified(profileID: String) -> Bool? {
+        state.isIdentified(profileID: profileID)
+    }
+
+    /// Profile ids the server knows (``fixtureProfileID`` plus every created or updated one).
+    public var knownProfileIDs: Set<String> { state.knownProfileIDs }
+
+    /// Forgets created profiles and stored Insights batches (like `POST reset-state`). Recorded
+    /// requests and scripts are kept.
+    public func resetState() {
+        state.resetState()
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// Which requests a script entry or a query applies to. Paths are the request path on the server,
+/// mount included (for example `/experience/v2/organizations/o/environments/main/profiles`).
+public enum RequestMatcher: Sendable, Equatable {
+    /// Every request.
+    case any
+    /// Requests under `/experience/`.
+    case experience
+    /// Requests under `/insights/`.
+    case insights
+    /// Requests whose path starts with the given string.
+    case pathPrefix(String)
+    /// Requests with this method (case-insensitive) whose path starts with the given string.
+    case method(String, pathPrefix: String)
+
+    /// True when `request` is selected.
+    public func matches(_ request: RecordedRequest) -> Bool {
+        matches(method: request.method, path: request.path)
+    }
+
+    func matches(method: String, path: String) -> Bool {
+        switch self {
+        case .any: return true
+        case .experience: return path.hasPrefix("/experience/")
+        case .insights: return path.hasPrefix("/insights/")
+        case .pathPrefix(let prefix): return path.hasPrefix(prefix)
+        case .method(let wanted, let prefix): return method.uppercased() == wanted.uppercased() && path.hasPrefix(prefix)
+        }
+    }
+}
+
+/// How the server answers one scripted request. Scripts are consumed first-in first-out by the
+/// first entry whose ``RequestMatcher`` selects the request; a request no entry selects gets
+/// ``standard``.
+public indirect enum ScriptedResponse: Sendable, Equatable {
+    /// The contract behaviour of spec §6.7 (what an empty script does).
+    case standard
+    /// Answer with `status`, `body` and `headers` (a non-empty body without a `content-type` header
+    /// is sent as `application/json`).
+    case status(Int, body: String = "", headers: [String: String] = [:])
+    /// Answer `status` (429 or 503) with `Retry-After: seconds` and a JSON error body.
+    case retryAfter(seconds: Int, status: Int = 429)
+    /// Wait `milliseconds` of real time, then answer as `then` (used for timeout tests only).
+    case delay(milliseconds: Int, then: ScriptedResponse = .standard)
+    /// Send a 200 head declaring a `Content-Length` larger than the bytes that follow, then close
+    /// the connection.
+    case truncatedBody
+    /// Close the connection without sending any response.
+    case dropConnection
+    /// Send a 200 head declaring a `Content-Length` and the first bytes of the body, then nothing
+    /// more, keeping the connection open (pins that client timeouts cover the body too).
+    case stalledBody
+}
+
+/// One request the server received, recorded when its last byte arrived.
+public struct RecordedRequest: Sendable, Equatable, CustomStringConvertible {
+    /// 1-based arrival order across the whole server.
+    public let sequence: Int
+    /// 1-based id of the TCP connection it arrived on (in acceptance order).
+    public let connectionID: Int
+    /// Upper-case method.
+    public let method: String
+    /// Path without the query, percent-encoded as received.
+    public let path: String
+    /// The query items in order (percent-decoded); empty when there is no query.
+    public let queryItems: [URLQueryItem]
+    /// Header names lower-cased; repeated headers joined with `", "`.
+    public let headers: [String: String]
+    /// The body decoded as UTF-8 (empty when there is none).
+    public let body: String
+
+    /// The header `name` (case-insensitive).
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The first value of the query item `name`.
+    public func queryValue(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+
+    /// The body parsed as JSON, or nil.
+    public var json: JSONValue? {
+        body.isEmpty ? nil : try? JSONValue(jsonText: body)
+    }
+
+    public var description: String {
+        let query = queryItems.isEmpty ? "" : "?" + queryItems.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
+        return "#\(sequence) conn \(connectionID) \(method) \(path)\(query)"
+    }
+}
+
+/// What the server has seen so far (a consistent copy).
+public struct LocalAPIServerSnapshot: Sendable {
+    /// Every request, in arrival order.
+    public let requests: [RecordedRequest]
+    /// TCP connections accepted since start.
+    public let acceptedConnectionCount: Int
+    /// TCP connections currently open.
+    public let openConnectionCount: Int
+}
+
+/// Errors of ``LocalOptimizationAPIServer``.
+public enum LocalAPIServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notStarted
+    case alreadyStarted
+    /// A wait ran out of time; `detail` says what was awaited and what was seen.
+    case waitTimedOut(String)
+
+    public var description: String {
+        switch self {
+        case .notStarted: return "the local API server is not started"
+        case .alreadyStarted: return "the local API server is already started"
+        case .waitTimedOut(let detail): return "timed out waiting for the local API server: \(detail)"
+        }
+    }
+}
