@@ -147,6 +147,9 @@
       api: optional(config, 'api', guards.isRecord, 'an object'),
       queuePolicy: optional(config, 'queuePolicy', guards.isRecord, 'an object'),
       defaults: readDefaults(config.defaults),
+      // What the host persisted (same shape as defaults); resolved against `defaults` per
+      // DECISIONS 15 by ns.resolveStatefulDefaults.
+      persisted: readDefaults(config.persisted),
     };
   }
 
@@ -192,7 +195,7 @@
   function initialize(config) {
     destroy();
     var settings = readConfig(config);
-    var defaults = settings.defaults;
+    var defaults = ns.resolveStatefulDefaults(settings.defaults, settings.persisted);
     host.setLogLevel(settings.logLevel);
     resetPreparedCaches(settings.entryCacheSize);
     var state = ns.createStateStore({
@@ -200,7 +203,7 @@
       selectedOptimizations: defaults.selectedOptimizations,
       changes: defaults.changes,
       consent: defaults.consent,
-      persistenceConsent: defaults.persistenceConsent !== undefined ? defaults.persistenceConsent : defaults.consent,
+      persistenceConsent: defaults.persistenceConsent,
       locale: settings.locale,
       allowedEventTypes: settings.allowedEventTypes,
       online: carried.online,

@@ -26,13 +26,17 @@ public final class OptimizationClient: Sendable {
         public var transport: any FetchTransport
         /// Longest time, in seconds, one call into JavaScript may run.
         public var executionTimeLimit: Double?
+        /// Where consent and profile continuity survive restarts. Default ``OptimizationStorage/automatic``.
+        public var storage: OptimizationStorage
 
         public init(
             logger: Logger = Logger(label: "Optimization", factory: { _ in SwiftLogNoOpLogHandler() }),
             clock: any HostClock = SystemClock(),
             transport: any FetchTransport = UnconfiguredFetchTransport(),
-            executionTimeLimit: Double? = 10
+            executionTimeLimit: Double? = 10,
+            storage: OptimizationStorage = .automatic
         ) {
+            self.storage = storage
             self.logger = logger
             self.clock = clock
             self.transport = transport
@@ -45,6 +49,7 @@ public final class OptimizationClient: Sendable {
     /// Feed ``events`` / ``blockedEvents``; they outlive one engine (a re-initialize keeps them).
     let eventBroadcaster = EventBroadcaster<JSONValue>()
     let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
+    let stateBroadcaster = EventBroadcaster<OptimizationState>()
 
     public init(environment: Environment = Environment()) {
         self.environment = environment
@@ -71,9 +76,20 @@ public final class OptimizationClient: Sendable {
             clock: environment.clock, transport: environment.transport,
             executionTimeLimit: environment.executionTimeLimit, logger: environment.logger)
         let started = runtimeStart()
+        let persistence = makePersistence(for: config)
+        var bridgeConfiguration = config.bridgeConfiguration
+        if case .object(var members) = bridgeConfiguration, let persistence {
+            members["persisted"] = persistence.persistedConfiguration
+            bridgeConfiguration = .object(members)
+        }
+        let states = stateBroadcaster
         let newRuntime = try OptimizationRuntime(
-            configuration: engineConfiguration, bridgeConfiguration: config.bridgeConfiguration,
-            channel: BridgeChannel(events: eventBroadcaster, blockedEvents: blockedEventBroadcaster))
+            configuration: engineConfiguration, bridgeConfiguration: bridgeConfiguration,
+            channel: BridgeChannel(events: eventBroadcaster, blockedEvents: blockedEventBroadcaster) { state in
+                persistence?.stateChanged(state)
+                states.yield(state)
+            },
+            persistence: persistence)
         environment.logger.debug("optimization engine started", metadata: ["ms": "\(runtimeStart() - started)"])
         runtime.withLock { $0 = newRuntime }
     }
@@ -86,6 +102,7 @@ public final class OptimizationClient: Sendable {
         releaseRuntime()
         eventBroadcaster.finishAll()
         blockedEventBroadcaster.finishAll()
+        stateBroadcaster.finishAll()
     }
 
     /// Closes the running engine, if any; the event streams stay open (re-initialize).
@@ -128,6 +145,30 @@ public final class OptimizationClient: Sendable {
     /// Internal access for tests and the benchmark.
     var currentRuntime: OptimizationRuntime? {
         runtime.withLock { $0 }
+    }
+
+    /// The store for `config` per ``Environment/storage``; nil when persistence is disabled.
+    private func makePersistence(for config: OptimizationConfig) -> PersistenceCoordinator? {
+        let store: any OptimizationStore
+        switch environment.storage {
+        case .disabled:
+            return nil
+        case .custom(let custom):
+            store = custom
+        case .directory(let directory):
+            store = FileOptimizationStore(directory: directory, logger: environment.logger)
+        case .automatic:
+            store = FileOptimizationStore(
+                directory: FileOptimizationStore.defaultDirectory(clientId: config.clientId, environment: config.environment),
+                logger: environment.logger)
+        }
+        return PersistenceCoordinator(store: store)
+    }
+
+    /// Every state change, delivered before the call that caused it returns; a new stream per
+    /// access, with no replay (read ``state`` for the current value). Finishes on ``destroy()``.
+    public var stateChanges: AsyncStream<OptimizationState> {
+        stateBroadcaster.makeStream()
     }
 
     private func runtimeStart() -> Double {

@@ -65,7 +65,7 @@ struct ResolveCommand: ParsableCommand {
                 throw CLIFailure.data("\(InputFile.displayName(selections)): \(error)")
             }
         }
-        let client = OptimizationClient()
+        let client = OptimizationClient(environment: .init(storage: .disabled))
         do {
             try client.initialize(config: OptimizationConfig(clientId: "optimization-cli"))
         } catch {

@@ -7,7 +7,7 @@ struct ResolutionTests {
     static let hero = "entries/hero-optimized.json"
 
     @Test func beforeInitializeAndAfterDestroyTheBaselineIsReturned() throws {
-        let client = OptimizationClient()
+        let client = OptimizationClient(environment: .init(storage: .disabled))
         let entry = try ContentfulEntry(jsonData: fixtureData(Self.hero))
         let selections = try SelectedOptimizations(jsonData: fixtureData("selections/new-visitor.json"))
         let before = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
@@ -104,7 +104,7 @@ struct ResolutionTests {
     }
 
     @Test func invalidConfigurationIsATypedError() {
-        let client = OptimizationClient()
+        let client = OptimizationClient(environment: .init(storage: .disabled))
         #expect(throws: OptimizationError.self) { try client.initialize(config: OptimizationConfig(clientId: "c", locale: "*")) }
         #expect(throws: OptimizationError.configError("clientId must not be empty")) {
             try client.initialize(config: OptimizationConfig(clientId: ""))
@@ -113,7 +113,7 @@ struct ResolutionTests {
     }
 
     @Test func destroyThenInitializeRepeatedlyLeavesOneWorkingEngine() throws {
-        let client = OptimizationClient()
+        let client = OptimizationClient(environment: .init(storage: .disabled))
         let entry = try ContentfulEntry(jsonData: fixtureData(Self.hero))
         for _ in 0..<20 {
             try client.initialize(config: OptimizationConfig(clientId: "c"))

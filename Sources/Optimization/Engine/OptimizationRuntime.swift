@@ -7,6 +7,8 @@ import Synchronization
 /// `__bridge`. Thread-safe (the engine's lock); every method is synchronous.
 final class OptimizationRuntime: Sendable {
     let engine: JavaScriptEngine
+    /// Applies the persistence rules to every state change; nil when storage is disabled.
+    let persistence: PersistenceCoordinator?
     let logger: Logger
     /// Async bridge calls and push-backs (settles, events, blocked events, state).
     let channel: BridgeChannel
@@ -32,10 +34,11 @@ final class OptimizationRuntime: Sendable {
     /// `__bridge.initialize(config)`.
     init(
         configuration: JavaScriptEngine.Configuration, bridgeConfiguration: JSONValue,
-        channel: BridgeChannel = BridgeChannel()
+        channel: BridgeChannel = BridgeChannel(), persistence: PersistenceCoordinator? = nil
     ) throws(OptimizationError) {
         logger = configuration.logger
         self.channel = channel
+        self.persistence = persistence
         do {
             engine = try JavaScriptEngine(configuration: configuration)
         } catch {

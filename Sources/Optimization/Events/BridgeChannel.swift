@@ -30,9 +30,16 @@ final class BridgeChannel: Sendable {
     /// Prefix of request ids whose result nobody awaits (``submit(_:payload:on:)``).
     private static let fireAndForgetPrefix = "f"
 
-    init(events: EventBroadcaster<JSONValue> = .init(), blockedEvents: EventBroadcaster<BlockedEvent> = .init()) {
+    /// Called synchronously with every new state, inside the engine call that changed it.
+    let stateObserver: (@Sendable (OptimizationState) -> Void)?
+
+    init(
+        events: EventBroadcaster<JSONValue> = .init(), blockedEvents: EventBroadcaster<BlockedEvent> = .init(),
+        stateObserver: (@Sendable (OptimizationState) -> Void)? = nil
+    ) {
         self.events = events
         self.blockedEvents = blockedEvents
+        self.stateObserver = stateObserver
     }
 
     /// The last state the bridge pushed (``OptimizationState/empty`` before the first push).
@@ -78,6 +85,7 @@ final class BridgeChannel: Sendable {
             }
             let state = OptimizationState(bridgeState: value)
             currentState.withLock { $0 = state }
+            stateObserver?(state)
             return .undefined
         }
     }
