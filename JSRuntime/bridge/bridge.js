@@ -22,12 +22,30 @@
 //                          JSON {"accepted": bool, "data"?}; trackClick settles {"accepted": bool}
 //                          too (not "null", so the host learns whether it was blocked).
 //   sync: consent(input), hasConsent(method) (false before initialize), setOnline(bool) (also
-//                          before initialize), queueSizes() → JSON {"experience": n, "insights": m}
-//                          (debug/tests).
+//                          before initialize; going online cancels scheduled retries and
+//                          force-flushes Insights, then Experience), queueSizes() → JSON
+//                          {"experience": n, "insights": m} (debug/tests).
+// Delivery (spec §6; DECISIONS 9–13): `api` and `queuePolicy` of the config configure the
+//   Experience/Insights clients (core/experience-api.js, core/insights-api.js) and queues; async
+//   flush(requestId) settles "null" after a non-forced Insights flush, then Experience flush.
+//   destroy() fires forced best-effort flushes of both queues (not awaited). Queue events go to
+//   __nativeOnQueueEvent({"type": offlineDrop|flushFailure|circuitOpen|flushRecovered|
+//   batchDropped|deliveryDisabled, "queue": "experience"|"insights", "timestamp": host ms,
+//   "context": {...}}).
 //   push-backs: __nativeOnEventEmitted(json) per accepted event, __nativeOnEventBlocked(json) once
 //                          per blocked call ({"reason":"consent","method","args":[payload]},
 //                          trackCurrentScreen included: DECISIONS 6), __nativeOnQueueEvent(json)
 //                          for offline drops, __nativeOnStateChange on every consent change.
+// Flags, merge tags, preview overrides, locale, reset (spec §7, §8.2, §8.3; DECISIONS 6, 8, 17),
+// see "flags, merge tags, preview overrides, locale and reset" below. All sync:
+//   getFlag(name) → JSON ("null" before initialize / when absent), observeFlag(subId, name),
+//   unobserveFlag(subId) (pushes __nativeOnFlagValueChanged(subId, json), first synchronously),
+//   getMergeTagValue(entry, profile?) → string or null, getProfile() → JSON or null,
+//   setLocale(locale) → normalised locale (throws on invalid; null before initialize), reset(),
+//   overrideAudience(audId, qualified, expIds), overrideVariant(expId, i),
+//   resetVariantOverride(expId), resetAudienceOverride(audId), resetAllOverrides(),
+//   loadDefinitions(audiences, experiences) → JSON, getPreviewState() → JSON or "null",
+//   setPreviewPanelOpen(bool); push-back __nativeOnOverridesChanged(previewStateJSON).
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -48,6 +66,9 @@
   var preparedSelections = ns.createLruCache(DEFAULT_ENTRY_CACHE_SIZE);
   var entriesByContent = ns.createLruCache(DEFAULT_ENTRY_CACHE_SIZE);
   var selectionsByContent = ns.createLruCache(DEFAULT_ENTRY_CACHE_SIZE);
+  // nt_experience entries seen through prepareEntry / resolveOptimizedEntry / loadDefinitions:
+  // preview overrides derive the flags of overridden experiences from them (DECISIONS 17).
+  var experienceDefinitions = ns.createExperienceDefinitions(DEFAULT_ENTRY_CACHE_SIZE);
   // Spec §3.6: `online` and `experienceRequestState` are not reset by a new instance.
   var carried = { online: true, experienceRequestState: { status: 'idle' } };
   // Reused by resolvePrepared so the hot path allocates no result object.
@@ -130,6 +151,20 @@
     };
   }
 
+  // `api`: {experienceBaseUrl?, insightsBaseUrl?: strings (falsy ⇒ default), enabledFeatures?:
+  // string[], preflight?: boolean}.
+  function readApi(value) {
+    if (absent(value)) return {};
+    if (!guards.isRecord(value)) throw configError('"api" must be an object when provided.');
+    var owner = 'api.';
+    return {
+      experienceBaseUrl: optional(value, 'experienceBaseUrl', isString, 'a string', owner),
+      insightsBaseUrl: optional(value, 'insightsBaseUrl', isString, 'a string', owner),
+      enabledFeatures: optional(value, 'enabledFeatures', isStringArray, 'an array of strings', owner),
+      preflight: optional(value, 'preflight', isBoolean, 'a boolean', owner),
+    };
+  }
+
   function readConfig(config) {
     if (!guards.isRecord(config)) throw configError('must be an object.');
     if (!isString(config.clientId)) throw configError('must include a string "clientId".');
@@ -144,7 +179,7 @@
       channel: optional(config, 'channel', isString, 'a string') || 'server',
       library: optional(config, 'library', isLibrary, 'an object with string "name" and "version"'),
       entryCacheSize: optional(config, 'entryCacheSize', isPositiveInteger, 'a positive integer') || DEFAULT_ENTRY_CACHE_SIZE,
-      api: optional(config, 'api', guards.isRecord, 'an object'),
+      api: readApi(config.api),
       queuePolicy: optional(config, 'queuePolicy', guards.isRecord, 'an object'),
       defaults: readDefaults(config.defaults),
       // What the host persisted (same shape as defaults); resolved against `defaults` per
@@ -184,7 +219,9 @@
     if (instance !== null) {
       var snapshot = instance.state.get();
       carried = { online: snapshot.online, experienceRequestState: snapshot.experienceRequestState };
+      closeDelivery(instance);
       instance.unsubscribe();
+      teardownFeatures(instance);
       instance.contexts.clear();
       instance = null;
     }
@@ -217,6 +254,7 @@
       unsubscribe: state.subscribe(pushState),
     };
     installEvents(instance);
+    installFeatures(instance);
     pushState(state.get());
   }
 
@@ -238,6 +276,7 @@
   }
 
   function resolveOptimizedEntry(baseline, selections) {
+    experienceDefinitions.recordDocument(baseline);
     if (instance === null) {
       return toJSON('resolveOptimizedEntry', { entry: resolver.resolveOptimizedEntry(baseline, null).entry });
     }
@@ -255,6 +294,7 @@
     preparedSelections = ns.createLruCache(size);
     entriesByContent = ns.createLruCache(size);
     selectionsByContent = ns.createLruCache(size);
+    experienceDefinitions = ns.createExperienceDefinitions(size);
   }
 
   function assertKey(method, key) {
@@ -297,6 +337,7 @@
       }
       index = entryIndex.buildEntryIndex(document);
     }
+    experienceDefinitions.recordDocument(document);
     // The record doubles as the resolver's options ({index}).
     var record = { baseline: baseline, index: index };
     preparedEntries.set(key, record);
@@ -342,18 +383,7 @@
   function installEvents(target) {
     var state = target.state;
     var settings = target.config;
-    var queuePolicy = settings.queuePolicy || {};
-    target.experienceQueue = ns.createExperienceQueue({
-      maxEvents: queuePolicy.offlineMaxEvents,
-      onDrop: function (context) {
-        callHost('__nativeOnQueueEvent', [JSON.stringify({ type: 'offlineDrop', context: context })]);
-      },
-    });
-    target.insightsQueue = ns.createInsightsQueue({
-      getProfile: function () {
-        return state.get().profile;
-      },
-    });
+    installDelivery(target);
     target.consent = ns.consent.createConsentController({
       state: state,
       onPurge: function () {
@@ -543,13 +573,378 @@
 
   function setOnline(online) {
     if (typeof online !== 'boolean') throw new TypeError('setOnline expects a boolean.');
-    if (instance === null) carried.online = online;
-    else instance.state.set({ online: online });
+    if (instance === null) {
+      carried.online = online;
+      return;
+    }
+    var wasOnline = instance.state.get().online;
+    instance.state.set({ online: online });
+    if (online && !wasOnline) reconnect(instance);
+  }
+
+  // ---- delivery ---------------------------------------------------------------------------------
+
+  // Builds the API clients and both delivery queues of `target` (spec §6).
+  function installDelivery(target) {
+    var state = target.state;
+    var settings = target.config;
+    var api = settings.api || {};
+    var queuePolicy = settings.queuePolicy || {};
+    var isOnline = function () {
+      return state.get().online !== false;
+    };
+    function queueEvent(queue) {
+      return function (type, context) {
+        // A request still in flight after destroy() reports nothing.
+        if (instance !== target) return;
+        callHost('__nativeOnQueueEvent', [JSON.stringify({ type: type, queue: queue, timestamp: host.now(), context: context })]);
+      };
+    }
+    function runtimeCallbacks(report) {
+      return {
+        onFlushFailure: function (context) { report('flushFailure', context); },
+        onCircuitOpen: function (context) { report('circuitOpen', context); },
+        onFlushRecovered: function (context) { report('flushRecovered', context); },
+      };
+    }
+    var experienceEvent = queueEvent('experience');
+    var insightsEvent = queueEvent('insights');
+    target.experienceApi = ns.createExperienceApi({
+      clientId: settings.clientId,
+      environment: settings.environment,
+      baseUrl: api.experienceBaseUrl,
+      enabledFeatures: api.enabledFeatures,
+      preflight: api.preflight,
+      getLocale: function () {
+        return state.get().locale;
+      },
+    });
+    target.insightsApi = ns.createInsightsApi({
+      clientId: settings.clientId,
+      environment: settings.environment,
+      baseUrl: api.insightsBaseUrl,
+    });
+    target.experienceQueue = ns.createExperienceQueue({
+      maxEvents: queuePolicy.offlineMaxEvents,
+      onDrop: function (context) {
+        experienceEvent('offlineDrop', context);
+      },
+      api: target.experienceApi,
+      isOnline: isOnline,
+      getProfileId: function () {
+        return upsertProfileId(target);
+      },
+      onResponse: function (data) {
+        ns.experienceApi.applyOptimizationData(state, data);
+      },
+      setRequestState: function (requestState) {
+        state.set({ experienceRequestState: requestState });
+      },
+      onQueueEvent: experienceEvent,
+      flushPolicy: queuePolicy.flush,
+      callbacks: runtimeCallbacks(experienceEvent),
+    });
+    target.insightsQueue = ns.createInsightsQueue({
+      getProfile: function () {
+        return state.get().profile;
+      },
+      api: target.insightsApi,
+      isOnline: isOnline,
+      onQueueEvent: insightsEvent,
+      flushPolicy: queuePolicy.flush,
+      callbacks: runtimeCallbacks(insightsEvent),
+    });
+    // Spec §8.3: the anonymous id follows the profile while persistence consent is true and is
+    // forgotten when it becomes false; held Insights events join the first profile.
+    var sync = function (snapshot) {
+      if (snapshot.persistenceConsent === false) target.anonymousId = undefined;
+      else if (snapshot.persistenceConsent === true && guards.isRecord(snapshot.profile) &&
+        isString(snapshot.profile.id) && snapshot.profile.id.length > 0) target.anonymousId = snapshot.profile.id;
+      target.insightsQueue.profileChanged();
+    };
+    target.unsubscribeDelivery = state.subscribe(sync);
+    sync(state.get());
+  }
+
+  // Spec §8.3: (persistenceConsent === true ? anonymous id : none) ?? profile.id; "" ⇒ none.
+  function upsertProfileId(target) {
+    var snapshot = target.state.get();
+    var anonymous = snapshot.persistenceConsent === true ? target.anonymousId : undefined;
+    if (isString(anonymous) && anonymous.length > 0) return anonymous;
+    var profile = snapshot.profile;
+    return guards.isRecord(profile) && isString(profile.id) && profile.id.length > 0 ? profile.id : undefined;
+  }
+
+  // Spec §6.5: cancel both scheduled retries, then force-flush Insights, then Experience.
+  function reconnect(target) {
+    target.insightsQueue.cancelScheduledRetry();
+    target.experienceQueue.cancelScheduledRetry();
+    target.insightsQueue.flush({ force: true });
+    target.experienceQueue.flush({ force: true });
+  }
+
+  // destroy(): forced best-effort flushes (not awaited), then no more timers or retries.
+  function closeDelivery(target) {
+    if (target.unsubscribeDelivery) target.unsubscribeDelivery();
+    target.insightsQueue.flush({ force: true });
+    target.experienceQueue.flush({ force: true });
+    target.insightsQueue.close();
+    target.experienceQueue.close();
+  }
+
+  // flush(requestId) (also flush(payload, requestId)): a non-forced Insights flush, then a
+  // non-forced Experience flush; settles "null" once both finished.
+  function flush(first, second) {
+    var requestId = arguments.length >= 2 ? second : first;
+    if (instance === null) {
+      settle(requestId, new Error(NOT_INITIALIZED));
+      return;
+    }
+    var target = instance;
+    settle(requestId, target.insightsQueue.flush().then(function () {
+      return target.experienceQueue.flush();
+    }).then(function () {
+      return null;
+    }));
   }
 
   function queueSizes() {
     if (instance === null) return JSON.stringify({ experience: 0, insights: 0 });
     return JSON.stringify({ experience: instance.experienceQueue.size(), insights: instance.insightsQueue.size() });
+  }
+
+  // ---- flags, merge tags, preview overrides, locale and reset -----------------------------------
+
+  // Builds the flag tracker and the preview override manager of `target` (after installEvents).
+  function installFeatures(target) {
+    var state = target.state;
+    target.flags = ns.createFlagTracker({ state: state, emitter: target.events });
+    target.previewPanelOpen = false;
+    target.previewDefinitions = null;
+    target.overrides = ns.createPreviewOverrideManager({
+      state: state,
+      definitions: {
+        get: function (id) {
+          return experienceDefinitions.get(id);
+        },
+      },
+      onChange: function () {
+        pushOverrides(target);
+      },
+    });
+    // After an intercepted Experience response, push the preview state once the response's
+    // state change was applied (spec §8.1: after every API refresh).
+    target.unsubscribeOverrides = state.subscribe(function () {
+      if (target.overrides.takeRefresh()) pushOverrides(target);
+    });
+  }
+
+  function teardownFeatures(target) {
+    if (target.unsubscribeOverrides) target.unsubscribeOverrides();
+    if (target.flags) target.flags.destroy();
+    if (target.overrides) target.overrides.destroy();
+  }
+
+  function pushOverrides(target) {
+    if (typeof globalThis.__nativeOnOverridesChanged !== 'function') return;
+    callHost('__nativeOnOverridesChanged', [JSON.stringify(previewState(target))]);
+  }
+
+  function flagJSON(value) {
+    return JSON.stringify(value === undefined ? null : value);
+  }
+
+  function getFlag(name) {
+    if (typeof name !== 'string') throw new TypeError('getFlag name must be a string.');
+    if (instance === null) return 'null';
+    return flagJSON(instance.flags.getFlag(name));
+  }
+
+  // observeFlag(subId, name): replaces subscription `subId`; the current value is pushed to
+  // __nativeOnFlagValueChanged(subId, json) before this returns, then every distinct value.
+  // No-op before initialize.
+  function observeFlag(subId, name) {
+    if (typeof subId !== 'string') throw new TypeError('observeFlag subscription id must be a string.');
+    if (typeof name !== 'string') throw new TypeError('observeFlag name must be a string.');
+    if (instance === null) return;
+    instance.flags.observe(subId, name, function (value) {
+      callHost('__nativeOnFlagValueChanged', [subId, flagJSON(value)]);
+    });
+  }
+
+  function unobserveFlag(subId) {
+    if (instance === null) return;
+    instance.flags.unobserve(subId);
+  }
+
+  // getMergeTagValue(entry, profile?): `profile` undefined ⇒ the current profile.
+  function getMergeTagValue(entry, profile) {
+    if (instance === null) return null;
+    var value = ns.mergeTags.resolve(entry, profile === undefined ? instance.state.get().profile : profile);
+    return value === undefined ? null : value;
+  }
+
+  function getProfile() {
+    if (instance === null) return null;
+    var profile = instance.state.get().profile;
+    return profile === undefined ? null : JSON.stringify(profile);
+  }
+
+  // setLocale(locale) → the normalised locale (null before initialize). Invalid input throws the
+  // spec §8.3 message and leaves the state unchanged. Events and Experience requests read the
+  // state's locale when they are built/sent.
+  function setLocale(value) {
+    if (instance === null) return null;
+    var normalized = locale.normalizeExplicitLocale(value);
+    instance.state.set({ locale: normalized });
+    return normalized;
+  }
+
+  // reset() (spec §6.5, native §4.5): clears the profile, changes, selections, contexts, preview
+  // overrides (and their baseline), the anonymous id, the current-screen de-dupe, the accepted
+  // sticky keys and the flag-view de-dupe; experienceRequestState back to idle. Consent, locale,
+  // online, flag subscriptions and queued events are kept. One state push. No-op before
+  // initialize.
+  function reset() {
+    if (instance === null) return;
+    var target = instance;
+    target.state.batch(function () {
+      target.anonymousId = undefined;
+      target.screenTracker.reset();
+      target.stickyKeys.clear();
+      target.contexts.clear();
+      target.flags.reset();
+      target.overrides.clear();
+      target.state.set({
+        profile: undefined,
+        changes: undefined,
+        selectedOptimizations: undefined,
+        experienceRequestState: { status: 'idle' },
+      });
+    });
+    pushOverrides(target);
+  }
+
+  function isStringList(value) {
+    return Array.isArray(value) && value.every(isString);
+  }
+
+  // overrideAudience(audId, qualified, expIds): qualified true activates the audience (its
+  // experiences → variant 1), false deactivates it (→ 0). No-op before initialize.
+  function overrideAudience(audienceId, qualified, experienceIds) {
+    if (!isString(audienceId)) throw new TypeError('overrideAudience audience id must be a string.');
+    if (!isBoolean(qualified)) throw new TypeError('overrideAudience qualified must be a boolean.');
+    var ids = absent(experienceIds) ? [] : experienceIds;
+    if (!isStringList(ids)) throw new TypeError('overrideAudience experience ids must be an array of strings.');
+    if (instance === null) return;
+    if (qualified) instance.overrides.activateAudience(audienceId, ids);
+    else instance.overrides.deactivateAudience(audienceId, ids);
+  }
+
+  function overrideVariant(experienceId, variantIndex) {
+    if (!isString(experienceId)) throw new TypeError('overrideVariant experience id must be a string.');
+    if (!Number.isInteger(variantIndex) || variantIndex < 0) {
+      throw new TypeError('overrideVariant variant index must be a non-negative integer.');
+    }
+    if (instance === null) return;
+    instance.overrides.setVariantOverride(experienceId, variantIndex);
+  }
+
+  function resetVariantOverride(experienceId) {
+    if (instance === null) return;
+    instance.overrides.resetOptimizationOverride(experienceId);
+  }
+
+  function resetAudienceOverride(audienceId) {
+    if (instance === null) return;
+    instance.overrides.resetAudienceOverride(audienceId);
+  }
+
+  function resetAllOverrides() {
+    if (instance === null) return;
+    instance.overrides.resetAll();
+  }
+
+  function setPreviewPanelOpen(open) {
+    if (!isBoolean(open)) throw new TypeError('setPreviewPanelOpen expects a boolean.');
+    if (instance === null) return;
+    instance.previewPanelOpen = open;
+  }
+
+  function entriesOfType(collection, contentType) {
+    return collection.items.filter(function (item) {
+      return guards.isResolvedEntry(item) && item.sys.contentType.sys.id === contentType;
+    });
+  }
+
+  // loadDefinitions(audiences, experiences): two CDA collections ({items, includes?}) of
+  // nt_audience and nt_experience entries; builds the preview model's definitions and records
+  // the experiences for flag derivation. → JSON {audienceCount, experienceCount} or {error}.
+  function loadDefinitions(audienceCollection, experienceCollection) {
+    var valid = function (value) {
+      return guards.isRecord(value) && Array.isArray(value.items);
+    };
+    if (!valid(audienceCollection) || !valid(experienceCollection)) {
+      return JSON.stringify({ error: 'loadDefinitions expects two collections with an "items" array.' });
+    }
+    if (instance === null) return JSON.stringify({ error: NOT_INITIALIZED });
+    var names = new Map();
+    [audienceCollection, experienceCollection].forEach(function (collection) {
+      var document = { sys: { type: 'Array' }, items: collection.items, includes: collection.includes };
+      entryIndex.buildEntryIndex(document).forEach(function (entry, id) {
+        if (!names.has(id)) names.set(id, entry);
+      });
+    });
+    var audiences = entriesOfType(audienceCollection, 'nt_audience');
+    var experiences = entriesOfType(experienceCollection, 'nt_experience');
+    experiences.forEach(function (entry) {
+      experienceDefinitions.record(entry, names);
+    });
+    instance.previewDefinitions = { audiences: audiences, experiences: experiences, names: names };
+    pushOverrides(instance);
+    return JSON.stringify({ audienceCount: audiences.length, experienceCount: experiences.length });
+  }
+
+  function nameMap(entries, idOf) {
+    var map = {};
+    entries.forEach(function (entry) {
+      var id = idOf(entry);
+      map[id] = typeof entry.fields.nt_name === 'string' ? entry.fields.nt_name : id;
+    });
+    return map;
+  }
+
+  function previewState(target) {
+    var snapshot = target.state.get();
+    var out = bridgeState(snapshot);
+    var overrides = target.overrides.snapshot();
+    out.previewPanelOpen = target.previewPanelOpen;
+    out.audienceOverrides = overrides.audienceOverrides;
+    out.variantOverrides = overrides.variantOverrides;
+    out.defaultAudienceQualifications = overrides.defaultAudienceQualifications;
+    out.defaultVariantIndices = overrides.defaultVariantIndices;
+    var definitions = target.previewDefinitions;
+    if (definitions === null) {
+      out.previewModel = null;
+      out.audienceNameMap = {};
+      out.experienceNameMap = {};
+    } else {
+      out.previewModel = ns.previewOverrides.buildPreviewModel(definitions.audiences, definitions.experiences,
+        definitions.names, snapshot.selectedOptimizations, snapshot.profile, target.overrides);
+      out.audienceNameMap = nameMap(definitions.audiences, function (entry) {
+        return isString(entry.fields.nt_audience_id) ? entry.fields.nt_audience_id : entry.sys.id;
+      });
+      out.experienceNameMap = nameMap(definitions.experiences, ns.previewOverrides.experienceIdOf);
+    }
+    return out;
+  }
+
+  // getPreviewState() → JSON: BridgeState + previewPanelOpen, audienceOverrides,
+  // variantOverrides, defaultAudienceQualifications, defaultVariantIndices, previewModel (null
+  // until loadDefinitions), audienceNameMap, experienceNameMap. "null" before initialize.
+  function getPreviewState() {
+    if (instance === null) return 'null';
+    return JSON.stringify(previewState(instance));
   }
 
   // ---- async plumbing ---------------------------------------------------------------------------
@@ -625,6 +1020,22 @@
     consent: consent,
     hasConsent: hasConsent,
     setOnline: setOnline,
+    flush: flush,
     queueSizes: queueSizes,
+    getFlag: getFlag,
+    observeFlag: observeFlag,
+    unobserveFlag: unobserveFlag,
+    getMergeTagValue: getMergeTagValue,
+    getProfile: getProfile,
+    setLocale: setLocale,
+    reset: reset,
+    overrideAudience: overrideAudience,
+    overrideVariant: overrideVariant,
+    resetVariantOverride: resetVariantOverride,
+    resetAudienceOverride: resetAudienceOverride,
+    resetAllOverrides: resetAllOverrides,
+    setPreviewPanelOpen: setPreviewPanelOpen,
+    loadDefinitions: loadDefinitions,
+    getPreviewState: getPreviewState,
   };
 })();

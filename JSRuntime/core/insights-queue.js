@@ -1,29 +1,48 @@
 // core/insights-queue.js
-// Contract: `__optimization.createInsightsQueue(options)` → the Insights path (spec §6.3,
-// DECISIONS 11). Options: getProfile() → the current profile object or undefined; maxEvents
-// (total cap over buckets and held events, a positive number, floored; invalid ⇒ 1000; beyond
-// it the oldest held events go first, then the oldest bucket's oldest events).
+// Contract: `__optimization.createInsightsQueue(options)` → the Insights path (spec §5.5, §6.3,
+// §6.4; DECISIONS 10, 11). Options: getProfile() → the current profile object or undefined;
+// maxEvents (total cap over buckets and held events, a positive number, floored; invalid ⇒ 1000;
+// beyond it the oldest held events go first, then the oldest bucket's oldest events, warn-logged).
 // Events are kept per profile id (`profile.id`, which may be ""), each bucket remembering the
 // last profile object seen for that id. An event sent while no profile exists is HELD (not
-// dropped) and moves into the bucket of the first profile that exists at a later send or
-// `adoptHeld()`.
-// Interface (the emitter uses only `send`; the delivery layer adds the flush timer, batching and
-// retry without changing this interface):
-//   send(event) → undefined   hands a built, already-published event to the path (enqueue).
-//   enqueue(event)            as above.
-//   adoptHeld() → number      moves held events into the current profile's bucket (if a profile
-//                             exists); returns how many moved.
-//   purge()                   discards every bucket and every held event (consent withdrawn).
-//   size() → number           queued + held events.
-//   heldCount() → number      events waiting for a profile.
-//   drain() → [{profile, events}]   removes and returns every bucket (map insertion order);
-//                             held events stay held.
-//   peek() → [{profile, events}]    copies, nothing removed.
+// dropped) and moves into the bucket of the first profile that exists at a later send, flush or
+// `adoptHeld()` (DECISIONS 11).
+//
+// Without `api` the queue only buffers. With delivery options:
+//   api                 {sendBatches(batches) → Promise<outcome>} (core/insights-api.js)
+//   isOnline()          default: always online
+//   flushThreshold      queued (bucketed) events that trigger a flush, default 25
+//   onQueueEvent(type, context)   "batchDropped" {status, reason, droppedCount, droppedEvents} and
+//                       "deliveryDisabled" {status, reason, droppedCount}
+//   flushPolicy, callbacks, random, host   for the flush runtime (core/queue-flush-policy.js); the
+//                       periodic flush runs every policy.flushIntervalMs (default 30 000) on the
+//                       host clock, and only while bucketed events are queued.
+// Behaviour with delivery:
+//   send(event)         enqueue (never sent synchronously); arm the periodic timer; at ≥
+//                       flushThreshold queued events start a non-forced flush. After delivery was
+//                       disabled, events are discarded (debug-logged).
+//   flush({force?}) → Promise   gate shouldSkip({force, isOnline}); held events join the current
+//                       profile's bucket; no batches ⇒ cancel the retry; else ONE POST with one
+//                       {profile, events} per profile id (map insertion order). A flush while one
+//                       is running returns the running one. Outcomes:
+//         success        removes exactly the sent events (DECISIONS 10: events queued meanwhile
+//                        stay); handleSuccess.
+//         retry          kept; handleFailure({queuedBatches, queuedEvents, minRetryDelayMs}).
+//         drop (4xx)     the sent events are removed; batchDropped; warn-logged; handleSuccess.
+//         disable (401/403/404)   everything queued is discarded, deliveryDisabled, error-logged;
+//                        nothing more is sent by this queue.
+//       Then the periodic timer is reconciled.
+//   profileChanged()    adopts held events when a profile now exists and reconciles the timer.
+//   purge()             discards every event, resets the flush runtime, stops the timer.
+//   close()             stops the timer and retries for good (destroy, after the final flush).
+//   cancelScheduledRetry(), isDisabled(), runtime, enqueue(event), adoptHeld() → moved count,
+//   size() → queued + held, heldCount(), drain() → [{profile, events}] (held stay), peek().
 (function () {
   'use strict';
   var ns = globalThis.__optimization || (globalThis.__optimization = {});
 
   var DEFAULT_MAX_EVENTS = 1000;
+  var DEFAULT_FLUSH_THRESHOLD = 25;
 
   function normalizeMax(value) {
     return typeof value === 'number' && isFinite(value) && value >= 1 ? Math.floor(value) : DEFAULT_MAX_EVENTS;
@@ -33,13 +52,51 @@
     return value !== null && typeof value === 'object' && !Array.isArray(value);
   }
 
+  function messageOf(error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+
+  function idOf(profile) {
+    return String(profile.id === undefined || profile.id === null ? '' : profile.id);
+  }
+
   function createInsightsQueue(options) {
     var settings = options !== null && typeof options === 'object' ? options : {};
+    var host = settings.host || ns.host;
     var getProfile = typeof settings.getProfile === 'function' ? settings.getProfile : function () { return undefined; };
     var maxEvents = normalizeMax(settings.maxEvents);
+    var api = settings.api || null;
+    var isOnline = typeof settings.isOnline === 'function' ? settings.isOnline : function () { return true; };
+    var threshold = normalizeMax(settings.flushThreshold === undefined ? DEFAULT_FLUSH_THRESHOLD : settings.flushThreshold);
+    var onQueueEvent = typeof settings.onQueueEvent === 'function' ? settings.onQueueEvent : function () {};
+
     var buckets = new Map(); // profile id → {profile, events}
     var held = [];
     var total = 0;
+    var active = null;
+    var generation = 0;
+    var timer = null;
+    var disabledReason = null;
+    var closed = false;
+
+    var runtime = ns.createQueueFlushRuntime({
+      policy: settings.flushPolicy,
+      host: host,
+      callbacks: settings.callbacks,
+      random: settings.random,
+      name: 'Insights',
+      onRetry: function () {
+        return flush();
+      },
+    });
+
+    function emit(type, context) {
+      try {
+        onQueueEvent(type, context);
+      } catch (error) {
+        host.log('warn', 'Insights queue event callback failed: ' + messageOf(error));
+      }
+    }
 
     function currentProfile() {
       var profile = getProfile();
@@ -47,7 +104,7 @@
     }
 
     function bucketFor(profile) {
-      var id = String(profile.id === undefined || profile.id === null ? '' : profile.id);
+      var id = idOf(profile);
       var bucket = buckets.get(id);
       if (bucket === undefined) {
         bucket = { profile: profile, events: [] };
@@ -84,7 +141,14 @@
     }
 
     function enqueue(event) {
-      while (total >= maxEvents) dropOldest();
+      var dropped = 0;
+      while (total >= maxEvents) {
+        dropOldest();
+        dropped++;
+      }
+      if (dropped > 0 && api !== null) {
+        host.log('warn', 'Insights queue is full (' + maxEvents + ' events): dropped the ' + dropped + ' oldest event(s).');
+      }
       var profile = currentProfile();
       if (profile === undefined) {
         held.push(event);
@@ -95,6 +159,10 @@
       total++;
     }
 
+    function queuedCount() {
+      return total - held.length;
+    }
+
     function copyBuckets() {
       var result = [];
       buckets.forEach(function (bucket) {
@@ -103,16 +171,171 @@
       return result;
     }
 
-    return {
-      send: function (event) {
+    // ---- periodic flush ---------------------------------------------------------------------
+
+    function stopTimer() {
+      if (timer === null) return;
+      host.clearTimeout(timer);
+      timer = null;
+    }
+
+    function reconcileTimer() {
+      if (api === null || closed || disabledReason !== null || queuedCount() === 0) {
+        stopTimer();
+        return;
+      }
+      if (timer === null) timer = host.setTimeout(onTimer, runtime.policy.flushIntervalMs);
+    }
+
+    function onTimer() {
+      timer = null;
+      flush().then(reconcileTimer);
+      reconcileTimer();
+    }
+
+    // ---- delivery ---------------------------------------------------------------------------
+
+    function send(event) {
+      if (api === null) {
         enqueue(event);
-      },
+        return;
+      }
+      if (disabledReason !== null) {
+        host.log('debug', 'Insights delivery is disabled; an event was discarded.');
+        return;
+      }
+      enqueue(event);
+      reconcileTimer();
+      if (!closed && queuedCount() >= threshold) flush();
+    }
+
+    function flush(flushOptions) {
+      var force = flushOptions !== null && typeof flushOptions === 'object' && flushOptions.force === true;
+      if (api === null) return Promise.resolve();
+      if (active !== null) return active;
+      if (disabledReason !== null || (closed && !force)) return Promise.resolve();
+      if (runtime.shouldSkip({ force: force, isOnline: isOnline() })) return Promise.resolve();
+      adoptHeld();
+      var batches = copyBuckets();
+      if (batches.length === 0) {
+        runtime.cancelScheduledRetry();
+        reconcileTimer();
+        return Promise.resolve();
+      }
+      var running = request(batches).then(undefined, function (error) {
+        host.log('error', 'Insights queue flush failed unexpectedly: ' + messageOf(error));
+      }).then(function () {
+        active = null;
+        reconcileTimer();
+      });
+      active = running;
+      return running;
+    }
+
+    function request(batches) {
+      var round = generation;
+      runtime.markFlushStarted();
+      return api.sendBatches(batches).then(undefined, function (error) {
+        return ns.apiResponse.outcomeOfError('Insights', error);
+      }).then(function (outcome) {
+        runtime.markFlushFinished();
+        if (round !== generation) return;
+        handle(batches, outcome);
+      });
+    }
+
+    // Removes exactly the sent events (by identity) from their buckets.
+    function removeSent(batches) {
+      batches.forEach(function (batch) {
+        var id = idOf(batch.profile);
+        var bucket = buckets.get(id);
+        if (bucket === undefined) return;
+        var sent = new Set(batch.events);
+        var before = bucket.events.length;
+        bucket.events = bucket.events.filter(function (event) {
+          return !sent.has(event);
+        });
+        total -= before - bucket.events.length;
+        if (bucket.events.length === 0) buckets.delete(id);
+      });
+    }
+
+    function countEvents(batches) {
+      return batches.reduce(function (sum, batch) {
+        return sum + batch.events.length;
+      }, 0);
+    }
+
+    function handle(batches, outcome) {
+      if (outcome.ok) {
+        removeSent(batches);
+        if (!closed) runtime.handleSuccess();
+        return;
+      }
+      switch (outcome.kind) {
+        case 'drop': {
+          removeSent(batches);
+          var count = countEvents(batches);
+          var reason = outcome.reason + '; ' + count + ' event(s) in ' + batches.length + ' batch(es) were dropped (the API refuses them).';
+          host.log('warn', reason);
+          var dropped = [];
+          batches.forEach(function (batch) {
+            dropped.push.apply(dropped, batch.events);
+          });
+          emit('batchDropped', { status: outcome.status, reason: reason, droppedCount: count, droppedEvents: dropped });
+          if (!closed) runtime.handleSuccess();
+          return;
+        }
+        case 'disable': {
+          disabledReason = 'Insights API delivery disabled: ' + outcome.reason +
+            ' (check clientId, environment and the Insights base URL). No further Insights requests are made by this client instance.';
+          var discarded = total;
+          buckets = new Map();
+          held = [];
+          total = 0;
+          runtime.reset();
+          stopTimer();
+          host.log('error', disabledReason + ' ' + discarded + ' queued event(s) discarded.');
+          emit('deliveryDisabled', { status: outcome.status, reason: disabledReason, droppedCount: discarded });
+          return;
+        }
+        default:
+          host.log('warn', outcome.reason + '; ' + queuedCount() + ' event(s) stay queued for retry.');
+          if (!closed) {
+            runtime.handleFailure({ queuedBatches: buckets.size, queuedEvents: queuedCount(), minRetryDelayMs: outcome.retryAfterMs });
+          }
+      }
+    }
+
+    function purge() {
+      generation++;
+      buckets = new Map();
+      held = [];
+      total = 0;
+      runtime.reset();
+      stopTimer();
+    }
+
+    return {
+      send: send,
       enqueue: enqueue,
       adoptHeld: adoptHeld,
-      purge: function () {
-        buckets = new Map();
-        held = [];
-        total = 0;
+      flush: flush,
+      profileChanged: function () {
+        adoptHeld();
+        reconcileTimer();
+      },
+      purge: purge,
+      close: function () {
+        closed = true;
+        runtime.reset();
+        stopTimer();
+      },
+      cancelScheduledRetry: function () {
+        runtime.cancelScheduledRetry();
+      },
+      isDisabled: function () {
+        return disabledReason !== null;
       },
       size: function () {
         return total;
@@ -127,6 +350,7 @@
         return result;
       },
       peek: copyBuckets,
+      runtime: runtime,
       maxEvents: maxEvents,
     };
   }

@@ -38,8 +38,10 @@
 //                else false when forced; else true when offline (isOnline === false; undefined
 //                counts as online), or now < nextFlushAllowedAt, or now < circuitOpenUntil.
 //     markFlushStarted() / markFlushFinished()  the in-flight flag.
-//     handleFailure({queuedBatches, queuedEvents}) → {consecutiveFailures, retryDelayMs,
-//                openedCircuit}: n += 1; delay = computeRetryDelay; onFlushFailure({consecutiveFailures,
+//     handleFailure({queuedBatches, queuedEvents, minRetryDelayMs?}) → {consecutiveFailures,
+//                retryDelayMs, openedCircuit}: n += 1; delay = max(computeRetryDelay, minRetryDelayMs)
+//                (minRetryDelayMs: a server's Retry-After, honoured as the minimum wait, also for
+//                the circuit window); onFlushFailure({consecutiveFailures,
 //                queuedBatches, queuedEvents, retryDelayMs: delay}); below the limit: the next
 //                flush waits `delay` and a retry is scheduled after it; at/after the limit: the
 //                circuit opens (nextFlushAllowedAt = circuitOpenUntil = now + circuitOpenMs),
@@ -204,7 +206,8 @@
       var input = counts !== null && typeof counts === 'object' ? counts : {};
       consecutiveFailures += 1;
       var n = consecutiveFailures;
-      var delay = computeRetryDelay(policy, n, random);
+      var minimum = isFiniteNumber(input.minRetryDelayMs) && input.minRetryDelayMs > 0 ? Math.ceil(input.minRetryDelayMs) : 0;
+      var delay = Math.max(computeRetryDelay(policy, n, random), minimum);
       var context = {
         consecutiveFailures: n,
         queuedBatches: isFiniteNumber(input.queuedBatches) ? input.queuedBatches : 0,
@@ -217,7 +220,7 @@
         now: host.now(),
         retryDelayMs: delay,
         maxConsecutiveFailures: policy.maxConsecutiveFailures,
-        circuitOpenMs: policy.circuitOpenMs,
+        circuitOpenMs: Math.max(policy.circuitOpenMs, minimum),
       });
       nextFlushAllowedAt = window.nextFlushAllowedAt;
       circuitOpenUntil = window.circuitOpenUntil;
@@ -226,7 +229,7 @@
           consecutiveFailures: n,
           queuedBatches: context.queuedBatches,
           queuedEvents: context.queuedEvents,
-          retryDelayMs: policy.circuitOpenMs,
+          retryDelayMs: window.retryDelayMs,
         });
       }
       scheduleRetry(window.retryDelayMs);

@@ -6,7 +6,8 @@
 //   assert.throws(fn, regex?, msg?) (regex tested against error.message), assert.rejects(
 //   promiseOrFn, regex?, msg?) → Promise, assert.fail(msg).
 //   __jsTests              the registered tests, [{name, fn}], in registration order.
-//   __jsTestCleanup()      what runs after every test: __bridge.destroy() and __testHost.reset().
+//   __jsTestCleanup()      what runs after every test: __bridge.destroy(), __testHost.reset() and
+//                          __bridge.setOnline(false) (every test starts offline; also at load).
 //   __runJsTests(onDone)   runs every test sequentially (awaiting returned promises), cleans up
 //                          after each, then calls onDone(JSON.stringify([{name, ok, message}])).
 (function () {
@@ -125,11 +126,19 @@
     },
   };
 
+  // Every test starts OFFLINE (the bridge's carried `online`), so no Experience request leaves
+  // unless a test goes online itself (delivery tests do, with __testHost.fetchHandler set).
+  function startOffline() {
+    if (globalThis.__bridge && typeof globalThis.__bridge.setOnline === 'function') globalThis.__bridge.setOnline(false);
+  }
+
   function cleanup() {
     if (globalThis.__bridge && typeof globalThis.__bridge.destroy === 'function') globalThis.__bridge.destroy();
     if (globalThis.__testHost && typeof globalThis.__testHost.reset === 'function') globalThis.__testHost.reset();
+    startOffline();
   }
   globalThis.__jsTestCleanup = cleanup;
+  startOffline();
 
   function describe(error) {
     if (error instanceof Error) return error.name + ': ' + error.message;

@@ -93,11 +93,24 @@ public final class JavaScriptEngine: @unchecked Sendable {
     /// Releases the VM: cancels every pending timer and fetch, drops every handle. Idempotent.
     /// Later calls throw ``JavaScriptError/engineClosed``.
     public func close() {
-        lock.withLock {
-            guard let context, let group else { return }
+        close(keepingFetchesInFlight: false)
+    }
+
+    /// Releases the VM like ``close()``; with `keepingFetchesInFlight` the requests already handed
+    /// to the transport are not cancelled: they run to completion (or their transport timeout)
+    /// and their results are discarded. Used for best-effort final flushes on shutdown.
+    /// - Returns: the tasks of those requests (empty when they were cancelled or the engine was
+    ///   already closed), so a caller can wait for them before shutting its transport down.
+    @discardableResult
+    public func close(keepingFetchesInFlight: Bool) -> [Task<Void, Never>] {
+        lock.withLock { () -> [Task<Void, Never>] in
+            guard let context, let group else { return [] }
             for timer in timers.values { timer.cancel() }
             timers.removeAll()
-            for fetch in fetches.values { fetch.cancel() }
+            let inFlight = Array(fetches.values)
+            if !keepingFetchesInFlight {
+                for fetch in inFlight { fetch.cancel() }
+            }
             fetches.removeAll()
             for handle in handles.values {
                 JSValueUnprotect(context, handle.function)
@@ -109,6 +122,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
             JSContextGroupRelease(group)
             self.context = nil
             self.group = nil
+            return keepingFetchesInFlight ? inFlight : []
         }
     }
 

@@ -22,8 +22,11 @@ public final class OptimizationClient: Sendable {
         /// Drives every timer of the engine (flush intervals, backoff, dwell). Inject a
         /// ``ManualClock`` in tests.
         public var clock: any HostClock
-        /// Carries the core's HTTP requests.
-        public var transport: any FetchTransport
+        /// Carries the core's HTTP requests to the Experience and Insights APIs. Nil (the
+        /// default): `initialize` creates an ``HTTPFetchTransport`` that may reach exactly the
+        /// configured (or default) Experience and Insights base URLs, and ``destroy()`` shuts it
+        /// down. An injected transport is used as is (and never shut down by the client).
+        public var transport: (any FetchTransport)?
         /// Longest time, in seconds, one call into JavaScript may run.
         public var executionTimeLimit: Double?
         /// Where consent and profile continuity survive restarts. Default ``OptimizationStorage/automatic``.
@@ -32,7 +35,7 @@ public final class OptimizationClient: Sendable {
         public init(
             logger: Logger = Logger(label: "Optimization", factory: { _ in SwiftLogNoOpLogHandler() }),
             clock: any HostClock = SystemClock(),
-            transport: any FetchTransport = UnconfiguredFetchTransport(),
+            transport: (any FetchTransport)? = nil,
             executionTimeLimit: Double? = 10,
             storage: OptimizationStorage = .automatic
         ) {
@@ -50,6 +53,9 @@ public final class OptimizationClient: Sendable {
     let eventBroadcaster = EventBroadcaster<JSONValue>()
     let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
     let stateBroadcaster = EventBroadcaster<OptimizationState>()
+    let queueEventBroadcaster = EventBroadcaster<QueueEvent>()
+    /// The host's last ``setOnline(_:)``; a new engine starts in it (spec §3.6).
+    let isOnline = Mutex(true)
 
     public init(environment: Environment = Environment()) {
         self.environment = environment
@@ -72,8 +78,9 @@ public final class OptimizationClient: Sendable {
     public func initialize(config: OptimizationConfig) throws(OptimizationError) {
         guard !config.clientId.isEmpty else { throw .configError("clientId must not be empty") }
         releaseRuntime()
+        let (transport, ownedTransport) = try makeTransport(for: config)
         let engineConfiguration = JavaScriptEngine.Configuration(
-            clock: environment.clock, transport: environment.transport,
+            clock: environment.clock, transport: transport,
             executionTimeLimit: environment.executionTimeLimit, logger: environment.logger)
         let started = runtimeStart()
         let persistence = makePersistence(for: config)
@@ -83,26 +90,42 @@ public final class OptimizationClient: Sendable {
             bridgeConfiguration = .object(members)
         }
         let states = stateBroadcaster
-        let newRuntime = try OptimizationRuntime(
-            configuration: engineConfiguration, bridgeConfiguration: bridgeConfiguration,
-            channel: BridgeChannel(events: eventBroadcaster, blockedEvents: blockedEventBroadcaster) { state in
-                persistence?.stateChanged(state)
-                states.yield(state)
-            },
-            persistence: persistence)
+        let newRuntime: OptimizationRuntime
+        do {
+            newRuntime = try OptimizationRuntime(
+                configuration: engineConfiguration, bridgeConfiguration: bridgeConfiguration,
+                channel: BridgeChannel(
+                    events: eventBroadcaster, blockedEvents: blockedEventBroadcaster,
+                    queueEvents: QueueEventRelay(broadcaster: queueEventBroadcaster, policy: config.queuePolicy)
+                ) { state in
+                    persistence?.stateChanged(state)
+                    states.yield(state)
+                },
+                persistence: persistence, ownedTransport: ownedTransport)
+        } catch {
+            if let ownedTransport { Task { try? await ownedTransport.shutdown() } }
+            throw error
+        }
         environment.logger.debug("optimization engine started", metadata: ["ms": "\(runtimeStart() - started)"])
+        if !isOnline.withLock({ $0 }) {
+            _ = try? newRuntime.engine.call("__bridge.setOnline", .bool(false))
+        }
         runtime.withLock { $0 = newRuntime }
     }
 
-    /// Releases the engine: cancels every timer and pending request (a pending event call throws
-    /// ``OptimizationError/notInitialized``) and finishes every ``events`` / ``blockedEvents``
-    /// stream handed out so far. Safe to call at any time; the client can be initialized again
+    /// Releases the engine: fires a last forced, best-effort flush of both delivery queues (not
+    /// awaited: requests in flight finish in the background, bounded by the request timeout, and
+    /// a transport the client created is shut down afterwards; `await flush()` first for a
+    /// graceful shutdown), cancels every timer (a pending event call throws
+    /// ``OptimizationError/notInitialized``) and finishes every ``events`` / ``blockedEvents`` /
+    /// ``queueEvents`` stream handed out so far. Safe to call at any time; the client can be initialized again
     /// afterwards.
     public func destroy() {
         releaseRuntime()
         eventBroadcaster.finishAll()
         blockedEventBroadcaster.finishAll()
         stateBroadcaster.finishAll()
+        queueEventBroadcaster.finishAll()
     }
 
     /// Closes the running engine, if any; the event streams stay open (re-initialize).
@@ -118,7 +141,10 @@ public final class OptimizationClient: Sendable {
     ///
     /// - Parameters:
     ///   - baseline: the prepared entry (reuse it across calls: the engine caches it by content).
-    ///   - selectedOptimizations: the visitor's selections; nil means nothing is selected.
+    ///   - selectedOptimizations: the visitor's selections; nil means the engine's CURRENT
+    ///     selections (the last accepted Experience API response, preview overrides applied, or
+    ///     the configured defaults; none known ⇒ nothing selected). Pass
+    ///     ``SelectedOptimizations/empty`` for "nothing selected".
     /// - Returns: the baseline or variant. Before ``initialize(config:)``, and on any internal
     ///   failure (logged), the baseline.
     public func resolveOptimizedEntry(
@@ -127,11 +153,12 @@ public final class OptimizationClient: Sendable {
         guard let runtime = runtime.withLock({ $0 }) else {
             return ResolvedOptimizedEntry(entry: baseline.renderedEntry(at: .baseline) ?? baseline.baseline)
         }
-        return runtime.resolve(baseline, selections: selectedOptimizations)
+        return runtime.resolve(baseline, selections: selectedOptimizations ?? runtime.channel.selections.current)
     }
 
     /// Convenience for a one-off JSON value. It serializes `baseline` on every call; prefer a
     /// reused ``ContentfulEntry`` on hot paths. A value that is not an entry resolves to itself.
+    /// `selectedOptimizations` nil means the current selections, `[]` nothing selected.
     public func resolveOptimizedEntry(
         baseline: JSONValue, selectedOptimizations: [JSONValue]? = nil
     ) -> ResolvedOptimizedEntry {

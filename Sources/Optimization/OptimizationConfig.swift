@@ -21,6 +21,10 @@ public struct OptimizationConfig: Sendable, Equatable {
     /// Initial consent and state (for example restored from a previous session). Nil: consent
     /// undecided, nothing known.
     public var defaults: StorageDefaults?
+    /// Experience and Insights API base URLs and request options. Nil: the public APIs.
+    public var api: OptimizationAPIConfig?
+    /// Delivery queue capacity, retry/backoff/circuit settings and callbacks. Nil: the defaults.
+    public var queuePolicy: QueuePolicy?
 
     public init(
         clientId: String,
@@ -30,7 +34,9 @@ public struct OptimizationConfig: Sendable, Equatable {
         channel: String = "server",
         logLevel: OptimizationLogLevel = .error,
         entryCacheSize: Int = 1000,
-        defaults: StorageDefaults? = nil
+        defaults: StorageDefaults? = nil,
+        api: OptimizationAPIConfig? = nil,
+        queuePolicy: QueuePolicy? = nil
     ) {
         self.clientId = clientId
         self.environment = environment
@@ -40,6 +46,8 @@ public struct OptimizationConfig: Sendable, Equatable {
         self.logLevel = logLevel
         self.entryCacheSize = entryCacheSize
         self.defaults = defaults
+        self.api = api
+        self.queuePolicy = queuePolicy
     }
 
     /// The object handed to `__bridge.initialize`.
@@ -55,6 +63,8 @@ public struct OptimizationConfig: Sendable, Equatable {
         if let locale { object["locale"] = .string(locale) }
         if let allowedEventTypes { object["allowedEventTypes"] = .array(allowedEventTypes.map(JSONValue.string)) }
         if let defaults { object["defaults"] = defaults.bridgeValue }
+        if let api = api?.bridgeValue { object["api"] = api }
+        if let queuePolicy = queuePolicy?.bridgeValue { object["queuePolicy"] = queuePolicy }
         return .object(object)
     }
 }

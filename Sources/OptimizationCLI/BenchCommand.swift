@@ -41,7 +41,7 @@ struct BenchCommand: ParsableCommand {
         report.append(("engine_start_ms", percentile(starts, 0.5)))
         report.append(("engine_start_first_ms", starts.first ?? 0))
 
-        let client = OptimizationClient(environment: .init(storage: .disabled))
+        let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
         try client.initialize(config: OptimizationConfig(clientId: "bench", entryCacheSize: 1000))
         defer { client.destroy() }
         let entryText = BenchmarkFixture.entryJSON()
@@ -85,7 +85,7 @@ struct BenchCommand: ParsableCommand {
     /// 1,000 concurrent view trackers: creation, per-update cost and a simulated minute.
     private func trackerFigures() -> [(String, Double)] {
         let clock = ManualClock()
-        let client = OptimizationClient(environment: .init(clock: clock, storage: .disabled))
+        let client = OptimizationClient(environment: .init(clock: clock, transport: UnconfiguredFetchTransport(), storage: .disabled))
         do {
             try client.initialize(config: OptimizationConfig(clientId: "bench"))
         } catch {
@@ -99,7 +99,7 @@ struct BenchCommand: ParsableCommand {
 
     private func measureEngineStarts() throws -> [Double] {
         try (0..<engineStarts).map { _ in
-            let client = OptimizationClient(environment: .init(storage: .disabled))
+            let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
             let start = DispatchTime.now().uptimeNanoseconds
             try client.initialize(config: OptimizationConfig(clientId: "bench"))
             let elapsed = DispatchTime.now().uptimeNanoseconds - start

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JavaScriptHost
 import Optimization
 
 /// `optimization resolve <entry.json | -> [--selections <file>] [--entry-id <id>]`
@@ -65,7 +66,8 @@ struct ResolveCommand: ParsableCommand {
                 throw CLIFailure.data("\(InputFile.displayName(selections)): \(error)")
             }
         }
-        let client = OptimizationClient(environment: .init(storage: .disabled))
+        // Resolution only: the tool never sends events, so it opens no network client.
+        let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
         do {
             try client.initialize(config: OptimizationConfig(clientId: "optimization-cli"))
         } catch {

@@ -278,7 +278,7 @@ final class ConsentModelHarness: @unchecked Sendable {
 
     init(allowList: [String]?, defaults: StorageDefaults) async throws {
         self.allowList = allowList
-        client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+        client = OptimizationClient(environment: .init(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .disabled))
         try client.initialize(config: OptimizationConfig(clientId: "model", allowedEventTypes: allowList, defaults: defaults))
         model = ConsentRuleModel(allowList: allowList, defaults: defaults)
         probe = EventProbe(client)

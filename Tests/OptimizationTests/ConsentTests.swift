@@ -159,7 +159,7 @@ struct ConsentTests {
     }
 
     @Test func beforeInitializeAsyncMethodsThrowAndSyncOnesAreNoOps() async throws {
-        let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+        let client = OptimizationClient(environment: .init(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .disabled))
         await #expect(throws: OptimizationError.notInitialized) { try await client.identify(userId: "u") }
         await #expect(throws: OptimizationError.notInitialized) { try await client.page() }
         await #expect(throws: OptimizationError.notInitialized) { try await client.screen(name: "s") }
@@ -206,7 +206,7 @@ struct ConsentTests {
     }
 
     @Test func invalidDefaultsAreConfigErrors() {
-        let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+        let client = OptimizationClient(environment: .init(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .disabled))
         #expect(throws: OptimizationError.configError("initialize config \"defaults.profile\" must be an object when provided.")) {
             try client.initialize(config: OptimizationConfig(clientId: "c", defaults: StorageDefaults(profile: [1])))
         }

@@ -12,7 +12,7 @@ func makeEventClient(
     allowedEventTypes: [String]? = nil, defaults: StorageDefaults? = nil, locale: String? = nil,
     channel: String = "server", logLevel: OptimizationLogLevel = .error, logger: Logger? = nil
 ) throws -> OptimizationClient {
-    var environment = OptimizationClient.Environment(clock: ManualClock(), storage: .disabled)
+    var environment = OptimizationClient.Environment(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .disabled)
     if let logger { environment.logger = logger }
     let client = OptimizationClient(environment: environment)
     try client.initialize(config: OptimizationConfig(
@@ -210,7 +210,7 @@ struct EventTests {
 
     @Test(arguments: ["*", "und", "UND", "", "not a locale"])
     func e13InvalidLocalesAreConfigErrors(_ locale: String) {
-        let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+        let client = OptimizationClient(environment: .init(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .disabled))
         #expect(throws: OptimizationError.self) {
             try client.initialize(config: OptimizationConfig(clientId: "c", locale: locale))
         }
@@ -336,7 +336,7 @@ struct EventTests {
     }
 
     @Test func streamsSurviveReinitializeAndAStreamTakenBeforeInitializeWorks() async throws {
-        let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+        let client = OptimizationClient(environment: .init(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .disabled))
         var probe = EventProbe(client)
         try client.initialize(config: OptimizationConfig(clientId: "c", defaults: StorageDefaults(consent: true)))
         try await client.track(event: "a")

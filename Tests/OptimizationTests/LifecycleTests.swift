@@ -17,7 +17,7 @@ struct LifecycleTests {
 
     @Test func destroyThenInitializeAThousandTimesLeaksNoEngineTimerOrThread() throws {
         let clock = ManualClock()
-        let client = OptimizationClient(environment: .init(clock: clock, storage: .disabled))
+        let client = OptimizationClient(environment: .init(clock: clock, transport: UnconfiguredFetchTransport(), storage: .disabled))
         let entry = try ContentfulEntry(jsonData: fixtureData("entries/hero-optimized.json"))
         let selections = try SelectedOptimizations(jsonData: fixtureData("selections/new-visitor.json"))
         func cycle() throws {
@@ -42,7 +42,7 @@ struct LifecycleTests {
     }
 
     @Test func initializeReplacesARunningEngineAndKeepsStreams() async throws {
-        let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+        let client = OptimizationClient(environment: .init(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .disabled))
         try client.initialize(config: OptimizationConfig(clientId: "a"))
         let first = try #require(client.currentRuntime)
         let states = client.stateChanges

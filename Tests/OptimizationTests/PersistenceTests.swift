@@ -15,7 +15,7 @@ struct PersistenceTests {
     static let selections: JSONValue = [["experienceId": "e1", "variantIndex": 1, "variants": [:], "sticky": false]]
 
     func client(_ defaults: StorageDefaults? = nil, logger: Logger = Logger(label: "t")) throws -> OptimizationClient {
-        let client = OptimizationClient(environment: .init(logger: logger, clock: ManualClock(), storage: .directory(directory)))
+        let client = OptimizationClient(environment: .init(logger: logger, clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .directory(directory)))
         try client.initialize(config: OptimizationConfig(clientId: "persist", defaults: defaults))
         return client
     }
@@ -139,7 +139,7 @@ struct PersistenceTests {
 
     @Test func disabledStorageWritesNothing() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+        let client = OptimizationClient(environment: .init(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .disabled))
         try client.initialize(config: OptimizationConfig(clientId: "persist"))
         client.consent(true)
         #expect(!FileManager.default.fileExists(atPath: directory.path))

@@ -1,4 +1,5 @@
 import Foundation
+import JavaScriptHost
 @testable import Optimization
 import Testing
 
@@ -7,7 +8,7 @@ struct ResolutionTests {
     static let hero = "entries/hero-optimized.json"
 
     @Test func beforeInitializeAndAfterDestroyTheBaselineIsReturned() throws {
-        let client = OptimizationClient(environment: .init(storage: .disabled))
+        let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
         let entry = try ContentfulEntry(jsonData: fixtureData(Self.hero))
         let selections = try SelectedOptimizations(jsonData: fixtureData("selections/new-visitor.json"))
         let before = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
@@ -104,7 +105,7 @@ struct ResolutionTests {
     }
 
     @Test func invalidConfigurationIsATypedError() {
-        let client = OptimizationClient(environment: .init(storage: .disabled))
+        let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
         #expect(throws: OptimizationError.self) { try client.initialize(config: OptimizationConfig(clientId: "c", locale: "*")) }
         #expect(throws: OptimizationError.configError("clientId must not be empty")) {
             try client.initialize(config: OptimizationConfig(clientId: ""))
@@ -113,7 +114,7 @@ struct ResolutionTests {
     }
 
     @Test func destroyThenInitializeRepeatedlyLeavesOneWorkingEngine() throws {
-        let client = OptimizationClient(environment: .init(storage: .disabled))
+        let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
         let entry = try ContentfulEntry(jsonData: fixtureData(Self.hero))
         for _ in 0..<20 {
             try client.initialize(config: OptimizationConfig(clientId: "c"))

@@ -41,7 +41,7 @@ struct GoldenCase: CustomTestStringConvertible, Sendable {
 
 /// A client initialized with a test configuration and a manual clock.
 func makeClient(_ config: OptimizationConfig = OptimizationConfig(clientId: "test-client")) throws -> OptimizationClient {
-    let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+    let client = OptimizationClient(environment: .init(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .disabled))
     try client.initialize(config: config)
     return client
 }

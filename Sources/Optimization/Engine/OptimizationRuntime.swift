@@ -9,6 +9,9 @@ final class OptimizationRuntime: Sendable {
     let engine: JavaScriptEngine
     /// Applies the persistence rules to every state change; nil when storage is disabled.
     let persistence: PersistenceCoordinator?
+    /// The transport `initialize` created for this engine (shut down by ``close()``); nil when
+    /// the host injected one.
+    let ownedTransport: HTTPFetchTransport?
     let logger: Logger
     /// Async bridge calls and push-backs (settles, events, blocked events, state).
     let channel: BridgeChannel
@@ -34,11 +37,13 @@ final class OptimizationRuntime: Sendable {
     /// `__bridge.initialize(config)`.
     init(
         configuration: JavaScriptEngine.Configuration, bridgeConfiguration: JSONValue,
-        channel: BridgeChannel = BridgeChannel(), persistence: PersistenceCoordinator? = nil
+        channel: BridgeChannel = BridgeChannel(), persistence: PersistenceCoordinator? = nil,
+        ownedTransport: HTTPFetchTransport? = nil
     ) throws(OptimizationError) {
         logger = configuration.logger
         self.channel = channel
         self.persistence = persistence
+        self.ownedTransport = ownedTransport
         do {
             engine = try JavaScriptEngine(configuration: configuration)
         } catch {
@@ -127,15 +132,24 @@ final class OptimizationRuntime: Sendable {
         return ResolvedOptimizedEntry(entry: entry.renderedEntry(at: .baseline) ?? entry.baseline)
     }
 
-    /// Tears down the bridge and releases the engine (cancels its timers and fetches).
+    /// Tears down the bridge (which fires forced best-effort flushes of both delivery queues) and
+    /// releases the engine: its timers are cancelled; requests already in flight, those final
+    /// flushes included, finish in the background (bounded by the transport timeout) with their
+    /// results discarded. An owned transport is shut down once they are done.
     func close() {
         do {
             try engine.call("__bridge.destroy")
         } catch {
             logger.debug("__bridge.destroy failed during close", metadata: ["error": "\(error)"])
         }
-        engine.close()
+        let inFlight = engine.close(keepingFetchesInFlight: true)
         channel.close()
+        if let ownedTransport {
+            Task {
+                for request in inFlight { await request.value }
+                try? await ownedTransport.shutdown()
+            }
+        }
     }
 }
 

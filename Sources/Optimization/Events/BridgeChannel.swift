@@ -4,7 +4,7 @@ import Synchronization
 
 /// The Swift end of the bridge's async calls and push-backs for one engine (one
 /// ``OptimizationRuntime``): `__nativeSettle`, `__nativeOnEventEmitted`, `__nativeOnEventBlocked`
-/// and `__nativeOnStateChange` (JSRuntime/README.md).
+/// `__nativeOnStateChange` and `__nativeOnFlagValueChanged` (``FlagObservers``) (JSRuntime/README.md).
 ///
 /// **Threading.** The native functions run on whatever thread is inside the engine, while it
 /// holds the engine's lock; they only update `Mutex`-guarded state, resume continuations and
@@ -16,6 +16,12 @@ final class BridgeChannel: Sendable {
     let events: EventBroadcaster<JSONValue>
     /// Calls blocked by consent.
     let blockedEvents: EventBroadcaster<BlockedEvent>
+    /// Flag subscriptions (`__nativeOnFlagValueChanged`); finished on ``close()``.
+    let flags = FlagObservers()
+    /// Delivery queue reports (`__nativeOnQueueEvent`).
+    let queueEvents: QueueEventRelay
+    /// The state's selections, prepared for resolutions without explicit selections.
+    let selections = CurrentSelections()
 
     private struct Requests {
         var nextId = 0
@@ -35,10 +41,12 @@ final class BridgeChannel: Sendable {
 
     init(
         events: EventBroadcaster<JSONValue> = .init(), blockedEvents: EventBroadcaster<BlockedEvent> = .init(),
+        queueEvents: QueueEventRelay = .init(),
         stateObserver: (@Sendable (OptimizationState) -> Void)? = nil
     ) {
         self.events = events
         self.blockedEvents = blockedEvents
+        self.queueEvents = queueEvents
         self.stateObserver = stateObserver
     }
 
@@ -55,6 +63,8 @@ final class BridgeChannel: Sendable {
     /// Registers the native push-back functions on `engine`. Call before `__bridge.initialize`.
     func install(on engine: JavaScriptEngine) throws {
         logger.withLock { $0 = engine.configuration.logger }
+        try flags.install(on: engine)
+        try queueEvents.install(on: engine)
         try engine.registerFunction("__nativeSettle") { [self] arguments in
             settle(arguments)
             return .undefined
@@ -84,6 +94,7 @@ final class BridgeChannel: Sendable {
                 return .undefined
             }
             let state = OptimizationState(bridgeState: value)
+            selections.update(state.selectedOptimizations)
             currentState.withLock { $0 = state }
             stateObserver?(state)
             return .undefined
@@ -150,8 +161,9 @@ final class BridgeChannel: Sendable {
     }
 
     /// Fails every pending request with ``OptimizationError/notInitialized`` and refuses new
-    /// ones. Idempotent.
+    /// ones; finishes every flag stream. Idempotent.
     func close() {
+        flags.finishAll()
         let pending = requests.withLock { state -> [CheckedContinuation<String, any Error>] in
             state.closed = true
             defer { state.waiting.removeAll() }

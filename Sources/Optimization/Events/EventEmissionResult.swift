@@ -3,8 +3,11 @@
 public struct EventEmissionResult: Sendable, Equatable {
     /// False when consent (or de-duplication) kept the event from being emitted.
     public let accepted: Bool
-    /// For Experience events sent online: the optimization data of the response
-    /// (`profile`, `selectedOptimizations`, `changes`).
+    /// For Experience events whose request succeeded before the call returned: the raw
+    /// optimization data of the response (`profile`, `selectedOptimizations`, `changes`; preview
+    /// overrides are not applied here, they are in the client's state). Nil when the event stays
+    /// queued: offline, during a retry backoff or an open circuit, or after a failed request (it
+    /// is retried; see docs/delivery.md).
     public let data: JSONValue?
 
     public init(accepted: Bool, data: JSONValue? = nil) {

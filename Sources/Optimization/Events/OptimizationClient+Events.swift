@@ -14,6 +14,10 @@ import OrderedCollections
 // engine, throws ``OptimizationError/bridgeError(_:)`` with the core's message (spec §8.2
 // validation messages). A call blocked by consent does NOT throw: it returns
 // `EventEmissionResult(accepted: false)` and is reported once on ``OptimizationClient/blockedEvents``.
+// Delivery (docs/delivery.md): an online Experience call resumes when its request finished or the
+// event stays queued for a retry (`accepted` true either way, `data` only on success); it throws
+// ``OptimizationError/bridgeError(_:)`` when the API refused its batch (a 4xx) or Experience
+// delivery is disabled (401/403/404). A failed request never throws: the event is retried.
 extension OptimizationClient {
     // MARK: Streams and state
 
@@ -43,10 +47,16 @@ extension OptimizationClient {
         currentRuntime?.channel.state ?? .empty
     }
 
-    /// Tells the engine whether the network is reachable. Until delivery over HTTP exists,
-    /// accepted Experience events are kept in the offline queue either way. No-op before
-    /// `initialize`. Thread-safe, synchronous.
+    /// Tells the engine whether the network is reachable (default: online). Offline, Experience
+    /// events are queued (up to ``QueuePolicy/offlineMaxEvents``, oldest dropped first) and
+    /// nothing is sent; Insights events keep batching. Going from offline to online cancels the
+    /// scheduled retries and immediately sends both queues (Insights first), even during a
+    /// backoff or an open circuit. A Linux service without a reachability monitor can leave it
+    /// online: failed sends are retried anyway. Works before `initialize` too (the next engine
+    /// starts in that state). Thread-safe, synchronous; the sends themselves run in the
+    /// background (await ``flush()`` to wait for them).
     public func setOnline(_ isOnline: Bool) {
+        self.isOnline.withLock { $0 = isOnline }
         callSync("__bridge.setOnline", .bool(isOnline))
     }
 

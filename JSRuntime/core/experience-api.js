@@ -1,0 +1,219 @@
+// core/experience-api.js
+// Contract: the Experience API client (spec §3, §6.1; DECISIONS 4, 12, 13).
+//   __optimization.createExperienceApi({clientId, environment, baseUrl?, enabledFeatures?,
+//       preflight?, getLocale?, host?}) → {upsertProfile, profilesUrl, features}
+//     baseUrl          falsy ⇒ DEFAULT_BASE_URL; joined with or without a trailing slash.
+//     enabledFeatures  a non-empty array ⇒ `options.features`, else ["ip-enrichment","location"].
+//     getLocale()      read per request: `?locale=` when it returns a non-empty string.
+//     preflight        true ⇒ `type=preflight` (after `locale`).
+//     profilesUrl(profileId?) → `{base}/v2/organizations/{clientId}/environments/{env}/profiles[/{id}]`
+//                      plus the query; path segments percent-encoded.
+//     upsertProfile({profileId?, events}) → Promise<outcome> (never rejects for HTTP or transport
+//                      failures; rejects with a TypeError only for an empty event array). POST with
+//                      `Content-Type: text/plain`, body `{"events": [...], "options": {"features":
+//                      [...]}}`; update (`/profiles/{id}`) when `profileId` is a non-empty string,
+//                      create otherwise. Outcomes (core/api-response.js): {ok: true, status, data:
+//                      {profile, selectedOptimizations, changes}, ignoredChanges} on a 2xx with a
+//                      valid envelope; {ok: false, kind: "invalid", …} on a 2xx whose body is not a
+//                      valid envelope (the events reached the API: delivered, not retried);
+//                      otherwise the classification of the status or transport error.
+//   __optimization.experienceApi = {DEFAULT_BASE_URL, DEFAULT_FEATURES, parseResponse(text),
+//       applyOptimizationData(state, data)}
+//     parseResponse(text) → {data, ignoredChanges}; throws an Error naming what is wrong. The
+//                      envelope needs `data.profile` (an object with a string `id`),
+//                      `data.experiences` (selections: string experienceId, number variantIndex,
+//                      object variants, boolean-or-absent sticky; parsed copies always carry
+//                      `sticky`, unknown keys stripped) and `data.changes`. A change whose `type` is
+//                      not "Variable" is dropped on its own and counted in `ignoredChanges`
+//                      (DECISIONS 4); a malformed "Variable" change fails the envelope.
+//     applyOptimizationData(state, data) → undefined   spec §3.5: runs the state interceptors
+//                      (`__optimization.applyInterceptors` or `stateInterceptors.apply`, when
+//                      present) on {profile, selectedOptimizations, changes}, then in ONE state
+//                      write sets each key that is present and not deep-equal to the current value,
+//                      plus experienceRequestState {status: "success"}.
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+
+  var DEFAULT_BASE_URL = 'https://experience.ninetailed.co/';
+  var DEFAULT_FEATURES = Object.freeze(['ip-enrichment', 'location']);
+  var DATA_KEYS = ['changes', 'profile', 'selectedOptimizations'];
+  var hasOwn = Object.prototype.hasOwnProperty;
+
+  function isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  }
+
+  function isString(value) {
+    return typeof value === 'string';
+  }
+
+  function isNumber(value) {
+    return typeof value === 'number' && isFinite(value);
+  }
+
+  // ---- response envelope ------------------------------------------------------------------------
+
+  function invalid(text) {
+    return new Error('Experience API response is invalid: ' + text + '.');
+  }
+
+  function parseSelection(value, index) {
+    if (!isRecord(value) || !isString(value.experienceId) || !isNumber(value.variantIndex) || !isRecord(value.variants)) {
+      throw invalid('data.experiences[' + index + '] is not a selected optimization');
+    }
+    if (value.sticky !== undefined && typeof value.sticky !== 'boolean') {
+      throw invalid('data.experiences[' + index + '].sticky is not a boolean');
+    }
+    return {
+      experienceId: value.experienceId,
+      variantIndex: value.variantIndex,
+      variants: value.variants,
+      sticky: value.sticky === true,
+    };
+  }
+
+  function isChangeValue(value) {
+    var type = typeof value;
+    return value === null || type === 'string' || type === 'boolean' || (type === 'number' && isFinite(value)) || type === 'object';
+  }
+
+  function parseChange(value, index) {
+    if (!isRecord(value)) throw invalid('data.changes[' + index + '] is not an object');
+    if (value.type !== 'Variable') return undefined;
+    var meta = value.meta;
+    if (!isString(value.key) || !hasOwn.call(value, 'value') || !isChangeValue(value.value) || !isRecord(meta) ||
+      !isString(meta.experienceId) || !isNumber(meta.variantIndex)) {
+      throw invalid('data.changes[' + index + '] is not a Variable change');
+    }
+    return {
+      key: value.key,
+      type: 'Variable',
+      value: value.value,
+      meta: { experienceId: meta.experienceId, variantIndex: meta.variantIndex },
+    };
+  }
+
+  function parseResponse(text) {
+    var body;
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      throw invalid('the body is not JSON');
+    }
+    if (!isRecord(body) || !isRecord(body.data)) throw invalid('it has no "data" object');
+    var data = body.data;
+    if (!isRecord(data.profile) || !isString(data.profile.id)) throw invalid('data.profile is not a profile with a string "id"');
+    if (!Array.isArray(data.experiences)) throw invalid('data.experiences is not an array');
+    if (!Array.isArray(data.changes)) throw invalid('data.changes is not an array');
+    var selections = data.experiences.map(parseSelection);
+    var changes = [];
+    var ignored = 0;
+    data.changes.forEach(function (value, index) {
+      var change = parseChange(value, index);
+      if (change === undefined) ignored++;
+      else changes.push(change);
+    });
+    return {
+      data: { changes: changes, profile: data.profile, selectedOptimizations: selections },
+      ignoredChanges: ignored,
+    };
+  }
+
+  // ---- state application (spec §3.5) ------------------------------------------------------------
+
+  function deepEqual(a, b) {
+    if (a === b) return true;
+    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    var keysA = Object.keys(a);
+    var keysB = Object.keys(b);
+    if (keysA.length !== keysB.length) return false;
+    for (var i = 0; i < keysA.length; i++) {
+      if (!hasOwn.call(b, keysA[i]) || !deepEqual(a[keysA[i]], b[keysA[i]])) return false;
+    }
+    return true;
+  }
+
+  // The interceptor registry belongs to core/preview-overrides.js; it may be absent.
+  function runStateInterceptors(value) {
+    var result;
+    if (typeof ns.applyInterceptors === 'function') result = ns.applyInterceptors(value);
+    else if (ns.stateInterceptors && typeof ns.stateInterceptors.apply === 'function') result = ns.stateInterceptors.apply(value);
+    else return value;
+    return isRecord(result) ? result : value;
+  }
+
+  function applyOptimizationData(state, data) {
+    var intercepted = runStateInterceptors({
+      profile: data.profile,
+      selectedOptimizations: data.selectedOptimizations,
+      changes: data.changes,
+    });
+    var current = state.get();
+    var patch = {};
+    DATA_KEYS.forEach(function (key) {
+      if (hasOwn.call(intercepted, key) && !deepEqual(current[key], intercepted[key])) patch[key] = intercepted[key];
+    });
+    patch.experienceRequestState = { status: 'success' };
+    state.set(patch);
+  }
+
+  // ---- client -----------------------------------------------------------------------------------
+
+  function createExperienceApi(options) {
+    var settings = isRecord(options) ? options : {};
+    var host = settings.host || ns.host;
+    var http = ns.apiResponse;
+    var baseUrl = isString(settings.baseUrl) && settings.baseUrl.length > 0 ? settings.baseUrl : DEFAULT_BASE_URL;
+    var clientId = String(settings.clientId);
+    var environment = isString(settings.environment) && settings.environment.length > 0 ? settings.environment : 'main';
+    var features = Array.isArray(settings.enabledFeatures) && settings.enabledFeatures.length > 0
+      ? settings.enabledFeatures.slice() : DEFAULT_FEATURES.slice();
+    var preflight = settings.preflight === true;
+    var getLocale = typeof settings.getLocale === 'function' ? settings.getLocale : function () { return undefined; };
+
+    function profilesUrl(profileId) {
+      var path = 'v2/organizations/' + encodeURIComponent(clientId) + '/environments/' + encodeURIComponent(environment) + '/profiles';
+      if (isString(profileId) && profileId.length > 0) path += '/' + encodeURIComponent(profileId);
+      var query = [];
+      var locale = getLocale();
+      if (isString(locale) && locale.length > 0) query.push('locale=' + encodeURIComponent(locale));
+      if (preflight) query.push('type=preflight');
+      return http.joinUrl(baseUrl, path) + (query.length > 0 ? '?' + query.join('&') : '');
+    }
+
+    function upsertProfile(request) {
+      var input = isRecord(request) ? request : {};
+      if (!Array.isArray(input.events) || input.events.length === 0) {
+        return Promise.reject(new TypeError('An Experience API request needs at least one event.'));
+      }
+      var url = profilesUrl(input.profileId);
+      var body = JSON.stringify({ events: input.events, options: { features: features } });
+      return host.fetch(url, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: body }).then(function (response) {
+        if (!response.ok) return http.outcomeOfStatus('Experience', response, host.now());
+        return response.text().then(function (text) {
+          var parsed;
+          try {
+            parsed = parseResponse(text);
+          } catch (error) {
+            return { ok: false, kind: 'invalid', status: response.status, reason: error.message };
+          }
+          return { ok: true, status: response.status, data: parsed.data, ignoredChanges: parsed.ignoredChanges };
+        });
+      }).then(undefined, function (error) {
+        return http.outcomeOfError('Experience', error);
+      });
+    }
+
+    return { upsertProfile: upsertProfile, profilesUrl: profilesUrl, features: features.slice() };
+  }
+
+  ns.createExperienceApi = createExperienceApi;
+  ns.experienceApi = Object.freeze({
+    DEFAULT_BASE_URL: DEFAULT_BASE_URL,
+    DEFAULT_FEATURES: DEFAULT_FEATURES,
+    parseResponse: parseResponse,
+    applyOptimizationData: applyOptimizationData,
+  });
+})();

@@ -1,0 +1,206 @@
+// tests/delivery-api.spec.js — the Experience and Insights API clients (spec §3.1–3.5, §6.1,
+// §9.6 A1–A7; DECISIONS 4, 12, 13) and the status/Retry-After classification they share.
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization;
+  var http = ns.apiResponse;
+
+  var TRACK = { type: 'track', event: 'Clicked', messageId: 'm-1' };
+
+  function profile(id) {
+    return { id: id, stableId: id, random: 0.5, audiences: ['a-1'], traits: {}, location: {} };
+  }
+
+  function envelope(id, extra) {
+    var data = {
+      profile: profile(id),
+      experiences: [{ experienceId: 'exp-1', variantIndex: 1, variants: { base: 'var' } }],
+      changes: [{ key: 'flag', type: 'Variable', value: true, meta: { experienceId: 'exp-1', variantIndex: 1 } }],
+    };
+    return { data: Object.assign(data, extra || {}), message: '', error: null };
+  }
+
+  // Replies to every fetch with `reply` (an object or a function of the request).
+  function answer(reply) {
+    __testHost.fetchHandler = typeof reply === 'function' ? reply : function () { return reply; };
+  }
+
+  function experienceApi(extra) {
+    return ns.createExperienceApi(Object.assign({ clientId: 'org-1', environment: 'main' }, extra || {}));
+  }
+
+  jsTest('A1: create profile is a text/plain POST of {events, options.features} to …/profiles', function () {
+    answer({ status: 200, body: envelope('p-new') });
+    return experienceApi({ enabledFeatures: ['location'] }).upsertProfile({ events: [TRACK] }).then(function (outcome) {
+      var request = __testHost.fetches[0];
+      assert.equal(request.method, 'POST');
+      assert.equal(request.url, 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles');
+      assert.deepEqual(request.headers, { 'Content-Type': 'text/plain' });
+      assert.deepEqual(JSON.parse(request.body), { events: [TRACK], options: { features: ['location'] } });
+      assert.equal(outcome.ok, true);
+      assert.equal(outcome.data.profile.id, 'p-new');
+      assert.deepEqual(outcome.data.selectedOptimizations, [{ experienceId: 'exp-1', variantIndex: 1, variants: { base: 'var' }, sticky: false }]);
+    });
+  });
+
+  jsTest('A2/A3/A6: update path, preflight after locale, default features; locale only when set', function () {
+    answer({ status: 200, body: envelope('p 1') });
+    var locale;
+    var api = experienceApi({ preflight: true, getLocale: function () { return locale; } });
+    assert.deepEqual(api.features, ['ip-enrichment', 'location'], 'A3: never omitted, never empty');
+    assert.deepEqual(experienceApi({ enabledFeatures: [] }).features, ['ip-enrichment', 'location']);
+    return api.upsertProfile({ profileId: 'p 1', events: [TRACK] }).then(function () {
+      locale = 'de-DE';
+      return api.upsertProfile({ profileId: '', events: [TRACK] });
+    }).then(function () {
+      assert.equal(__testHost.fetches[0].url, 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles/p%201?type=preflight');
+      assert.equal(__testHost.fetches[1].url, 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles?locale=de-DE&type=preflight', '"" ⇒ create');
+      assert.deepEqual(JSON.parse(__testHost.fetches[0].body).options, { features: ['ip-enrichment', 'location'] });
+    });
+  });
+
+  jsTest('A4: an empty event array is rejected before any request', function () {
+    var api = experienceApi();
+    return Promise.all([
+      assert.rejects(api.upsertProfile({ events: [] }), /at least one event/),
+      assert.rejects(ns.createInsightsApi({ clientId: 'o' }).sendBatches([]), /at least one batch/),
+    ]).then(function () {
+      assert.equal(__testHost.fetches.length, 0);
+    });
+  });
+
+  jsTest('A7: Insights batches are a JSON POST to v1/…/events; failures resolve to an outcome, never throw', function () {
+    var api = ns.createInsightsApi({ clientId: 'org-1', environment: 'staging' });
+    var batches = [{ profile: profile('p-1'), events: [{ type: 'component', messageId: 'm' }] }];
+    answer({ status: 204 });
+    return api.sendBatches(batches).then(function (outcome) {
+      assert.deepEqual(outcome, { ok: true, status: 204 });
+      var request = __testHost.fetches[0];
+      assert.equal(request.url, 'https://ingest.insights.ninetailed.co/v1/organizations/org-1/environments/staging/events');
+      assert.deepEqual(request.headers, { 'Content-Type': 'application/json' });
+      assert.deepEqual(JSON.parse(request.body), batches);
+      answer({ error: 'could not connect: connection refused' });
+      return api.sendBatches(batches);
+    }).then(function (outcome) {
+      assert.deepEqual(outcome, { ok: false, kind: 'retry', status: 0, timeout: false, reason: 'Insights API request failed: could not connect: connection refused' });
+    });
+  });
+
+  jsTest('DECISIONS 13: base URLs join with or without a trailing slash, on both APIs', function () {
+    assert.equal(http.joinUrl('http://h/experience', 'v2/x'), 'http://h/experience/v2/x');
+    assert.equal(http.joinUrl('http://h/experience/', '/v2/x'), 'http://h/experience/v2/x');
+    assert.equal(http.joinUrl('http://h/experience//', '//v2/x'), 'http://h/experience/v2/x');
+    var urls = ['http://127.0.0.1:9/experience', 'http://127.0.0.1:9/experience/'].map(function (base) {
+      return experienceApi({ baseUrl: base }).profilesUrl();
+    });
+    assert.equal(urls[0], urls[1]);
+    assert.equal(urls[0], 'http://127.0.0.1:9/experience/v2/organizations/org-1/environments/main/profiles');
+    var insights = ['http://127.0.0.1:9/insights', 'http://127.0.0.1:9/insights/'].map(function (base) {
+      return ns.createInsightsApi({ clientId: 'org-1', baseUrl: base }).eventsUrl;
+    });
+    assert.equal(insights[0], insights[1]);
+    assert.equal(insights[0], 'http://127.0.0.1:9/insights/v1/organizations/org-1/environments/main/events');
+    assert.equal(experienceApi({ baseUrl: '' }).profilesUrl(), 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles', 'falsy ⇒ default');
+  });
+
+  jsTest('DECISIONS 4: a change whose type is not Variable is dropped on its own', function () {
+    var body = envelope('p-1', {
+      changes: [
+        { key: 'kept', type: 'Variable', value: { a: 1 }, meta: { experienceId: 'e', variantIndex: 0 }, extra: 'stripped' },
+        { key: 'other', type: 'Audience', value: 1 },
+        { type: 'Something' },
+      ],
+    });
+    var parsed = ns.experienceApi.parseResponse(JSON.stringify(body));
+    assert.deepEqual(parsed.data.changes, [{ key: 'kept', type: 'Variable', value: { a: 1 }, meta: { experienceId: 'e', variantIndex: 0 } }]);
+    assert.equal(parsed.ignoredChanges, 2);
+    assert.equal(parsed.data.profile.id, 'p-1');
+  });
+
+  jsTest('an invalid envelope on a 2xx is an "invalid" outcome (delivered, not retried)', function () {
+    var cases = [
+      ['not json', /not JSON/],
+      [JSON.stringify({ message: 'x' }), /no "data" object/],
+      [JSON.stringify({ data: { profile: { id: 1 }, experiences: [], changes: [] } }), /data\.profile/],
+      [JSON.stringify(envelope('p', { experiences: [{ experienceId: 'e', variantIndex: '1', variants: {} }] })), /data\.experiences\[0\]/],
+      [JSON.stringify(envelope('p', { changes: [{ key: 'k', type: 'Variable', meta: {} }] })), /data\.changes\[0\]/],
+      [JSON.stringify(envelope('p', { changes: undefined })), /data\.changes is not an array/],
+    ];
+    cases.forEach(function (c) {
+      assert.throws(function () { ns.experienceApi.parseResponse(c[0]); }, c[1]);
+    });
+    answer({ status: 200, body: 'not json' });
+    return experienceApi().upsertProfile({ events: [TRACK] }).then(function (outcome) {
+      assert.equal(outcome.ok, false);
+      assert.equal(outcome.kind, 'invalid');
+      assert.equal(outcome.status, 200);
+    });
+  });
+
+  jsTest('status classification: 2xx success; 408/429/5xx retry; 401/403/404 disable; other 4xx drop', function () {
+    [200, 201, 204, 299].forEach(function (s) { assert.equal(http.classifyStatus(s), 'success', String(s)); });
+    [408, 429, 500, 502, 503, 504, 599, 302].forEach(function (s) { assert.equal(http.classifyStatus(s), 'retry', String(s)); });
+    [401, 403, 404].forEach(function (s) { assert.equal(http.classifyStatus(s), 'disable', String(s)); });
+    [400, 405, 409, 413, 422, 451].forEach(function (s) { assert.equal(http.classifyStatus(s), 'drop', String(s)); });
+  });
+
+  jsTest('Retry-After: delay-seconds or an HTTP date, honoured on 429 and 503 only', function () {
+    var now = Date.UTC(2026, 0, 1);
+    assert.equal(http.parseRetryAfter('120', now), 120000);
+    assert.equal(http.parseRetryAfter(' 0 ', now), 0);
+    assert.equal(http.parseRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now), 30000);
+    assert.equal(http.parseRetryAfter('Wed, 31 Dec 2025 23:00:00 GMT', now), 0, 'a past date means no wait');
+    assert.equal(http.parseRetryAfter('soon', now), undefined);
+    assert.equal(http.parseRetryAfter(undefined, now), undefined);
+    function response(status, retryAfter) {
+      return ns.createResponse({ status: status, headers: retryAfter === undefined ? {} : { 'Retry-After': retryAfter } });
+    }
+    assert.equal(http.outcomeOfStatus('Insights', response(429, '7'), now).retryAfterMs, 7000);
+    assert.equal(http.outcomeOfStatus('Insights', response(503, 'Thu, 01 Jan 2026 00:01:00 GMT'), now).retryAfterMs, 60000);
+    assert.equal('retryAfterMs' in http.outcomeOfStatus('Insights', response(500, '7'), now), false);
+    assert.equal(http.outcomeOfStatus('Experience', response(429), now).kind, 'retry');
+    assert.equal(http.outcomeOfStatus('Experience', response(401), now).reason, 'Experience API answered 401 Unauthorized');
+  });
+
+  jsTest('timeouts: an AbortError or a transport message starting "request timed out"', function () {
+    var abort = new Error('aborted');
+    abort.name = 'AbortError';
+    assert.equal(http.isTimeout(abort), true);
+    assert.equal(http.isTimeout(new TypeError('request timed out after 25 ms')), true);
+    assert.equal(http.isTimeout(new TypeError('connection closed before the response was complete')), false);
+    answer({ error: 'request timed out after 25 ms' });
+    return experienceApi().upsertProfile({ events: [TRACK] }).then(function (outcome) {
+      assert.equal(outcome.kind, 'retry');
+      assert.equal(outcome.timeout, true);
+    });
+  });
+
+  jsTest('§3.5: applyOptimizationData runs the state interceptors, writes changed keys and success in one push', function () {
+    var store = ns.createStateStore({ experienceRequestState: { status: 'pending' } });
+    var notified = [];
+    store.subscribe(function (snapshot) { notified.push(snapshot); });
+    var data = ns.experienceApi.parseResponse(JSON.stringify(envelope('p-1'))).data;
+    var registry = ns.stateInterceptors;
+    var remove = registry && typeof registry.add === 'function' ? registry.add(function (value) {
+      assert.equal(value.profile.id, 'p-1', 'interceptors see a copy of the data');
+      return { selectedOptimizations: [] };
+    }) : null;
+    try {
+      ns.experienceApi.applyOptimizationData(store, data);
+    } finally {
+      if (remove) remove();
+    }
+    assert.equal(notified.length, 1, 'one notification');
+    var state = store.get();
+    assert.deepEqual(state.experienceRequestState, { status: 'success' });
+    assert.equal(state.profile.id, 'p-1');
+    assert.deepEqual(state.changes, data.changes);
+    if (remove) assert.deepEqual(state.selectedOptimizations, [], 'the interceptor output is applied');
+    assert.equal(data.selectedOptimizations.length, 1, 'the raw data is untouched');
+    // Equal values are not written again (no extra notification beyond the request state).
+    store.set({ experienceRequestState: { status: 'pending' } });
+    var before = state.profile;
+    ns.experienceApi.applyOptimizationData(store, ns.experienceApi.parseResponse(JSON.stringify(envelope('p-1'))).data);
+    assert.ok(store.get().profile === before, 'a deep-equal profile keeps the current object');
+  });
+})();

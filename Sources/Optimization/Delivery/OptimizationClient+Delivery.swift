@@ -1,0 +1,51 @@
+import JavaScriptHost
+import Logging
+
+// Delivery to the Experience and Insights APIs (spec §6; DECISIONS 9–13).
+//
+// Experience events (identify, page, screen, track, sticky views) are sent at once while online,
+// one request at a time and in order; Insights events (views, clicks, hovers, flag views) are
+// batched per profile and sent at 25 queued events, every `flushIntervalMs` (30 s) while events
+// are queued, on ``OptimizationClient/flush()`` and when going online. Failures (408, 429, 5xx,
+// transport errors, timeouts) keep the events queued and retry with capped exponential backoff and
+// jitter (a `Retry-After` on 429/503 is the minimum wait); after `maxConsecutiveFailures` the
+// circuit opens and nothing is sent for `circuitOpenMs`. Every timer runs on the client's clock.
+// Queues live in memory only. See docs/delivery.md for the guarantees.
+extension OptimizationClient {
+    /// Every delivery queue report: offline drops, flush failures, circuit open and recovery,
+    /// dropped batches and disabled delivery (see ``QueueEventType``), in the order they happen.
+    ///
+    /// Each access returns a NEW stream that receives only reports made after it was created (no
+    /// replay). It keeps receiving across a re-`initialize` and finishes on ``destroy()``. The
+    /// same reports also reach the ``QueuePolicy`` callbacks, synchronously.
+    public var queueEvents: AsyncStream<QueueEvent> {
+        queueEventBroadcaster.makeStream()
+    }
+
+    /// Sends what is queued: a non-forced Insights flush, then a non-forced Experience flush
+    /// (neither runs during a backoff wait or while a circuit is open; a flush already running is
+    /// awaited instead). Returns once both finished, successfully or not: failures are reported on
+    /// ``queueEvents`` and retried on their own, never thrown.
+    /// - Throws: ``OptimizationError/notInitialized`` before `initialize` or after ``destroy()``.
+    public func flush() async throws(OptimizationError) {
+        guard let runtime = currentRuntime else { throw .notInitialized }
+        _ = try await runtime.channel.request("flush", payload: .null, on: runtime.engine)
+    }
+
+    /// The transport for an engine: the injected one, or a new ``HTTPFetchTransport``
+    /// allow-listing exactly the configured (or default) Experience and Insights base URLs.
+    func makeTransport(for config: OptimizationConfig) throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
+        if let injected = environment.transport { return (injected, nil) }
+        let api = config.api ?? OptimizationAPIConfig()
+        do {
+            let transport = try HTTPFetchTransport(
+                configuration: .init(
+                    allowedBaseURLs: [api.effectiveExperienceBaseURL, api.effectiveInsightsBaseURL],
+                    requestTimeoutMilliseconds: api.requestTimeoutMilliseconds ?? 3000),
+                logger: environment.logger)
+            return (transport, transport)
+        } catch {
+            throw .configError("\(error)")
+        }
+    }
+}

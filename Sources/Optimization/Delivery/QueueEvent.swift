@@ -1,0 +1,57 @@
+/// What happened in a delivery queue (``OptimizationClient/queueEvents``, ``QueuePolicy``).
+public enum QueueEventType: String, Sendable, CaseIterable {
+    /// The Experience queue was full: the oldest events were dropped. Context: `droppedCount`,
+    /// `droppedEvents` (oldest first), `maxEvents`, `queuedEvents`.
+    case offlineDrop
+    /// A flush failed (408/429/5xx or a transport error) and will be retried. Context:
+    /// `consecutiveFailures`, `queuedBatches`, `queuedEvents`, `retryDelayMs`.
+    case flushFailure
+    /// Too many consecutive failures: nothing is sent for `retryDelayMs`. Context as
+    /// ``flushFailure``.
+    case circuitOpen
+    /// A flush succeeded after failures. Context: `consecutiveFailures` (before the success).
+    case flushRecovered
+    /// The API refused a batch with a 4xx other than 401/403/404; its events were dropped.
+    /// Context: `status`, `reason`, `droppedCount`, `droppedEvents`.
+    case batchDropped
+    /// The API answered 401, 403 or 404: delivery to it stopped for this engine (until the next
+    /// `initialize`), queued events were discarded. Context: `status`, `reason`, `droppedCount`.
+    case deliveryDisabled
+}
+
+/// One report of a delivery queue.
+public struct QueueEvent: Sendable, Equatable {
+    /// The two delivery queues.
+    public enum Queue: String, Sendable, CaseIterable {
+        /// Identify, page, screen, track and sticky views (Experience API).
+        case experience
+        /// Views, clicks, hovers and flag views (Insights API).
+        case insights
+    }
+
+    /// What happened.
+    public let type: QueueEventType
+    /// Which queue it happened in.
+    public let queue: Queue
+    /// Details, by type (see ``QueueEventType``). Event payloads in it may carry visitor data.
+    public let context: JSONValue
+    /// When it happened: milliseconds since the Unix epoch on the client's clock.
+    public let timestamp: Double
+
+    public init(type: QueueEventType, queue: Queue, context: JSONValue, timestamp: Double) {
+        self.type = type
+        self.queue = queue
+        self.context = context
+        self.timestamp = timestamp
+    }
+
+    /// Reads the bridge's `{"type", "queue", "timestamp", "context"}`; nil for an unknown type.
+    init?(bridgeValue value: JSONValue) {
+        guard let typeName = value["type"]?.stringValue, let type = QueueEventType(rawValue: typeName) else { return nil }
+        self.init(
+            type: type,
+            queue: value["queue"]?.stringValue.flatMap(Queue.init(rawValue:)) ?? .experience,
+            context: value["context"] ?? .object([:]),
+            timestamp: value["timestamp"]?.doubleValue ?? 0)
+    }
+}

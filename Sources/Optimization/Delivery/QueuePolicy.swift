@@ -1,0 +1,115 @@
+import OrderedCollections
+
+/// Retry, backoff and circuit-breaker settings of the delivery queues (spec §6.4). Every field is
+/// optional; nil uses the core's default. The core normalises the values: integers must be
+/// finite and ≥ 1 (floored; anything else ⇒ default), `maxBackoffMs` is raised to
+/// `baseBackoffMs`, `jitterRatio` is clamped to [0, 1]. All times are milliseconds on the
+/// client's clock.
+public struct QueueFlushPolicy: Sendable, Equatable {
+    /// Periodic Insights flush while events are queued. Default 30 000.
+    public var flushIntervalMs: Int?
+    /// Delay after the first failure. Default 500.
+    public var baseBackoffMs: Int?
+    /// Cap of the exponential backoff. Default 30 000.
+    public var maxBackoffMs: Int?
+    /// Extra random delay, as a fraction of the backoff. Default 0.2.
+    public var jitterRatio: Double?
+    /// Consecutive failures after which the circuit opens. Default 8.
+    public var maxConsecutiveFailures: Int?
+    /// How long an open circuit sends nothing. Default 120 000.
+    public var circuitOpenMs: Int?
+
+    public init(
+        flushIntervalMs: Int? = nil, baseBackoffMs: Int? = nil, maxBackoffMs: Int? = nil, jitterRatio: Double? = nil,
+        maxConsecutiveFailures: Int? = nil, circuitOpenMs: Int? = nil
+    ) {
+        self.flushIntervalMs = flushIntervalMs
+        self.baseBackoffMs = baseBackoffMs
+        self.maxBackoffMs = maxBackoffMs
+        self.jitterRatio = jitterRatio
+        self.maxConsecutiveFailures = maxConsecutiveFailures
+        self.circuitOpenMs = circuitOpenMs
+    }
+
+    /// The bridge's `queuePolicy.flush` object, or nil when no field is set.
+    var bridgeValue: JSONValue? {
+        var object: OrderedDictionary<String, JSONValue> = [:]
+        func put(_ key: String, _ value: Int?) {
+            if let value { object[key] = .number(JSONNumber(value)) }
+        }
+        put("flushIntervalMs", flushIntervalMs)
+        put("baseBackoffMs", baseBackoffMs)
+        put("maxBackoffMs", maxBackoffMs)
+        if let jitterRatio, let number = JSONNumber(jitterRatio) { object["jitterRatio"] = .number(number) }
+        put("maxConsecutiveFailures", maxConsecutiveFailures)
+        put("circuitOpenMs", circuitOpenMs)
+        return object.isEmpty ? nil : .object(object)
+    }
+}
+
+/// Delivery queue settings and callbacks (spec §6.2–6.4). Part of ``OptimizationConfig``.
+///
+/// The callbacks receive the same ``QueueEvent``s as ``OptimizationClient/queueEvents``. They run
+/// synchronously on the thread that is inside the engine, while the engine's lock is held: keep
+/// them short and never call back into the client from them (hand work to a task instead).
+/// Callbacks are never sent to the shared core, and they do not take part in `==` (two policies
+/// with the same numbers are equal).
+public struct QueuePolicy: Sendable, Equatable {
+    /// Retry, backoff and circuit settings (both queues).
+    public var flush: QueueFlushPolicy?
+    /// Capacity of the Experience queue. Default 100; beyond it the oldest events are dropped
+    /// (reported as ``QueueEventType/offlineDrop``).
+    public var offlineMaxEvents: Int?
+    /// Experience events dropped because the queue was full.
+    public var onOfflineDrop: (@Sendable (QueueEvent) -> Void)?
+    /// A failed flush (retried after `context.retryDelayMs`).
+    public var onFlushFailure: (@Sendable (QueueEvent) -> Void)?
+    /// The circuit opened: nothing is sent for `context.retryDelayMs`.
+    public var onCircuitOpen: (@Sendable (QueueEvent) -> Void)?
+    /// A flush succeeded after failures.
+    public var onFlushRecovered: (@Sendable (QueueEvent) -> Void)?
+    /// A batch the API refused with a 4xx (other than 401/403/404) was dropped.
+    public var onBatchDropped: (@Sendable (QueueEvent) -> Void)?
+    /// 401/403/404: delivery to that API stopped for this engine.
+    public var onDeliveryDisabled: (@Sendable (QueueEvent) -> Void)?
+
+    public init(
+        flush: QueueFlushPolicy? = nil, offlineMaxEvents: Int? = nil,
+        onOfflineDrop: (@Sendable (QueueEvent) -> Void)? = nil, onFlushFailure: (@Sendable (QueueEvent) -> Void)? = nil,
+        onCircuitOpen: (@Sendable (QueueEvent) -> Void)? = nil, onFlushRecovered: (@Sendable (QueueEvent) -> Void)? = nil,
+        onBatchDropped: (@Sendable (QueueEvent) -> Void)? = nil, onDeliveryDisabled: (@Sendable (QueueEvent) -> Void)? = nil
+    ) {
+        self.flush = flush
+        self.offlineMaxEvents = offlineMaxEvents
+        self.onOfflineDrop = onOfflineDrop
+        self.onFlushFailure = onFlushFailure
+        self.onCircuitOpen = onCircuitOpen
+        self.onFlushRecovered = onFlushRecovered
+        self.onBatchDropped = onBatchDropped
+        self.onDeliveryDisabled = onDeliveryDisabled
+    }
+
+    public static func == (lhs: QueuePolicy, rhs: QueuePolicy) -> Bool {
+        lhs.flush == rhs.flush && lhs.offlineMaxEvents == rhs.offlineMaxEvents
+    }
+
+    /// The callback for `type`, if set.
+    func callback(for type: QueueEventType) -> (@Sendable (QueueEvent) -> Void)? {
+        switch type {
+        case .offlineDrop: return onOfflineDrop
+        case .flushFailure: return onFlushFailure
+        case .circuitOpen: return onCircuitOpen
+        case .flushRecovered: return onFlushRecovered
+        case .batchDropped: return onBatchDropped
+        case .deliveryDisabled: return onDeliveryDisabled
+        }
+    }
+
+    /// The bridge's `queuePolicy` object (no callbacks), or nil when nothing is set.
+    var bridgeValue: JSONValue? {
+        var object: OrderedDictionary<String, JSONValue> = [:]
+        if let offlineMaxEvents { object["offlineMaxEvents"] = .number(JSONNumber(offlineMaxEvents)) }
+        if let flush = flush?.bridgeValue { object["flush"] = flush }
+        return object.isEmpty ? nil : .object(object)
+    }
+}
