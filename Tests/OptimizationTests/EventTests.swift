@@ -2,6 +2,7 @@ import Foundation
 import JavaScriptHost
 import Logging
 @testable import Optimization
+import OptimizationTesting
 import Synchronization
 import Testing
 
@@ -60,39 +61,6 @@ struct EventProbe {
         }
         blockedRead += available
         return result
-    }
-}
-
-/// Records every log message with its level and metadata.
-final class EventLogRecorder: Sendable {
-    struct Record: Sendable {
-        let level: Logger.Level
-        let text: String
-    }
-
-    private let records = Mutex<[Record]>([])
-    var all: [Record] { records.withLock { $0 } }
-
-    func append(_ record: Record) {
-        records.withLock { $0.append(record) }
-    }
-
-    var logger: Logger {
-        Logger(label: "event-tests") { _ in Handler(recorder: self) }
-    }
-
-    struct Handler: LogHandler {
-        let recorder: EventLogRecorder
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let metadata = (event.metadata ?? [:]).merging(self.metadata) { first, _ in first }
-            recorder.append(Record(level: event.level, text: "\(event.message) \(metadata)"))
-        }
     }
 }
 
@@ -348,7 +316,7 @@ struct EventTests {
 
     @Test func blockedPayloadsNeverReachLogsAboveDebug() async throws {
         let sentinel = "SENTINEL-\(UUID().uuidString)"
-        let recorder = EventLogRecorder()
+        let recorder = LogRecorder()
         let client = try makeEventClient(allowedEventTypes: [], logLevel: .log, logger: recorder.logger)
         defer { client.destroy() }
         let traits: [String: JSONValue] = ["email": .string("\(sentinel)@example.test"), "nested": ["secret": .string(sentinel)]]

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import Optimization
+import OptimizationTesting
 import Testing
 
 @Suite("FileOptimizationStore")
@@ -40,10 +41,10 @@ struct FileStoreTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(content.utf8).write(to: directory.appendingPathComponent("consent.json"))
         try Data(content.utf8).write(to: directory.appendingPathComponent("profile-continuity.json"))
-        let records = StoreLogRecords()
-        let store = FileOptimizationStore(directory: directory, logger: Logger(label: "t") { _ in StoreLogHandler(records: records) })
+        let logs = LogRecorder()
+        let store = FileOptimizationStore(directory: directory, logger: logs.logger)
         #expect(store.load() == PersistedState())
-        #expect(records.messages.filter { $0.contains("ignoring") }.count == 2)
+        #expect(logs.all.filter { $0.message.contains("ignoring") }.count == 2)
     }
 
     @Test func unreadableFilesAreLoggedAndTreatedAsAbsent() throws {
@@ -51,10 +52,10 @@ struct FileStoreTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // A directory where a file is expected cannot be read as one, even by root.
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("consent.json"), withIntermediateDirectories: true)
-        let records = StoreLogRecords()
-        let store = FileOptimizationStore(directory: directory, logger: Logger(label: "t") { _ in StoreLogHandler(records: records) })
+        let logs = LogRecorder()
+        let store = FileOptimizationStore(directory: directory, logger: logs.logger)
         #expect(store.load() == PersistedState())
-        #expect(records.messages.contains { $0.contains("unreadable") })
+        #expect(logs.all.contains { $0.message.contains("unreadable") })
     }
 
     @Test func defaultDirectoryFollowsXDGStateHome() {
@@ -70,22 +71,4 @@ struct FileStoreTests {
         #expect(ConsentEncoding.encode(true) == "accepted" && ConsentEncoding.encode(false) == "denied" && ConsentEncoding.encode(nil) == nil)
         #expect(ConsentEncoding.decode("accepted") == true && ConsentEncoding.decode("denied") == false && ConsentEncoding.decode("unknown") == nil)
     }
-}
-
-final class StoreLogRecords: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [String] = []
-    var messages: [String] { lock.withLock { stored } }
-    func append(_ message: String) { lock.withLock { stored.append(message) } }
-}
-
-struct StoreLogHandler: LogHandler {
-    let records: StoreLogRecords
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) { records.append("\(event.message)") }
 }

@@ -2,6 +2,7 @@ import Foundation
 import JavaScriptHost
 import Logging
 @testable import Optimization
+import OptimizationTesting
 import Testing
 
 /// native-host spec §6 persistence scenarios that apply off Apple platforms, DECISIONS 15–16,
@@ -129,10 +130,10 @@ struct PersistenceTests {
         for file in ["consent.json", "profile-continuity.json"] {
             try Data(content.utf8).write(to: directory.appendingPathComponent(file))
         }
-        let records = StoreLogRecords()
-        let client = try client(logger: Logger(label: "t") { _ in StoreLogHandler(records: records) })
+        let logs = LogRecorder()
+        let client = try client(logger: logs.logger)
         #expect(client.isInitialized && client.state.consent == nil)
-        #expect(records.messages.contains { $0.contains("ignoring") })
+        #expect(logs.all.contains { $0.message.contains("ignoring") })
         client.consent(true)
         #expect(onDisk.consent == true)
     }
