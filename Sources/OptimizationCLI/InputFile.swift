@@ -34,3 +34,16 @@ enum InputFile {
         path == "-" ? "<stdin>" : path
     }
 }
+
+extension InputFile {
+    /// Reads `path` and decodes it with `decode`; a decoding error becomes
+    /// `error: <name>: <error>` with exit code 65, a read error keeps its own code.
+    static func decode<Value>(_ path: String, _ decode: (Data) throws -> Value) throws(CLIFailure) -> Value {
+        let data = try read(path)
+        do {
+            return try decode(data)
+        } catch {
+            throw .data("\(displayName(path)): \(error)")
+        }
+    }
+}

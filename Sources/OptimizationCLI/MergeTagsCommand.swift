@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import JavaScriptHost
 import Optimization
 
 /// `optimization merge-tags <entry.json | -> --profile <profile.json> [--field <name>] [--entry-id <id>]`
@@ -54,31 +53,13 @@ struct MergeTagsCommand: ParsableCommand {
 
     func run() throws {
         let entryName = InputFile.displayName(entryPath)
-        let entry: ContentfulEntry
-        do {
-            entry = try ContentfulEntry(jsonData: try InputFile.read(entryPath), entryId: entryId)
-        } catch let failure as CLIFailure {
-            throw failure
-        } catch {
-            throw CLIFailure.data("\(entryName): \(error)")
-        }
-        let profileName = InputFile.displayName(profile)
-        let profileValue: JSONValue
-        do {
-            var bytes = Array(try InputFile.read(profile))
+        let entry = try InputFile.decode(entryPath) { try ContentfulEntry(jsonData: $0, entryId: entryId) }
+        let profileValue = try InputFile.decode(profile) { data in
+            var bytes = Array(data)
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-            profileValue = try MergeTags.profile(in: try JSONValue(jsonData: bytes))
-        } catch let failure as CLIFailure {
-            throw failure
-        } catch {
-            throw CLIFailure.data("\(profileName): \(error)")
+            return try MergeTags.profile(in: try JSONValue(jsonData: bytes))
         }
-        let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
-        do {
-            try client.initialize(config: OptimizationConfig(clientId: "optimization-cli"))
-        } catch {
-            throw CLIFailure.software("cannot start the optimization engine: \(error)")
-        }
+        let client = try OfflineClient.start()
         defer { client.destroy() }
         let rendered: MergeTagValues
         do {
@@ -89,11 +70,6 @@ struct MergeTagsCommand: ParsableCommand {
         for id in rendered.unresolvedLinks {
             FileHandle.standardError.write(Data("warning: \(entryName): embedded entry \"\(id)\" is not in the document's includes; skipped\n".utf8))
         }
-        do {
-            let value = rendered.jsonValue
-            print(pretty ? try value.prettyJSONText() : try value.jsonText())
-        } catch {
-            throw CLIFailure.data("\(entryName): cannot print the result: \(error)")
-        }
+        try OfflineClient.printJSON(rendered.jsonValue, pretty: pretty, source: entryName)
     }
 }

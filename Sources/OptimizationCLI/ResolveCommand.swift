@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import JavaScriptHost
 import Optimization
 
 /// `optimization resolve <entry.json | -> [--selections <file>] [--entry-id <id>]`
@@ -47,39 +46,13 @@ struct ResolveCommand: ParsableCommand {
     }
 
     func run() throws {
-        let entryName = InputFile.displayName(entryPath)
-        let entry: ContentfulEntry
-        do {
-            entry = try ContentfulEntry(jsonData: try InputFile.read(entryPath), entryId: entryId)
-        } catch let failure as CLIFailure {
-            throw failure
-        } catch {
-            throw CLIFailure.data("\(entryName): \(error)")
+        let entry = try InputFile.decode(entryPath) { try ContentfulEntry(jsonData: $0, entryId: entryId) }
+        let selected = try selections.map { path throws(CLIFailure) in
+            try InputFile.decode(path) { try SelectedOptimizations(jsonData: $0) }
         }
-        var selected: SelectedOptimizations?
-        if let selections {
-            do {
-                selected = try SelectedOptimizations(jsonData: try InputFile.read(selections))
-            } catch let failure as CLIFailure {
-                throw failure
-            } catch {
-                throw CLIFailure.data("\(InputFile.displayName(selections)): \(error)")
-            }
-        }
-        // Resolution only: the tool never sends events, so it opens no network client.
-        let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
-        do {
-            try client.initialize(config: OptimizationConfig(clientId: "optimization-cli"))
-        } catch {
-            throw CLIFailure.software("cannot start the optimization engine: \(error)")
-        }
+        let client = try OfflineClient.start()
         defer { client.destroy() }
         let resolved = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selected ?? .empty)
-        do {
-            let value = resolved.jsonValue
-            print(pretty ? try value.prettyJSONText() : try value.jsonText())
-        } catch {
-            throw CLIFailure.data("\(entryName): cannot print the result: \(error)")
-        }
+        try OfflineClient.printJSON(resolved.jsonValue, pretty: pretty, source: InputFile.displayName(entryPath))
     }
 }
