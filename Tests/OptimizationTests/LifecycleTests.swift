@@ -37,7 +37,9 @@ struct LifecycleTests {
         // One leaked engine costs ~1 MiB of JS heap and context: 1,000 would be ~1 GiB.
         #expect(end.residentBytes - start.residentBytes < 96 * 1024 * 1024,
                 "RSS grew by \((end.residentBytes - start.residentBytes) / 1024 / 1024) MiB")
-        #expect(end.threads <= start.threads + 4, "threads \(start.threads) → \(end.threads)")
+        // Other suites run in parallel and start or stop threads meanwhile; one leaked thread per
+        // cycle would add 1,000.
+        #expect(end.threads <= start.threads + 32, "threads \(start.threads) → \(end.threads)")
         #expect(!client.isInitialized)
     }
 
