@@ -151,7 +151,7 @@ public final class OptimizationClient: Sendable {
         baseline: ContentfulEntry, selectedOptimizations: SelectedOptimizations? = nil
     ) -> ResolvedOptimizedEntry {
         guard let runtime = runtime.withLock({ $0 }) else {
-            return ResolvedOptimizedEntry(entry: baseline.renderedEntry(at: .baseline) ?? baseline.baseline)
+            return ResolvedOptimizedEntry(entry: baseline.renderedBaseline)
         }
         return runtime.resolve(baseline, selections: selectedOptimizations ?? runtime.channel.selections.current)
     }
@@ -165,7 +165,9 @@ public final class OptimizationClient: Sendable {
         guard let entry = try? ContentfulEntry(json: baseline) else {
             return ResolvedOptimizedEntry(entry: baseline)
         }
-        let selections = selectedOptimizations.flatMap { try? SelectedOptimizations($0) }
+        // Explicit selections that cannot be serialized (nested too deep) select nothing; only
+        // nil means the current selections.
+        let selections = selectedOptimizations.map { (try? SelectedOptimizations($0)) ?? .empty }
         return resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
     }
 

@@ -186,3 +186,18 @@ struct ResolutionMemoryTests {
         #expect(end.heapSize < start.heapSize + 8 * 1024 * 1024)
     }
 }
+
+@Suite("JSON convenience")
+struct JSONConvenienceTests {
+    @Test func explicitSelectionsThatCannotBeSerializedSelectNothingRatherThanTheCurrentOnes() throws {
+        let client = try makeClient(OptimizationConfig(
+            clientId: "c", defaults: StorageDefaults(selectedOptimizations: try JSONValue(jsonData: fixtureData("selections/new-visitor.json"))["data"]?["experiences"])))
+        let hero = try JSONValue(jsonData: fixtureData("entries/hero-optimized.json"))
+        let current = client.resolveOptimizedEntry(baseline: hero)
+        #expect(current.selectedOptimization != nil, "nil uses the configured current selections")
+        var deep: JSONValue = 1
+        for _ in 0..<600 { deep = .array([deep]) }
+        let explicit = client.resolveOptimizedEntry(baseline: hero, selectedOptimizations: [deep])
+        #expect(explicit.selectedOptimization == nil && explicit.entryId == hero["sys"]?["id"]?.stringValue)
+    }
+}

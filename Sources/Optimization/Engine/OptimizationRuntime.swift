@@ -129,7 +129,7 @@ final class OptimizationRuntime: Sendable {
             logger.error("entry resolution failed; rendering the baseline",
                          metadata: ["error": "\(error)", "entry": "\(entry.id)"])
         }
-        return ResolvedOptimizedEntry(entry: entry.renderedEntry(at: .baseline) ?? entry.baseline)
+        return ResolvedOptimizedEntry(entry: entry.renderedBaseline)
     }
 
     /// Tears down the bridge (which fires forced best-effort flushes of both delivery queues) and

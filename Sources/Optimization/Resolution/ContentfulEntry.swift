@@ -114,6 +114,11 @@ public final class ContentfulEntry: Sendable {
         return value
     }
 
+    /// The baseline as rendered (links resolved for collections): what every fallback returns.
+    var renderedBaseline: JSONValue {
+        renderedEntry(at: .baseline) ?? baseline
+    }
+
     private func rawEntry(at location: EntryLocation) -> JSONValue? {
         guard case .variant(let experience, let variant) = location else { return baseline }
         guard let experienceEntry = dereference(baseline["fields"]?["nt_experiences"]?[experience]),
