@@ -78,8 +78,10 @@ struct HostBindingTests {
     }
 
     private func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-        // Waits for a loopback-free, in-process task to finish; bounded.
-        for _ in 0..<2_000 where !condition() { try await Task.sleep(for: .milliseconds(1)) }
+        // Waits for a loopback-free, in-process task to finish (normally well under 10 ms); the
+        // 10 s bound only catches a hang.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         #expect(condition())
     }
 }

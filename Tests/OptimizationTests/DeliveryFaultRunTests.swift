@@ -58,11 +58,11 @@ struct DeliveryFaultRunTests {
         let pattern: [ScriptedResponse] = [
             .standard, .standard, .status(500), .standard, .standard,
             .retryAfter(seconds: 1, status: 429), .standard, .standard,
-            .delay(milliseconds: 600), .standard, .dropConnection, .standard, .standard,
+            .delay(milliseconds: 5000), .standard, .dropConnection, .standard, .standard,
             .retryAfter(seconds: 1, status: 503), .standard,
             .status(500), .status(502), .dropConnection,
             .standard, .standard, .standard, .standard,
-            .delay(milliseconds: 600), .status(503), .status(500),
+            .delay(milliseconds: 5000), .status(503), .status(500),
             .standard, .standard, .standard,
         ]
         return Array(repeating: pattern, count: repeats).flatMap { $0 }

@@ -114,7 +114,10 @@ struct TransportTests {
     @Test func timeoutCancelsTheRequestAndClosesItsConnection() async throws {
         try await withLocalAPIServer { server in
             try await withHTTPTransport(for: server, timeoutMilliseconds: 50) { transport in
-                server.enqueue(.delay(milliseconds: 500))
+                // The server would answer after 20 s; the 50 ms timeout must end the call long
+                // before. The bound (2 s) keeps a 10× margin on both sides: 40× the timeout, a
+                // tenth of the delay, so a busy CI machine cannot make it flaky.
+                server.enqueue(.delay(milliseconds: 20_000))
                 let started = ContinuousClock.now
                 let error = await caughtError {
                     _ = try await transport.send(FetchRequest(url: experienceURL(server, "profiles"), method: "POST", body: trackEvents))
@@ -122,7 +125,7 @@ struct TransportTests {
                 let elapsed = ContinuousClock.now - started
                 #expect(error as? DeliveryError == .timeout(milliseconds: 50))
                 #expect("\(error.map { "\($0)" } ?? "")" == "request timed out after 50 ms")
-                #expect(elapsed < .milliseconds(400), "took \(elapsed)")
+                #expect(elapsed < .seconds(2), "took \(elapsed)")
                 // The request is really cancelled: once it has reached the server (the usual case;
                 // on a very loaded machine 50 ms may not even suffice to connect), its connection
                 // is closed, whereas an answered request would stay open in the keep-alive pool.
@@ -213,14 +216,16 @@ struct TransportTests {
 
     @Test func droppedConnectionIsATransportError() async throws {
         try await withLocalAPIServer { server in
-            try await withHTTPTransport(for: server) { transport in
+            // A 30 s timeout: the bound below (3 s) tells a prompt transport error from a timeout
+            // with a 10× margin.
+            try await withHTTPTransport(for: server, timeoutMilliseconds: 30_000) { transport in
                 server.enqueue(.dropConnection)
                 let started = ContinuousClock.now
                 let error = await caughtError {
                     _ = try await transport.send(FetchRequest(url: server.insightsBaseURL + "v1/organizations/org/environments/main/events", method: "POST", body: "[]"))
                 }
                 #expect(error as? DeliveryError == .connectionClosed, "\(String(describing: error))")
-                #expect(ContinuousClock.now - started < .seconds(2))
+                #expect(ContinuousClock.now - started < .seconds(3))
                 #expect(server.requests.count >= 1)
             }
         }
@@ -256,8 +261,10 @@ struct TransportTests {
 
     @Test func cancellingTheCallingTaskCancelsTheRequest() async throws {
         try await withLocalAPIServer { server in
-            try await withHTTPTransport(for: server) { transport in
-                server.enqueue(.delay(milliseconds: 2000))
+            // The server would answer after 20 s (and the transport would time out after 30 s);
+            // cancellation must end the call within 2 s: a 10× margin on a busy machine.
+            try await withHTTPTransport(for: server, timeoutMilliseconds: 30_000) { transport in
+                server.enqueue(.delay(milliseconds: 20_000))
                 let task = Task {
                     try await transport.send(FetchRequest(url: experienceURL(server, "profiles"), method: "POST", body: trackEvents))
                 }
@@ -266,7 +273,7 @@ struct TransportTests {
                 task.cancel()
                 let result = await task.result
                 #expect(throws: DeliveryError.cancelled) { try result.get() }
-                #expect(ContinuousClock.now - started < .milliseconds(1000))
+                #expect(ContinuousClock.now - started < .seconds(2))
                 try await server.waitUntil(description: "connection closed") { $0.openConnectionCount == 0 }
             }
         }
