@@ -79,8 +79,9 @@ struct HostBindingTests {
 
     private func waitUntil(_ condition: @Sendable () -> Bool) async throws {
         // Waits for a loopback-free, in-process task to finish (normally well under 10 ms); the
-        // 10 s bound only catches a hang.
-        let deadline = ContinuousClock.now + .seconds(10)
+        // 60 s bound only catches a hang (a starved test task on a busy machine can resume
+        // seconds late).
+        let deadline = ContinuousClock.now + .seconds(60)
         while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         #expect(condition())
     }

@@ -193,9 +193,7 @@ struct DeliveryFaultRunTests {
             client.destroy()
             try await http.shutdown()
         }
-        let elapsed = ContinuousClock.now - started
-        print("fault run: \(elapsed)")
-        // About 2 s on its own; the bound only catches a hang (the full suite shares the CPUs).
-        #expect(elapsed < .seconds(60))
+        // About 2 s on its own; no wall-clock bound (a hang is caught by the CI time limit).
+        print("fault run: \(ContinuousClock.now - started)")
     }
 }

@@ -124,7 +124,7 @@ struct DeliveryTests {
             try await server.waitForRequests(count: 3, matching: .experience)
 
             // The transport enforces the timeout and cancels the request (DECISIONS 12).
-            server.enqueue(.delay(milliseconds: 400), for: .experience)
+            server.enqueue(.delay(milliseconds: 20_000), for: .experience)
             let slow = try makeDeliveryClient(server, api: OptimizationAPIConfig(requestTimeoutMilliseconds: 60))
             defer { slow.destroy() }
             try await slow.page()

@@ -34,8 +34,10 @@ struct LifecycleTests {
         for _ in 0..<1_000 { try cycle() }
         let end = Self.processFigures()
         print("lifecycle: 1,000 destroy/initialize cycles: RSS \(start.residentBytes / 1_048_576) → \(end.residentBytes / 1_048_576) MiB, threads \(start.threads) → \(end.threads)")
-        // One leaked engine costs ~1 MiB of JS heap and context: 1,000 would be ~1 GiB.
-        #expect(end.residentBytes - start.residentBytes < 96 * 1024 * 1024,
+        // One leaked engine costs ~1 MiB of JS heap and context: 1,000 would be ~1 GiB. The
+        // process-wide figure also moves with the suites running in parallel (services start
+        // pools of engines), so the bound leaves them 384 MiB and still catches a per-cycle leak.
+        #expect(end.residentBytes - start.residentBytes < 384 * 1024 * 1024,
                 "RSS grew by \((end.residentBytes - start.residentBytes) / 1024 / 1024) MiB")
         // Other suites run in parallel and start or stop threads meanwhile; one leaked thread per
         // cycle would add 1,000.

@@ -114,18 +114,16 @@ struct TransportTests {
     @Test func timeoutCancelsTheRequestAndClosesItsConnection() async throws {
         try await withLocalAPIServer { server in
             try await withHTTPTransport(for: server, timeoutMilliseconds: 50) { transport in
-                // The server would answer after 20 s; the 50 ms timeout must end the call long
-                // before. The bound (2 s) keeps a 10× margin on both sides: 40× the timeout, a
-                // tenth of the delay, so a busy CI machine cannot make it flaky.
+                // The server would answer 200 after 20 s: a `.timeout` error can only come from
+                // the 50 ms deadline, so the outcome itself proves the call did not wait for the
+                // answer. No wall-clock bound: on a busy machine a starved test task may resume
+                // seconds late, which says nothing about the transport.
                 server.enqueue(.delay(milliseconds: 20_000))
-                let started = ContinuousClock.now
                 let error = await caughtError {
                     _ = try await transport.send(FetchRequest(url: experienceURL(server, "profiles"), method: "POST", body: trackEvents))
                 }
-                let elapsed = ContinuousClock.now - started
                 #expect(error as? DeliveryError == .timeout(milliseconds: 50))
                 #expect("\(error.map { "\($0)" } ?? "")" == "request timed out after 50 ms")
-                #expect(elapsed < .seconds(2), "took \(elapsed)")
                 // The request is really cancelled: once it has reached the server (the usual case;
                 // on a very loaded machine 50 ms may not even suffice to connect), its connection
                 // is closed, whereas an answered request would stay open in the keep-alive pool.
@@ -216,16 +214,14 @@ struct TransportTests {
 
     @Test func droppedConnectionIsATransportError() async throws {
         try await withLocalAPIServer { server in
-            // A 30 s timeout: the bound below (3 s) tells a prompt transport error from a timeout
-            // with a 10× margin.
+            // A 30 s timeout: `.connectionClosed` (not `.timeout`) proves the error came from the
+            // dropped connection, at once, not from waiting for the deadline.
             try await withHTTPTransport(for: server, timeoutMilliseconds: 30_000) { transport in
                 server.enqueue(.dropConnection)
-                let started = ContinuousClock.now
                 let error = await caughtError {
                     _ = try await transport.send(FetchRequest(url: server.insightsBaseURL + "v1/organizations/org/environments/main/events", method: "POST", body: "[]"))
                 }
                 #expect(error as? DeliveryError == .connectionClosed, "\(String(describing: error))")
-                #expect(ContinuousClock.now - started < .seconds(3))
                 #expect(server.requests.count >= 1)
             }
         }
@@ -261,19 +257,18 @@ struct TransportTests {
 
     @Test func cancellingTheCallingTaskCancelsTheRequest() async throws {
         try await withLocalAPIServer { server in
-            // The server would answer after 20 s (and the transport would time out after 30 s);
-            // cancellation must end the call within 2 s: a 10× margin on a busy machine.
+            // The server would answer 200 after 20 s and the transport would time out after 30 s:
+            // `.cancelled` can only come from the cancellation, so the outcome proves it ended the
+            // call (no wall-clock bound, see timeoutCancelsTheRequestAndClosesItsConnection).
             try await withHTTPTransport(for: server, timeoutMilliseconds: 30_000) { transport in
                 server.enqueue(.delay(milliseconds: 20_000))
                 let task = Task {
                     try await transport.send(FetchRequest(url: experienceURL(server, "profiles"), method: "POST", body: trackEvents))
                 }
                 try await server.waitForRequests(count: 1)
-                let started = ContinuousClock.now
                 task.cancel()
                 let result = await task.result
                 #expect(throws: DeliveryError.cancelled) { try result.get() }
-                #expect(ContinuousClock.now - started < .seconds(2))
                 try await server.waitUntil(description: "connection closed") { $0.openConnectionCount == 0 }
             }
         }
@@ -283,7 +278,7 @@ struct TransportTests {
         // Port 1 (tcpmux) on loopback: nothing listens there, so the connection is refused. (A
         // stopped test server's port could be reused by a server of a parallel test.)
         let base = "http://127.0.0.1:1/experience/"
-        let transport = try HTTPFetchTransport(configuration: .init(allowedBaseURLs: [base], requestTimeoutMilliseconds: 2000))
+        let transport = try HTTPFetchTransport(configuration: .init(allowedBaseURLs: [base], requestTimeoutMilliseconds: 30_000))
         let error = await caughtError { _ = try await transport.send(FetchRequest(url: base + "health", method: "GET")) }
         guard case .connectionFailed = error as? DeliveryError else {
             Issue.record("expected connectionFailed, got \(String(describing: error))")
