@@ -12,7 +12,9 @@
 //                      failures; rejects with a TypeError only for an empty event array). POST with
 //                      `Content-Type: text/plain`, body `{"events": [...], "options": {"features":
 //                      [...]}}`; update (`/profiles/{id}`) when `profileId` is a non-empty string,
-//                      create otherwise. Outcomes (core/api-response.js): {ok: true, status, data:
+//                      create otherwise. Optional `signal` (an AbortSignal: aborting rejects the
+//                      fetch, which becomes a transport outcome) and `headers` (extra request
+//                      headers, e.g. `X-Force-IP` for a server's visitor address). Outcomes (core/api-response.js): {ok: true, status, data:
 //                      {profile, selectedOptimizations, changes}, ignoredChanges} on a 2xx with a
 //                      valid envelope; {ok: false, kind: "invalid", …} on a 2xx whose body is not a
 //                      valid envelope (the events reached the API: delivered, not retried);
@@ -190,7 +192,15 @@
       }
       var url = profilesUrl(input.profileId);
       var body = JSON.stringify({ events: input.events, options: { features: features } });
-      return host.fetch(url, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: body }).then(function (response) {
+      var headers = { 'Content-Type': 'text/plain' };
+      if (isRecord(input.headers)) {
+        Object.keys(input.headers).forEach(function (name) {
+          if (isString(input.headers[name])) headers[name] = input.headers[name];
+        });
+      }
+      var init = { method: 'POST', headers: headers, body: body };
+      if (input.signal !== undefined && input.signal !== null) init.signal = input.signal;
+      return host.fetch(url, init).then(function (response) {
         if (!response.ok) return http.outcomeOfStatus('Experience', response, host.now());
         return response.text().then(function (text) {
           var parsed;

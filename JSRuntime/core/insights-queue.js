@@ -18,7 +18,8 @@
 //                       periodic flush runs every policy.flushIntervalMs (default 30 000) on the
 //                       host clock, and only while bucketed events are queued.
 // Behaviour with delivery:
-//   send(event)         enqueue (never sent synchronously); arm the periodic timer; at ≥
+//   send(event, profile?)   enqueue (never sent synchronously) into the bucket of `profile` when
+//                       given (a process-wide queue of many visitors), else of getProfile(); arm the periodic timer; at ≥
 //                       flushThreshold queued events start a non-forced flush. After delivery was
 //                       disabled, events are discarded (debug-logged).
 //   flush({force?}) → Promise   gate shouldSkip({force, isOnline}); held events join the current
@@ -140,7 +141,7 @@
       return moved;
     }
 
-    function enqueue(event) {
+    function enqueue(event, explicitProfile) {
       var dropped = 0;
       while (total >= maxEvents) {
         dropOldest();
@@ -149,7 +150,7 @@
       if (dropped > 0 && api !== null) {
         host.log('warn', 'Insights queue is full (' + maxEvents + ' events): dropped the ' + dropped + ' oldest event(s).');
       }
-      var profile = currentProfile();
+      var profile = isProfile(explicitProfile) ? explicitProfile : currentProfile();
       if (profile === undefined) {
         held.push(event);
       } else {
@@ -195,16 +196,16 @@
 
     // ---- delivery ---------------------------------------------------------------------------
 
-    function send(event) {
+    function send(event, explicitProfile) {
       if (api === null) {
-        enqueue(event);
+        enqueue(event, explicitProfile);
         return;
       }
       if (disabledReason !== null) {
         host.log('debug', 'Insights delivery is disabled; an event was discarded.');
         return;
       }
-      enqueue(event);
+      enqueue(event, explicitProfile);
       reconcileTimer();
       if (!closed && queuedCount() >= threshold) flush();
     }

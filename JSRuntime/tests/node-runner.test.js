@@ -38,7 +38,7 @@ test('js-test-files.json lists harness.js, fixtures.js and every *.spec.js in or
 
 test('every JSRuntime script is listed in the manifest or is a test file', () => {
   const scripts = [];
-  for (const dir of ['polyfills', 'core', 'bridge']) {
+  for (const dir of ['polyfills', 'core', 'bridge', 'service']) {
     for (const name of fs.readdirSync(path.join(runtimeRoot, dir))) {
       if (name.endsWith('.js')) scripts.push(`${dir}/${name}`);
     }

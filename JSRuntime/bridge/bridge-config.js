@@ -1,0 +1,101 @@
+// bridge/bridge-config.js
+// Contract: `__optimization.bridgeConfig.read(config)` validates the `initialize` config
+// (JSRuntime/README.md "initialize config") and returns the normalised settings
+// ({clientId, environment, locale, logLevel, allowedEventTypes, channel, library, entryCacheSize,
+// api, queuePolicy, defaults, persisted}); it throws an Error whose message names the key
+// (`initialize config "<key>" must be <type> when provided.`).
+// `__optimization.bridgeConfig.DEFAULT_ENTRY_CACHE_SIZE` is 1000.
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization;
+  var host = ns.host;
+  var guards = ns.guards;
+  var shared = ns.bridgeShared;
+  var absent = shared.absent;
+  var isString = shared.isString;
+  var isBoolean = shared.isBoolean;
+  var locale = ns.locale;
+
+  var DEFAULT_ENTRY_CACHE_SIZE = 1000;
+  var LOG_LEVEL_NAMES = Object.keys(host.LOG_LEVELS);
+  function configError(text) {
+    return new Error('initialize config ' + text);
+  }
+
+  // `prefix` names the enclosing key ("defaults.") in the message.
+  function optional(object, key, check, typeName, prefix) {
+    var value = object[key];
+    if (absent(value)) return undefined;
+    if (!check(value)) throw configError('"' + (prefix || '') + key + '" must be ' + typeName + ' when provided.');
+    return value;
+  }
+
+  function isStringArray(value) {
+    return Array.isArray(value) && value.every(isString);
+  }
+
+  function isPositiveInteger(value) {
+    return Number.isInteger(value) && value > 0;
+  }
+
+  function isLibrary(value) {
+    return guards.isRecord(value) && isString(value.name) && isString(value.version);
+  }
+
+  function isLogLevel(value) {
+    return LOG_LEVEL_NAMES.indexOf(value) !== -1;
+  }
+
+  function readDefaults(value) {
+    if (absent(value)) return {};
+    if (!guards.isRecord(value)) throw configError('"defaults" must be an object when provided.');
+    var owner = 'defaults.';
+    return {
+      consent: optional(value, 'consent', isBoolean, 'a boolean', owner),
+      persistenceConsent: optional(value, 'persistenceConsent', isBoolean, 'a boolean', owner),
+      profile: optional(value, 'profile', guards.isRecord, 'an object', owner),
+      changes: optional(value, 'changes', Array.isArray, 'an array', owner),
+      selectedOptimizations: optional(value, 'selectedOptimizations', Array.isArray, 'an array', owner),
+      anonymousId: optional(value, 'anonymousId', isString, 'a string', owner),
+    };
+  }
+
+  // `api`: {experienceBaseUrl?, insightsBaseUrl?: strings (falsy ⇒ default), enabledFeatures?:
+  // string[], preflight?: boolean}.
+  function readApi(value) {
+    if (absent(value)) return {};
+    if (!guards.isRecord(value)) throw configError('"api" must be an object when provided.');
+    var owner = 'api.';
+    return {
+      experienceBaseUrl: optional(value, 'experienceBaseUrl', isString, 'a string', owner),
+      insightsBaseUrl: optional(value, 'insightsBaseUrl', isString, 'a string', owner),
+      enabledFeatures: optional(value, 'enabledFeatures', isStringArray, 'an array of strings', owner),
+      preflight: optional(value, 'preflight', isBoolean, 'a boolean', owner),
+    };
+  }
+
+  function readConfig(config) {
+    if (!guards.isRecord(config)) throw configError('must be an object.');
+    if (!isString(config.clientId)) throw configError('must include a string "clientId".');
+    if (!isString(config.environment)) throw configError('must include a string "environment".');
+    var allowed = optional(config, 'allowedEventTypes', isStringArray, 'an array of strings');
+    return {
+      clientId: config.clientId,
+      environment: config.environment,
+      locale: absent(config.locale) ? undefined : locale.normalizeExplicitLocale(config.locale),
+      logLevel: optional(config, 'logLevel', isLogLevel, 'one of ' + LOG_LEVEL_NAMES.join(', ')) || host.DEFAULT_LOG_LEVEL,
+      allowedEventTypes: allowed === undefined ? ns.DEFAULT_ALLOWED_EVENT_TYPES.slice() : allowed.slice(),
+      channel: optional(config, 'channel', isString, 'a string') || 'server',
+      library: optional(config, 'library', isLibrary, 'an object with string "name" and "version"'),
+      entryCacheSize: optional(config, 'entryCacheSize', isPositiveInteger, 'a positive integer') || DEFAULT_ENTRY_CACHE_SIZE,
+      api: readApi(config.api),
+      queuePolicy: optional(config, 'queuePolicy', guards.isRecord, 'an object'),
+      defaults: readDefaults(config.defaults),
+      // What the host persisted (same shape as defaults); resolved against `defaults` per
+      // DECISIONS 15 by ns.resolveStatefulDefaults.
+      persisted: readDefaults(config.persisted),
+    };
+  }
+
+  ns.bridgeConfig = { read: readConfig, DEFAULT_ENTRY_CACHE_SIZE: DEFAULT_ENTRY_CACHE_SIZE };
+})();

@@ -1,0 +1,158 @@
+// bridge/bridge-delivery.js
+// Contract: `__optimization.bridgeDelivery` — the delivery of the stateful bridge (spec §6;
+// DECISIONS 9–13; JSRuntime/README.md "Delivery"):
+//   installDelivery(instance)   the Experience/Insights API clients and both queues, wired to the
+//                               instance's state and to __nativeOnQueueEvent
+//   reconnect(instance)         offline → online: cancel scheduled retries, force-flush Insights
+//                               then Experience (spec §6.5)
+//   closeDelivery(instance)     destroy(): forced best-effort flushes (not awaited), then no timers
+//   flush(requestId) / flush(payload, requestId)   async; settles "null" once both flushed
+//   queueSizes() → JSON {"experience": n, "insights": m}
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization;
+  var host = ns.host;
+  var guards = ns.guards;
+  var shared = ns.bridgeShared;
+  var callHost = shared.callHost;
+  var isString = shared.isString;
+  var NOT_INITIALIZED = shared.NOT_INITIALIZED;
+
+
+  // Builds the API clients and both delivery queues of `target` (spec §6).
+  function installDelivery(target) {
+    var state = target.state;
+    var settings = target.config;
+    var api = settings.api || {};
+    var queuePolicy = settings.queuePolicy || {};
+    var isOnline = function () {
+      return state.get().online !== false;
+    };
+    function queueEvent(queue) {
+      return function (type, context) {
+        // A request still in flight after destroy() reports nothing.
+        if (shared.current !== target) return;
+        callHost('__nativeOnQueueEvent', [JSON.stringify({ type: type, queue: queue, timestamp: host.now(), context: context })]);
+      };
+    }
+    function runtimeCallbacks(report) {
+      return {
+        onFlushFailure: function (context) { report('flushFailure', context); },
+        onCircuitOpen: function (context) { report('circuitOpen', context); },
+        onFlushRecovered: function (context) { report('flushRecovered', context); },
+      };
+    }
+    var experienceEvent = queueEvent('experience');
+    var insightsEvent = queueEvent('insights');
+    target.experienceApi = ns.createExperienceApi({
+      clientId: settings.clientId,
+      environment: settings.environment,
+      baseUrl: api.experienceBaseUrl,
+      enabledFeatures: api.enabledFeatures,
+      preflight: api.preflight,
+      getLocale: function () {
+        return state.get().locale;
+      },
+    });
+    target.insightsApi = ns.createInsightsApi({
+      clientId: settings.clientId,
+      environment: settings.environment,
+      baseUrl: api.insightsBaseUrl,
+    });
+    target.experienceQueue = ns.createExperienceQueue({
+      maxEvents: queuePolicy.offlineMaxEvents,
+      onDrop: function (context) {
+        experienceEvent('offlineDrop', context);
+      },
+      api: target.experienceApi,
+      isOnline: isOnline,
+      getProfileId: function () {
+        return upsertProfileId(target);
+      },
+      onResponse: function (data) {
+        ns.experienceApi.applyOptimizationData(state, data);
+      },
+      setRequestState: function (requestState) {
+        state.set({ experienceRequestState: requestState });
+      },
+      onQueueEvent: experienceEvent,
+      flushPolicy: queuePolicy.flush,
+      callbacks: runtimeCallbacks(experienceEvent),
+    });
+    target.insightsQueue = ns.createInsightsQueue({
+      getProfile: function () {
+        return state.get().profile;
+      },
+      api: target.insightsApi,
+      isOnline: isOnline,
+      onQueueEvent: insightsEvent,
+      flushPolicy: queuePolicy.flush,
+      callbacks: runtimeCallbacks(insightsEvent),
+    });
+    // Spec §8.3: the anonymous id follows the profile while persistence consent is true and is
+    // forgotten when it becomes false; held Insights events join the first profile.
+    var sync = function (snapshot) {
+      if (snapshot.persistenceConsent === false) target.anonymousId = undefined;
+      else if (snapshot.persistenceConsent === true && guards.isRecord(snapshot.profile) &&
+        isString(snapshot.profile.id) && snapshot.profile.id.length > 0) target.anonymousId = snapshot.profile.id;
+      target.insightsQueue.profileChanged();
+    };
+    target.unsubscribeDelivery = state.subscribe(sync);
+    sync(state.get());
+  }
+
+  // Spec §8.3: (persistenceConsent === true ? anonymous id : none) ?? profile.id; "" ⇒ none.
+  function upsertProfileId(target) {
+    var snapshot = target.state.get();
+    var anonymous = snapshot.persistenceConsent === true ? target.anonymousId : undefined;
+    if (isString(anonymous) && anonymous.length > 0) return anonymous;
+    var profile = snapshot.profile;
+    return guards.isRecord(profile) && isString(profile.id) && profile.id.length > 0 ? profile.id : undefined;
+  }
+
+  // Spec §6.5: cancel both scheduled retries, then force-flush Insights, then Experience.
+  function reconnect(target) {
+    target.insightsQueue.cancelScheduledRetry();
+    target.experienceQueue.cancelScheduledRetry();
+    target.insightsQueue.flush({ force: true });
+    target.experienceQueue.flush({ force: true });
+  }
+
+  // destroy(): forced best-effort flushes (not awaited), then no more timers or retries.
+  function closeDelivery(target) {
+    if (target.unsubscribeDelivery) target.unsubscribeDelivery();
+    target.insightsQueue.flush({ force: true });
+    target.experienceQueue.flush({ force: true });
+    target.insightsQueue.close();
+    target.experienceQueue.close();
+  }
+
+  // flush(requestId) (also flush(payload, requestId)): a non-forced Insights flush, then a
+  // non-forced Experience flush; settles "null" once both finished.
+  function flush(first, second) {
+    var requestId = arguments.length >= 2 ? second : first;
+    if (shared.current === null) {
+      ns.settle(requestId, new Error(NOT_INITIALIZED));
+      return;
+    }
+    var target = shared.current;
+    ns.settle(requestId, target.insightsQueue.flush().then(function () {
+      return target.experienceQueue.flush();
+    }).then(function () {
+      return null;
+    }));
+  }
+
+  function queueSizes() {
+    if (shared.current === null) return JSON.stringify({ experience: 0, insights: 0 });
+    return JSON.stringify({ experience: shared.current.experienceQueue.size(), insights: shared.current.insightsQueue.size() });
+  }
+
+  ns.bridgeDelivery = {
+    installDelivery: installDelivery,
+    reconnect: reconnect,
+    closeDelivery: closeDelivery,
+    flush: flush,
+    queueSizes: queueSizes,
+  };
+})();

@@ -1,0 +1,200 @@
+// bridge/bridge-events.js
+// Contract: `__optimization.bridgeEvents` — consent and the event methods of the stateful bridge
+// (spec §4, §5, §8.2; DECISIONS 5–7; JSRuntime/README.md "Consent and events"):
+//   installEvents(instance)   builds the consent controller, event builder, delivery
+//                             (bridge-delivery.js), emitter and de-dupe trackers of a new instance
+//   async (payload, requestId): identify, page, screen, trackCurrentScreen, track, trackView,
+//                             trackClick — validated (core/payload-rules.js), settled with
+//                             EmissionResult JSON {"accepted": bool, "data"?}
+//   sync: consent(input), hasConsent(method), setOnline(bool) (also before initialize)
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization;
+  var host = ns.host;
+  var guards = ns.guards;
+  var shared = ns.bridgeShared;
+  var messageOf = shared.messageOf;
+  var callHost = shared.callHost;
+  var NOT_INITIALIZED = shared.NOT_INITIALIZED;
+  var rules = ns.payloadRules;
+
+  // Builds the consent controller, event builder, queues, emitter and de-dupe trackers of `target`
+  // (a fresh instance) and wires them to the host push-backs.
+  function installEvents(target) {
+    var state = target.state;
+    var settings = target.config;
+    ns.bridgeDelivery.installDelivery(target);
+    target.consent = ns.consent.createConsentController({
+      state: state,
+      onPurge: function () {
+        target.experienceQueue.purge();
+        target.insightsQueue.purge();
+      },
+    });
+    target.builder = ns.createEventBuilder({
+      channel: settings.channel,
+      library: settings.library,
+      getLocale: function () {
+        return state.get().locale;
+      },
+      getConsent: function () {
+        return state.get().consent;
+      },
+    });
+    target.events = ns.createEventEmitter({
+      consent: target.consent,
+      builder: target.builder,
+      contexts: target.contexts,
+      experienceQueue: target.experienceQueue,
+      insightsQueue: target.insightsQueue,
+      onEmitted: publishEvent,
+      onBlocked: function (blocked) {
+        callHost('__nativeOnEventBlocked', [JSON.stringify(blocked)]);
+      },
+    });
+    target.screenTracker = ns.createCurrentStateTracker();
+    target.stickyKeys = ns.stickyViews.createStickyViewKeys();
+  }
+
+  // The stream object may carry an optimization context whose entries cannot be serialized (a
+  // cyclic object graph): then the event is published without it.
+  function publishEvent(event) {
+    var text;
+    try {
+      text = JSON.stringify(event);
+    } catch (error) {
+      host.log('warn', 'An emitted event\'s optimization context cannot be serialized; publishing the event without it.');
+      var plain = Object.assign({}, event);
+      delete plain.optimization;
+      text = JSON.stringify(plain);
+    }
+    callHost('__nativeOnEventEmitted', [text]);
+  }
+
+  // EmissionResult JSON: only `accepted` and (when present) `data`.
+  function emission(result) {
+    var out = { accepted: !!(result && result.accepted === true) };
+    if (result && result.data !== undefined) out.data = result.data;
+    return out;
+  }
+
+  function thenEmission(outcome, after) {
+    if (outcome !== null && typeof outcome === 'object' && typeof outcome.then === 'function') {
+      return outcome.then(function (value) {
+        if (after) after(value);
+        return emission(value);
+      });
+    }
+    if (after) after(outcome);
+    return emission(outcome);
+  }
+
+  // An async bridge method: (payload, requestId), settled exactly once through settle().
+  function asyncMethod(method, methodRules, run) {
+    return function (payload, requestId) {
+      if (shared.current === null) {
+        ns.settle(requestId, new Error(NOT_INITIALIZED));
+        return;
+      }
+      var invalid = rules.validate(method, payload, methodRules);
+      if (invalid !== null) {
+        ns.settle(requestId, invalid);
+        return;
+      }
+      var outcome;
+      try {
+        outcome = run(shared.current, payload);
+      } catch (error) {
+        outcome = error instanceof Error ? error : new Error(messageOf(error));
+      }
+      ns.settle(requestId, outcome);
+    };
+  }
+
+  function screenArgs(payload) {
+    return { name: payload.name, properties: payload.properties !== undefined ? payload.properties : {} };
+  }
+
+  var identify = asyncMethod('identify', rules.IDENTIFY, function (target, payload) {
+    return thenEmission(target.events.identify(payload));
+  });
+
+  var page = asyncMethod('page', rules.PAGE, function (target, payload) {
+    return thenEmission(target.events.page(payload));
+  });
+
+  var screen = asyncMethod('screen', rules.SCREEN, function (target, payload) {
+    return thenEmission(target.events.screen(screenArgs(payload)));
+  });
+
+  // De-duplicated by routeKey ?? name (B10). The bridge gates and reports the block itself
+  // (DECISIONS 6), so core.screen never reports the same call a second time.
+  var trackCurrentScreen = asyncMethod('trackCurrentScreen', rules.SCREEN, function (target, payload) {
+    if (!target.consent.hasConsent('screen')) return emission(target.events.block('trackCurrentScreen', payload));
+    var key = payload.routeKey !== undefined ? payload.routeKey : payload.name;
+    return thenEmission(target.screenTracker.track(key, function () {
+      return target.events.screen(screenArgs(payload));
+    }));
+  });
+
+  // The builder defaults `properties` to {}; the payload goes to the core unchanged, so a blocked
+  // call reports exactly what the host sent (C2).
+  var track = asyncMethod('track', rules.TRACK, function (target, payload) {
+    return thenEmission(target.events.track(payload));
+  });
+
+  // Sticky de-dupe (spec §8.2): key = stickyTrackingKey ?? viewId; the view is sent sticky only
+  // if payload.sticky === true and the key has not been accepted yet; the key is remembered once
+  // a sticky view was accepted.
+  var trackView = asyncMethod('trackView', rules.TRACK_VIEW, function (target, payload) {
+    var sticky = ns.stickyViews;
+    var key = payload.stickyTrackingKey !== undefined ? payload.stickyTrackingKey : payload.viewId;
+    var sendSticky = sticky.shouldSendStickyEntryView(payload.sticky, target.stickyKeys.has(key));
+    var args = Object.assign({}, payload);
+    delete args.stickyTrackingKey;
+    if (sendSticky) args.sticky = true;
+    else delete args.sticky;
+    return thenEmission(target.events.trackView(args), function (result) {
+      if (sticky.shouldRememberStickyEntryView(sendSticky, !!(result && result.accepted === true))) target.stickyKeys.remember(key);
+    });
+  });
+
+  var trackClick = asyncMethod('trackClick', rules.TRACK_CLICK, function (target, payload) {
+    return thenEmission(target.events.trackClick(payload));
+  });
+
+  function consent(input) {
+    if (shared.current === null) return;
+    shared.current.consent.set(input);
+  }
+
+  function hasConsent(method) {
+    if (shared.current === null) return false;
+    return shared.current.consent.hasConsent(method);
+  }
+
+  function setOnline(online) {
+    if (typeof online !== 'boolean') throw new TypeError('setOnline expects a boolean.');
+    if (shared.current === null) {
+      shared.carried.online = online;
+      return;
+    }
+    var wasOnline = shared.current.state.get().online;
+    shared.current.state.set({ online: online });
+    if (online && !wasOnline) ns.bridgeDelivery.reconnect(shared.current);
+  }
+
+  ns.bridgeEvents = {
+    installEvents: installEvents,
+    identify: identify,
+    page: page,
+    screen: screen,
+    trackCurrentScreen: trackCurrentScreen,
+    track: track,
+    trackView: trackView,
+    trackClick: trackClick,
+    consent: consent,
+    hasConsent: hasConsent,
+    setOnline: setOnline,
+  };
+})();

@@ -1,0 +1,182 @@
+// service/request-events.js
+// Contract: `__optimization.createRequestEvents(settings)` → the STATELESS event pipeline of the
+// request-scoped service (Swift `OptimizationService.forRequest`; reference facts:
+// ../shared/spec/server.md §1). Nothing about a visitor is kept between calls: everything a call
+// needs arrives in its `request` argument.
+// `settings` (the service's, validated by service/service-bridge.js):
+//   {clientId, environment, allowedEventTypes, channel, library?, api: {experienceBaseUrl?,
+//    enabledFeatures?}, requestTimeoutMs}
+// `run(method, payload, request)` → outcome, Promise<outcome>, or an Error (validation, or an
+// Insights method without a profile id: message names the method). `request`:
+//   consent      true / false / undefined: the visitor's event consent (gate and
+//                context.gdpr.isConsentGiven)
+//   profile      the visitor's profile object (at least {id}) or undefined (first visit)
+//   locale       locale for `context.locale` and the Experience `?locale=` (normalised: `de_DE`
+//                becomes `de-DE`; an invalid one is ignored)
+//   eventContext object merged UNDER every payload (the call's own keys win): page, userAgent,
+//                campaign, location, locale, app, screen
+//   ip           sent as `X-Force-IP` (IP enrichment for the visitor, not the server)
+//   preflight    true ⇒ the Experience API evaluates without storing
+//   timeoutMs    budget of the Experience call on the host clock (default settings.requestTimeoutMs)
+//   failFast     true ⇒ no Experience request at all (the host's circuit breaker is open): the
+//                outcome is {ok: false, kind: "circuitOpen"} at once
+// Pipeline: validate (core/payload-rules.js) → gate (core/consent.js hasEventConsent with the
+// request's consent and the service allow-list, default ["identify", "page"]) → build
+// (core/event-builder.js) → path. Outcomes (plain JSON):
+//   blocked       {accepted: false, blocked: {reason: "consent", method, args: [payload]}}; a
+//                 data-free warn line is logged, the payload only at debug.
+//   Experience    identify/page/screen/track: {accepted: true, events: [event], experience: X}
+//                 where X is the Experience API outcome (core/experience-api.js): {ok: true,
+//                 status, data: {profile, selectedOptimizations, changes}} or {ok: false, kind:
+//                 "retry"|"drop"|"disable"|"invalid"|"timeout"|"circuitOpen", status, reason,
+//                 retryAfterMs?}.
+//                 "timeout" = the request's budget ran out (the fetch is aborted).
+//   Insights      trackView (non-sticky), trackClick, trackHover, trackFlagView:
+//                 {accepted: true, events: [event], insights: [{profile, event}]}: the host puts
+//                 them into its process-wide queue. Require a profile id.
+//   sticky view   trackView with sticky === true: the view goes to the Experience API first (X as
+//                 above), then a second view event (own messageId) to Insights, with the profile
+//                 the Experience API returned (or the request's): {accepted, events, experience,
+//                 insights}.
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var host = ns.host;
+  var rules = ns.payloadRules;
+
+  var EXPERIENCE_METHODS = { identify: 'buildIdentify', page: 'buildPageView', screen: 'buildScreenView', track: 'buildTrack' };
+  var INSIGHTS_METHODS = { trackClick: 'buildClick', trackHover: 'buildHover', trackFlagView: 'buildFlagView' };
+  var RULES = {
+    identify: rules.IDENTIFY, page: rules.PAGE, screen: rules.SCREEN, track: rules.TRACK,
+    trackView: rules.TRACK_VIEW, trackClick: rules.TRACK_CLICK, trackHover: rules.TRACK_HOVER,
+    trackFlagView: rules.TRACK_FLAG_VIEW,
+  };
+
+  function isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  }
+
+  function profileIdOf(profile) {
+    return isRecord(profile) && typeof profile.id === 'string' && profile.id.length > 0 ? profile.id : undefined;
+  }
+
+  // The builder input: the request's event context under the call's payload.
+  function builderInput(method, payload, eventContext) {
+    var input = Object.assign({}, isRecord(eventContext) ? eventContext : {}, payload);
+    if (method === 'screen') input.properties = payload.properties !== undefined ? payload.properties : {};
+    delete input.routeKey;
+    return input;
+  }
+
+  function createRequestEvents(settings) {
+    function builderFor(request) {
+      return ns.createEventBuilder({
+        channel: settings.channel,
+        library: settings.library,
+        getLocale: function () {
+          return request.locale;
+        },
+        getConsent: function () {
+          return request.consent;
+        },
+      });
+    }
+
+    function block(method, payload) {
+      host.log('warn', 'Event "' + method + '" was blocked due to lack of consent.');
+      if (host.isLogEnabled('debug')) {
+        var text;
+        try {
+          text = JSON.stringify([payload]);
+        } catch (error) {
+          text = '[unserializable]';
+        }
+        host.log('debug', 'Blocked event "' + method + '" payload: ' + text);
+      }
+      return { accepted: false, blocked: { reason: 'consent', method: method, args: [payload] } };
+    }
+
+    // One profile upsert for `event`, raced against the request's budget on the host clock.
+    function upsert(event, request) {
+      if (request.failFast === true) {
+        return Promise.resolve({ ok: false, kind: 'circuitOpen', status: 0, reason: 'Experience API circuit is open; the call failed fast without a request' });
+      }
+      var api = ns.createExperienceApi({
+        clientId: settings.clientId,
+        environment: settings.environment,
+        baseUrl: settings.api.experienceBaseUrl,
+        enabledFeatures: settings.api.enabledFeatures,
+        preflight: request.preflight === true,
+        getLocale: function () {
+          return request.locale;
+        },
+      });
+      var budget = typeof request.timeoutMs === 'number' && request.timeoutMs > 0 ? Math.floor(request.timeoutMs) : settings.requestTimeoutMs;
+      var controller = new AbortController();
+      var headers = typeof request.ip === 'string' && request.ip.length > 0 ? { 'X-Force-IP': request.ip } : undefined;
+      return new Promise(function (resolve) {
+        var done = false;
+        var timer = host.setTimeout(function () {
+          if (done) return;
+          done = true;
+          controller.abort();
+          resolve({ ok: false, kind: 'timeout', status: 0, reason: 'Experience API did not answer within the request budget of ' + budget + ' ms' });
+        }, budget);
+        api.upsertProfile({ profileId: profileIdOf(request.profile), events: [event], signal: controller.signal, headers: headers }).then(function (outcome) {
+          if (done) return;
+          done = true;
+          host.clearTimeout(timer);
+          resolve(outcome);
+        });
+      });
+    }
+
+    function run(method, payload, request) {
+      var methodRules = RULES[method];
+      if (methodRules === undefined) return new Error('Unknown request method "' + method + '".');
+      var invalid = rules.validate(method, payload, methodRules);
+      if (invalid !== null) return invalid;
+      var scope = isRecord(request) ? Object.assign({}, request) : {};
+      scope.locale = ns.locale.normalizeLocale(scope.locale);
+      var sticky = method === 'trackView' && payload.sticky === true;
+      if (!sticky && EXPERIENCE_METHODS[method] === undefined && profileIdOf(scope.profile) === undefined) {
+        return new Error(method + ' requires a request-bound profile id: pass the visitor\'s profile id to forRequest, or call identify/page/screen/track first.');
+      }
+      if (!ns.consent.hasEventConsent(method, scope.consent, settings.allowedEventTypes)) return block(method, payload);
+      var builder = builderFor(scope);
+      var input = builderInput(method, payload, scope.eventContext);
+      var event;
+      try {
+        if (EXPERIENCE_METHODS[method] !== undefined) {
+          event = builder[EXPERIENCE_METHODS[method]](input);
+          return upsert(event, scope).then(function (outcome) {
+            return { accepted: true, events: [event], experience: outcome };
+          });
+        }
+        if (method !== 'trackView') {
+          event = builder[INSIGHTS_METHODS[method]](input);
+          return { accepted: true, events: [event], insights: [{ profile: scope.profile, event: event }] };
+        }
+        delete input.sticky;
+        delete input.stickyTrackingKey;
+        var view = builder.buildView(input);
+        if (!sticky) return { accepted: true, events: [view], insights: [{ profile: scope.profile, event: view }] };
+        var stickyView = view;
+        view = builder.buildView(input);
+        return upsert(stickyView, scope).then(function (outcome) {
+          var profile = outcome.ok && isRecord(outcome.data) && profileIdOf(outcome.data.profile) !== undefined
+            ? outcome.data.profile : scope.profile;
+          var result = { accepted: true, events: [stickyView, view], experience: outcome };
+          if (profileIdOf(profile) !== undefined) result.insights = [{ profile: profile, event: view }];
+          return result;
+        });
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+      }
+    }
+
+    return { run: run };
+  }
+
+  ns.createRequestEvents = createRequestEvents;
+})();

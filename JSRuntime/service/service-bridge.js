@@ -1,0 +1,191 @@
+// service/service-bridge.js
+// Contract: installs `globalThis.__service`, the adapter the Swift `OptimizationService` calls on
+// each engine of its pool (request calls) and on its one delivery engine (the process-wide
+// Insights queue). It holds service configuration, never visitor state. Every own key is a
+// function. JSRuntime/README.md "The __service contract" documents it for hosts.
+//   configure(config)            validates and stores the service settings (throws an Error naming
+//                                the key): {clientId, environment: strings; allowedEventTypes?:
+//                                string[] (default ["identify", "page"], [] = strict opt-in);
+//                                channel? (default "server"); library?: {name, version};
+//                                api?: {experienceBaseUrl?, insightsBaseUrl?, enabledFeatures?};
+//                                requestTimeoutMs?: positive integer (default 1500);
+//                                queuePolicy?: as the bridge's}. Replaces an earlier configuration
+//                                (and closes its delivery queue).
+//   call(method, payload, request, requestId)   async, settles through __nativeSettle with the
+//                                outcome JSON of service/request-events.js (validation errors and
+//                                "requires a request-bound profile id" settle ok=false).
+//   getFlag(name, changes) → JSON of the flag over `changes` ("null" when absent). Reading a flag
+//                                emits nothing (stateless model).
+//   getMergeTagValue(entry, profile) → string | null (core/merge-tags.js).
+//   startDelivery()              creates the process-wide Insights queue (core/insights-queue.js:
+//                                batches per profile, threshold 25, interval, backoff, circuit,
+//                                Retry-After, 401/403/404 disable); reports to __nativeOnQueueEvent.
+//   enqueueInsights(items)       items: [{profile, event}]; each event joins its profile's batch.
+//                                Throws before startDelivery.
+//   flushInsights(force, requestId)   async; settles "null" when the flush finished.
+//   insightsSize() → number      queued events.
+//   closeDelivery()              stops the queue's timers and retries for good.
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization;
+  var host = ns.host;
+  var guards = ns.guards;
+
+  var DEFAULT_ALLOWED = ['identify', 'page'];
+  var DEFAULT_TIMEOUT_MS = 1500;
+
+  var settings = null;
+  var requestEvents = null;
+  var insightsQueue = null;
+
+  function configError(text) {
+    return new Error('service config ' + text);
+  }
+
+  function optional(object, key, check, typeName, prefix) {
+    var value = object[key];
+    if (value === undefined || value === null) return undefined;
+    if (!check(value)) throw configError('"' + (prefix || '') + key + '" must be ' + typeName + ' when provided.');
+    return value;
+  }
+
+  function isString(value) {
+    return typeof value === 'string';
+  }
+
+  function isStringArray(value) {
+    return Array.isArray(value) && value.every(isString);
+  }
+
+  function readConfig(config) {
+    if (!guards.isRecord(config)) throw configError('must be an object.');
+    if (!isString(config.clientId) || config.clientId.length === 0) throw configError('must include a non-empty string "clientId".');
+    if (!isString(config.environment)) throw configError('must include a string "environment".');
+    var api = optional(config, 'api', guards.isRecord, 'an object') || {};
+    var allowed = optional(config, 'allowedEventTypes', isStringArray, 'an array of strings');
+    return {
+      clientId: config.clientId,
+      environment: config.environment,
+      allowedEventTypes: allowed === undefined ? DEFAULT_ALLOWED.slice() : allowed.slice(),
+      channel: optional(config, 'channel', isString, 'a string') || 'server',
+      library: optional(config, 'library', function (v) {
+        return guards.isRecord(v) && isString(v.name) && isString(v.version);
+      }, 'an object with string "name" and "version"'),
+      api: {
+        experienceBaseUrl: optional(api, 'experienceBaseUrl', isString, 'a string', 'api.'),
+        insightsBaseUrl: optional(api, 'insightsBaseUrl', isString, 'a string', 'api.'),
+        enabledFeatures: optional(api, 'enabledFeatures', isStringArray, 'an array of strings', 'api.'),
+      },
+      requestTimeoutMs: optional(config, 'requestTimeoutMs', function (v) {
+        return Number.isInteger(v) && v > 0;
+      }, 'a positive integer') || DEFAULT_TIMEOUT_MS,
+      queuePolicy: optional(config, 'queuePolicy', guards.isRecord, 'an object') || {},
+    };
+  }
+
+  function requireConfigured(method) {
+    if (settings === null) throw new Error(method + ': the service is not configured.');
+  }
+
+  function configure(config) {
+    var next = readConfig(config);
+    closeDelivery();
+    settings = next;
+    requestEvents = ns.createRequestEvents(settings);
+  }
+
+  function call(method, payload, request, requestId) {
+    if (settings === null) {
+      ns.settle(requestId, new Error('call: the service is not configured.'));
+      return;
+    }
+    var outcome;
+    try {
+      outcome = requestEvents.run(method, payload, request);
+    } catch (error) {
+      outcome = error instanceof Error ? error : new Error(String(error));
+    }
+    ns.settle(requestId, outcome);
+  }
+
+  function getFlag(name, changes) {
+    if (!isString(name)) throw new TypeError('getFlag name must be a string.');
+    var value = ns.flags.getFlag(name, changes);
+    return JSON.stringify(value === undefined ? null : value);
+  }
+
+  function getMergeTagValue(entry, profile) {
+    var value = ns.mergeTags.resolve(entry, profile === null ? undefined : profile);
+    return value === undefined ? null : value;
+  }
+
+  function reportQueueEvent(type, context) {
+    var fn = globalThis.__nativeOnQueueEvent;
+    if (typeof fn !== 'function') return;
+    try {
+      fn(JSON.stringify({ type: type, queue: 'insights', timestamp: host.now(), context: context }));
+    } catch (error) {
+      host.log('error', '__nativeOnQueueEvent threw: ' + (error instanceof Error ? error.message : String(error)));
+    }
+  }
+
+  function startDelivery() {
+    requireConfigured('startDelivery');
+    closeDelivery();
+    var policy = settings.queuePolicy;
+    insightsQueue = ns.createInsightsQueue({
+      maxEvents: policy.insightsMaxEvents,
+      api: ns.createInsightsApi({ clientId: settings.clientId, environment: settings.environment, baseUrl: settings.api.insightsBaseUrl }),
+      onQueueEvent: reportQueueEvent,
+      flushPolicy: policy.flush,
+      callbacks: {
+        onFlushFailure: function (context) { reportQueueEvent('flushFailure', context); },
+        onCircuitOpen: function (context) { reportQueueEvent('circuitOpen', context); },
+        onFlushRecovered: function (context) { reportQueueEvent('flushRecovered', context); },
+      },
+    });
+  }
+
+  function enqueueInsights(items) {
+    if (insightsQueue === null) throw new Error('enqueueInsights: delivery is not started.');
+    if (!Array.isArray(items)) throw new TypeError('enqueueInsights expects an array.');
+    items.forEach(function (item) {
+      if (!guards.isRecord(item) || !guards.isRecord(item.profile) || !guards.isRecord(item.event)) {
+        throw new TypeError('enqueueInsights items must be {profile, event} objects.');
+      }
+      insightsQueue.send(item.event, item.profile);
+    });
+  }
+
+  function flushInsights(force, requestId) {
+    if (insightsQueue === null) {
+      ns.settle(requestId, null);
+      return;
+    }
+    ns.settle(requestId, insightsQueue.flush({ force: force === true }).then(function () {
+      return null;
+    }));
+  }
+
+  function insightsSize() {
+    return insightsQueue === null ? 0 : insightsQueue.size();
+  }
+
+  function closeDelivery() {
+    if (insightsQueue === null) return;
+    insightsQueue.close();
+    insightsQueue = null;
+  }
+
+  globalThis.__service = {
+    configure: configure,
+    call: call,
+    getFlag: getFlag,
+    getMergeTagValue: getMergeTagValue,
+    startDelivery: startDelivery,
+    enqueueInsights: enqueueInsights,
+    flushInsights: flushInsights,
+    insightsSize: insightsSize,
+    closeDelivery: closeDelivery,
+  };
+})();

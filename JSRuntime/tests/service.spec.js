@@ -1,0 +1,238 @@
+// tests/service.spec.js — the request-scoped, stateless service core (service/request-events.js,
+// service/service-bridge.js; reference facts ../shared/spec/server.md §1).
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization;
+
+  function envelope(id, variantIndex) {
+    return {
+      data: {
+        profile: { id: id, stableId: id, random: 0.5, audiences: [], traits: {}, location: {} },
+        experiences: [{ experienceId: 'exp-1', variantIndex: variantIndex, variants: { base: 'var' } }],
+        changes: [{ key: 'flag', type: 'Variable', value: { value: { on: variantIndex } }, meta: { experienceId: 'exp-1', variantIndex: variantIndex } }],
+      },
+      message: '',
+      error: null,
+    };
+  }
+
+  // Answers every Experience request with a profile named after the path (or "p-new").
+  function answerWithProfiles() {
+    __testHost.fetchHandler = function (request) {
+      var match = /\/profiles\/([^/?]+)/.exec(request.url);
+      return { status: 200, body: envelope(match ? decodeURIComponent(match[1]) : 'p-new', 1) };
+    };
+  }
+
+  function settings(extra) {
+    return Object.assign({
+      clientId: 'org-1', environment: 'main', allowedEventTypes: ['identify', 'page'], channel: 'server',
+      library: { name: 'lib', version: '1.0.0' }, api: { experienceBaseUrl: 'https://exp.test/' }, requestTimeoutMs: 500,
+    }, extra || {});
+  }
+
+  function events(extra) {
+    return ns.createRequestEvents(settings(extra));
+  }
+
+  jsTest('service: default allow-list is identify + page, channel server; config errors name the key', function () {
+    __service.configure({ clientId: 'org-1', environment: 'main' });
+    assert.throws(function () { __service.configure({ clientId: '', environment: 'main' }); }, /non-empty string "clientId"/);
+    assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', allowedEventTypes: 'page' }); }, /"allowedEventTypes" must be an array of strings/);
+    assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', api: { experienceBaseUrl: 3 } }); }, /"api.experienceBaseUrl" must be a string/);
+    assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', requestTimeoutMs: 0 }); }, /"requestTimeoutMs" must be a positive integer/);
+    answerWithProfiles();
+    __service.call('page', {}, {}, 'r1');
+    __service.call('track', { event: 'x' }, {}, 'r2');
+    return Promise.resolve().then(function () {}).then(function () {}).then(function () {}).then(function () {
+      var byId = {};
+      __testHost.settled.forEach(function (s) { byId[s.requestId] = s; });
+      assert.equal(byId.r2.ok, true);
+      assert.deepEqual(JSON.parse(byId.r2.json), { accepted: false, blocked: { reason: 'consent', method: 'track', args: [{ event: 'x' }] } });
+    }).then(function () {
+      return new Promise(function (resolve) { setTimeoutLike(resolve); });
+    }).then(function () {
+      var page = __testHost.settled.filter(function (s) { return s.requestId === 'r1'; })[0];
+      assert.ok(page && page.ok, 'page is allow-listed before consent');
+      var result = JSON.parse(page.json);
+      assert.equal(result.accepted, true);
+      assert.equal(result.events[0].channel, 'server');
+      assert.equal(result.events[0].context.gdpr.isConsentGiven, false);
+    });
+  });
+
+  // Lets the fake fetch reply and the promise chain run (microtasks only).
+  function setTimeoutLike(resolve) {
+    var rounds = 0;
+    (function spin() {
+      rounds += 1;
+      if (rounds > 50) return resolve();
+      Promise.resolve().then(spin);
+    })();
+  }
+
+  jsTest('service: blocked calls send nothing and report method and payload once', function () {
+    answerWithProfiles();
+    var pipeline = events();
+    var blocked = pipeline.run('track', { event: 'Bought', properties: { plan: 'pro' } }, { consent: false, profile: { id: 'p-1' } });
+    assert.deepEqual(blocked, { accepted: false, blocked: { reason: 'consent', method: 'track', args: [{ event: 'Bought', properties: { plan: 'pro' } }] } });
+    var view = pipeline.run('trackView', { componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 1 }, { profile: { id: 'p-1' } });
+    assert.equal(view.accepted, false, 'unset consent gates like false');
+    var strict = events({ allowedEventTypes: [] }).run('page', {}, {});
+    assert.equal(strict.accepted, false, '[] is strict opt-in');
+    assert.equal(__testHost.fetches.length, 0);
+  });
+
+  jsTest('service: an Experience call upserts the request profile with locale, ip and eventContext', function () {
+    answerWithProfiles();
+    var request = {
+      consent: true, profile: { id: 'p 7' }, locale: 'de-DE', ip: '203.0.113.9',
+      eventContext: { userAgent: 'UA/1', page: { url: 'https://site.test/?utm_campaign=spring', path: '/' }, campaign: { name: 'ctx' } },
+    };
+    return events().run('page', { campaign: { name: 'own' } }, request).then(function (result) {
+      var fetch = __testHost.fetches[0];
+      assert.equal(fetch.url, 'https://exp.test/v2/organizations/org-1/environments/main/profiles/p%207?locale=de-DE');
+      assert.equal(fetch.headers['X-Force-IP'], '203.0.113.9');
+      var sent = JSON.parse(fetch.body).events[0];
+      assert.equal(sent.type, 'page');
+      assert.equal(sent.context.userAgent, 'UA/1');
+      assert.equal(sent.context.locale, 'de-DE');
+      assert.deepEqual(sent.context.campaign, { name: 'own' }, 'the call\'s own payload wins over eventContext');
+      assert.equal(sent.context.gdpr.isConsentGiven, true);
+      assert.equal(result.accepted, true);
+      assert.equal(result.experience.ok, true);
+      assert.equal(result.experience.data.profile.id, 'p 7');
+      assert.equal(result.events[0].messageId, sent.messageId);
+    });
+  });
+
+  jsTest('service: a new visitor creates a profile; preflight asks the API not to store', function () {
+    answerWithProfiles();
+    return events().run('identify', { userId: 'u-1', traits: { tier: 'gold' } }, { consent: true, preflight: true }).then(function (result) {
+      assert.equal(__testHost.fetches[0].url, 'https://exp.test/v2/organizations/org-1/environments/main/profiles?type=preflight');
+      assert.equal(result.experience.data.profile.id, 'p-new');
+    });
+  });
+
+  jsTest('service: the request budget runs on the host clock and aborts a slow Experience call', function () {
+    __testHost.fetchHandler = null; // never answers
+    var done = null;
+    events().run('page', {}, { consent: true, timeoutMs: 250 }).then(function (result) { done = result; });
+    return Promise.resolve().then(function () {
+      __testHost.advance(249);
+      assert.equal(done, null);
+      __testHost.advance(1);
+    }).then(function () {}).then(function () {
+      assert.ok(done !== null, 'settled once the budget ran out');
+      assert.equal(done.accepted, true);
+      assert.equal(done.experience.ok, false);
+      assert.equal(done.experience.kind, 'timeout');
+      assert.ok(/250 ms/.test(done.experience.reason));
+      assert.equal(__testHost.pendingTimers().length, 0);
+    });
+  });
+
+  jsTest('service: failFast (open circuit) answers at once without a request', function () {
+    answerWithProfiles();
+    return events().run('page', {}, { consent: true, failFast: true }).then(function (result) {
+      assert.equal(result.accepted, true);
+      assert.equal(result.experience.kind, 'circuitOpen');
+      assert.equal(__testHost.fetches.length, 0);
+    });
+  });
+
+  jsTest('service: API failures come back as typed outcomes, never as rejections', function () {
+    __testHost.fetchHandler = function () { return { status: 503, headers: { 'Retry-After': '3' }, body: '' }; };
+    return events().run('track', { event: 'x' }, { consent: true, profile: { id: 'p-1' } }).then(function (result) {
+      assert.equal(result.experience.ok, false);
+      assert.equal(result.experience.kind, 'retry');
+      assert.equal(result.experience.status, 503);
+      assert.equal(result.experience.retryAfterMs, 3000);
+    });
+  });
+
+  jsTest('service: Insights methods need a profile id and name the method', function () {
+    var pipeline = events();
+    var methods = [
+      ['trackView', { componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 2000 }],
+      ['trackClick', { componentId: 'c', variantIndex: 1 }],
+      ['trackHover', { componentId: 'c', hoverId: 'h', hoverDurationMs: 500 }],
+      ['trackFlagView', { componentId: 'flag' }],
+    ];
+    methods.forEach(function (pair) {
+      var error = pipeline.run(pair[0], pair[1], { consent: true });
+      assert.ok(error instanceof Error, pair[0]);
+      assert.ok(error.message.indexOf(pair[0] + ' requires a request-bound profile id') === 0, error.message);
+      var ok = pipeline.run(pair[0], pair[1], { consent: true, profile: { id: 'p-9' } });
+      assert.equal(ok.accepted, true);
+      assert.equal(ok.insights.length, 1);
+      assert.deepEqual(ok.insights[0].profile, { id: 'p-9' });
+      assert.equal(ok.insights[0].event, ok.events[0]);
+    });
+    assert.equal(pipeline.run('trackClick', { componentId: 'c', variantIndex: 1 }, { consent: true, profile: { id: 'p' } }).events[0].type, 'component_click');
+    assert.equal(pipeline.run('trackHover', { componentId: 'c', hoverId: 'h', hoverDurationMs: 5 }, { consent: true, profile: { id: 'p' } }).events[0].type, 'component_hover');
+    assert.equal(pipeline.run('trackFlagView', { componentId: 'f' }, { consent: true, profile: { id: 'p' } }).events[0].componentType, 'Variable');
+    assert.ok(/must include a string "componentId"/.test(pipeline.run('trackClick', {}, { consent: true, profile: { id: 'p' } }).message));
+    assert.equal(__testHost.fetches.length, 0, 'nothing is sent directly');
+  });
+
+  jsTest('service: a sticky view goes to the Experience API first, then to Insights with the returned profile', function () {
+    answerWithProfiles();
+    return events().run('trackView', { componentId: 'c', viewId: 'v-1', variantIndex: 1, viewDurationMs: 2000, sticky: true }, { consent: true }).then(function (result) {
+      assert.equal(__testHost.fetches.length, 1);
+      var sent = JSON.parse(__testHost.fetches[0].body).events[0];
+      assert.equal(sent.type, 'component');
+      assert.equal(result.insights.length, 1);
+      assert.equal(result.insights[0].profile.id, 'p-new');
+      assert.notEqual(result.insights[0].event.messageId, sent.messageId, 'own messageId');
+      assert.equal(result.events.length, 2);
+    });
+  });
+
+  jsTest('service: flags and merge tags are computed from what the request carries, with no event', function () {
+    __service.configure(settings());
+    var changes = envelope('p', 2).data.changes;
+    assert.equal(__service.getFlag('flag', changes), '{"on":2}');
+    assert.equal(__service.getFlag('missing', changes), 'null');
+    assert.equal(__service.getFlag('flag', null), 'null');
+    var tag = { sys: { id: 'mt', type: 'Entry', contentType: { sys: { id: 'nt_mergetag' } } }, fields: { nt_name: 'n', nt_mergetag_id: 'traits.tier', nt_fallback: 'friend' } };
+    assert.equal(__service.getMergeTagValue(tag, { id: 'p', traits: { tier: 'gold' }, audiences: [], location: {}, random: 0, stableId: 'p', session: {} }) !== undefined, true);
+    assert.equal(__testHost.fetches.length, 0);
+  });
+
+  jsTest('service: one process-wide Insights queue batches per profile', function () {
+    __service.configure(settings({ api: { insightsBaseUrl: 'https://ins.test/' }, queuePolicy: { flush: { flushIntervalMs: 1000 } } }));
+    __service.startDelivery();
+    __testHost.fetchHandler = function () { return { status: 200, body: '' }; };
+    var e = function (id) { return { type: 'component', messageId: id }; };
+    __service.enqueueInsights([{ profile: { id: 'a' }, event: e('1') }, { profile: { id: 'b' }, event: e('2') }]);
+    __service.enqueueInsights([{ profile: { id: 'a' }, event: e('3') }]);
+    assert.equal(__service.insightsSize(), 3);
+    assert.throws(function () { __service.enqueueInsights([{ event: e('4') }]); }, /\{profile, event\}/);
+    __service.flushInsights(false, 'f1');
+    return new Promise(function (resolve) { setTimeoutLike(resolve); }).then(function () {
+      assert.equal(__testHost.fetches.length, 1);
+      assert.equal(__testHost.fetches[0].url, 'https://ins.test/v1/organizations/org-1/environments/main/events');
+      var batches = JSON.parse(__testHost.fetches[0].body);
+      assert.deepEqual(batches.map(function (b) { return [b.profile.id, b.events.map(function (x) { return x.messageId; })]; }), [['a', ['1', '3']], ['b', ['2']]]);
+      assert.equal(__service.insightsSize(), 0);
+      assert.deepEqual(__testHost.settled.filter(function (s) { return s.requestId === 'f1'; }).map(function (s) { return s.json; }), ['null']);
+      __service.closeDelivery();
+    });
+  });
+
+  jsTest('service: requests share nothing: consent and profile of one call never leak into the next', function () {
+    answerWithProfiles();
+    var pipeline = events();
+    return pipeline.run('track', { event: 'a' }, { consent: true, profile: { id: 'alice' } }).then(function () {
+      var second = pipeline.run('track', { event: 'b' }, { profile: { id: 'bob' } });
+      assert.equal(second.accepted, false, 'bob has not consented');
+      return pipeline.run('page', {}, {});
+    }).then(function (third) {
+      assert.equal(__testHost.fetches.length, 2);
+      assert.ok(/\/profiles$/.test(__testHost.fetches[1].url), 'no profile id carried over');
+      assert.equal(JSON.parse(__testHost.fetches[1].body).events[0].context.gdpr.isConsentGiven, false);
+      assert.equal(third.experience.data.profile.id, 'p-new');
+    });
+  });
+})();
