@@ -215,6 +215,15 @@ public final class JavaScriptEngine: @unchecked Sendable {
         return try body()
     }
 
+    /// Like ``withExclusiveAccess(_:)`` when the lock is free (or already held by this thread);
+    /// returns nil at once, without running `body`, while another thread holds it. A pool uses
+    /// this to pass over a busy engine instead of waiting for it.
+    public func tryWithExclusiveAccess<Result>(_ body: () throws -> Result) rethrows -> Result? {
+        guard lock.try() else { return nil }
+        defer { lock.unlock() }
+        return try body()
+    }
+
     // MARK: Diagnostics
 
     /// Runs a real, synchronous full garbage collection. For tests; slow.

@@ -1,4 +1,4 @@
-/// Errors of ``OptimizationClient``.
+/// Errors of ``OptimizationClient`` and ``OptimizationService``.
 public enum OptimizationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The client has not been initialized (or was destroyed).
     case notInitialized
@@ -8,6 +8,15 @@ public enum OptimizationError: Error, Sendable, Equatable, CustomStringConvertib
     case resourceLoadError(String)
     /// The configuration is invalid.
     case configError(String)
+    /// ``OptimizationService/start(timeout:)`` was called on a service that already started.
+    case alreadyStarted
+    /// ``OptimizationService/start(timeout:)`` did not finish within its deadline.
+    case startTimedOut(String)
+    /// The service was shut down: it accepts no more events.
+    case shutDown
+    /// An Insights call (`trackView`, `trackClick`, `trackHover`, `trackFlagView`) on a request
+    /// that has no profile id.
+    case profileIdRequired(method: String)
 
     public var description: String {
         switch self {
@@ -15,6 +24,11 @@ public enum OptimizationError: Error, Sendable, Equatable, CustomStringConvertib
         case .bridgeError(let message): return "JS Bridge error: \(message)"
         case .resourceLoadError(let message): return "Resource load error: \(message)"
         case .configError(let message): return "Config error: \(message)"
+        case .alreadyStarted: return "The service has already been started."
+        case .startTimedOut(let message): return "Start timed out: \(message)"
+        case .shutDown: return "The service is shut down and accepts no more events."
+        case .profileIdRequired(let method):
+            return "\(method) requires a request-bound profile id: pass the visitor's profile id to forRequest, or call identify/page/screen/track first."
         }
     }
 }

@@ -36,6 +36,7 @@ final class LocalAPIServerState: Sendable {
         var insightsBatches: [JSONValue] = []
         var newVisitorData = LocalOptimizationAPIServer.defaultNewVisitorData
         var identifiedVisitorData = LocalOptimizationAPIServer.defaultIdentifiedVisitorData
+        var dataProvider: (@Sendable (String) -> JSONValue?)?
         var waiters: [Int: Waiter] = [:]
         var nextWaiterID = 1
 
@@ -129,6 +130,10 @@ final class LocalAPIServerState: Sendable {
             if let newVisitor { inner.newVisitorData = newVisitor }
             if let identifiedVisitor { inner.identifiedVisitorData = identifiedVisitor }
         }
+    }
+
+    func setDataProvider(_ provider: (@Sendable (String) -> JSONValue?)?) {
+        inner.withLock { $0.dataProvider = provider }
     }
 
     var insightsBatches: [JSONValue] { inner.withLock { $0.insightsBatches } }
@@ -333,7 +338,7 @@ final class LocalAPIServerState: Sendable {
     }
 
     private static func envelope(id: String, record: ProfileRecord, inner: Inner) -> JSONValue {
-        let data = record.identified ? inner.identifiedVisitorData : inner.newVisitorData
+        let data = inner.dataProvider?(id) ?? (record.identified ? inner.identifiedVisitorData : inner.newVisitorData)
         var profile = (data["profile"] ?? .object([:])).setting("id", .string(id)).setting("stableId", .string(id))
         if case .object(let traits) = record.traits, !traits.isEmpty {
             var merged = profile["traits"] ?? .object([:])

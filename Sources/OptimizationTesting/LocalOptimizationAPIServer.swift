@@ -174,7 +174,7 @@ public final class LocalOptimizationAPIServer: Sendable {
     ///   sleep), `CancellationError` when the task is cancelled.
     @discardableResult
     public func waitForRequests(
-        count: Int, matching matcher: RequestMatcher = .any, timeout: Duration = .seconds(10)
+        count: Int, matching matcher: RequestMatcher = .any, timeout: Duration = .seconds(60)
     ) async throws -> [RecordedRequest] {
         let snapshot = try await state.wait(timeout: timeout, description: "\(count) request(s) matching \(matcher)") {
             $0.requests.lazy.filter(matcher.matches).count >= count
@@ -187,7 +187,7 @@ public final class LocalOptimizationAPIServer: Sendable {
     /// - Throws: ``LocalAPIServerError/waitTimedOut(_:)`` after `timeout`, `CancellationError`.
     @discardableResult
     public func waitUntil(
-        timeout: Duration = .seconds(10), description: String = "condition",
+        timeout: Duration = .seconds(60), description: String = "condition",
         _ condition: @escaping @Sendable (LocalAPIServerSnapshot) -> Bool
     ) async throws -> LocalAPIServerSnapshot {
         try await state.wait(timeout: timeout, description: description, condition: condition)
@@ -220,6 +220,13 @@ public final class LocalOptimizationAPIServer: Sendable {
     /// still set per request.
     public func setExperienceData(newVisitor: JSONValue? = nil, identifiedVisitor: JSONValue? = nil) {
         state.setData(newVisitor: newVisitor, identifiedVisitor: identifiedVisitor)
+    }
+
+    /// Makes standard Experience answers depend on the profile: `provider(profileID)` returns the
+    /// `data` (`{profile, experiences, changes}`) for that visitor, or nil to use the new/identified
+    /// data. For tests where visitors must get different selections (isolation, caching).
+    public func setExperienceData(perProfile provider: (@Sendable (_ profileID: String) -> JSONValue?)?) {
+        state.setDataProvider(provider)
     }
 
     /// Every Insights batch received by standard answers, in arrival order.

@@ -21,8 +21,10 @@ final class OptimizationRuntime: Sendable {
     private let adoptEntry: JavaScriptFunction
     private let adoptSelections: JavaScriptFunction
     private let transferCounts = Mutex(TransferCounts())
-    /// Distinguishes runtimes for ``ContentfulEntry/lastRuntime``.
-    private let identifier = DocumentHandle.next()
+    /// Distinguishes runtimes for ``ContentfulEntry/knownRuntimes``.
+    /// Consecutive per process, so the engines of one pool (created together) get distinct bits.
+    private let identifier = OptimizationRuntime.identifiers.wrappingAdd(1, ordering: .relaxed).newValue
+    private static let identifiers = Atomic<Int>(0)
 
     /// How many entries and selection sets were handed to the engine as JSON (each one costs a
     /// parse inside JavaScript; an entry the engine already holds costs none).
@@ -38,7 +40,7 @@ final class OptimizationRuntime: Sendable {
     init(
         configuration: JavaScriptEngine.Configuration, bridgeConfiguration: JSONValue,
         channel: BridgeChannel = BridgeChannel(), persistence: PersistenceCoordinator? = nil,
-        ownedTransport: HTTPFetchTransport? = nil
+        ownedTransport: HTTPFetchTransport? = nil, scripts: [EmbeddedScript] = EmbeddedJSRuntime.scripts
     ) throws(OptimizationError) {
         logger = configuration.logger
         self.channel = channel
@@ -50,7 +52,7 @@ final class OptimizationRuntime: Sendable {
             throw .resourceLoadError("cannot create a JavaScript engine: \(error)")
         }
         do {
-            for script in EmbeddedJSRuntime.scripts {
+            for script in scripts {
                 try engine.evaluate(script.source, sourceURL: "JSRuntime/\(script.path)")
             }
         } catch {
@@ -96,7 +98,9 @@ final class OptimizationRuntime: Sendable {
                 let selectionsHandle = selections.map { JavaScriptValue.number(Double($0.handle)) } ?? .null
                 // An entry never handed to this runtime cannot be known by handle: go straight to
                 // adopting or preparing it.
-                let seenBefore = entry.lastRuntime.exchange(identifier, ordering: .relaxed) == identifier
+                let bit: UInt64 = 1 << UInt64(identifier % 64)
+                let seenBefore = entry.knownRuntimes.load(ordering: .relaxed) & bit != 0
+                if !seenBefore { entry.knownRuntimes.bitwiseOr(bit, ordering: .relaxed) }
                 for attempt in 0..<3 {
                     let result = attempt == 0 && !seenBefore
                         ? "?e" : try resolvePrepared.call(entryHandle, selectionsHandle).stringValue ?? ""

@@ -113,6 +113,12 @@ final class BridgeChannel: Sendable {
         } catch {
             throw .bridgeError("\(method) payload cannot be serialized: \(error)")
         }
+        return try await request("__bridge.\(method)", arguments: [.json(payloadText)], on: engine)
+    }
+
+    /// Calls the async JavaScript function at `path` with `arguments` plus a fresh request id (its
+    /// last argument) and waits for its settle. Errors as ``request(_:payload:on:)``.
+    func request(_ path: String, arguments: [JavaScriptValue], on engine: JavaScriptEngine) async throws(OptimizationError) -> String {
         do {
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
                 let id = requests.withLock { state -> String? in
@@ -127,7 +133,7 @@ final class BridgeChannel: Sendable {
                     return
                 }
                 do {
-                    try engine.call("__bridge.\(method)", .json(payloadText), .string(id))
+                    try engine.call(path, arguments: arguments + [.string(id)])
                 } catch {
                     // The call threw before (or instead of) settling: fail it unless it settled.
                     if let waiting = requests.withLock({ $0.waiting.removeValue(forKey: id) }) {

@@ -23,9 +23,12 @@ public final class ContentfulEntry: Sendable {
     let jsonText: String
     let cacheKey: String
     let handle = DocumentHandle.next()
-    /// The last runtime this entry was handed to (0 = none): a new entry skips the lookup that
-    /// would certainly miss.
-    let lastRuntime = Atomic<Int>(0)
+    /// One bit per runtime (its identifier modulo 64) that this entry was handed to: a runtime
+    /// whose bit is clear skips the lookup that would certainly miss. Once every engine of a pool
+    /// has the entry, resolving only READS this word, so threads sharing one entry never write
+    /// to a common cache line (no ping-pong). A false "seen" (two runtimes on one bit, or an
+    /// entry evicted from an engine's cache) only costs the engine's own miss answer.
+    let knownRuntimes = Atomic<UInt64>(0)
     /// For collections: `sys.id` → entry, from `items` then `includes.Entry` (first wins).
     let entriesById: [String: JSONValue]
     private let rendered = Mutex<[EntryLocation: JSONValue]>([:])

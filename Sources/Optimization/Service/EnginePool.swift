@@ -1,0 +1,79 @@
+import Foundation
+import JavaScriptHost
+import Synchronization
+
+/// The service's JavaScript engines: one JavaScriptCore context group each (they run in
+/// parallel), every one with the shared JSRuntime loaded, the stateless bridge initialized and
+/// `__service` configured. Engines hold prepared entries and selections (content), never
+/// visitor state.
+///
+/// **Borrowing.** ``withEngine(_:)`` starts at an engine chosen from the calling thread (so a
+/// thread tends to reuse "its" engine and that engine's caches), passes over engines another
+/// thread holds, and only waits when every engine is busy. Thread-safe; the lock of an engine is
+/// held for one synchronous call, never across an `await`.
+final class EnginePool: Sendable {
+    let engines: [OptimizationRuntime]
+    private let busyCount = Atomic<Int>(0)
+
+    init(engines: [OptimizationRuntime]) {
+        precondition(!engines.isEmpty, "an engine pool needs at least one engine")
+        self.engines = engines
+    }
+
+    /// Engines currently running a call (for metrics).
+    var busyEngines: Int { busyCount.load(ordering: .relaxed) }
+
+    /// Runs `body` with exclusive use of one engine.
+    /// - Returns: `body`'s result and whether the caller had to wait for a busy engine.
+    func withEngine<Result>(_ body: (OptimizationRuntime) throws -> Result) rethrows -> (result: Result, waited: Bool) {
+        let count = engines.count
+        let start = count == 1 ? 0 : Self.threadHint % count
+        for offset in 0..<count {
+            let runtime = engines[(start + offset) % count]
+            if let result = try runtime.engine.tryWithExclusiveAccess({ () throws -> Result in
+                busyCount.wrappingAdd(1, ordering: .relaxed)
+                defer { busyCount.wrappingSubtract(1, ordering: .relaxed) }
+                return try body(runtime)
+            }) {
+                return (result, false)
+            }
+        }
+        let runtime = engines[start]
+        let result = try runtime.engine.withExclusiveAccess { () throws -> Result in
+            busyCount.wrappingAdd(1, ordering: .relaxed)
+            defer { busyCount.wrappingSubtract(1, ordering: .relaxed) }
+            return try body(runtime)
+        }
+        return (result, true)
+    }
+
+    /// An engine for an async call (its synchronous part takes the engine's lock itself): the
+    /// first one no other thread holds right now, else the calling thread's own.
+    func engineForAsyncCall() -> OptimizationRuntime {
+        let count = engines.count
+        let start = count == 1 ? 0 : Self.threadHint % count
+        for offset in 0..<count {
+            let runtime = engines[(start + offset) % count]
+            if runtime.engine.tryWithExclusiveAccess({ true }) == true { return runtime }
+        }
+        return engines[start]
+    }
+
+    /// Closes every engine (pending async calls fail with ``OptimizationError/notInitialized``).
+    func close() {
+        for runtime in engines { runtime.close() }
+    }
+
+    /// A stable, well-mixed number for the calling thread.
+    private static var threadHint: Int {
+        #if os(Linux)
+        var bits = UInt64(pthread_self())
+        #else
+        var bits = UInt64(UInt(bitPattern: pthread_self()))
+        #endif
+        bits ^= bits >> 33
+        bits &*= 0xff51_afd7_ed55_8ccd
+        bits ^= bits >> 33
+        return Int(truncatingIfNeeded: bits & 0x7fff_ffff)
+    }
+}

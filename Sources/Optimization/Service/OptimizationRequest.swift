@@ -1,0 +1,313 @@
+import JavaScriptHost
+import Logging
+import OrderedCollections
+import Synchronization
+
+/// One incoming request of an ``OptimizationService``: the visitor's consent, profile, locale and
+/// selections for this request only (``OptimizationService/forRequest(_:)``). Nothing of it is
+/// kept by the service after the request; another request never sees it, whichever engine
+/// serves it.
+///
+/// **Event calls.** `identify`, `page`, `screen`, `track` make one Experience API profile upsert
+/// each, within the request's latency budget, and the request's profile, selections and changes
+/// follow a successful answer; any other outcome (timeout, failure, open circuit) comes back as
+/// an ``ExperienceOutcome`` and the request keeps rendering with the selections it had.
+/// `trackView`, `trackClick`, `trackHover`, `trackFlagView` put an Insights event into the
+/// service's process-wide queue and return once it is there; they need a profile id. Every call
+/// is gated by the request's consent and the service's allow-list (default
+/// `["identify", "page"]`); a blocked call returns `accepted == false`, sends nothing, and is
+/// reported once on ``OptimizationService/blockedEvents``.
+///
+/// **Threading.** Safe from any thread or task; calls of one request are meant to run in order
+/// (the request's state follows the last Experience answer).
+public final class OptimizationRequest: Sendable {
+    public let service: OptimizationService
+    public let options: RequestOptions
+    private let logger: Logger
+
+    private struct State {
+        var profile: JSONValue?
+        var selections: SelectedOptimizations?
+        var changes: [JSONValue]?
+        var rendered = RenderedVariants()
+    }
+
+    private let state: Mutex<State>
+
+    init(service: OptimizationService, options: RequestOptions) {
+        self.service = service
+        self.options = options
+        var logger = service.environment.logger
+        if let requestId = options.requestId { logger[metadataKey: "request-id"] = "\(requestId)" }
+        self.logger = logger
+        state = Mutex(State(
+            profile: options.profileId.flatMap { $0.isEmpty ? nil : JSONValue.object(["id": .string($0)]) },
+            selections: options.selectedOptimizations, changes: options.changes))
+    }
+
+    // MARK: What the request knows
+
+    /// The visitor's profile: `{"id"}` from ``RequestOptions/profileId`` until an Experience call
+    /// answers, then the API's profile. Nil for a new visitor before any answer.
+    public var profile: JSONValue? { state.withLock { $0.profile } }
+
+    /// The profile id, when known.
+    public var profileId: String? { profile?["id"]?.stringValue }
+
+    /// The selections this request renders with: the last successful Experience answer's, else
+    /// ``RequestOptions/selectedOptimizations``; nil means nothing selected.
+    public var selectedOptimizations: SelectedOptimizations? { state.withLock { $0.selections } }
+
+    /// The flag changes that go with ``selectedOptimizations``.
+    public var changes: [JSONValue]? { state.withLock { $0.changes } }
+
+    /// True only when the visitor gave persistence consent: then the service may store
+    /// ``profileId`` (for example in a cookie) for the next request.
+    public var canPersistProfile: Bool { options.consent.persistence == true }
+
+    // MARK: Resolution, flags, merge tags
+
+    /// The entry to render for this visitor, with the request's current selections. Synchronous,
+    /// never throws (the baseline on any failure). The rendered variant is remembered for
+    /// ``renderCacheKey``.
+    public func resolveOptimizedEntry(baseline: ContentfulEntry) -> ResolvedOptimizedEntry {
+        let resolved = service.resolveOptimizedEntry(baseline: baseline, selectedOptimizations: selectedOptimizations)
+        state.withLock { $0.rendered.record(baseline: baseline.id, resolved: resolved) }
+        return resolved
+    }
+
+    /// A key for caching this request's rendered output across visitors: it depends only on the
+    /// variants this request rendered (through ``resolveOptimizedEntry(baseline:)``) and the
+    /// locale, never on the profile, so every visitor who gets the same variants shares it.
+    public var renderCacheKey: String {
+        let locale = options.locale ?? service.config.locale ?? ""
+        return state.withLock { $0.rendered.cacheKey(locale: locale) }
+    }
+
+    /// The baseline id → rendered entry id of every entry this request resolved (`""` for an
+    /// empty variant).
+    public var renderedVariants: [String: String] { state.withLock { $0.rendered.variants } }
+
+    /// A custom flag's value from the request's changes (`.null` when absent). Reading a flag
+    /// sends nothing (stateless model; use ``trackFlagView(componentId:experienceId:variantIndex:)``).
+    public func getFlag(_ name: String) -> JSONValue {
+        let changes = state.withLock { $0.changes }
+        guard let running = service.running, let changesText = try? JSONValue.array(changes ?? []).jsonText() else { return .null }
+        do {
+            let text = try running.pool.withEngine { runtime in
+                try runtime.engine.call("__service.getFlag", .string(name), .json(changesText)).stringValue
+            }.result
+            return text.flatMap { try? JSONValue(jsonText: $0) } ?? .null
+        } catch {
+            logger.warning("flag read failed", metadata: ["error": "\(error)"])
+            return .null
+        }
+    }
+
+    /// The value of a merge tag (`nt_mergetag` entry) for the request's profile, or its
+    /// `nt_fallback`; nil for an invalid entry.
+    public func getMergeTagValue(_ mergeTagEntry: JSONValue) -> String? {
+        guard let running = service.running, let entryText = try? mergeTagEntry.jsonText() else { return nil }
+        let profileText = (try? profile?.jsonText()) ?? nil
+        do {
+            return try running.pool.withEngine { runtime in
+                try runtime.engine.call(
+                    "__service.getMergeTagValue", .json(entryText), profileText.map(JavaScriptValue.json) ?? .null
+                ).stringValue
+            }.result
+        } catch {
+            logger.warning("merge tag failed", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    // MARK: Experience events
+
+    /// Identifies the visitor (`identify`, one Experience API upsert).
+    @discardableResult
+    public func identify(userId: String, traits: OrderedDictionary<String, JSONValue>? = nil) async throws(OptimizationError) -> RequestEventResult {
+        var payload: OrderedDictionary<String, JSONValue> = ["userId": .string(userId)]
+        if let traits { payload["traits"] = .object(traits) }
+        return try await call("identify", payload)
+    }
+
+    /// Reports a page view (`page`, one Experience API upsert). `payload` is the builder input:
+    /// `properties` (merged over the default page), `name`, and the context keys `page`,
+    /// `campaign`, `locale`, `location`, `userAgent` (over ``RequestOptions/eventContext``).
+    @discardableResult
+    public func page(_ payload: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> RequestEventResult {
+        try await call("page", payload)
+    }
+
+    /// Reports a screen view (`screen`, one Experience API upsert).
+    @discardableResult
+    public func screen(name: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> RequestEventResult {
+        try await call("screen", ["name": .string(name), "properties": .object(properties)])
+    }
+
+    /// Reports a custom event (`track`, one Experience API upsert).
+    @discardableResult
+    public func track(event: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> RequestEventResult {
+        var payload: OrderedDictionary<String, JSONValue> = ["event": .string(event)]
+        if !properties.isEmpty { payload["properties"] = .object(properties) }
+        return try await call("track", payload)
+    }
+
+    // MARK: Insights events
+
+    /// Reports an entry view (Insights `component`; gated as `component`). With `sticky == true`
+    /// the view goes to the Experience API first and the Insights event uses the profile it
+    /// returns. Without `sticky` it needs a profile id.
+    @discardableResult
+    public func trackView(_ payload: TrackViewPayload) async throws(OptimizationError) -> RequestEventResult {
+        guard case .object(let members) = payload.jsonValue else { throw .bridgeError("trackView payload must be an object.") }
+        return try await call("trackView", members)
+    }
+
+    /// Reports a click on an entry (Insights `component_click`). Needs a profile id.
+    @discardableResult
+    public func trackClick(_ payload: TrackClickPayload) async throws(OptimizationError) -> RequestEventResult {
+        guard case .object(let members) = payload.jsonValue else { throw .bridgeError("trackClick payload must be an object.") }
+        return try await call("trackClick", members)
+    }
+
+    /// Reports a hover over an entry (Insights `component_hover`, gated as `component_hover`).
+    /// Needs a profile id.
+    @discardableResult
+    public func trackHover(
+        componentId: String, hoverId: String, hoverDurationMs: Int, experienceId: String? = nil, variantIndex: Int? = nil
+    ) async throws(OptimizationError) -> RequestEventResult {
+        var payload: OrderedDictionary<String, JSONValue> = [
+            "componentId": .string(componentId), "hoverId": .string(hoverId), "hoverDurationMs": .number(JSONNumber(hoverDurationMs)),
+        ]
+        if let experienceId { payload["experienceId"] = .string(experienceId) }
+        if let variantIndex { payload["variantIndex"] = .number(JSONNumber(variantIndex)) }
+        return try await call("trackHover", payload)
+    }
+
+    /// Reports that a flag's value was shown (Insights `component` of type `Variable`; gated as
+    /// `flag` or `component`). Needs a profile id.
+    @discardableResult
+    public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> RequestEventResult {
+        var payload: OrderedDictionary<String, JSONValue> = ["componentId": .string(componentId)]
+        if let experienceId { payload["experienceId"] = .string(experienceId) }
+        if let variantIndex { payload["variantIndex"] = .number(JSONNumber(variantIndex)) }
+        return try await call("trackFlagView", payload)
+    }
+
+    // MARK: The call
+
+    private static let experienceMethods: Set<String> = ["identify", "page", "screen", "track"]
+
+    private func call(_ method: String, _ payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> RequestEventResult {
+        let running = try service.requireRunning()
+        let sticky = method == "trackView" && payload["sticky"] == .bool(true)
+        let callsExperience = Self.experienceMethods.contains(method) || sticky
+        let current = state.withLock { $0 }
+        if !callsExperience, current.profile?["id"]?.stringValue.map({ !$0.isEmpty }) != true {
+            throw .profileIdRequired(method: method)
+        }
+        let failFast = callsExperience && service.circuit.shouldFailFast()
+        let payloadText: String
+        let requestText: String
+        do {
+            payloadText = try JSONValue.object(payload).jsonText()
+            requestText = try requestScope(profile: current.profile, failFast: failFast).jsonText()
+        } catch {
+            if callsExperience && !failFast { service.circuit.record(nil) }
+            throw .bridgeError("\(method) payload cannot be serialized: \(error)")
+        }
+        let runtime = running.pool.engineForAsyncCall()
+        let answer: JSONValue
+        do {
+            let text = try await runtime.channel.request(
+                "__service.call", arguments: [.string(method), .json(payloadText), .json(requestText)], on: runtime.engine)
+            answer = try JSONValue(jsonText: text)
+        } catch {
+            if callsExperience && !failFast { service.circuit.record(nil) }
+            if let error = error as? OptimizationError {
+                if case .notInitialized = error, !service.isRunning { throw .shutDown }
+                throw error
+            }
+            throw .bridgeError("\(error)")
+        }
+        guard answer["accepted"]?.boolValue == true else {
+            if callsExperience && !failFast { service.circuit.record(nil) }
+            report(blocked: answer["blocked"], method: method)
+            return snapshot(accepted: false, experience: nil)
+        }
+        var outcome: ExperienceOutcome?
+        if let experience = answer["experience"] {
+            let mapped = Self.outcome(of: experience, budget: options.experienceTimeoutMilliseconds ?? service.options.experienceTimeoutMilliseconds)
+            outcome = mapped
+            if !failFast { service.circuit.record(mapped) }
+            if mapped == .success, let data = experience["data"] {
+                adopt(data)
+            } else if mapped != .success {
+                logger.warning("Experience call did not succeed; the request keeps its selections", metadata: ["method": "\(method)", "outcome": "\(mapped)"])
+            }
+        }
+        if let insights = answer["insights"], insights.arrayValue?.isEmpty == false {
+            do {
+                try running.delivery.enqueue(try insights.jsonText())
+            } catch let error as OptimizationError {
+                if case .notInitialized = error { throw .shutDown }
+                throw error
+            } catch {
+                throw .bridgeError("\(error)")
+            }
+        }
+        return snapshot(accepted: true, experience: outcome)
+    }
+
+    /// The `request` argument of `__service.call`.
+    private func requestScope(profile: JSONValue?, failFast: Bool) -> JSONValue {
+        var scope: OrderedDictionary<String, JSONValue> = [:]
+        if let events = options.consent.events { scope["consent"] = .bool(events) }
+        if let profile { scope["profile"] = profile }
+        if let locale = options.locale ?? service.config.locale { scope["locale"] = .string(locale) }
+        if !options.eventContext.isEmpty { scope["eventContext"] = .object(options.eventContext) }
+        if let ip = options.ip { scope["ip"] = .string(ip) }
+        if options.preflight { scope["preflight"] = .bool(true) }
+        if let budget = options.experienceTimeoutMilliseconds { scope["timeoutMs"] = .number(JSONNumber(max(1, budget))) }
+        if failFast { scope["failFast"] = .bool(true) }
+        return .object(scope)
+    }
+
+    private func adopt(_ data: JSONValue) {
+        let selections = data["selectedOptimizations"].flatMap { try? SelectedOptimizations(json: $0) }
+        state.withLock { state in
+            if let profile = data["profile"], profile["id"]?.stringValue != nil { state.profile = profile }
+            if let selections { state.selections = selections }
+            if let changes = data["changes"]?.arrayValue { state.changes = changes }
+        }
+    }
+
+    private func report(blocked: JSONValue?, method: String) {
+        let event = BlockedEvent(
+            reason: blocked?["reason"]?.stringValue ?? "consent", method: blocked?["method"]?.stringValue ?? method,
+            args: blocked?["args"]?.arrayValue ?? [])
+        logger.debug("blocked event payload", metadata: ["method": "\(method)", "args": "\((try? JSONValue.array(event.args).jsonText()) ?? "")"])
+        service.blockedEventBroadcaster.yield(event)
+    }
+
+    private func snapshot(accepted: Bool, experience: ExperienceOutcome?) -> RequestEventResult {
+        state.withLock {
+            RequestEventResult(
+                accepted: accepted, experience: experience, profile: $0.profile,
+                selectedOptimizations: $0.selections, changes: $0.changes)
+        }
+    }
+
+    static func outcome(of experience: JSONValue, budget: Int) -> ExperienceOutcome {
+        if experience["ok"]?.boolValue == true { return .success }
+        let status = experience["status"]?.intValue ?? 0
+        let reason = experience["reason"]?.stringValue ?? "Experience API call failed"
+        switch experience["kind"]?.stringValue {
+        case "timeout": return .timedOut(milliseconds: budget)
+        case "circuitOpen": return .circuitOpen
+        case "retry": return .failed(status: status, reason: reason)
+        default: return .refused(status: status, reason: reason)
+        }
+    }
+}

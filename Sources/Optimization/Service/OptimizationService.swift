@@ -1,0 +1,341 @@
+import Foundation
+import JavaScriptHost
+import Logging
+import OrderedCollections
+import Synchronization
+
+/// The engine for services that render for many visitors at once (HTTP services): created once
+/// per process, it runs a pool of JavaScript engines and ONE delivery path, and keeps **no
+/// visitor state**. Each incoming request gets a request-bound ``OptimizationRequest`` from
+/// ``forRequest(_:)`` carrying that visitor's consent, profile and selections.
+///
+/// ```swift
+/// let service = OptimizationService(config: OptimizationConfig(clientId: "my-client-id"),
+///                                   environment: .init(logger: logger))
+/// try await service.start()
+/// // per request:
+/// let request = service.forRequest(RequestOptions(consent: consentFromCookie, profileId: idFromCookie))
+/// try await request.page(properties: ["url": .string(url)])
+/// let hero = request.resolveOptimizedEntry(baseline: preparedHero)
+/// ```
+///
+/// **Threading.** Every method is safe from any thread or task. ``resolveOptimizedEntry(baseline:selectedOptimizations:)``
+/// is synchronous, borrows a free engine (waiting only when every engine is busy) and never
+/// throws. A ``ContentfulEntry`` or ``SelectedOptimizations`` shared by all threads is
+/// transferred to each engine at most once per revision.
+///
+/// **Lifecycle.** ``start(timeout:)`` builds the engines (bounded); ``shutdown()`` stops
+/// accepting events, flushes what is queued and releases engines and connections.
+public final class OptimizationService: Sendable {
+    /// Host-side dependencies of a service.
+    public struct Environment: Sendable {
+        /// Receives the service's diagnostics and the shared core's log output. Visitor data is
+        /// only ever logged at `debug`.
+        public var logger: Logger
+        /// Drives every timer: Experience budgets, Insights flush intervals, backoff, circuits.
+        public var clock: any HostClock
+        /// Carries every HTTP request. Nil (the default): ``start(timeout:)`` creates one
+        /// ``HTTPFetchTransport`` limited to the configured base URLs, shared by all engines
+        /// (one bounded connection pool), and ``shutdown()`` shuts it down.
+        public var transport: (any FetchTransport)?
+        /// Longest time, in seconds, one call into JavaScript may run.
+        public var executionTimeLimit: Double?
+        /// For tests: the scripts the engines load instead of the embedded JSRuntime.
+        var scripts: [EmbeddedScript]?
+
+        public init(
+            logger: Logger = Logger(label: "Optimization", factory: { _ in SwiftLogNoOpLogHandler() }),
+            clock: any HostClock = SystemClock(),
+            transport: (any FetchTransport)? = nil,
+            executionTimeLimit: Double? = 10
+        ) {
+            self.logger = logger
+            self.clock = clock
+            self.transport = transport
+            self.executionTimeLimit = executionTimeLimit
+        }
+    }
+
+    /// Service-only settings.
+    public struct Options: Sendable, Equatable {
+        /// Engines in the pool; nil means one per active processor core.
+        public var engines: Int?
+        /// Default latency budget of a request's Experience call, in milliseconds (per request:
+        /// ``RequestOptions/experienceTimeoutMilliseconds``). Default 1500.
+        public var experienceTimeoutMilliseconds: Int
+        /// Capacity of the process-wide Insights queue (oldest dropped beyond it). Default 10 000.
+        public var insightsMaxEvents: Int
+
+        public init(engines: Int? = nil, experienceTimeoutMilliseconds: Int = 1500, insightsMaxEvents: Int = 10_000) {
+            self.engines = engines
+            self.experienceTimeoutMilliseconds = experienceTimeoutMilliseconds
+            self.insightsMaxEvents = insightsMaxEvents
+        }
+    }
+
+    /// The server SDK's default pre-consent allow-list (the reference's; `[]` = strict opt-in).
+    public static let defaultAllowedEventTypes = ["identify", "page"]
+
+    public let config: OptimizationConfig
+    public let options: Options
+    public let environment: Environment
+
+    struct Running: Sendable {
+        let pool: EnginePool
+        let delivery: ServiceDelivery
+        let ownedTransport: HTTPFetchTransport?
+    }
+
+    private enum Phase: Sendable {
+        case idle
+        case starting
+        case running(Running)
+        case stopped
+    }
+
+    private let phase = Mutex(Phase.idle)
+    let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
+    let queueEventBroadcaster = EventBroadcaster<QueueEvent>()
+    let circuit: ExperienceCircuitBreaker
+
+    /// Creates a service; nothing runs until ``start(timeout:)``.
+    public init(config: OptimizationConfig, options: Options = Options(), environment: Environment = Environment()) {
+        self.config = config
+        self.options = options
+        self.environment = environment
+        let flush = config.queuePolicy?.flush
+        circuit = ExperienceCircuitBreaker(
+            clock: environment.clock,
+            maximumConsecutiveFailures: flush?.maxConsecutiveFailures ?? 8,
+            openMilliseconds: Double(flush?.circuitOpenMs ?? 120_000))
+    }
+
+    deinit {
+        if case .running(let running) = phase.withLock({ $0 }) {
+            running.pool.close()
+            running.delivery.close()
+        }
+    }
+
+    /// The number of engines ``start(timeout:)`` creates.
+    public var engineCount: Int {
+        max(1, options.engines ?? ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// True between a successful ``start(timeout:)`` and ``shutdown()``.
+    public var isRunning: Bool {
+        if case .running = phase.withLock({ $0 }) { return true }
+        return false
+    }
+
+    // MARK: Lifecycle
+
+    /// Builds the engine pool and the delivery path: each engine is a new JavaScriptCore
+    /// context group with JSRuntime loaded (~10 ms each; they are built in parallel).
+    /// - Parameter timeout: the longest start-up may take (wall clock); engines built after it
+    ///   are released.
+    /// - Throws: ``OptimizationError/configError(_:)`` for an invalid configuration (for example
+    ///   `defaults`, which hold visitor state), ``OptimizationError/resourceLoadError(_:)`` when
+    ///   JSRuntime cannot load (naming the script), ``OptimizationError/startTimedOut(_:)`` when
+    ///   the deadline passes, and ``OptimizationError/alreadyStarted`` when called twice.
+    public func start(timeout: Duration = .seconds(30)) async throws(OptimizationError) {
+        guard config.defaults == nil else {
+            throw .configError("a service keeps no visitor state: pass consent, profile and selections per request (RequestOptions), not OptimizationConfig.defaults")
+        }
+        guard !config.clientId.isEmpty else { throw .configError("clientId must not be empty") }
+        let claimed = phase.withLock { phase -> Bool in
+            guard case .idle = phase else { return false }
+            phase = .starting
+            return true
+        }
+        guard claimed else { throw .alreadyStarted }
+        do {
+            let running = try await build(timeout: timeout)
+            phase.withLock { $0 = .running(running) }
+            environment.logger.info("optimization service started", metadata: ["engines": "\(running.pool.engines.count)"])
+        } catch {
+            phase.withLock { $0 = .idle }
+            throw error
+        }
+    }
+
+    private func build(timeout: Duration) async throws(OptimizationError) -> Running {
+        let (transport, ownedTransport) = try makeTransport()
+        // Pool engines plus the delivery engine, built in parallel on GCD threads: loading
+        // JSRuntime is blocking CPU work that must not occupy Swift's cooperative pool.
+        let startup = EngineStartup(count: engineCount + 1) { [self] () throws(OptimizationError) in
+            try makeRuntime(transport: transport)
+        }
+        let runtimes: [OptimizationRuntime]
+        do {
+            runtimes = try await startup.run(timeout: timeout)
+        } catch {
+            if let ownedTransport { try? await ownedTransport.shutdown() }
+            throw error
+        }
+        var pool = runtimes
+        let deliveryRuntime = pool.removeLast()
+        do {
+            let delivery = try ServiceDelivery(runtime: deliveryRuntime)
+            return Running(pool: EnginePool(engines: pool), delivery: delivery, ownedTransport: ownedTransport)
+        } catch {
+            for runtime in runtimes { runtime.close() }
+            if let ownedTransport { try? await ownedTransport.shutdown() }
+            throw error
+        }
+    }
+
+    private func makeRuntime(transport: any FetchTransport) throws(OptimizationError) -> OptimizationRuntime {
+        let runtime = try OptimizationRuntime(
+            configuration: JavaScriptEngine.Configuration(
+                clock: environment.clock, transport: transport,
+                executionTimeLimit: environment.executionTimeLimit, logger: environment.logger),
+            bridgeConfiguration: engineBridgeConfiguration,
+            channel: BridgeChannel(queueEvents: QueueEventRelay(broadcaster: queueEventBroadcaster, policy: config.queuePolicy)),
+            scripts: environment.scripts ?? EmbeddedJSRuntime.scripts)
+        do {
+            try runtime.engine.call("__service.configure", .json(try serviceConfiguration.jsonText()))
+        } catch {
+            runtime.close()
+            if case JavaScriptError.exception(let exception) = error { throw .configError(exception.message) }
+            throw .bridgeError("\(error)")
+        }
+        return runtime
+    }
+
+    private func makeTransport() throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
+        if let injected = environment.transport { return (injected, nil) }
+        let api = config.api ?? OptimizationAPIConfig()
+        do {
+            let transport = try HTTPFetchTransport(
+                configuration: .init(
+                    allowedBaseURLs: [api.effectiveExperienceBaseURL, api.effectiveInsightsBaseURL],
+                    requestTimeoutMilliseconds: api.requestTimeoutMilliseconds ?? 3000),
+                logger: environment.logger)
+            return (transport, transport)
+        } catch {
+            throw .configError("\(error)")
+        }
+    }
+
+    /// Stops the service: event calls made from now on throw ``OptimizationError/shutDown``;
+    /// what is queued is flushed (forced, one attempt, bounded by the transport timeout);
+    /// engines, timers and an owned transport are released. Idempotent.
+    public func shutdown() async {
+        let running = phase.withLock { phase -> Running? in
+            defer { phase = .stopped }
+            if case .running(let running) = phase { return running }
+            return nil
+        }
+        guard let running else { return }
+        await running.delivery.flush(force: true)
+        running.pool.close()
+        running.delivery.close()
+        if let owned = running.ownedTransport { try? await owned.shutdown() }
+        blockedEventBroadcaster.finishAll()
+        queueEventBroadcaster.finishAll()
+        environment.logger.info("optimization service stopped")
+    }
+
+    var running: Running? {
+        if case .running(let running) = phase.withLock({ $0 }) { return running }
+        return nil
+    }
+
+    /// The running state, or ``OptimizationError/shutDown`` / ``OptimizationError/notInitialized``.
+    func requireRunning() throws(OptimizationError) -> Running {
+        switch phase.withLock({ $0 }) {
+        case .running(let running): return running
+        case .stopped: throw .shutDown
+        case .idle, .starting: throw .notInitialized
+        }
+    }
+
+    // MARK: Resolution
+
+    /// The entry to render for a visitor with these selections. Synchronous, thread-safe, never
+    /// throws: before ``start(timeout:)``, after ``shutdown()`` and on any internal failure
+    /// (logged) it returns the baseline.
+    /// - Parameter selectedOptimizations: nil or ``SelectedOptimizations/empty`` ⇒ nothing
+    ///   selected (a service has no "current" visitor).
+    public func resolveOptimizedEntry(
+        baseline: ContentfulEntry, selectedOptimizations: SelectedOptimizations?
+    ) -> ResolvedOptimizedEntry {
+        guard let running else { return ResolvedOptimizedEntry(entry: baseline.renderedBaseline) }
+        return running.pool.withEngine { $0.resolve(baseline, selections: selectedOptimizations) }.result
+    }
+
+    // MARK: Requests
+
+    /// A request-bound object for one incoming request. Cheap (no engine call); use it for that
+    /// request only and drop it afterwards.
+    public func forRequest(_ options: RequestOptions = RequestOptions()) -> OptimizationRequest {
+        OptimizationRequest(service: self, options: options)
+    }
+
+    /// Every call that consent blocked, from every request, reported exactly once each with the
+    /// method and its payload (`args`). A new stream per access, no replay; finishes on
+    /// ``shutdown()``. Never logged above `debug` with its payload.
+    public var blockedEvents: AsyncStream<BlockedEvent> {
+        blockedEventBroadcaster.makeStream()
+    }
+
+    /// Reports of the process-wide Insights queue (flush failures, circuit changes, drops).
+    public var queueEvents: AsyncStream<QueueEvent> {
+        queueEventBroadcaster.makeStream()
+    }
+
+    /// Sends every queued Insights event now (ignoring backoff and an open circuit) and returns
+    /// when that request finished. Failures are reported on ``queueEvents``, not thrown; the
+    /// events stay queued for a retry.
+    public func flush() async {
+        guard let running else { return }
+        await running.delivery.flush(force: true)
+    }
+
+    /// Insights events accepted and not yet delivered.
+    public var queuedEventCount: Int {
+        running?.delivery.queuedCount ?? 0
+    }
+
+    /// Whether the Experience circuit is open (calls fail fast).
+    public var isExperienceCircuitOpen: Bool {
+        circuit.isOpen
+    }
+
+    // MARK: Configuration handed to the engines
+
+    /// `__bridge.initialize` of a pool engine: resolution only (no defaults, no visitor).
+    private var engineBridgeConfiguration: JSONValue {
+        var object: OrderedDictionary<String, JSONValue> = [
+            "clientId": .string(config.clientId),
+            "environment": .string(config.environment),
+            "logLevel": .string(config.logLevel.rawValue),
+            "entryCacheSize": .number(JSONNumber(max(1, config.entryCacheSize))),
+        ]
+        if let locale = config.locale { object["locale"] = .string(locale) }
+        return .object(object)
+    }
+
+    /// `__service.configure`.
+    private var serviceConfiguration: JSONValue {
+        let api = config.api ?? OptimizationAPIConfig()
+        var apiObject: OrderedDictionary<String, JSONValue> = [
+            "experienceBaseUrl": .string(api.effectiveExperienceBaseURL),
+            "insightsBaseUrl": .string(api.effectiveInsightsBaseURL),
+        ]
+        if let features = api.enabledFeatures { apiObject["enabledFeatures"] = .array(features.map(JSONValue.string)) }
+        var queuePolicy: OrderedDictionary<String, JSONValue> = ["insightsMaxEvents": .number(JSONNumber(max(1, options.insightsMaxEvents)))]
+        if let flush = config.queuePolicy?.bridgeValue?["flush"] { queuePolicy["flush"] = flush }
+        return .object([
+            "clientId": .string(config.clientId),
+            "environment": .string(config.environment),
+            "allowedEventTypes": .array((config.allowedEventTypes ?? Self.defaultAllowedEventTypes).map(JSONValue.string)),
+            "channel": .string(config.channel),
+            "library": ["name": .string(OptimizationLibrary.name), "version": .string(OptimizationLibrary.version)],
+            "api": .object(apiObject),
+            "requestTimeoutMs": .number(JSONNumber(max(1, options.experienceTimeoutMilliseconds))),
+            "queuePolicy": .object(queuePolicy),
+        ])
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import JavaScriptHost
+import Logging
+@testable import Optimization
+import OptimizationTesting
+
+/// Experience `data` of the project's fixtures: a new visitor (hero → 5pNs…), an identified
+/// visitor (hero → 2xWc…) and a visitor with no hero experience (hero → baseline).
+enum VisitorData {
+    static let newVisitor = try! JSONValue(jsonData: try! fixtureData("selections/new-visitor.json"))["data"]!
+    static let identified = try! JSONValue(jsonData: try! fixtureData("selections/identified-visitor.json"))["data"]!
+    static let noHero: JSONValue = ["profile": ["id": "x"], "experiences": try! JSONValue(jsonData: try! fixtureData("selections/no-hero-experiences.json")), "changes": []]
+    static let hero = try! ContentfulEntry(jsonData: try! fixtureData("entries/hero-optimized.json"))
+    static let heroBaselineID = "3kPfV7sQy1ZcN0aRbW4xLm"
+    static let heroForNewVisitor = "5pNs7JcXq2LmRb9VtKw1Hz"
+    static let heroForIdentified = "2xWcL5nRg8HtVq0JpZs4Ke"
+}
+
+/// Starts a service against `server` (on `clock`) for the duration of `body`, and always shuts
+/// it down.
+func withService<T>(
+    _ server: LocalOptimizationAPIServer, clock: ManualClock = ManualClock(), engines: Int = 2,
+    allowedEventTypes: [String]? = nil, queuePolicy: QueuePolicy? = nil, experienceTimeoutMilliseconds: Int = 1500,
+    logger: Logger? = nil, transportTimeoutMilliseconds: Int = 30_000,
+    _ body: (OptimizationService) async throws -> T
+) async throws -> T {
+    let transport = try HTTPFetchTransport(configuration: .init(
+        allowedBaseURLs: [server.experienceBaseURL, server.insightsBaseURL], requestTimeoutMilliseconds: transportTimeoutMilliseconds))
+    var environment = OptimizationService.Environment(clock: clock, transport: transport)
+    if let logger { environment.logger = logger }
+    let service = OptimizationService(
+        config: OptimizationConfig(
+            clientId: "org-1", allowedEventTypes: allowedEventTypes,
+            api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL),
+            queuePolicy: queuePolicy),
+        options: .init(engines: engines, experienceTimeoutMilliseconds: experienceTimeoutMilliseconds),
+        environment: environment)
+    do {
+        try await service.start()
+        let result = try await body(service)
+        await service.shutdown()
+        try await transport.shutdown()
+        return result
+    } catch {
+        await service.shutdown()
+        try? await transport.shutdown()
+        throw error
+    }
+}
+
+/// Reads a stream without ever waiting for an element that was not yielded: `yielded` tells how
+/// many elements exist so far.
+struct StreamProbe<Element: Sendable> {
+    private var iterator: AsyncStream<Element>.AsyncIterator
+    private var read = 0
+    private let yielded: @Sendable () -> Int
+
+    init(_ stream: AsyncStream<Element>, yielded: @escaping @Sendable () -> Int) {
+        iterator = stream.makeAsyncIterator()
+        self.yielded = yielded
+        read = yielded()
+    }
+
+    mutating func newElements() async -> [Element] {
+        var out: [Element] = []
+        while read < yielded() {
+            guard let next = await iterator.next() else { break }
+            out.append(next)
+            read += 1
+        }
+        return out
+    }
+}
+
+extension OptimizationService {
+    /// A probe of ``blockedEvents`` for tests.
+    func blockedProbe() -> StreamProbe<BlockedEvent> {
+        let broadcaster = blockedEventBroadcaster
+        return StreamProbe(blockedEvents) { broadcaster.yieldedCount }
+    }
+
+    /// A probe of ``queueEvents`` for tests.
+    func queueProbe() -> StreamProbe<QueueEvent> {
+        let broadcaster = queueEventBroadcaster
+        return StreamProbe(queueEvents) { broadcaster.yieldedCount }
+    }
+
+    /// The pool engines (tests only).
+    var poolRuntimes: [OptimizationRuntime] { running?.pool.engines ?? [] }
+}
+
+/// Waits until `condition` holds: for effects inside this process that follow an answer the
+/// test already saw (a response being processed), never for a timer. The 60 s bound only
+/// catches a hang.
+func eventually(_ description: String, _ condition: @Sendable () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("timed out waiting for: \(description)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(2))
+    }
+}
