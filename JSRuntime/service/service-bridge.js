@@ -20,9 +20,11 @@
 //   startDelivery()              creates the process-wide Insights queue (core/insights-queue.js:
 //                                batches per profile, threshold 25, interval, backoff, circuit,
 //                                Retry-After, 401/403/404 disable); reports to __nativeOnQueueEvent.
-//   enqueueInsights(items)       items: [{profile, event}]; each event joins its profile's batch.
-//                                Throws before startDelivery.
-//   flushInsights(force, requestId)   async; settles "null" when the flush finished.
+//   enqueueInsights(items) → number   items: [{profile, event}]; each event joins its profile's
+//                                batch; returns the queue size after. Throws before startDelivery.
+//   flushInsights(force, requestId)   async; flushes until the queue is empty or a round makes no
+//                                progress (a failed request), then settles "null". A flush already
+//                                in flight is awaited first, then what was queued meanwhile follows.
 //   insightsSize() → number      queued events.
 //   closeDelivery()              stops the queue's timers and retries for good.
 (function () {
@@ -155,6 +157,7 @@
       }
       insightsQueue.send(item.event, item.profile);
     });
+    return insightsQueue.size();
   }
 
   function flushInsights(force, requestId) {
@@ -162,9 +165,16 @@
       ns.settle(requestId, null);
       return;
     }
-    ns.settle(requestId, insightsQueue.flush({ force: force === true }).then(function () {
-      return null;
-    }));
+    var queue = insightsQueue;
+    // A flush already in flight only carries what was queued when it started: keep flushing
+    // while rounds make progress, so everything queued before this call goes out.
+    function round(before) {
+      return queue.flush({ force: force === true }).then(function () {
+        var size = queue.size();
+        return size > 0 && size < before ? round(size) : null;
+      });
+    }
+    ns.settle(requestId, round(queue.size()));
   }
 
   function insightsSize() {

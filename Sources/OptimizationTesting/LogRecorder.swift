@@ -44,6 +44,8 @@ public final class LogRecorder: Sendable {
         let recorder: LogRecorder
         var metadata: Logger.Metadata = [:]
         var logLevel: Logger.Level = .trace
+        /// Task-scoped metadata (for example a request id) merged into every record.
+        var metadataProvider: Logger.MetadataProvider?
 
         subscript(metadataKey key: String) -> Logger.Metadata.Value? {
             get { metadata[key] }
@@ -51,7 +53,8 @@ public final class LogRecorder: Sendable {
         }
 
         func log(event: LogEvent) {
-            let merged = (event.metadata ?? [:]).merging(metadata) { call, _ in call }
+            let provided = metadataProvider?.get() ?? [:]
+            let merged = (event.metadata ?? [:]).merging(metadata) { call, _ in call }.merging(provided) { call, _ in call }
             recorder.append(Record(level: event.level, message: "\(event.message)", metadata: merged))
         }
     }

@@ -322,7 +322,8 @@ struct DeliveryTests {
             #expect(server.requests.isEmpty)
             client.destroy()
             let sent = try await server.waitForRequests(count: 2)
-            #expect(Set(sent.map { $0.path.split(separator: "/").first.map(String.init) ?? "" }) == ["experience", "insights"])
+            let mounts: Set<String> = Set(sent.map { request -> String in request.path.split(separator: "/").first.map(String.init) ?? "" })
+            #expect(mounts == ["experience", "insights"])
             #expect(server.requests(matching: .experience).first?.deliveredEvents.first?["event"] == "last-words")
         }
     }

@@ -1,7 +1,9 @@
+import CoreMetrics
 import Foundation
 import Testing
 import JavaScriptHost
 import Logging
+import Tracing
 @testable import Optimization
 import OptimizationTesting
 
@@ -23,30 +25,42 @@ func withService<T>(
     _ server: LocalOptimizationAPIServer, clock: ManualClock = ManualClock(), engines: Int = 2,
     allowedEventTypes: [String]? = nil, queuePolicy: QueuePolicy? = nil, experienceTimeoutMilliseconds: Int = 1500,
     logger: Logger? = nil, transportTimeoutMilliseconds: Int = 30_000,
+    metrics: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil,
     _ body: (OptimizationService) async throws -> T
 ) async throws -> T {
-    let transport = try HTTPFetchTransport(configuration: .init(
-        allowedBaseURLs: [server.experienceBaseURL, server.insightsBaseURL], requestTimeoutMilliseconds: transportTimeoutMilliseconds))
-    var environment = OptimizationService.Environment(clock: clock, transport: transport)
-    if let logger { environment.logger = logger }
-    let service = OptimizationService(
-        config: OptimizationConfig(
-            clientId: "org-1", allowedEventTypes: allowedEventTypes,
-            api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL),
-            queuePolicy: queuePolicy),
-        options: .init(engines: engines, experienceTimeoutMilliseconds: experienceTimeoutMilliseconds),
-        environment: environment)
+    let service = makeService(
+        server, clock: clock, engines: engines, allowedEventTypes: allowedEventTypes, queuePolicy: queuePolicy,
+        experienceTimeoutMilliseconds: experienceTimeoutMilliseconds, logger: logger,
+        transportTimeoutMilliseconds: transportTimeoutMilliseconds, metrics: metrics, tracer: tracer)
     do {
         try await service.start()
         let result = try await body(service)
         await service.shutdown()
-        try await transport.shutdown()
         return result
     } catch {
         await service.shutdown()
-        try? await transport.shutdown()
         throw error
     }
+}
+
+/// A service against `server` (not started), with the HTTP transport it creates and owns.
+func makeService(
+    _ server: LocalOptimizationAPIServer, clock: ManualClock = ManualClock(), engines: Int = 2,
+    allowedEventTypes: [String]? = nil, queuePolicy: QueuePolicy? = nil, experienceTimeoutMilliseconds: Int = 1500,
+    logger: Logger? = nil, transportTimeoutMilliseconds: Int = 30_000,
+    metrics: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil
+) -> OptimizationService {
+    var environment = OptimizationService.Environment(clock: clock, metricsFactory: metrics, tracer: tracer)
+    if let logger { environment.logger = logger }
+    return OptimizationService(
+        config: OptimizationConfig(
+            clientId: "org-1", allowedEventTypes: allowedEventTypes,
+            api: OptimizationAPIConfig(
+            experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL,
+            requestTimeoutMilliseconds: transportTimeoutMilliseconds),
+            queuePolicy: queuePolicy),
+        options: .init(engines: engines, experienceTimeoutMilliseconds: experienceTimeoutMilliseconds),
+        environment: environment)
 }
 
 /// Reads a stream without ever waiting for an element that was not yielded: `yielded` tells how

@@ -92,6 +92,12 @@ final class OptimizationRuntime: Sendable {
     /// Resolves `entry` for `selections` (nil = nothing selected). Never throws: any engine
     /// failure is logged and the baseline is returned.
     func resolve(_ entry: ContentfulEntry, selections: SelectedOptimizations?) -> ResolvedOptimizedEntry {
+        resolveReportingFailure(entry, selections: selections).resolved
+    }
+
+    /// ``resolve(_:selections:)`` that also tells whether it fell back to the baseline because
+    /// of a failure (for metrics).
+    func resolveReportingFailure(_ entry: ContentfulEntry, selections: SelectedOptimizations?) -> (resolved: ResolvedOptimizedEntry, failed: Bool) {
         do {
             let compact = try engine.withExclusiveAccess { () throws -> String in
                 let entryHandle = JavaScriptValue.number(Double(entry.handle))
@@ -125,7 +131,7 @@ final class OptimizationRuntime: Sendable {
                 return ""
             }
             if let resolved = CompactResolution(compact)?.resolved(entry: entry, selections: selections) {
-                return resolved
+                return (resolved, false)
             }
             logger.error("unexpected resolution result from the shared core; rendering the baseline",
                          metadata: ["result": "\(compact.prefix(80))", "entry": "\(entry.id)"])
@@ -133,7 +139,7 @@ final class OptimizationRuntime: Sendable {
             logger.error("entry resolution failed; rendering the baseline",
                          metadata: ["error": "\(error)", "entry": "\(entry.id)"])
         }
-        return ResolvedOptimizedEntry(entry: entry.renderedBaseline)
+        return (ResolvedOptimizedEntry(entry: entry.renderedBaseline), true)
     }
 
     /// Tears down the bridge (which fires forced best-effort flushes of both delivery queues) and

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import JavaScriptHost
 import Synchronization
@@ -14,10 +15,13 @@ import Synchronization
 final class EnginePool: Sendable {
     let engines: [OptimizationRuntime]
     private let busyCount = Atomic<Int>(0)
+    /// Receives the number of busy engines on every change (metrics).
+    private let busyGauge: Gauge?
 
-    init(engines: [OptimizationRuntime]) {
+    init(engines: [OptimizationRuntime], busyGauge: Gauge? = nil) {
         precondition(!engines.isEmpty, "an engine pool needs at least one engine")
         self.engines = engines
+        self.busyGauge = busyGauge
     }
 
     /// Engines currently running a call (for metrics).
@@ -31,8 +35,8 @@ final class EnginePool: Sendable {
         for offset in 0..<count {
             let runtime = engines[(start + offset) % count]
             if let result = try runtime.engine.tryWithExclusiveAccess({ () throws -> Result in
-                busyCount.wrappingAdd(1, ordering: .relaxed)
-                defer { busyCount.wrappingSubtract(1, ordering: .relaxed) }
+                markBusy(1)
+                defer { markBusy(-1) }
                 return try body(runtime)
             }) {
                 return (result, false)
@@ -40,8 +44,8 @@ final class EnginePool: Sendable {
         }
         let runtime = engines[start]
         let result = try runtime.engine.withExclusiveAccess { () throws -> Result in
-            busyCount.wrappingAdd(1, ordering: .relaxed)
-            defer { busyCount.wrappingSubtract(1, ordering: .relaxed) }
+            markBusy(1)
+            defer { markBusy(-1) }
             return try body(runtime)
         }
         return (result, true)
@@ -57,6 +61,11 @@ final class EnginePool: Sendable {
             if runtime.engine.tryWithExclusiveAccess({ true }) == true { return runtime }
         }
         return engines[start]
+    }
+
+    private func markBusy(_ delta: Int) {
+        let busy = busyCount.wrappingAdd(delta, ordering: .relaxed).newValue
+        busyGauge?.record(busy)
     }
 
     /// Closes every engine (pending async calls fail with ``OptimizationError/notInitialized``).

@@ -1,3 +1,4 @@
+import Dispatch
 import JavaScriptHost
 import Logging
 import OrderedCollections
@@ -218,10 +219,13 @@ public final class OptimizationRequest: Sendable {
             throw .bridgeError("\(method) payload cannot be serialized: \(error)")
         }
         let runtime = running.pool.engineForAsyncCall()
+        let started = DispatchTime.now().uptimeNanoseconds
         let answer: JSONValue
         do {
-            let text = try await runtime.channel.request(
-                "__service.call", arguments: [.string(method), .json(payloadText), .json(requestText)], on: runtime.engine)
+            let text = try await RequestLogging.$requestId.withValue(options.requestId) {
+                try await runtime.channel.request(
+                    "__service.call", arguments: [.string(method), .json(payloadText), .json(requestText)], on: runtime.engine)
+            }
             answer = try JSONValue(jsonText: text)
         } catch {
             if callsExperience && !failFast { service.circuit.record(nil) }
@@ -234,13 +238,19 @@ public final class OptimizationRequest: Sendable {
         guard answer["accepted"]?.boolValue == true else {
             if callsExperience && !failFast { service.circuit.record(nil) }
             report(blocked: answer["blocked"], method: method)
+            service.metrics.event(method, accepted: false)
             return snapshot(accepted: false, experience: nil)
         }
+        service.metrics.event(method, accepted: true)
         var outcome: ExperienceOutcome?
         if let experience = answer["experience"] {
             let mapped = Self.outcome(of: experience, budget: options.experienceTimeoutMilliseconds ?? service.options.experienceTimeoutMilliseconds)
             outcome = mapped
-            if !failFast { service.circuit.record(mapped) }
+            service.metrics.experience(mapped, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+            if !failFast {
+                service.circuit.record(mapped)
+                service.metrics.circuit("experience", isOpen: service.circuit.isOpen)
+            }
             if mapped == .success, let data = experience["data"] {
                 adopt(data)
             } else if mapped != .success {
@@ -249,7 +259,7 @@ public final class OptimizationRequest: Sendable {
         }
         if let insights = answer["insights"], insights.arrayValue?.isEmpty == false {
             do {
-                try running.delivery.enqueue(try insights.jsonText())
+                service.metrics.queueDepth.record(try running.delivery.enqueue(try insights.jsonText()))
             } catch let error as OptimizationError {
                 if case .notInitialized = error { throw .shutDown }
                 throw error

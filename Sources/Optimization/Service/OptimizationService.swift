@@ -1,8 +1,10 @@
+import CoreMetrics
 import Foundation
 import JavaScriptHost
 import Logging
 import OrderedCollections
 import Synchronization
+import Tracing
 
 /// The engine for services that render for many visitors at once (HTTP services): created once
 /// per process, it runs a pool of JavaScript engines and ONE delivery path, and keeps **no
@@ -40,6 +42,12 @@ public final class OptimizationService: Sendable {
         public var transport: (any FetchTransport)?
         /// Longest time, in seconds, one call into JavaScript may run.
         public var executionTimeLimit: Double?
+        /// Receives the service's metrics (docs/service.md lists them). Nil: the process-wide
+        /// `MetricsSystem.factory` (no-op unless the application bootstraps a backend).
+        public var metricsFactory: (any MetricsFactory)?
+        /// Traces every Experience and Insights request. Nil: `InstrumentationSystem.tracer`
+        /// (no-op unless the application bootstraps one).
+        public var tracer: (any Tracer)?
         /// For tests: the scripts the engines load instead of the embedded JSRuntime.
         var scripts: [EmbeddedScript]?
 
@@ -47,12 +55,16 @@ public final class OptimizationService: Sendable {
             logger: Logger = Logger(label: "Optimization", factory: { _ in SwiftLogNoOpLogHandler() }),
             clock: any HostClock = SystemClock(),
             transport: (any FetchTransport)? = nil,
-            executionTimeLimit: Double? = 10
+            executionTimeLimit: Double? = 10,
+            metricsFactory: (any MetricsFactory)? = nil,
+            tracer: (any Tracer)? = nil
         ) {
             self.logger = logger
             self.clock = clock
             self.transport = transport
             self.executionTimeLimit = executionTimeLimit
+            self.metricsFactory = metricsFactory
+            self.tracer = tracer
         }
     }
 
@@ -65,11 +77,18 @@ public final class OptimizationService: Sendable {
         public var experienceTimeoutMilliseconds: Int
         /// Capacity of the process-wide Insights queue (oldest dropped beyond it). Default 10 000.
         public var insightsMaxEvents: Int
+        /// How long ``OptimizationService/shutdown()`` (and graceful shutdown of ``run()``) may
+        /// spend flushing what is queued. Default 10 s.
+        public var shutdownFlushTimeout: Duration
 
-        public init(engines: Int? = nil, experienceTimeoutMilliseconds: Int = 1500, insightsMaxEvents: Int = 10_000) {
+        public init(
+            engines: Int? = nil, experienceTimeoutMilliseconds: Int = 1500, insightsMaxEvents: Int = 10_000,
+            shutdownFlushTimeout: Duration = .seconds(10)
+        ) {
             self.engines = engines
             self.experienceTimeoutMilliseconds = experienceTimeoutMilliseconds
             self.insightsMaxEvents = insightsMaxEvents
+            self.shutdownFlushTimeout = shutdownFlushTimeout
         }
     }
 
@@ -90,6 +109,8 @@ public final class OptimizationService: Sendable {
         case idle
         case starting
         case running(Running)
+        /// Flushing before the engines close: resolution still works, events are refused.
+        case stopping(Running)
         case stopped
     }
 
@@ -97,12 +118,16 @@ public final class OptimizationService: Sendable {
     let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
     let queueEventBroadcaster = EventBroadcaster<QueueEvent>()
     let circuit: ExperienceCircuitBreaker
+    let metrics: ServiceMetrics
+    let tracer: any Tracer
 
-    /// Creates a service; nothing runs until ``start(timeout:)``.
+    /// Creates a service; nothing runs until ``start(timeout:)`` (or ``run()``).
     public init(config: OptimizationConfig, options: Options = Options(), environment: Environment = Environment()) {
         self.config = config
         self.options = options
         self.environment = environment
+        metrics = ServiceMetrics(factory: environment.metricsFactory ?? MetricsSystem.factory)
+        tracer = environment.tracer ?? InstrumentationSystem.tracer
         let flush = config.queuePolicy?.flush
         circuit = ExperienceCircuitBreaker(
             clock: environment.clock,
@@ -111,9 +136,12 @@ public final class OptimizationService: Sendable {
     }
 
     deinit {
-        if case .running(let running) = phase.withLock({ $0 }) {
+        switch phase.withLock({ $0 }) {
+        case .running(let running), .stopping(let running):
             running.pool.close()
             running.delivery.close()
+        default:
+            break
         }
     }
 
@@ -177,7 +205,7 @@ public final class OptimizationService: Sendable {
         let deliveryRuntime = pool.removeLast()
         do {
             let delivery = try ServiceDelivery(runtime: deliveryRuntime)
-            return Running(pool: EnginePool(engines: pool), delivery: delivery, ownedTransport: ownedTransport)
+            return Running(pool: EnginePool(engines: pool, busyGauge: metrics.poolBusy), delivery: delivery, ownedTransport: ownedTransport)
         } catch {
             for runtime in runtimes { runtime.close() }
             if let ownedTransport { try? await ownedTransport.shutdown() }
@@ -189,9 +217,9 @@ public final class OptimizationService: Sendable {
         let runtime = try OptimizationRuntime(
             configuration: JavaScriptEngine.Configuration(
                 clock: environment.clock, transport: transport,
-                executionTimeLimit: environment.executionTimeLimit, logger: environment.logger),
+                executionTimeLimit: environment.executionTimeLimit, logger: RequestLogging.scoped(environment.logger)),
             bridgeConfiguration: engineBridgeConfiguration,
-            channel: BridgeChannel(queueEvents: QueueEventRelay(broadcaster: queueEventBroadcaster, policy: config.queuePolicy)),
+            channel: BridgeChannel(queueEvents: QueueEventRelay(broadcaster: queueEventBroadcaster, policy: instrumentedQueuePolicy)),
             scripts: environment.scripts ?? EmbeddedJSRuntime.scripts)
         do {
             try runtime.engine.call("__service.configure", .json(try serviceConfiguration.jsonText()))
@@ -203,7 +231,15 @@ public final class OptimizationService: Sendable {
         return runtime
     }
 
+    /// The transport every engine uses: the injected or an owned ``HTTPFetchTransport``, wrapped
+    /// for tracing and delivery metrics.
     private func makeTransport() throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
+        let (inner, owned) = try makeInnerTransport()
+        let insightsBase = (config.api ?? OptimizationAPIConfig()).effectiveInsightsBaseURL
+        return (InstrumentedFetchTransport(inner: inner, tracer: tracer, metrics: metrics, insightsBaseURL: insightsBase), owned)
+    }
+
+    private func makeInnerTransport() throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
         if let injected = environment.transport { return (injected, nil) }
         let api = config.api ?? OptimizationAPIConfig()
         do {
@@ -218,17 +254,31 @@ public final class OptimizationService: Sendable {
         }
     }
 
-    /// Stops the service: event calls made from now on throw ``OptimizationError/shutDown``;
-    /// what is queued is flushed (forced, one attempt, bounded by the transport timeout);
-    /// engines, timers and an owned transport are released. Idempotent.
+    /// Stops the service: event calls made from now on throw ``OptimizationError/shutDown``
+    /// (resolution keeps working until the engines close); what is queued is flushed (forced,
+    /// one attempt) within ``Options/shutdownFlushTimeout``; engines, timers and an owned
+    /// transport are released. Idempotent; concurrent calls return once the first finished its
+    /// flush.
     public func shutdown() async {
         let running = phase.withLock { phase -> Running? in
-            defer { phase = .stopped }
-            if case .running(let running) = phase { return running }
-            return nil
+            switch phase {
+            case .running(let running):
+                phase = .stopping(running)
+                return running
+            case .idle, .starting:
+                phase = .stopped
+                return nil
+            case .stopping, .stopped:
+                return nil
+            }
         }
         guard let running else { return }
-        await running.delivery.flush(force: true)
+        let flushed = await Self.withDeadline(options.shutdownFlushTimeout) { await running.delivery.flush(force: true) }
+        if !flushed {
+            environment.logger.warning("shutdown flush did not finish in time; undelivered events are dropped",
+                                       metadata: ["queued": "\(running.delivery.queuedCount)"])
+        }
+        phase.withLock { $0 = .stopped }
         running.pool.close()
         running.delivery.close()
         if let owned = running.ownedTransport { try? await owned.shutdown() }
@@ -237,17 +287,38 @@ public final class OptimizationService: Sendable {
         environment.logger.info("optimization service stopped")
     }
 
+    /// The engines, while they are open (also while stopping).
     var running: Running? {
-        if case .running(let running) = phase.withLock({ $0 }) { return running }
-        return nil
+        switch phase.withLock({ $0 }) {
+        case .running(let running), .stopping(let running): return running
+        default: return nil
+        }
     }
 
-    /// The running state, or ``OptimizationError/shutDown`` / ``OptimizationError/notInitialized``.
+    /// The running state for an event call, or ``OptimizationError/shutDown`` /
+    /// ``OptimizationError/notInitialized``.
     func requireRunning() throws(OptimizationError) -> Running {
         switch phase.withLock({ $0 }) {
         case .running(let running): return running
-        case .stopped: throw .shutDown
+        case .stopping, .stopped: throw .shutDown
         case .idle, .starting: throw .notInitialized
+        }
+    }
+
+    /// Runs `operation` but stops waiting for it after `timeout`; true when it finished.
+    static func withDeadline(_ timeout: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await operation()
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
         }
     }
 
@@ -262,7 +333,12 @@ public final class OptimizationService: Sendable {
         baseline: ContentfulEntry, selectedOptimizations: SelectedOptimizations?
     ) -> ResolvedOptimizedEntry {
         guard let running else { return ResolvedOptimizedEntry(entry: baseline.renderedBaseline) }
-        return running.pool.withEngine { $0.resolve(baseline, selections: selectedOptimizations) }.result
+        let started = DispatchTime.now().uptimeNanoseconds
+        let (answer, waited) = running.pool.withEngine { $0.resolveReportingFailure(baseline, selections: selectedOptimizations) }
+        let elapsed = DispatchTime.now().uptimeNanoseconds - started
+        if waited { metrics.poolWait.recordNanoseconds(Int64(clamping: elapsed)) }
+        metrics.resolved(answer.resolved, baselineId: baseline.id, fellBack: answer.failed, nanoseconds: elapsed)
+        return answer.resolved
     }
 
     // MARK: Requests
@@ -304,6 +380,23 @@ public final class OptimizationService: Sendable {
     }
 
     // MARK: Configuration handed to the engines
+
+    /// The configured queue callbacks, plus the Insights circuit gauge.
+    private var instrumentedQueuePolicy: QueuePolicy {
+        var policy = config.queuePolicy ?? QueuePolicy()
+        let metrics = self.metrics
+        let opened = policy.onCircuitOpen
+        let recovered = policy.onFlushRecovered
+        policy.onCircuitOpen = { event in
+            metrics.circuit("insights", isOpen: true)
+            opened?(event)
+        }
+        policy.onFlushRecovered = { event in
+            metrics.circuit("insights", isOpen: false)
+            recovered?(event)
+        }
+        return policy
+    }
 
     /// `__bridge.initialize` of a pool engine: resolution only (no defaults, no visitor).
     private var engineBridgeConfiguration: JSONValue {

@@ -24,10 +24,12 @@ final class ServiceDelivery: Sendable {
     }
 
     /// Puts events into the queue, each with the profile it belongs to (`{id, …}`).
+    /// - Returns: the number of events queued now.
     /// - Throws: ``OptimizationError/bridgeError(_:)`` if the engine refuses them (closed).
-    func enqueue(_ itemsJSON: String) throws(OptimizationError) {
+    @discardableResult
+    func enqueue(_ itemsJSON: String) throws(OptimizationError) -> Int {
         do {
-            try runtime.engine.call("__service.enqueueInsights", .json(itemsJSON))
+            return Int(try runtime.engine.call("__service.enqueueInsights", .json(itemsJSON)).numberValue ?? 0)
         } catch JavaScriptError.engineClosed {
             throw .notInitialized
         } catch {

@@ -1,0 +1,103 @@
+import CoreMetrics
+import Dispatch
+
+/// The metrics of an ``OptimizationService`` (swift-metrics). Without a bootstrapped backend
+/// (`MetricsSystem.bootstrap`) or an injected factory they are no-ops. Names and dimensions (also
+/// in docs/service.md):
+///
+/// | name | type | dimensions |
+/// |---|---|---|
+/// | `optimization_resolve_duration` | timer (ns) | — |
+/// | `optimization_resolves_total` | counter | `outcome`: variant, baseline, empty_variant, fallback |
+/// | `optimization_engine_pool_wait` | timer (ns), only calls that had to wait | — |
+/// | `optimization_engine_pool_busy` | gauge | — |
+/// | `optimization_experience_requests_total` | counter | `outcome`: success, timeout, circuit_open, failed, refused |
+/// | `optimization_experience_request_duration` | timer (ns) | — |
+/// | `optimization_events_total` | counter | `method`, `result`: accepted, blocked |
+/// | `optimization_insights_batches_total` | counter | `result`: sent, retried, dropped |
+/// | `optimization_insights_queue_depth` | gauge | — |
+/// | `optimization_circuit_open` | gauge (0/1) | `api`: experience, insights |
+///
+/// Every metric object is created once, here; recording is lock-free in the no-op case.
+final class ServiceMetrics: Sendable {
+    static let eventMethods = ["identify", "page", "screen", "track", "trackView", "trackClick", "trackHover", "trackFlagView"]
+
+    let resolveDuration: Timer
+    private let resolves: [ResolveOutcome: Counter]
+    let poolWait: Timer
+    let poolBusy: Gauge
+    private let experienceRequests: [String: Counter]
+    let experienceDuration: Timer
+    private let events: [String: Counter]
+    private let insightsBatches: [String: Counter]
+    let queueDepth: Gauge
+    private let circuits: [String: Gauge]
+
+    enum ResolveOutcome: String, Sendable, CaseIterable {
+        case variant, baseline
+        case emptyVariant = "empty_variant"
+        case fallback
+    }
+
+    init(factory: any MetricsFactory) {
+        resolveDuration = Timer(label: "optimization_resolve_duration", dimensions: [], factory: factory)
+        resolves = Dictionary(uniqueKeysWithValues: ResolveOutcome.allCases.map {
+            ($0, Counter(label: "optimization_resolves_total", dimensions: [("outcome", $0.rawValue)], factory: factory))
+        })
+        poolWait = Timer(label: "optimization_engine_pool_wait", dimensions: [], factory: factory)
+        poolBusy = Gauge(label: "optimization_engine_pool_busy", dimensions: [], factory: factory)
+        experienceRequests = Dictionary(uniqueKeysWithValues: ["success", "timeout", "circuit_open", "failed", "refused"].map {
+            ($0, Counter(label: "optimization_experience_requests_total", dimensions: [("outcome", $0)], factory: factory))
+        })
+        experienceDuration = Timer(label: "optimization_experience_request_duration", dimensions: [], factory: factory)
+        var events: [String: Counter] = [:]
+        for method in Self.eventMethods {
+            for result in ["accepted", "blocked"] {
+                events[method + "/" + result] = Counter(
+                    label: "optimization_events_total", dimensions: [("method", method), ("result", result)], factory: factory)
+            }
+        }
+        self.events = events
+        insightsBatches = Dictionary(uniqueKeysWithValues: ["sent", "retried", "dropped"].map {
+            ($0, Counter(label: "optimization_insights_batches_total", dimensions: [("result", $0)], factory: factory))
+        })
+        queueDepth = Gauge(label: "optimization_insights_queue_depth", dimensions: [], factory: factory)
+        circuits = Dictionary(uniqueKeysWithValues: ["experience", "insights"].map {
+            ($0, Gauge(label: "optimization_circuit_open", dimensions: [("api", $0)], factory: factory))
+        })
+    }
+
+    /// One resolution: `variant` when another entry than the baseline renders.
+    func resolved(_ resolved: ResolvedOptimizedEntry, baselineId: String, fellBack: Bool, nanoseconds: UInt64) {
+        resolveDuration.recordNanoseconds(Int64(clamping: nanoseconds))
+        let outcome: ResolveOutcome = fellBack ? .fallback
+            : resolved.isEmptyVariant ? .emptyVariant : resolved.entryId != baselineId ? .variant : .baseline
+        resolves[outcome]?.increment()
+    }
+
+    func experience(_ outcome: ExperienceOutcome, nanoseconds: UInt64) {
+        let name: String
+        switch outcome {
+        case .success: name = "success"
+        case .timedOut: name = "timeout"
+        case .circuitOpen: name = "circuit_open"
+        case .failed: name = "failed"
+        case .refused: name = "refused"
+        }
+        experienceRequests[name]?.increment()
+        if outcome != .circuitOpen { experienceDuration.recordNanoseconds(Int64(clamping: nanoseconds)) }
+    }
+
+    func event(_ method: String, accepted: Bool) {
+        events[method + "/" + (accepted ? "accepted" : "blocked")]?.increment()
+    }
+
+    /// `result`: "sent", "retried" or "dropped".
+    func insightsBatch(_ result: String) {
+        insightsBatches[result]?.increment()
+    }
+
+    func circuit(_ api: String, isOpen: Bool) {
+        circuits[api]?.record(isOpen ? 1 : 0)
+    }
+}

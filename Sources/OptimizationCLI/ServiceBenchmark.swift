@@ -1,0 +1,142 @@
+import Dispatch
+import Foundation
+import JavaScriptHost
+import Optimization
+import OptimizationTesting
+import Synchronization
+
+/// The request-scoped service's figures for `optimization bench` (issue 9): pool scaling across
+/// threads sharing one prepared entry, CPU per call, memory per engine, a `forRequest` +
+/// `page()` round trip against a loopback API answering at once, and the shared Insights queue's
+/// accept rate.
+enum ServiceBenchmark {
+    static func run(entry: ContentfulEntry, selections: SelectedOptimizations, resolves: Int) throws -> [(String, Double)] {
+        let server = LocalOptimizationAPIServer()
+        try blocking { try await server.start() }
+        defer { try? blocking { try await server.stop() } }
+        let transport = try HTTPFetchTransport(configuration: .init(allowedBaseURLs: [server.experienceBaseURL, server.insightsBaseURL]))
+        defer { try? blocking { try await transport.shutdown() } }
+        let service = OptimizationService(
+            config: OptimizationConfig(
+                clientId: "bench", api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)),
+            options: .init(engines: 2), environment: .init(transport: transport))
+        try blocking { try await service.start() }
+        defer { blockingUntilDone { await service.shutdown() } }
+
+        var report: [(String, Double)] = [("pool_engines", Double(service.engineCount))]
+        // Both engines hold the entry before timing.
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            for _ in 0..<2_000 { _ = service.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections) }
+        }
+        let one = measureThreads(1, resolves: resolves) { _ = service.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections) }
+        let two = measureThreads(2, resolves: resolves) { _ = service.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections) }
+        let perSecond1 = Double(resolves) / one.wallSeconds
+        let perSecond2 = Double(2 * resolves) / two.wallSeconds
+        report += [
+            ("pool_threads_1_resolves_per_s", perSecond1.rounded()),
+            ("pool_threads_2_resolves_per_s", perSecond2.rounded()),
+            ("pool_scaling_2", perSecond2 / perSecond1),
+            ("pool_shared_entry_cpu_ratio", (two.cpuSeconds / Double(2 * resolves)) / (one.cpuSeconds / Double(resolves))),
+        ]
+        report.append(("engine_rss_mib", try engineMemory()))
+
+        let roundTrips = try blocking { () async throws -> [Double] in
+            var samples: [Double] = []
+            for index in 0..<320 {
+                let request = service.forRequest(RequestOptions(consent: true, profileId: "bench-\(index % 16)"))
+                let start = DispatchTime.now().uptimeNanoseconds
+                _ = try await request.page()
+                if index >= 20 { samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000) }
+            }
+            return samples
+        }
+        report.append(("request_page_p50_us", roundTrips.sorted()[roundTrips.count / 2]))
+
+        let events = 10_000
+        let started = DispatchTime.now().uptimeNanoseconds
+        try blocking {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<2 {
+                    group.addTask {
+                        for index in 0..<events {
+                            let request = service.forRequest(RequestOptions(consent: true, profileId: "visitor-\(worker)-\(index % 100)"))
+                            try await request.trackClick(TrackClickPayload(componentId: "hero", variantIndex: 1))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        report.append(("insights_events_per_s", (Double(2 * events) / seconds).rounded()))
+        return report
+    }
+
+    private struct ThreadTiming {
+        var wallSeconds: Double
+        var cpuSeconds: Double
+    }
+
+    /// Runs `resolves` calls of `body` on each of `threads` threads at once.
+    private static func measureThreads(_ threads: Int, resolves: Int, _ body: @escaping @Sendable () -> Void) -> ThreadTiming {
+        let cpu = Mutex<Double>(0)
+        let start = DispatchTime.now().uptimeNanoseconds
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            let before = threadCPUSeconds()
+            for _ in 0..<resolves { body() }
+            let used = threadCPUSeconds() - before
+            cpu.withLock { $0 += used }
+        }
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return ThreadTiming(wallSeconds: wall, cpuSeconds: cpu.withLock { $0 })
+    }
+
+    private static func threadCPUSeconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    /// RSS growth per extra engine: a second service with four more engines (plus its delivery
+    /// engine), measured after start.
+    private static func engineMemory() throws -> Double {
+        let before = residentMiB()
+        let service = OptimizationService(
+            config: OptimizationConfig(clientId: "bench"), options: .init(engines: 4),
+            environment: .init(transport: UnconfiguredFetchTransport()))
+        try blocking { try await service.start() }
+        let after = residentMiB()
+        blockingUntilDone { await service.shutdown() }
+        return (after - before) / 5
+    }
+
+    static func residentMiB() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Double(fields[1]) else { return 0 }
+        return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+    }
+}
+
+/// Runs async work from synchronous code (the CLI's main thread, never a cooperative-pool
+/// thread) and waits for it.
+func blocking<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
+    let result = Mutex<Result<T, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do {
+            let value = try await operation()
+            result.withLock { $0 = .success(value) }
+        } catch {
+            result.withLock { $0 = .failure(error) }
+        }
+        done.signal()
+    }
+    done.wait()
+    return try result.withLock { $0! }.get()
+}
+
+/// ``blocking(_:)`` for work that cannot fail.
+func blockingUntilDone(_ operation: @escaping @Sendable () async -> Void) {
+    try? blocking { () async throws -> Void in await operation() }
+}
