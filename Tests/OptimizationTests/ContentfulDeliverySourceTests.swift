@@ -407,3 +407,43 @@ struct ContentfulDeliverySourceTests {
         }
     }
 }
+
+@Suite("ContentfulDeliverySource: batches and the client convenience", .enabled(if: sharedCDAEntriesDirectory != nil, "../shared/fixtures is absent"))
+struct ContentfulDeliveryIntegrationTests {
+    @Test func staleIdsOfABatchAreRefreshedInOneChunkedRequest() async throws {
+        let clock = ManualClock()
+        try await withLocalCDAServer { server in
+            try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 5000)) { source in
+                let ids = ["4ib0hsHWoSOnCVdDkizE8d", "xFwgG3oNaOcjzWiGe4vXo", "2Z2WLOx07InSewC3LUB3eX"]
+                let first = try await source.entries(ids: ids)
+                clock.advance(by: 2000)
+                let stale = try await source.entries(ids: ids + ["5XHssysWUDECHzKLzoIsg1"])
+                #expect(zip(first.entries, stale.entries).allSatisfy { $0 === $1 })
+                await source.waitForPendingRefreshes()
+                // First batch, the missing id, then ONE refresh for the three stale ids.
+                #expect(server.entryRequests.count == 3)
+                let sizes = server.entryRequests.map { $0.queryValue("sys.id[in]")?.split(separator: ",").count ?? 0 }
+                #expect(sizes.sorted() == [1, 3, 3], "\(sizes)")
+            }
+        }
+    }
+
+    @Test func fetchOptimizedEntryUsesTheClientsSelectionsAndLocale() async throws {
+        let client = try makeClient(OptimizationConfig(clientId: "c", locale: "en-US"))
+        let data = try Data(contentsOf: sharedFixturesDirectory.appendingPathComponent("experience/new-visitor.json"))
+        let selections = try SelectedOptimizations(jsonData: data)
+        try await withLocalCDAServer { server in
+            try await withCDASource(server) { source in
+                let explicit = try await client.fetchOptimizedEntry(id: "4ib0hsHWoSOnCVdDkizE8d", from: source, selectedOptimizations: selections)
+                #expect(explicit.entry["sys"]?["id"] == "4k6ZyFQnR2POY5IJLLlJRb" && explicit.selectedOptimization != nil)
+                #expect(server.entryRequests.first?.queryValue("locale") == "en-US")
+                // No Experience response yet: the client's current selections are none.
+                let current = try await client.fetchOptimizedEntry(id: "4ib0hsHWoSOnCVdDkizE8d", from: source)
+                #expect(current.entry["sys"]?["id"] == "4ib0hsHWoSOnCVdDkizE8d" && current.selectedOptimization == nil)
+                await #expect(throws: ContentfulDeliveryError.entryNotFound(id: "nope")) {
+                    try await client.fetchOptimizedEntry(id: "nope", from: source)
+                }
+            }
+        }
+    }
+}

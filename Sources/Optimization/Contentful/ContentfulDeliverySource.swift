@@ -129,6 +129,7 @@ public final class ContentfulDeliverySource: Sendable {
         var found: [String: ContentfulEntry] = [:]
         var toFetch: [String] = []
         var staleCopies: [String: ContentfulEntry] = [:]
+        var toRevalidate: [String] = []
         let now = clock.now()
         for id in unique {
             let query = ContentfulEntryQuery(selection: .id(id), locale: locale)
@@ -137,7 +138,7 @@ public final class ContentfulDeliverySource: Sendable {
                 found[id] = entry
             case (let entry, .revalidate)?:
                 found[id] = entry
-                refreshInBackground(query)
+                toRevalidate.append(id)
             case (let entry, .staleIfError)?:
                 staleCopies[id] = entry
                 toFetch.append(id)
@@ -145,9 +146,11 @@ public final class ContentfulDeliverySource: Sendable {
                 toFetch.append(id)
             }
         }
-        let chunks = stride(from: 0, to: toFetch.count, by: Self.idsPerRequest).map {
-            Array(toFetch[$0..<min($0 + Self.idsPerRequest, toFetch.count)])
+        // Stale copies are refreshed in the background, also in chunks (never one request per id).
+        for chunk in Self.chunked(toRevalidate) {
+            refreshInBackground(ContentfulEntryQuery(selection: .ids(chunk), locale: locale))
         }
+        let chunks = Self.chunked(toFetch)
         let results = await withTaskGroup(of: ([String], Result<[ContentfulEntry], ContentfulDeliveryError>).self) { group in
             for chunk in chunks {
                 group.addTask {
@@ -215,6 +218,10 @@ public final class ContentfulDeliverySource: Sendable {
     }
 
     // MARK: Internals
+
+    private static func chunked(_ ids: [String]) -> [[String]] {
+        stride(from: 0, to: ids.count, by: idsPerRequest).map { Array(ids[$0..<min($0 + idsPerRequest, ids.count)]) }
+    }
 
     /// Serves `query` from the cache when allowed, else from one shared request.
     private func cachedFetch(_ query: ContentfulEntryQuery) async throws(ContentfulDeliveryError) -> [ContentfulEntry] {
