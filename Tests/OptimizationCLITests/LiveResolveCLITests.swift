@@ -11,7 +11,7 @@ private let sharedMockEntries: URL? = {
     return FileManager.default.fileExists(atPath: directory.path) ? directory : nil
 }()
 
-@Suite("optimization resolve, live mode", .enabled(if: sharedMockEntries != nil, "../shared/fixtures is absent"))
+@Suite("optimization resolve, live mode", .serialized, .enabled(if: sharedMockEntries != nil, "../shared/fixtures is absent"))
 struct LiveResolveCLITests {
     static let shared = sharedMock
     static let sharedEntries = sharedMockEntries
