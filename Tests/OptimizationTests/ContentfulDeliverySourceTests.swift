@@ -7,7 +7,7 @@ import Testing
 
 /// A source pointed at `server`, on `clock`, shut down after `body`.
 func withCDASource<T>(
-    _ server: LocalContentfulDeliveryServer, clock: ManualClock = ManualClock(),
+    _ server: LocalContentfulDeliveryServer, clock: any HostClock = ManualClock(),
     cache: ContentfulCachePolicy = ContentfulCachePolicy(), token: String = "local-cda-token",
     configure: (inout ContentfulDeliveryConfiguration) -> Void = { _ in },
     _ body: (ContentfulDeliverySource) async throws -> T
@@ -27,13 +27,47 @@ func withCDASource<T>(
     }
 }
 
-/// Yields until `clock` has a pending timer (the source is waiting on it). Never sleeps; fails
-/// after 10 s of real time.
-func waitForPendingTimer(_ clock: ManualClock, count: Int = 1) async throws {
-    let start = ContinuousClock.now
-    while clock.pendingTimerCount < count {
-        guard ContinuousClock.now - start < .seconds(10) else { throw CancellationError() }
-        await Task.yield()
+/// A ``ManualClock`` that tells waiting tests when a timer is scheduled (no polling, no sleeps).
+final class SignallingClock: HostClock, @unchecked Sendable {
+    let manual = ManualClock()
+    private let lock = NSLock()
+    private var scheduledCount = 0
+    private var waiters: [(Int, CheckedContinuation<Void, Never>)] = []
+
+    func now() -> Double { manual.now() }
+
+    func schedule(after delay: Double, _ action: @escaping @Sendable () -> Void) -> any HostTimer {
+        let timer = manual.schedule(after: delay, action)
+        let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            scheduledCount += 1
+            let ready = waiters.filter { $0.0 <= scheduledCount }.map(\.1)
+            waiters.removeAll { $0.0 <= scheduledCount }
+            return ready
+        }
+        ready.forEach { $0.resume() }
+        return timer
+    }
+
+    /// Returns once `count` timers were scheduled in all. Fails after 60 s (a failure bound).
+    func waitForScheduledTimers(_ count: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let done = self.lock.withLock { () -> Bool in
+                        if self.scheduledCount >= count { return true }
+                        self.waiters.append((count, continuation))
+                        return false
+                    }
+                    if done { continuation.resume() }
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(60))
+                throw CancellationError()
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
     }
 }
 
@@ -188,13 +222,14 @@ struct ContentfulDeliverySourceTests {
     }
 
     @Test func rateLimitWaitsForTheResetHeaderOnTheInjectedClock() async throws {
-        let clock = ManualClock()
+        let signalling = SignallingClock()
+        let clock = signalling.manual
         try await withLocalCDAServer { server in
             server.enqueue(.contentfulRateLimit(resetSeconds: 2))
-            try await withCDASource(server, clock: clock) { source in
+            try await withCDASource(server, clock: signalling) { source in
                 let start = clock.now()
                 let fetch = Task { try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d") }
-                try await waitForPendingTimer(clock)
+                try await signalling.waitForScheduledTimers(1)
                 #expect(clock.nextDueTime == start + 2000)
                 #expect(server.entryRequests.count == 1)
                 clock.advance(by: 1999)
@@ -208,10 +243,11 @@ struct ContentfulDeliverySourceTests {
     }
 
     @Test func serverErrorsRetryWithCappedBackoffThenFailWithoutAStorm() async throws {
-        let clock = ManualClock()
+        let signalling = SignallingClock()
+        let clock = signalling.manual
         try await withLocalCDAServer { server in
             server.enqueue(.contentfulServerError(503), .dropConnection, .contentfulServerError(500), .contentfulServerError(502))
-            try await withCDASource(server, clock: clock, configure: { $0.maximumAttempts = 3 }) { source in
+            try await withCDASource(server, clock: signalling, configure: { $0.maximumAttempts = 3 }) { source in
                 let fetch = Task { () -> Result<ContentfulEntry, ContentfulDeliveryError> in
                     do throws(ContentfulDeliveryError) {
                         return .success(try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d"))
@@ -220,8 +256,8 @@ struct ContentfulDeliverySourceTests {
                     }
                 }
                 var delays: [Double] = []
-                for _ in 0..<2 {
-                    try await waitForPendingTimer(clock)
+                for attempt in 1...2 {
+                    try await signalling.waitForScheduledTimers(attempt)
                     let due = try #require(clock.nextDueTime) - clock.now()
                     delays.append(due)
                     clock.advance(by: due)
@@ -445,5 +481,38 @@ struct ContentfulDeliveryIntegrationTests {
                 }
             }
         }
+    }
+}
+
+@Suite("ContentfulDeliveryConfiguration")
+struct ContentfulDeliveryConfigurationTests {
+    private func make(_ configuration: ContentfulDeliveryConfiguration) throws(ContentfulDeliveryError) -> ContentfulDeliverySource {
+        try ContentfulDeliverySource(configuration: configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    }
+
+    @Test func hostsAndDefaults() {
+        let delivery = ContentfulDeliveryConfiguration(spaceId: "s", accessToken: "t")
+        #expect(delivery.effectiveBaseURL == "https://cdn.contentful.com" && delivery.environment == "master" && delivery.includeDepth == 10)
+        #expect(ContentfulDeliveryConfiguration(spaceId: "s", accessToken: "t", api: .preview).effectiveBaseURL == "https://preview.contentful.com")
+        #expect(ContentfulDeliveryConfiguration(spaceId: "s", accessToken: "t", baseURL: "http://127.0.0.1:9/").effectiveBaseURL == "http://127.0.0.1:9")
+    }
+
+    @Test func unusableConfigurationsAreTypedErrors() {
+        #expect(throws: ContentfulDeliveryError.self) { try make(.init(spaceId: "", accessToken: "t")) }
+        #expect(throws: ContentfulDeliveryError.self) { try make(.init(spaceId: "s", accessToken: "")) }
+        #expect(throws: ContentfulDeliveryError.self) { try make(.init(spaceId: "s", accessToken: "t", includeDepth: 11)) }
+        #expect(throws: ContentfulDeliveryError.self) { try make(.init(spaceId: "s", accessToken: "t", locale: "*")) }
+        #expect(throws: ContentfulDeliveryError.self) { try make(.init(spaceId: "s", accessToken: "t", baseURL: "ftp://x")) }
+    }
+
+    @Test func theRequestURLEncodesEveryQueryForm() {
+        let requester = ContentfulDeliveryRequester(
+            configuration: .init(spaceId: "sp", environment: "staging", accessToken: "t", baseURL: "http://h", locale: "de-DE", includeDepth: 3),
+            transport: UnconfiguredFetchTransport(), clock: ManualClock(), logger: Logger(label: "t", factory: { _ in SwiftLogNoOpLogHandler() }))
+        #expect(requester.url(for: .init(selection: .id("a b"))) == "http://h/spaces/sp/environments/staging/entries?sys.id=a%20b&include=3&locale=de-DE")
+        #expect(requester.url(for: .init(selection: .ids(["a", "b"]), locale: "en-US"))
+            == "http://h/spaces/sp/environments/staging/entries?sys.id%5Bin%5D=a,b&limit=2&include=3&locale=en-US")
+        #expect(requester.url(for: .init(selection: .field(contentType: "page", field: "slug", value: "a&b=c")))
+            == "http://h/spaces/sp/environments/staging/entries?content_type=page&fields.slug=a%26b%3Dc&limit=2&include=3&locale=de-DE")
     }
 }
