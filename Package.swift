@@ -57,6 +57,7 @@ let package = Package(
             name: "OptimizationTesting",
             dependencies: [
                 "Optimization",
+                .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -96,7 +97,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationCLITests",
-            dependencies: ["Optimization", "OptimizationCLI"]
+            dependencies: ["Optimization", "OptimizationCLI", "OptimizationTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

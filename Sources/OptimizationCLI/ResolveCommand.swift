@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import Optimization
 
-/// `optimization resolve <entry.json | -> [--selections <file>] [--entry-id <id>]`
+/// `optimization resolve <entry.json | -> [--selections <file>] [--entry-id <id>]`, or live:
+/// `optimization resolve --space <id> --entry-id <id> [--profile <id> --client-id <id>]`
 struct ResolveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resolve",
@@ -15,20 +16,28 @@ struct ResolveCommand: ParsableCommand {
             --selections holds an Experience API response (`{"data":{"experiences":[…]}}`) or a \
             bare JSON array of selected optimizations. Without it nothing is selected.
 
+            Live mode (--space, no file): fetches entry --entry-id from the Contentful Delivery API \
+            (--preview: the Preview API) with its includes, using the token in \
+            CONTENTFUL_ACCESS_TOKEN or the first line of --access-token-file (never printed). \
+            --profile <id> with --client-id fetches that visitor's selections live from the \
+            Experience API (a preflight call: nothing is stored) instead of --selections.
+
             Output: one JSON object {"entry": …, "selectedOptimization": …, "isEmptyVariant": true} \
             (the last two only when present). Errors go to stderr as `error: …`; exit codes: \
-            64 usage, 65 invalid data, 66 missing input.
+            64 usage, 65 invalid data, 66 missing input or unknown entry, 69 Contentful or \
+            Experience API unreachable or failing, 77 access token rejected.
 
             Examples:
               optimization resolve Fixtures/entries/hero-optimized.json
               optimization resolve page.json --selections profile-response.json
               curl -s "$CDA/entries?sys.id=4ib0hs&include=10" | optimization resolve - --selections sel.json
               optimization resolve collection.json --entry-id 5XHssysWUDECHzKLzoIsg1 --pretty
+              CONTENTFUL_ACCESS_TOKEN=… optimization resolve --space abc123 --entry-id 4ib0hs --profile p-42 --client-id key_123
             """
     )
 
-    @Argument(help: ArgumentHelp("Entry or CDA collection JSON file; `-` reads standard input.", valueName: "entry.json"))
-    var entryPath: String
+    @Argument(help: ArgumentHelp("Entry or CDA collection JSON file; `-` reads standard input. Omit with --space.", valueName: "entry.json"))
+    var entryPath: String?
 
     @Option(name: .long, help: ArgumentHelp("Experience API response or JSON array of selected optimizations.", valueName: "file"))
     var selections: String?
@@ -39,20 +48,82 @@ struct ResolveCommand: ParsableCommand {
     @Flag(name: .long, help: "Indent the output.")
     var pretty = false
 
+    @Option(name: .long, help: ArgumentHelp("Live mode: fetch --entry-id from this Contentful space.", valueName: "id"))
+    var space: String?
+
+    @Option(name: .long, help: ArgumentHelp("Live mode: the Contentful environment (default master).", valueName: "id"))
+    var environment: String?
+
+    @Option(name: .long, help: ArgumentHelp("Live mode: the locale to fetch (default: the space's).", valueName: "code"))
+    var locale: String?
+
+    @Flag(name: .long, help: "Live mode: use the Content Preview API (drafts; needs a preview token).")
+    var preview = false
+
+    @Option(name: .long, help: ArgumentHelp("Live mode: the Contentful API base URL (default: the public host).", valueName: "url"))
+    var cdaBaseURL: String?
+
+    @Option(name: .long, help: ArgumentHelp("Live mode: a file whose first line is the access token (default: $CONTENTFUL_ACCESS_TOKEN).", valueName: "file"))
+    var accessTokenFile: String?
+
+    @Option(name: .long, help: ArgumentHelp("Live mode: fetch this visitor's selections from the Experience API (preflight).", valueName: "id"))
+    var profile: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --profile: the Optimization client id (organization).", valueName: "id"))
+    var clientId: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --profile: the Experience API base URL.", valueName: "url"))
+    var experienceBaseURL: String?
+
+    @Option(name: .long, help: ArgumentHelp("Live mode: per-request timeout in milliseconds (default 10000).", valueName: "ms"))
+    var timeout: Int = 10_000
+
     func validate() throws {
         if entryPath == "-" && selections == "-" {
             throw ValidationError("the entry and --selections cannot both read standard input")
         }
+        if space != nil {
+            if entryPath != nil { throw ValidationError("give either an entry file or --space, not both") }
+            if entryId == nil { throw ValidationError("--space needs --entry-id") }
+            if profile != nil && selections != nil { throw ValidationError("give either --selections or --profile, not both") }
+            if profile != nil && clientId == nil { throw ValidationError("--profile needs --client-id") }
+            if timeout < 1 { throw ValidationError("--timeout must be at least 1") }
+        } else {
+            if entryPath == nil { throw ValidationError("missing the entry file (or --space for live mode)") }
+            let liveOnly = [
+                ("--environment", environment != nil), ("--locale", locale != nil), ("--preview", preview),
+                ("--cda-base-url", cdaBaseURL != nil), ("--access-token-file", accessTokenFile != nil),
+                ("--profile", profile != nil), ("--client-id", clientId != nil), ("--experience-base-url", experienceBaseURL != nil),
+            ]
+            if let option = liveOnly.first(where: { $0.1 }) { throw ValidationError("\(option.0) needs --space (live mode)") }
+        }
     }
 
     func run() throws {
-        let entry = try InputFile.decode(entryPath) { try ContentfulEntry(jsonData: $0, entryId: entryId) }
-        let selected = try selections.map { path throws(CLIFailure) in
+        var selected = try selections.map { path throws(CLIFailure) in
             try InputFile.decode(path) { try SelectedOptimizations(jsonData: $0) }
+        }
+        let entry: ContentfulEntry
+        let sourceName: String
+        if let space, let entryId {
+            let live = LiveSources(
+                space: space, environment: environment ?? "master", locale: locale, preview: preview, cdaBaseURL: cdaBaseURL,
+                accessToken: try LiveSources.accessToken(file: accessTokenFile), entryId: entryId, profileId: profile,
+                clientId: clientId, experienceBaseURL: experienceBaseURL, timeoutMilliseconds: timeout)
+            let (fetched, liveSelections) = try BlockingTask.run { () async throws(CLIFailure) -> (ContentfulEntry, SelectedOptimizations?) in
+                try await live.fetch()
+            }
+            entry = fetched
+            selected = liveSelections ?? selected
+            sourceName = "entry \(entryId)"
+        } else {
+            let path = entryPath ?? "-"
+            entry = try InputFile.decode(path) { try ContentfulEntry(jsonData: $0, entryId: entryId) }
+            sourceName = InputFile.displayName(path)
         }
         let client = try OfflineClient.start()
         defer { client.destroy() }
         let resolved = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selected ?? .empty)
-        try OfflineClient.printJSON(resolved.jsonValue, pretty: pretty, source: InputFile.displayName(entryPath))
+        try OfflineClient.printJSON(resolved.jsonValue, pretty: pretty, source: sourceName)
     }
 }

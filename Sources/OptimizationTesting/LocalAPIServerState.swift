@@ -51,11 +51,15 @@ final class LocalAPIServerState: Sendable {
     }
 
     private let inner: Mutex<Inner>
+    /// Answers ``ScriptedResponse/standard`` instead of the Experience/Insights contract (used by
+    /// servers with another contract, such as ``LocalContentfulDeliveryServer``).
+    private let responder: (@Sendable (RecordedRequest) -> PlannedResponse)?
 
-    init() {
+    init(responder: (@Sendable (RecordedRequest) -> PlannedResponse)? = nil) {
         var initial = Inner()
         initial.resetProfiles()
         inner = Mutex(initial)
+        self.responder = responder
     }
 
     // MARK: Connections and requests
@@ -226,6 +230,7 @@ final class LocalAPIServerState: Sendable {
     /// The standard answer to `request`. Creates/updates remembered profiles and stores Insights
     /// batches as a side effect.
     func standardResponse(for request: RecordedRequest) -> PlannedResponse {
+        if let responder { return responder(request) }
         let segments = request.path.split(separator: "/").map(String.init)
         if request.method == "OPTIONS" {
             return PlannedResponse(status: 204, headers: Self.corsPreflightHeaders, body: "")
@@ -348,7 +353,7 @@ final class LocalAPIServerState: Sendable {
         return ["data": data.setting("profile", profile), "message": "", "error": .null]
     }
 
-    private static func json(_ status: Int, _ body: JSONValue) -> PlannedResponse {
+    static func json(_ status: Int, _ body: JSONValue) -> PlannedResponse {
         let text = (try? body.jsonText()) ?? "{}"
         return PlannedResponse(status: status, headers: [("content-type", "application/json; charset=utf-8")], body: text)
     }

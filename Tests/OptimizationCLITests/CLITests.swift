@@ -137,13 +137,17 @@ enum CLI {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "optimization next to \(testBundle.path)"])
     }
 
-    static func run(_ arguments: [String], stdin: Data? = nil, executable: URL? = nil, workingDirectory: URL? = nil) throws -> Run {
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, executable: URL? = nil, workingDirectory: URL? = nil,
+        environment extra: [String: String] = [:]
+    ) throws -> Run {
         let process = Process()
         process.executableURL = try executable ?? self.executable()
         process.arguments = arguments
         if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let output = Pipe(), errors = Pipe(), input = Pipe()
         process.standardOutput = output

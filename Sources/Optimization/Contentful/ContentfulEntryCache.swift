@@ -1,0 +1,142 @@
+import OrderedCollections
+import Synchronization
+
+/// The entry cache of a ``ContentfulDeliverySource``: bounded (entries and bytes, least recently
+/// used evicted first), with fetch times on the source's clock, and identity-preserving stores
+/// (an entry stored again with the same revisions keeps its prepared ``ContentfulEntry``).
+///
+/// **Threading.** Thread-safe (one lock, held for dictionary work only, never across a fetch).
+final class ContentfulEntryCache: Sendable {
+    /// How usable a cached copy is at a given time.
+    enum Freshness {
+        case fresh
+        /// Expired but within stale-while-revalidate.
+        case revalidate
+        /// Expired beyond stale-while-revalidate but within stale-if-error.
+        case staleIfError
+        /// Too old for anything.
+        case expired
+    }
+
+    struct Stored {
+        var entry: ContentfulEntry
+        var fingerprint: String
+        var referencedIds: Set<String>
+        var bytes: Int
+        var fetchedAt: Double
+    }
+
+    /// A prepared entry still alive somewhere (cache or caller), by id: what keeps identity
+    /// across invalidations and evictions when the revisions did not change.
+    private final class WeakEntry: @unchecked Sendable {
+        // Only touched under the cache's lock.
+        weak var entry: ContentfulEntry?
+        let fingerprint: String
+        init(_ entry: ContentfulEntry, fingerprint: String) {
+            self.entry = entry
+            self.fingerprint = fingerprint
+        }
+    }
+
+    private struct State {
+        var stored: OrderedDictionary<ContentfulEntryQuery, Stored> = [:]
+        var prepared: [String: WeakEntry] = [:]
+        var totalBytes = 0
+        /// Raised by every invalidation; a fetch that began under an older one stores nothing.
+        var generation = 0
+    }
+
+    let policy: ContentfulCachePolicy
+    private let state = Mutex(State())
+
+    init(policy: ContentfulCachePolicy) {
+        self.policy = policy
+    }
+
+    /// The copy for `query` and its freshness at `now`, marked as recently used.
+    func lookup(_ query: ContentfulEntryQuery, now: Double) -> (ContentfulEntry, Freshness)? {
+        state.withLock { state in
+            guard let index = state.stored.index(forKey: query) else { return nil }
+            let stored = state.stored.values[index]
+            state.stored.remove(at: index)
+            state.stored[query] = stored
+            let age = now - stored.fetchedAt
+            let freshness: Freshness
+            if age < policy.timeToLiveMilliseconds {
+                freshness = .fresh
+            } else if age < policy.timeToLiveMilliseconds + policy.staleWhileRevalidateMilliseconds {
+                freshness = .revalidate
+            } else if age < policy.timeToLiveMilliseconds + policy.staleIfErrorMilliseconds {
+                freshness = .staleIfError
+            } else {
+                freshness = .expired
+            }
+            return (stored.entry, freshness)
+        }
+    }
+
+    /// The current invalidation generation (take it before fetching; pass it to ``store``).
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// Keeps `entry` for `query`, fetched at `now`, unless an invalidation happened since
+    /// `generation` or the cache is disabled. Returns the entry callers should use: the instance
+    /// prepared earlier with the same id and revisions while one is still alive (cached or held
+    /// by a caller, even after an invalidation), else `entry`.
+    @discardableResult
+    func store(_ entry: ContentfulEntry, for query: ContentfulEntryQuery, now: Double, generation: Int) -> ContentfulEntry {
+        let fingerprint = ContentfulCollectionSplitter.revisionFingerprint(of: entry)
+        return state.withLock { state -> ContentfulEntry in
+            var kept = entry
+            if let known = state.prepared[entry.id], known.fingerprint == fingerprint, let alive = known.entry {
+                kept = alive
+            } else {
+                if state.prepared.count >= 2 * max(policy.maximumEntries, 64) {
+                    state.prepared = state.prepared.filter { $0.value.entry != nil }
+                }
+                state.prepared[entry.id] = WeakEntry(entry, fingerprint: fingerprint)
+            }
+            guard state.generation == generation, policy.timeToLiveMilliseconds > 0 || policy.staleIfErrorMilliseconds > 0,
+                  policy.maximumEntries > 0
+            else { return kept }
+            let bytes = kept.jsonText.utf8.count
+            guard bytes <= policy.maximumBytes else { return kept }
+            if let old = state.stored.removeValue(forKey: query) { state.totalBytes -= old.bytes }
+            state.stored[query] = Stored(
+                entry: kept, fingerprint: fingerprint, referencedIds: ContentfulCollectionSplitter.referencedIds(of: kept),
+                bytes: bytes, fetchedAt: now)
+            state.totalBytes += bytes
+            while state.stored.count > policy.maximumEntries || state.totalBytes > policy.maximumBytes {
+                let evicted = state.stored.removeFirst()
+                state.totalBytes -= evicted.value.bytes
+            }
+            return kept
+        }
+    }
+
+    /// Drops every cached query whose document contains `entryId` (the entry itself, or an
+    /// included experience, variant or asset), and keeps fetches in flight from storing.
+    func invalidate(entryId: String) {
+        state.withLock { state in
+            state.generation += 1
+            for (query, stored) in state.stored where stored.referencedIds.contains(entryId) {
+                state.stored.removeValue(forKey: query)
+                state.totalBytes -= stored.bytes
+            }
+        }
+    }
+
+    /// Drops everything, and keeps fetches in flight from storing.
+    func invalidateAll() {
+        state.withLock { state in
+            state.generation += 1
+            state.stored.removeAll()
+            state.totalBytes = 0
+        }
+    }
+
+    /// Number of cached queries.
+    var count: Int { state.withLock { $0.stored.count } }
+
+    /// Bytes of entry JSON kept.
+    var totalBytes: Int { state.withLock { $0.totalBytes } }
+}
