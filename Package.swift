@@ -74,13 +74,19 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["EmbedJSRuntimeTool"]
         ),
+        // Test support for the outbox crash test: appends scripted events to a DurableOutbox until
+        // the test kills it with SIGKILL.
+        .executableTarget(
+            name: "OutboxCrashHelper",
+            dependencies: ["Optimization", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "JavaScriptHostTests",
             dependencies: ["JavaScriptHost", "CJavaScriptCore"]
         ),
         .testTarget(
             name: "OptimizationTests",
-            dependencies: ["Optimization", "JavaScriptHost", "OptimizationTesting"]
+            dependencies: ["Optimization", "JavaScriptHost", "OptimizationTesting", "OutboxCrashHelper"]
         ),
         .testTarget(
             name: "OptimizationCLITests",
