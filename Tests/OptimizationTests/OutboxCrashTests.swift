@@ -8,13 +8,16 @@ import Testing
 /// in an outbox, then checks that a new process and a reopened outbox still have every event the
 /// killed one had accepted. Each round uses its own seed (printed on failure), three generations
 /// of helper on the same directory, and one durability policy.
-@Suite("DurableOutbox crash rounds")
+///
+/// Rounds run one at a time, and every wait for a helper runs on its own thread, never on the
+/// cooperative pool: blocking the pool would stall the suite's async tests.
+@Suite("DurableOutbox crash rounds", .serialized)
 struct OutboxCrashTests {
     static let rounds = 36
     static let generations = 3
 
     @Test(arguments: 0..<rounds)
-    func everyAcceptedEventSurvivesSIGKILL(_ round: Int) throws {
+    func everyAcceptedEventSurvivesSIGKILL(_ round: Int) async throws {
         let seed = UInt64(0xC0FFEE) &+ UInt64(round) &* 7_919
         let durability = ["writeOnly", "syncInterval", "syncEveryAppend"][round % 3]
         let fixture = OutboxFixture()
@@ -26,9 +29,13 @@ struct OutboxCrashTests {
         for generation in 0..<Self.generations {
             // Kill after a random number of accepted events (sometimes right at start-up).
             let killAfter = Int.random(in: 0...120, using: &random)
-            let run = try CrashHelper.runAndKill(
-                directory: fixture.directory, seed: seed, generation: generation, durability: durability,
-                afterAccepted: killAfter, extraDelayMicroseconds: UInt32.random(in: 0...3_000, using: &random))
+            let delay = UInt32.random(in: 0...3_000, using: &random)
+            let directory = fixture.directory
+            let run = try await CrashHelper.onOwnThread {
+                try CrashHelper.runAndKill(
+                    directory: directory, seed: seed, generation: generation, durability: durability,
+                    afterAccepted: killAfter, extraDelayMicroseconds: delay)
+            }
             #expect(run.terminatedBySIGKILL || run.finished, "seed \(seed): helper exited \(run.status): \(run.stderr)")
             for line in run.lines {
                 let fields = line.split(separator: " ").map(String.init)
@@ -71,16 +78,17 @@ struct OutboxCrashTests {
         }
     }
 
-    @Test func aSecondProcessGetsAClearLockError() throws {
+    @Test func aSecondProcessGetsAClearLockError() async throws {
         let fixture = OutboxFixture()
         defer { fixture.remove() }
         let outbox = try fixture.open()
-        let locked = try CrashHelper.run(directory: fixture.directory, events: 5)
+        let directory = fixture.directory
+        let locked = try await CrashHelper.onOwnThread { try CrashHelper.run(directory: directory, events: 5) }
         #expect(locked.status == 75)
         #expect(locked.stderr.contains("error: the outbox directory \(fixture.directory.path) is in use by another process"), "\(locked.stderr)")
         #expect(locked.lines.isEmpty)
         outbox.close()
-        let free = try CrashHelper.run(directory: fixture.directory, events: 5)
+        let free = try await CrashHelper.onOwnThread { try CrashHelper.run(directory: directory, events: 5) }
         #expect(free.status == 0, "\(free.stderr)")
         #expect(free.lines.first == "recovered 0" && free.lines.last == "done")
     }
@@ -100,7 +108,14 @@ struct CrashRandom: RandomNumberGenerator {
 
 /// Runs the `OutboxCrashHelper` executable built next to the test bundle.
 enum CrashHelper {
-    struct Run {
+    /// Runs `body` (which blocks on a child process) on a new thread and awaits its result.
+    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
+    struct Run: Sendable {
         var status: Int32
         var terminatedBySIGKILL: Bool
         var lines: [String]

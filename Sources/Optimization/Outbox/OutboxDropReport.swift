@@ -1,5 +1,5 @@
 /// Events the outbox dropped by itself (a bound or the time to live), oldest first. Events the
-/// caller removes with ``DurableOutbox/acknowledge(sequences:as:)`` are not reported here.
+/// caller removes with ``DurableOutbox/acknowledge(sequences:)`` are not reported here.
 public struct OutboxDropReport: Sendable, Equatable {
     /// Why they were dropped.
     public enum Reason: String, Sendable, Equatable {

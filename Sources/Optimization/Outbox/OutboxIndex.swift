@@ -89,14 +89,14 @@ struct OutboxIndex: Sendable {
         byMessageId[messageId]
     }
 
-    /// The oldest undelivered event.
-    var oldest: Entry? {
-        head < bySequenceOrder.count ? entries[bySequenceOrder[head]] : nil
-    }
-
     /// Undelivered events in sequence order.
     var ordered: [Entry] {
         bySequenceOrder[head...].compactMap { entries[$0] }
+    }
+
+    /// Undelivered events in sequence order, computed as iterated.
+    var oldestFirst: some Sequence<Entry> {
+        bySequenceOrder[head...].lazy.compactMap { entries[$0] }
     }
 
     /// Undelivered events of one segment, in order.

@@ -132,11 +132,12 @@ struct OutboxStorage: Sendable {
     /// Drops the oldest events until `adding` more events of `bytes` fit the bounds (a batch
     /// larger than the bounds by itself is kept whole).
     mutating func enforceBounds(adding: Int, bytes: Int, now: Double) -> [OutboxDropReport] {
-        var byCount: [UInt64] = []
-        var byBytes: [UInt64] = []
         var count = index.count
         var liveBytes = index.liveBytes
-        for oldest in index.ordered {
+        guard count + adding > configuration.maxEvents || liveBytes + bytes > configuration.maxBytes else { return [] }
+        var byCount: [UInt64] = []
+        var byBytes: [UInt64] = []
+        for oldest in index.oldestFirst {
             if count + adding > configuration.maxEvents {
                 byCount.append(oldest.record.sequence)
             } else if liveBytes + bytes > configuration.maxBytes {
