@@ -47,6 +47,9 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
+// A lower priority, so appending as fast as it can does not starve the test suite running beside it.
+_ = nice(10)
+
 let arguments = CommandLine.arguments
 guard arguments.count == 6, let seed = UInt64(arguments[2]), let generation = Int(arguments[3]), let total = Int(arguments[5]) else {
     fail("usage: OutboxCrashHelper <directory> <seed> <generation> <durability> <events>", status: 64)
