@@ -82,6 +82,12 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["EmbedJSRuntimeTool"]
         ),
+        // Test support for the outbox crash test: appends scripted events to a DurableOutbox until
+        // the test kills it with SIGKILL.
+        .executableTarget(
+            name: "OutboxCrashHelper",
+            dependencies: ["Optimization", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "JavaScriptHostTests",
             dependencies: ["JavaScriptHost", "CJavaScriptCore"]
@@ -89,7 +95,7 @@ let package = Package(
         .testTarget(
             name: "OptimizationTests",
             dependencies: [
-                "Optimization", "JavaScriptHost", "OptimizationTesting",
+                "Optimization", "JavaScriptHost", "OptimizationTesting", "OutboxCrashHelper",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

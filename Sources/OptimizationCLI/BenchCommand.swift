@@ -71,6 +71,7 @@ struct BenchCommand: ParsableCommand {
         report.append(("parse_p50_us", percentile(parse, 0.5)))
         report += trackerFigures()
         report += try ServiceBenchmark.run(entry: entry, selections: selections, resolves: warmIterations)
+        report += OutboxBench.figures()
         report.append(("entry_bytes", Double(entryText.utf8.count)))
         report.append(("selections", Double(selections.selections.count)))
         report.append(("warm_iterations", Double(warmIterations)))

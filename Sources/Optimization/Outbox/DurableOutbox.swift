@@ -1,0 +1,348 @@
+import Foundation
+import JavaScriptHost
+import Logging
+import Synchronization
+
+/// A crash-safe store of accepted events waiting for delivery, in one private directory.
+///
+/// Events are appended to segment files (`segment-<first sequence>.log`), each event one framed,
+/// checksummed record; acknowledgements go to the segment's `.acks` file. A segment (and its
+/// `.acks` file) is deleted once every event in it was acknowledged or dropped. Opening the
+/// directory recovers every undelivered event in order (``recovery``); damaged or missing parts
+/// are skipped and reported, never fatal. Format, guarantees and the integration contract:
+/// docs/outbox.md.
+///
+/// - **Durability.** ``append(_:)`` returns after the record was written with `write(2)`, so it
+///   survives a crash of the process; ``OutboxConfiguration/durability`` says what survives a
+///   crash of the machine.
+/// - **Ownership.** One outbox per directory: an exclusive `flock` on `outbox.lock` is held until
+///   ``close()``; a second opener (any process) gets ``OutboxError/directoryLocked(path:)``.
+/// - **Bounds.** ``OutboxConfiguration/maxEvents``, ``OutboxConfiguration/maxBytes`` and
+///   ``OutboxConfiguration/timeToLiveMs`` drop the oldest events, reported on ``drops``.
+/// - **Privacy.** Files are mode 0600 in a 0700 directory. ``purge()`` removes every event;
+///   ``eraseProfile(_:)`` rewrites the segments that hold a profile's events without them. Logs
+///   carry file names, counts and sizes, never event content or profile ids.
+/// - **Threading.** Every method is synchronous, thread-safe and may be called from any thread
+///   or task; one lock guards the files. The periodic `fsync` and expiry run on the injected
+///   clock's timers. Drop reports are delivered after the lock is released.
+public final class DurableOutbox: Sendable {
+    /// The directory the outbox owns.
+    public let directory: URL
+    /// What opening found: undelivered events in order, and damage that was skipped.
+    public let recovery: OutboxRecovery
+    /// Every drop report (bounds, time to live), including those made while opening. A
+    /// single-consumer stream that keeps the newest 1,024 unread reports; finished by ``close()``.
+    public let drops: AsyncStream<OutboxDropReport>
+
+    private let configuration: OutboxConfiguration
+    private let dropContinuation: AsyncStream<OutboxDropReport>.Continuation
+    private let clock: any HostClock
+    private let logger: Logger
+    private let state: Mutex<Guarded>
+
+    /// The lock file's name inside the directory.
+    public static let lockFileName = "outbox.lock"
+
+    private struct Guarded: Sendable {
+        var storage: OutboxStorage
+        var syncTimer: (any HostTimer)?
+        var expiryTimer: (any HostTimer)?
+        var expiryDue: Double?
+        var closed = false
+    }
+
+    /// Opens (creating if needed) the outbox in `directory` and recovers what it holds.
+    /// - Parameters:
+    ///   - directory: created with mode 0700 (an existing one is set to 0700).
+    ///   - clock: time for `acceptedAt`, the time to live and the periodic `fsync`.
+    ///   - logger: recovery issues at `warning`, drops at `notice` (counts only).
+    /// - Throws: ``OutboxError/directoryLocked(path:)`` when another outbox owns the directory;
+    ///   ``OutboxError/cannotOpen(path:errno:)`` when it cannot be created or locked. Damaged
+    ///   content never throws: see ``recovery``.
+    public init(
+        directory: URL, configuration: OutboxConfiguration = .init(), clock: any HostClock = SystemClock(),
+        logger: Logger
+    ) throws(OutboxError) {
+        let path = directory.path
+        try OutboxFileSystem.makePrivateDirectory(path)
+        let lockDescriptor = try OutboxFileSystem.lockFile(path + "/" + Self.lockFileName, directory: path)
+        let loaded = OutboxLoader.load(path: path)
+        var storage = OutboxStorage(path: path, configuration: configuration, logger: logger)
+        storage.index = loaded.index
+        storage.nextSequence = loaded.nextSequence
+        storage.lockDescriptor = lockDescriptor
+        for (id, segment) in loaded.index.segments where segment.live == 0 {
+            try? storage.deleteSegment(id)
+        }
+        let now = clock.now()
+        var reports = storage.expire(now: now)
+        reports += storage.enforceBounds(adding: 0, bytes: 0, now: now)
+
+        self.directory = directory
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        recovery = OutboxRecovery(records: storage.index.ordered.map(\.record), issues: loaded.issues)
+        let (stream, continuation) = AsyncStream.makeStream(of: OutboxDropReport.self, bufferingPolicy: .bufferingNewest(1_024))
+        drops = stream
+        dropContinuation = continuation
+        state = Mutex(Guarded(storage: storage))
+
+        for issue in loaded.issues {
+            logger.warning("outbox recovery skipped damaged data", metadata: ["directory": "\(path)", "issue": "\(issue)"])
+        }
+        if !recovery.records.isEmpty {
+            logger.info("outbox recovered undelivered events", metadata: ["count": "\(recovery.records.count)"])
+        }
+        state.withLock { scheduleExpiry(&$0) }
+        deliver(reports)
+    }
+
+    deinit {
+        close()
+    }
+
+    // MARK: Appending
+
+    /// Stores one accepted event and returns once it is written per the durability policy. A
+    /// `messageId` that is still undelivered in the outbox is not stored twice: its existing
+    /// record is returned. Making room may drop the oldest events (reported on ``drops``).
+    /// - Throws: ``OutboxError/invalidEvent(_:)``, ``OutboxError/eventTooLarge(bytes:limit:)``,
+    ///   ``OutboxError/ioFailure(path:operation:errno:)`` (then nothing of it is kept),
+    ///   ``OutboxError/closed``.
+    @discardableResult
+    public func append(_ event: OutboxEvent) throws(OutboxError) -> OutboxRecord {
+        try append(contentsOf: [event])[0]
+    }
+
+    /// Stores several events with one `write(2)` (and at most one `fsync`): all of them or, when
+    /// it throws, none. Duplicate `messageId`s (in the batch or undelivered) are stored once.
+    /// - Returns: their records, in the order given.
+    @discardableResult
+    public func append(contentsOf events: [OutboxEvent]) throws(OutboxError) -> [OutboxRecord] {
+        for event in events { try validate(event) }
+        var reports: [OutboxDropReport] = []
+        defer { deliver(reports) }
+        return try state.withLock { (guarded) throws(OutboxError) -> [OutboxRecord] in
+            guard !guarded.closed else { throw .closed }
+            let now = clock.now()
+            var results: [OutboxRecord] = []
+            var fresh: [(record: OutboxRecord, size: Int)] = []
+            var freshByMessageId: [String: OutboxRecord] = [:]
+            for event in events {
+                if let sequence = guarded.storage.index.sequence(ofMessageId: event.messageId),
+                   let existing = guarded.storage.index.entries[sequence] {
+                    results.append(existing.record)
+                } else if let earlier = freshByMessageId[event.messageId] {
+                    results.append(earlier)
+                } else {
+                    let record = OutboxRecord(
+                        sequence: guarded.storage.nextSequence + UInt64(fresh.count), queue: event.queue,
+                        messageId: event.messageId, profileId: event.profileId, consent: event.consent,
+                        acceptedAt: event.acceptedAt ?? now, payload: event.payload)
+                    fresh.append((record, Self.frameSize(event)))
+                    freshByMessageId[event.messageId] = record
+                    results.append(record)
+                }
+            }
+            guard !fresh.isEmpty else { return results }
+            reports += guarded.storage.enforceBounds(adding: fresh.count, bytes: fresh.reduce(0) { $0 + $1.size }, now: now)
+            try guarded.storage.write(fresh)
+            if case .syncInterval(let milliseconds) = configuration.durability, guarded.syncTimer == nil {
+                guarded.syncTimer = clock.schedule(after: Double(max(0, milliseconds))) { [weak self] in self?.syncDirtySegment() }
+            }
+            scheduleExpiry(&guarded, candidate: fresh.map(\.record.acceptedAt).min())
+            return results
+        }
+    }
+
+    // MARK: Acknowledging
+
+    /// Marks events as done: delivered (a 2xx), or dropped by a delivery rule (a refused batch,
+    /// disabled delivery, a queue cap, an expired event). They are not recovered again; a
+    /// segment whose events are all done is deleted. Unknown or already done sequences are
+    /// ignored. Never throws: if an acknowledgement cannot be written (logged at `warning`), the
+    /// events may be recovered and sent again after a restart, with their `messageId`.
+    /// - Returns: how many undelivered events this removed.
+    @discardableResult
+    public func acknowledge(sequences: some Sequence<UInt64>) -> Int {
+        state.withLock { guarded in
+            guard !guarded.closed else { return 0 }
+            return guarded.storage.markDone(Array(sequences)).count
+        }
+    }
+
+    /// ``acknowledge(sequences:)`` by `messageId` (unknown ids are ignored).
+    @discardableResult
+    public func acknowledge(messageIds: some Sequence<String>) -> Int {
+        state.withLock { guarded in
+            guard !guarded.closed else { return 0 }
+            let sequences = messageIds.compactMap { guarded.storage.index.sequence(ofMessageId: $0) }
+            return guarded.storage.markDone(sequences).count
+        }
+    }
+
+    // MARK: Reading
+
+    /// The undelivered events, in append order; only `queue`'s when given.
+    public func pendingRecords(queue: QueueEvent.Queue? = nil) -> [OutboxRecord] {
+        state.withLock { guarded in
+            guarded.storage.index.ordered.map(\.record).filter { queue == nil || $0.queue == queue }
+        }
+    }
+
+    /// Number of undelivered events.
+    public var count: Int {
+        state.withLock { $0.storage.index.count }
+    }
+
+    /// Bytes of undelivered events (their framed size: what ``OutboxConfiguration/maxBytes`` bounds).
+    public var pendingBytes: Int {
+        state.withLock { $0.storage.index.liveBytes }
+    }
+
+    /// Number of segment files.
+    public var segmentCount: Int {
+        state.withLock { $0.storage.index.segments.count }
+    }
+
+    // MARK: Privacy
+
+    /// Removes every event (consent withdrawn): deletes every segment and `.acks` file and syncs
+    /// the directory before returning. Later appends start a new segment.
+    /// - Throws: ``OutboxError/ioFailure(path:operation:errno:)`` if a file could not be removed
+    ///   (what was removed stays removed; call again), ``OutboxError/closed``.
+    public func purge() throws(OutboxError) {
+        try state.withLock { (guarded) throws(OutboxError) in
+            guard !guarded.closed else { throw .closed }
+            guarded.expiryTimer?.cancel()
+            guarded.expiryTimer = nil
+            guarded.expiryDue = nil
+            try guarded.storage.purge()
+        }
+        logger.info("outbox purged", metadata: ["directory": "\(directory.path)"])
+    }
+
+    /// Removes every event of `profileId`, delivered or not, from the disk: each segment holding
+    /// one is rewritten (atomically) without it, keeping the other undelivered events.
+    /// - Returns: how many undelivered events were erased.
+    /// - Throws: ``OutboxError/ioFailure(path:operation:errno:)`` when a segment could not be
+    ///   rewritten (segments already rewritten stay erased), ``OutboxError/closed``.
+    @discardableResult
+    public func eraseProfile(_ profileId: String) throws(OutboxError) -> Int {
+        let erased = try state.withLock { (guarded) throws(OutboxError) -> Int in
+            guard !guarded.closed else { throw .closed }
+            return try guarded.storage.eraseProfile(profileId)
+        }
+        logger.debug("outbox erased a profile's events", metadata: ["count": "\(erased)"])
+        return erased
+    }
+
+    // MARK: Lifecycle
+
+    /// `fsync`s the current segment now (a graceful shutdown under ``OutboxDurability/writeOnly``,
+    /// or before the interval of ``OutboxDurability/syncInterval(milliseconds:)`` elapses).
+    public func sync() throws(OutboxError) {
+        try state.withLock { (guarded) throws(OutboxError) in
+            guard !guarded.closed else { throw .closed }
+            try guarded.storage.syncActive()
+        }
+    }
+
+    /// Syncs unsynced writes (unless ``OutboxDurability/writeOnly``), closes every file, releases
+    /// the directory's lock and finishes ``drops``. Afterwards appends, purge and erasure throw
+    /// ``OutboxError/closed`` and the rest return nothing. Idempotent.
+    public func close() {
+        let wasOpen = state.withLock { guarded -> Bool in
+            guard !guarded.closed else { return false }
+            guarded.closed = true
+            guarded.syncTimer?.cancel()
+            guarded.expiryTimer?.cancel()
+            guarded.syncTimer = nil
+            guarded.expiryTimer = nil
+            guarded.storage.closeFiles()
+            return true
+        }
+        if wasOpen { dropContinuation.finish() }
+    }
+
+    // MARK: Internals
+
+    private static func frameSize(_ event: OutboxEvent) -> Int {
+        OutboxFraming.eventFrameSize(
+            messageIdBytes: event.messageId.utf8.count, profileIdBytes: event.profileId?.utf8.count,
+            payloadBytes: event.payload.count)
+    }
+
+    private func validate(_ event: OutboxEvent) throws(OutboxError) {
+        let messageIdBytes = event.messageId.utf8.count
+        guard messageIdBytes > 0, messageIdBytes <= 1_024 else { throw .invalidEvent("the messageId must have 1 to 1,024 bytes") }
+        if let profileId = event.profileId, profileId.utf8.count > 1_024 {
+            throw .invalidEvent("the profile id must have at most 1,024 bytes")
+        }
+        if let acceptedAt = event.acceptedAt, !acceptedAt.isFinite { throw .invalidEvent("acceptedAt must be finite") }
+        let size = Self.frameSize(event)
+        let limit = min(configuration.maxBytes, OutboxFraming.maxPayload)
+        guard size <= limit else { throw .eventTooLarge(bytes: size, limit: limit) }
+    }
+
+    /// Keeps one timer at the earliest expiry of an undelivered event (`candidate`: the
+    /// `acceptedAt` of events just added, which may only move it earlier).
+    private func scheduleExpiry(_ guarded: inout Guarded, candidate: Double? = nil) {
+        guard !guarded.closed else { return }
+        let due: Double
+        if let existing = guarded.expiryDue {
+            guard let candidate, candidate + configuration.timeToLiveMs < existing else { return }
+            due = candidate + configuration.timeToLiveMs
+            guarded.expiryTimer?.cancel()
+        } else {
+            guard let next = guarded.storage.nextExpiry else { return }
+            due = next
+        }
+        guarded.expiryDue = due
+        guarded.expiryTimer = clock.schedule(after: due - clock.now()) { [weak self] in self?.expireDue() }
+    }
+
+    private func expireDue() {
+        let reports = state.withLock { guarded -> [OutboxDropReport] in
+            guard !guarded.closed else { return [] }
+            guarded.expiryTimer = nil
+            guarded.expiryDue = nil
+            let reports = guarded.storage.expire(now: clock.now())
+            scheduleExpiry(&guarded)
+            return reports
+        }
+        deliver(reports)
+    }
+
+    /// The periodic `fsync` of ``OutboxDurability/syncInterval(milliseconds:)``: syncs a duplicate
+    /// of the active descriptor outside the lock, so appends do not wait for the disk.
+    private func syncDirtySegment() {
+        let target = state.withLock { guarded -> (descriptor: Int32, path: String)? in
+            guarded.syncTimer = nil
+            guard !guarded.closed, guarded.storage.dirty, let active = guarded.storage.active,
+                  let path = guarded.storage.activePath
+            else { return nil }
+            guarded.storage.dirty = false
+            let duplicate = dup(active.descriptor)
+            return duplicate >= 0 ? (duplicate, path) : nil
+        }
+        guard let target else { return }
+        defer { Glibc.close(target.descriptor) }
+        do {
+            try OutboxFileSystem.sync(target.descriptor, path: target.path)
+        } catch {
+            logger.warning("outbox fsync failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func deliver(_ reports: [OutboxDropReport]) {
+        for report in reports where !report.records.isEmpty {
+            logger.notice("outbox dropped events", metadata: [
+                "reason": "\(report.reason.rawValue)", "count": "\(report.records.count)",
+            ])
+            configuration.onDrop?(report)
+            dropContinuation.yield(report)
+        }
+    }
+}

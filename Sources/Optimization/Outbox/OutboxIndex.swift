@@ -1,0 +1,119 @@
+/// The in-memory view of an outbox directory: undelivered events in order, per-segment counts,
+/// and the lookups acknowledgement and erasure need. A value type guarded by the owning
+/// ``DurableOutbox``'s lock; it never touches files.
+struct OutboxIndex: Sendable {
+    struct Entry: Sendable {
+        var record: OutboxRecord
+        var segment: UInt64
+        /// Framed size on disk.
+        var size: Int
+    }
+
+    struct Segment: Sendable {
+        let id: UInt64
+        var live = 0
+        var liveBytes = 0
+        var fileBytes = 0
+    }
+
+    private(set) var entries: [UInt64: Entry] = [:]
+    private(set) var segments: [UInt64: Segment] = [:]
+    private(set) var liveBytes = 0
+    private var bySequenceOrder: [UInt64] = []
+    private var head = 0
+    private var byMessageId: [String: UInt64] = [:]
+
+    var count: Int { entries.count }
+
+    /// The segment file names of `id`.
+    static func segmentName(_ id: UInt64) -> String {
+        let hex = String(id, radix: 16)
+        return "segment-" + String(repeating: "0", count: max(0, 16 - hex.count)) + hex + ".log"
+    }
+
+    static func acknowledgementName(_ id: UInt64) -> String {
+        String(segmentName(id).dropLast(4)) + ".acks"
+    }
+
+    /// The segment id of a file name (`segment-<16 hex>.log` or `.acks`), and whether it is the log.
+    static func parse(_ name: String) -> (id: UInt64, isLog: Bool)? {
+        guard name.hasPrefix("segment-"), name.count == 8 + 16 + 4 || name.count == 8 + 16 + 5 else { return nil }
+        let isLog = name.hasSuffix(".log")
+        guard isLog || name.hasSuffix(".acks") else { return nil }
+        let hex = name.dropFirst(8).prefix(16)
+        guard let id = UInt64(hex, radix: 16) else { return nil }
+        return (id, isLog)
+    }
+
+    mutating func addSegment(_ id: UInt64, fileBytes: Int) {
+        segments[id] = Segment(id: id, fileBytes: fileBytes)
+    }
+
+    mutating func setFileBytes(_ bytes: Int, of id: UInt64) {
+        segments[id]?.fileBytes = bytes
+    }
+
+    mutating func removeSegment(_ id: UInt64) {
+        segments[id] = nil
+    }
+
+    /// Adds an undelivered event; sequences must be added in increasing order except while
+    /// loading (then call ``sortOrder()``).
+    mutating func insert(_ record: OutboxRecord, segment: UInt64, size: Int) {
+        entries[record.sequence] = Entry(record: record, segment: segment, size: size)
+        bySequenceOrder.append(record.sequence)
+        byMessageId[record.messageId] = record.sequence
+        segments[segment, default: Segment(id: segment)].live += 1
+        segments[segment]?.liveBytes += size
+        liveBytes += size
+    }
+
+    mutating func sortOrder() {
+        bySequenceOrder = Array(bySequenceOrder[head...]).filter { entries[$0] != nil }.sorted()
+        head = 0
+    }
+
+    /// Removes an event; nil when it is not undelivered.
+    @discardableResult
+    mutating func remove(_ sequence: UInt64) -> Entry? {
+        guard let entry = entries.removeValue(forKey: sequence) else { return nil }
+        if byMessageId[entry.record.messageId] == sequence { byMessageId[entry.record.messageId] = nil }
+        segments[entry.segment]?.live -= 1
+        segments[entry.segment]?.liveBytes -= entry.size
+        liveBytes -= entry.size
+        skipRemoved()
+        return entry
+    }
+
+    func sequence(ofMessageId messageId: String) -> UInt64? {
+        byMessageId[messageId]
+    }
+
+    /// Undelivered events in sequence order.
+    var ordered: [Entry] {
+        bySequenceOrder[head...].compactMap { entries[$0] }
+    }
+
+    /// Undelivered events in sequence order, computed as iterated.
+    var oldestFirst: some Sequence<Entry> {
+        bySequenceOrder[head...].lazy.compactMap { entries[$0] }
+    }
+
+    /// Undelivered events of one segment, in order.
+    func entries(in segment: UInt64) -> [Entry] {
+        ordered.filter { $0.segment == segment }
+    }
+
+    /// Forgets everything (segments included).
+    mutating func removeAll() {
+        self = OutboxIndex()
+    }
+
+    private mutating func skipRemoved() {
+        while head < bySequenceOrder.count, entries[bySequenceOrder[head]] == nil { head += 1 }
+        if head > 1_024, head * 2 > bySequenceOrder.count {
+            bySequenceOrder.removeFirst(head)
+            head = 0
+        }
+    }
+}

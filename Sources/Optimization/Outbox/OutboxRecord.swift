@@ -1,0 +1,64 @@
+/// One accepted event as the outbox keeps it: which queue it belongs to, the event JSON exactly
+/// as the caller gave it, and what delivery and erasure need to know without parsing it.
+public struct OutboxEvent: Sendable, Equatable {
+    /// The queue (and so the API) the event goes to.
+    public var queue: QueueEvent.Queue
+    /// The event's `messageId` (non-empty, at most 1,024 UTF-8 bytes): the key of
+    /// ``DurableOutbox/acknowledge(messageIds:)`` and of re-sends.
+    public var messageId: String
+    /// The profile the event belongs to, if known (at most 1,024 UTF-8 bytes): the key of
+    /// ``DurableOutbox/eraseProfile(_:)``.
+    public var profileId: String?
+    /// The consent the event was built with (`context.gdpr.isConsentGiven`).
+    public var consent: Bool
+    /// When the event was accepted, in milliseconds since the Unix epoch; nil uses the outbox's
+    /// clock at append time. The time to live counts from it.
+    public var acceptedAt: Double?
+    /// The event JSON, byte for byte as it must be sent again.
+    public var payload: [UInt8]
+
+    public init(
+        queue: QueueEvent.Queue, messageId: String, profileId: String? = nil, consent: Bool, acceptedAt: Double? = nil,
+        payload: [UInt8]
+    ) {
+        self.queue = queue
+        self.messageId = messageId
+        self.profileId = profileId
+        self.consent = consent
+        self.acceptedAt = acceptedAt
+        self.payload = payload
+    }
+}
+
+/// An event stored in the outbox, with the sequence number the outbox gave it.
+public struct OutboxRecord: Sendable, Equatable {
+    /// Position in the outbox: strictly increasing in append order across both queues, unique
+    /// for the life of the directory's contents (it may restart after a ``DurableOutbox/purge()``
+    /// or when the directory is empty at open).
+    public let sequence: UInt64
+    /// The queue the event goes to.
+    public let queue: QueueEvent.Queue
+    /// The event's `messageId`.
+    public let messageId: String
+    /// The profile the event belongs to, if the caller gave one.
+    public let profileId: String?
+    /// The consent the event was built with.
+    public let consent: Bool
+    /// When it was accepted: milliseconds since the Unix epoch.
+    public let acceptedAt: Double
+    /// The event JSON exactly as appended.
+    public let payload: [UInt8]
+
+    public init(
+        sequence: UInt64, queue: QueueEvent.Queue, messageId: String, profileId: String?, consent: Bool,
+        acceptedAt: Double, payload: [UInt8]
+    ) {
+        self.sequence = sequence
+        self.queue = queue
+        self.messageId = messageId
+        self.profileId = profileId
+        self.consent = consent
+        self.acceptedAt = acceptedAt
+        self.payload = payload
+    }
+}
