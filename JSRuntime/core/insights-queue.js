@@ -36,6 +36,7 @@
 //   profileChanged()    adopts held events when a profile now exists and reconciles the timer.
 //   purge()             discards every event, resets the flush runtime, stops the timer.
 //   close()             stops the timer and retries for good (destroy, after the final flush).
+//   eraseProfile(id) → removed count (every queued event of that profile id),
 //   cancelScheduledRetry(), isDisabled(), runtime, enqueue(event), adoptHeld() → moved count,
 //   size() → queued + held, heldCount(), drain() → [{profile, events}] (held stay), peek().
 (function () {
@@ -340,6 +341,15 @@
       },
       size: function () {
         return total;
+      },
+      // Removes every queued event of profile `id` (erasure); returns how many.
+      eraseProfile: function (id) {
+        var bucket = buckets.get(String(id));
+        if (bucket === undefined) return 0;
+        buckets.delete(String(id));
+        total -= bucket.events.length;
+        reconcileTimer();
+        return bucket.events.length;
       },
       heldCount: function () {
         return held.length;

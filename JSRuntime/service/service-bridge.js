@@ -26,6 +26,7 @@
 //                                progress (a failed request), then settles "null". A flush already
 //                                in flight is awaited first, then what was queued meanwhile follows.
 //   insightsSize() → number      queued events.
+//   eraseInsightsProfile(id) → number   removes that profile's queued events (erasure).
 //   closeDelivery()              stops the queue's timers and retries for good.
 (function () {
   'use strict';
@@ -177,6 +178,12 @@
     ns.settle(requestId, round(queue.size()));
   }
 
+  // eraseInsightsProfile(id) → number of queued events of that profile removed.
+  function eraseInsightsProfile(profileId) {
+    if (!isString(profileId)) throw new TypeError('eraseInsightsProfile expects a profile id string.');
+    return insightsQueue === null ? 0 : insightsQueue.eraseProfile(profileId);
+  }
+
   function insightsSize() {
     return insightsQueue === null ? 0 : insightsQueue.size();
   }
@@ -196,6 +203,7 @@
     enqueueInsights: enqueueInsights,
     flushInsights: flushInsights,
     insightsSize: insightsSize,
+    eraseInsightsProfile: eraseInsightsProfile,
     closeDelivery: closeDelivery,
   };
 })();

@@ -259,7 +259,7 @@ public final class OptimizationRequest: Sendable {
         }
         if let insights = answer["insights"], insights.arrayValue?.isEmpty == false {
             do {
-                service.metrics.queueDepth.record(try running.delivery.enqueue(try insights.jsonText()))
+                service.metrics.queueDepth.record(try running.delivery.enqueue(insights))
             } catch let error as OptimizationError {
                 if case .notInitialized = error { throw .shutDown }
                 throw error

@@ -69,7 +69,7 @@ public final class OptimizationService: Sendable {
     }
 
     /// Service-only settings.
-    public struct Options: Sendable, Equatable {
+    public struct Options: Sendable {
         /// Engines in the pool; nil means one per active processor core.
         public var engines: Int?
         /// Default latency budget of a request's Experience call, in milliseconds (per request:
@@ -80,15 +80,24 @@ public final class OptimizationService: Sendable {
         /// How long ``OptimizationService/shutdown()`` (and graceful shutdown of ``run()``) may
         /// spend flushing what is queued. Default 10 s.
         public var shutdownFlushTimeout: Duration
+        /// Where the durable outbox keeps accepted Insights events until they are delivered
+        /// (docs/outbox.md); nil keeps them in memory only (lost if the process dies). One
+        /// process per directory.
+        public var outboxDirectory: URL?
+        /// Durability policy, bounds and time to live of the outbox.
+        public var outbox: OutboxConfiguration
 
         public init(
             engines: Int? = nil, experienceTimeoutMilliseconds: Int = 1500, insightsMaxEvents: Int = 10_000,
-            shutdownFlushTimeout: Duration = .seconds(10)
+            shutdownFlushTimeout: Duration = .seconds(10), outboxDirectory: URL? = nil,
+            outbox: OutboxConfiguration = OutboxConfiguration()
         ) {
             self.engines = engines
             self.experienceTimeoutMilliseconds = experienceTimeoutMilliseconds
             self.insightsMaxEvents = insightsMaxEvents
             self.shutdownFlushTimeout = shutdownFlushTimeout
+            self.outboxDirectory = outboxDirectory
+            self.outbox = outbox
         }
     }
 
@@ -188,7 +197,8 @@ public final class OptimizationService: Sendable {
     }
 
     private func build(timeout: Duration) async throws(OptimizationError) -> Running {
-        let (transport, ownedTransport) = try makeTransport()
+        let outbox = try openOutbox()
+        let (transport, ownedTransport) = try makeTransport(outbox: outbox)
         // Pool engines plus the delivery engine, built in parallel on GCD threads: loading
         // JSRuntime is blocking CPU work that must not occupy Swift's cooperative pool.
         let startup = EngineStartup(count: engineCount + 1) { [self] () throws(OptimizationError) in
@@ -198,18 +208,30 @@ public final class OptimizationService: Sendable {
         do {
             runtimes = try await startup.run(timeout: timeout)
         } catch {
+            outbox?.close()
             if let ownedTransport { try? await ownedTransport.shutdown() }
             throw error
         }
         var pool = runtimes
         let deliveryRuntime = pool.removeLast()
         do {
-            let delivery = try ServiceDelivery(runtime: deliveryRuntime)
+            let delivery = try ServiceDelivery(runtime: deliveryRuntime, outbox: outbox, logger: environment.logger)
             return Running(pool: EnginePool(engines: pool, busyGauge: metrics.poolBusy), delivery: delivery, ownedTransport: ownedTransport)
         } catch {
             for runtime in runtimes { runtime.close() }
+            outbox?.close()
             if let ownedTransport { try? await ownedTransport.shutdown() }
             throw error
+        }
+    }
+
+    /// Opens the durable outbox when ``Options/outboxDirectory`` is set.
+    private func openOutbox() throws(OptimizationError) -> DurableOutbox? {
+        guard let directory = options.outboxDirectory else { return nil }
+        do {
+            return try DurableOutbox(directory: directory, configuration: options.outbox, clock: environment.clock, logger: environment.logger)
+        } catch {
+            throw .configError("the outbox at \(directory.path) cannot be used: \(error)")
         }
     }
 
@@ -233,10 +255,16 @@ public final class OptimizationService: Sendable {
 
     /// The transport every engine uses: the injected or an owned ``HTTPFetchTransport``, wrapped
     /// for tracing and delivery metrics.
-    private func makeTransport() throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
+    private func makeTransport(outbox: DurableOutbox?) throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
         let (inner, owned) = try makeInnerTransport()
         let insightsBase = (config.api ?? OptimizationAPIConfig()).effectiveInsightsBaseURL
-        return (InstrumentedFetchTransport(inner: inner, tracer: tracer, metrics: metrics, insightsBaseURL: insightsBase), owned)
+        var transport = InstrumentedFetchTransport(inner: inner, tracer: tracer, metrics: metrics, insightsBaseURL: insightsBase)
+        if let outbox {
+            transport.onInsightsAnswer = { request, outcome in
+                OutboxAcknowledger.acknowledge(request, outcome: outcome, in: outbox)
+            }
+        }
+        return (transport, owned)
     }
 
     private func makeInnerTransport() throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
@@ -281,6 +309,7 @@ public final class OptimizationService: Sendable {
         phase.withLock { $0 = .stopped }
         running.pool.close()
         running.delivery.close()
+        running.delivery.closeOutbox()
         if let owned = running.ownedTransport { try? await owned.shutdown() }
         blockedEventBroadcaster.finishAll()
         queueEventBroadcaster.finishAll()
@@ -377,6 +406,15 @@ public final class OptimizationService: Sendable {
     /// Whether the Experience circuit is open (calls fail fast).
     public var isExperienceCircuitOpen: Bool {
         circuit.isOpen
+    }
+
+    /// Erases one visitor's queued Insights events, from memory and from the outbox on disk
+    /// (delivered or not), before it returns (for example on a data-erasure request).
+    /// - Returns: how many undelivered events were erased.
+    @discardableResult
+    public func eraseProfile(_ profileId: String) throws(OptimizationError) -> Int {
+        guard let running else { return 0 }
+        return try running.delivery.eraseProfile(profileId)
     }
 
     // MARK: Configuration handed to the engines

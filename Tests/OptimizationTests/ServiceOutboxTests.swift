@@ -1,0 +1,100 @@
+import Foundation
+import JavaScriptHost
+@testable import Optimization
+import OptimizationTesting
+import Testing
+
+/// Issue 12 for the service: accepted Insights events survive a restart through the durable
+/// outbox, keep their messageId and consent flag, are erased per profile, and are not sent again
+/// once delivered.
+@Suite("OptimizationService with a durable outbox")
+struct ServiceOutboxTests {
+    static func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("service-outbox-\(UUID().uuidString)")
+    }
+
+    /// A service whose Insights API refuses every connection (nothing listens on port 1).
+    static func unreachableService(outbox directory: URL) -> OptimizationService {
+        OptimizationService(
+            config: OptimizationConfig(
+                clientId: "org-1",
+                api: OptimizationAPIConfig(experienceBaseURL: "http://127.0.0.1:1/experience/", insightsBaseURL: "http://127.0.0.1:1/insights/")),
+            options: .init(engines: 1, shutdownFlushTimeout: .seconds(30), outboxDirectory: directory),
+            environment: .init(clock: ManualClock()))
+    }
+
+    static func service(_ server: LocalOptimizationAPIServer, outbox directory: URL) -> OptimizationService {
+        OptimizationService(
+            config: OptimizationConfig(
+                clientId: "org-1", api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)),
+            options: .init(engines: 1, outboxDirectory: directory), environment: .init(clock: ManualClock()))
+    }
+
+    @Test func eventsAcceptedWhileTheAPIIsDownAreDeliveredAfterARestart() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var accepted: [String: [String]] = [:]
+        let down = Self.unreachableService(outbox: directory)
+        try await down.start()
+        for index in 0..<30 {
+            let profile = "visitor-\(index % 3)"
+            let request = down.forRequest(RequestOptions(consent: true, profileId: profile))
+            #expect(try await request.trackClick(TrackClickPayload(componentId: "c\(index)")).accepted)
+            accepted[profile, default: []].append("c\(index)")
+        }
+        await down.shutdown()  // the final flush fails: everything stays on disk
+
+        try await withLocalAPIServer { server in
+            let up = Self.service(server, outbox: directory)
+            try await up.start()
+            #expect(up.queuedEventCount == 30, "recovered before any new event")
+            await up.flush()
+            let events = server.insightsBatches.flatMap { batch in
+                (batch["events"]?.arrayValue ?? []).map { (batch["profile"]?["id"]?.stringValue ?? "?", $0) }
+            }
+            #expect(events.count == 30)
+            for (profile, components) in accepted {
+                let delivered = events.filter { $0.0 == profile }.compactMap { $0.1["componentId"]?.stringValue }
+                #expect(delivered == components, "\(profile): every accepted event, in order")
+            }
+            #expect(Set(events.compactMap { $0.1["messageId"]?.stringValue }).count == 30, "original message ids, once each")
+            #expect(events.allSatisfy { $0.1["context"]?["gdpr"]?["isConsentGiven"] == true })
+            await up.shutdown()
+
+            // Delivered events are acknowledged: a third start recovers nothing.
+            let again = Self.service(server, outbox: directory)
+            try await again.start()
+            #expect(again.queuedEventCount == 0)
+            await again.shutdown()
+        }
+    }
+
+    @Test func oneProcessPerDirectoryAndErasureRemovesAProfileFromDisk() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = Self.unreachableService(outbox: directory)
+        try await first.start()
+        let second = Self.unreachableService(outbox: directory)
+        let error = await caughtError { try await second.start() }
+        guard case .configError(let message) = error as? OptimizationError else {
+            Issue.record("expected a configError, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("in use"), "\(message)")
+
+        for profile in ["alice", "bob", "alice"] {
+            try await first.forRequest(RequestOptions(consent: true, profileId: profile)).trackClick(TrackClickPayload(componentId: profile))
+        }
+        #expect(try first.eraseProfile("alice") == 2)
+        #expect(first.queuedEventCount == 1)
+        await first.shutdown()
+
+        try await withLocalAPIServer { server in
+            let up = Self.service(server, outbox: directory)
+            try await up.start()
+            await up.flush()
+            #expect(server.insightsBatches.compactMap { $0["profile"]?["id"]?.stringValue } == ["bob"])
+            await up.shutdown()
+        }
+    }
+}
