@@ -2,7 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import JavaScriptHost
-import Optimization
+@_spi(Benchmarking) import Optimization
 
 /// `optimization bench`: measures the resolve path and engine start on this machine and prints
 /// one JSON object. Timing goals are checked here, never in timed tests.
@@ -15,6 +15,13 @@ struct BenchCommand: ParsableCommand {
             cold_*: a new entry (new revision) every call: JSON transfer into the engine included,
             Swift-side parsing of the entry not included (see parse_p50_us).
             engine_start_ms: create an engine and load the embedded JSRuntime (median).
+            baseline_json_call_p50_us: the per-call JSON pattern in the same engine (entry and
+            selections as JSON text, JSON.parse in JavaScript, the shared resolver,
+            JSON.stringify, the result parsed back by this library's parser).
+            cold_with_parse_p50_us: a new entry revision including its Swift-side parse.
+            parse_mb_per_s: entry bytes / parse_p50_us. warm_speedup = baseline / warm p50,
+            cold_speedup = baseline / cold_with_parse p50.
+            rss_100k_mib, rss_1m_mib: resident memory after 100,000 and 1,000,000 warm resolves.
             trackers_1000_*: 1,000 view trackers on one client, 60 s of simulated visibility on a
             manual clock (events consented and built, delivery offline).
             """
@@ -29,8 +36,11 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Engine starts to time.")
     var engineStarts = 30
 
+    @Option(help: "Warm resolves for the memory figures (rss_100k_mib after a tenth of them, rss_1m_mib after all).")
+    var memoryResolves = 1_000_000
+
     func validate() throws {
-        guard warmIterations > 0, coldIterations > 0, engineStarts > 0 else {
+        guard warmIterations > 0, coldIterations > 0, engineStarts > 0, memoryResolves >= 10 else {
             throw ValidationError("iteration counts must be positive")
         }
     }
@@ -56,6 +66,8 @@ struct BenchCommand: ParsableCommand {
             _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
         }
         report += [("warm_p50_us", percentile(warm, 0.5)), ("warm_p99_us", percentile(warm, 0.99))]
+        // Before the cold phases, whose thousands of prepared entries would dominate the figures.
+        report += memoryFigures(client: client, entry: entry, selections: selections)
 
         let coldEntries = try (0..<coldIterations).map { index in
             try ContentfulEntry(jsonText: BenchmarkFixture.entryJSON(revision: 100 + index))
@@ -68,7 +80,23 @@ struct BenchCommand: ParsableCommand {
         let parse = time(2_000) { index in
             _ = try? ContentfulEntry(jsonText: entryText)
         }
-        report.append(("parse_p50_us", percentile(parse, 0.5)))
+        let parseP50 = percentile(parse, 0.5)
+        report.append(("parse_p50_us", parseP50))
+        report.append(("parse_mb_per_s", parseP50 > 0 ? Double(entryText.utf8.count) / parseP50 : 0))
+
+        let coldTexts = (0..<coldIterations).map { BenchmarkFixture.entryJSON(revision: 100_000 + $0) }
+        let coldWithParse = time(coldIterations) { index in
+            guard let fresh = try? ContentfulEntry(jsonText: coldTexts[index]) else { return }
+            _ = client.resolveOptimizedEntry(baseline: fresh, selectedOptimizations: selections)
+        }
+        let coldWithParseP50 = percentile(coldWithParse, 0.5)
+        report.append(("cold_with_parse_p50_us", coldWithParseP50))
+
+        let baselineP50 = try measureJSONCallBaseline(client: client, entryText: entryText)
+        let warmP50 = percentile(warm, 0.5)
+        report.append(("baseline_json_call_p50_us", baselineP50))
+        report.append(("warm_speedup", warmP50 > 0 ? baselineP50 / warmP50 : 0))
+        report.append(("cold_speedup", coldWithParseP50 > 0 ? baselineP50 / coldWithParseP50 : 0))
         report += trackerFigures()
         report += try ServiceBenchmark.run(entry: entry, selections: selections, resolves: warmIterations)
         report += OutboxBench.figures()
@@ -82,6 +110,33 @@ struct BenchCommand: ParsableCommand {
             return "\"\(name)\":\(rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded))"
         }
         print("{" + fields.joined(separator: ",") + "}")
+    }
+
+    /// p50 of the per-call JSON pattern on the bench entry and selections, after checking that it
+    /// picks the same variant as the engine.
+    private func measureJSONCallBaseline(client: OptimizationClient, entryText: String) throws -> Double {
+        let baseline = try client.makeJSONCallBaseline()
+        let selectionsText = BenchmarkFixture.selectionsJSON
+        guard try baseline.resolve(entryJSON: entryText, selectionsJSON: selectionsText)["entry"]?["sys"]?["id"]
+            == "4k6ZyFQnR2POY5IJLLlJRb"
+        else { throw CLIFailure.software("the JSON-call baseline did not resolve to the variant") }
+        for _ in 0..<200 { _ = try? baseline.resolve(entryJSON: entryText, selectionsJSON: selectionsText) }
+        let samples = time(coldIterations) { _ in
+            _ = try? baseline.resolve(entryJSON: entryText, selectionsJSON: selectionsText)
+        }
+        return percentile(samples, 0.5)
+    }
+
+    /// Resident memory after 100,000 and after 1,000,000 warm resolves (MiB; a tenth of
+    /// `--memory-resolves` and all of them).
+    private func memoryFigures(
+        client: OptimizationClient, entry: ContentfulEntry, selections: SelectedOptimizations
+    ) -> [(String, Double)] {
+        let tenth = memoryResolves / 10
+        for _ in 0..<tenth { _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections) }
+        let after100k = ResidentMemory.mebibytes()
+        for _ in tenth..<memoryResolves { _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections) }
+        return [("rss_100k_mib", after100k), ("rss_1m_mib", ResidentMemory.mebibytes())]
     }
 
     /// 1,000 concurrent view trackers: creation, per-update cost and a simulated minute.

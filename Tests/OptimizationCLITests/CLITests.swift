@@ -105,10 +105,12 @@ struct CLITests {
     }
 
     @Test func benchPrintsOneJSONObjectWithTheFigures() throws {
-        let run = try CLI.run(["bench", "--warm-iterations", "200", "--cold-iterations", "50", "--engine-starts", "2"])
+        let run = try CLI.run(["bench", "--warm-iterations", "200", "--cold-iterations", "50", "--engine-starts", "2",
+                               "--memory-resolves", "2000"])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try JSONValue(jsonText: run.stdout)
-        for key in ["warm_p50_us", "warm_p99_us", "cold_p50_us", "engine_start_ms"] {
+        for key in ["warm_p50_us", "warm_p99_us", "cold_p50_us", "engine_start_ms", "baseline_json_call_p50_us",
+                    "cold_with_parse_p50_us", "parse_mb_per_s", "warm_speedup", "cold_speedup", "rss_100k_mib", "rss_1m_mib"] {
             #expect((report[key]?.doubleValue ?? -1) > 0, "\(key)")
         }
     }

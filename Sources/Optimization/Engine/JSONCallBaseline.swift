@@ -1,0 +1,49 @@
+import JavaScriptHost
+
+/// The per-call JSON pattern that `optimization bench` measures the engine against, run inside
+/// this client's own engine: the entry and the selections cross as JSON text, JavaScript parses
+/// both (`JSON.parse`), resolves with the shared resolver, stringifies the result, and this
+/// library's JSON parser reads it back. Nothing is cached between calls (see
+/// `JSRuntime/core/json-call-baseline.js`).
+///
+/// For measurement only. Thread-safe like the client (the engine's lock, one call at a time).
+@_spi(Benchmarking)
+public final class JSONCallBaseline: Sendable {
+    private let function: JavaScriptFunction
+
+    init(runtime: OptimizationRuntime) throws {
+        function = try runtime.engine.function("__optimization.jsonCallBaseline")
+    }
+
+    /// Resolves `entryJSON` (a single entry or a CDA collection) for `selectionsJSON` (a JSON
+    /// array of selections, or `null`).
+    /// - Returns: `{"entry": …, "selectedOptimization"?: …, "isEmptyVariant"?: true}`.
+    /// - Throws: ``OptimizationError/bridgeError(_:)`` when JavaScript throws (invalid JSON) or
+    ///   returns something other than JSON text, or ``JSONError``.
+    public func resolve(entryJSON: String, selectionsJSON: String) throws -> JSONValue {
+        let result: JavaScriptValue
+        do {
+            result = try function.call(.string(entryJSON), .string(selectionsJSON))
+        } catch {
+            throw OptimizationError.bridgeError("jsonCallBaseline failed: \(error)")
+        }
+        guard let text = result.stringValue else {
+            throw OptimizationError.bridgeError("jsonCallBaseline returned no JSON text")
+        }
+        return try JSONValue(jsonText: text)
+    }
+}
+
+extension OptimizationClient {
+    /// A ``JSONCallBaseline`` on this client's engine.
+    /// - Throws: ``OptimizationError/notInitialized`` before ``initialize(config:)``.
+    @_spi(Benchmarking)
+    public func makeJSONCallBaseline() throws -> JSONCallBaseline {
+        guard let runtime = currentRuntime else { throw OptimizationError.notInitialized }
+        do {
+            return try JSONCallBaseline(runtime: runtime)
+        } catch {
+            throw OptimizationError.bridgeError("\(error)")
+        }
+    }
+}
