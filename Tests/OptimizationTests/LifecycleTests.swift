@@ -39,9 +39,9 @@ struct LifecycleTests {
         // pools of engines), so the bound leaves them 384 MiB and still catches a per-cycle leak.
         #expect(end.residentBytes - start.residentBytes < 384 * 1024 * 1024,
                 "RSS grew by \((end.residentBytes - start.residentBytes) / 1024 / 1024) MiB")
-        // Other suites run in parallel and start or stop threads meanwhile; one leaked thread per
-        // cycle would add 1,000.
-        #expect(end.threads <= start.threads + 32, "threads \(start.threads) → \(end.threads)")
+        // Other suites run in parallel and start or stop threads meanwhile (a service starts its
+        // engines on threads of their own); one leaked thread per cycle would add 1,000.
+        #expect(end.threads <= start.threads + 200, "threads \(start.threads) → \(end.threads)")
         #expect(!client.isInitialized)
     }
 
