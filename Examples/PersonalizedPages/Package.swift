@@ -1,0 +1,70 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// A Hummingbird 2 service that renders personalized pages with the Optimization library
+// (depended on by path, so the library's own dependency graph stays small).
+let package = Package(
+    name: "PersonalizedPages",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "personalized-pages", targets: ["personalized-pages"]),
+        .executable(name: "local-api-server", targets: ["local-api-server"]),
+        .library(name: "PersonalizedPagesApp", targets: ["PersonalizedPagesApp"]),
+    ],
+    dependencies: [
+        // Named, so the dependency reads the same whatever the clone's folder is called.
+        .package(name: "swift-optimization-linux", path: "../.."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // The application: routes, page rendering, cookies, configuration. Tests build it.
+        .target(
+            name: "PersonalizedPagesApp",
+            dependencies: [
+                .product(name: "Optimization", package: "swift-optimization-linux"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        // `personalized-pages`: flags and environment into the app's configuration.
+        .executableTarget(
+            name: "personalized-pages",
+            dependencies: [
+                "PersonalizedPagesApp",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `local-api-server`: the library's test kit API server, for running the example locally.
+        .executableTarget(
+            name: "local-api-server",
+            dependencies: [
+                .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PersonalizedPagesTests",
+            dependencies: [
+                "PersonalizedPagesApp",
+                .product(name: "Optimization", package: "swift-optimization-linux"),
+                .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

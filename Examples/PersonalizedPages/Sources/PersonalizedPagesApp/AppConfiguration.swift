@@ -1,0 +1,65 @@
+import Foundation
+
+/// Everything the personalized-pages service is configured with (flags and environment of the
+/// `personalized-pages` executable, or a test). A value type: build it, then hand it to
+/// ``PersonalizedPagesApp``.
+public struct AppConfiguration: Sendable, Equatable {
+    /// Address to bind. Loopback by default.
+    public var host: String
+    /// TCP port; 0 binds an ephemeral port (the bound one is reported through `onListening`).
+    public var port: Int
+    /// Optimization client id (Contentful space's optimization client).
+    public var clientId: String
+    /// Optimization environment.
+    public var environment: String
+    /// Experience API base URL; nil uses the library default (the real API).
+    public var experienceBaseURL: String?
+    /// Insights API base URL; nil uses the library default (the real API).
+    public var insightsBaseURL: String?
+    /// Engines in the pool; nil means one per core.
+    public var engines: Int?
+    /// Latency budget of each `page()` Experience call, in milliseconds.
+    public var experienceTimeoutMilliseconds: Int
+    /// Folder holding the repository's `Fixtures/` (the page's entries are read from
+    /// `entries/` inside it).
+    public var fixturesDirectory: URL
+    /// How long graceful shutdown may spend flushing queued events.
+    public var shutdownFlushTimeout: Duration
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        clientId: String = "personalized-pages",
+        environment: String = "main",
+        experienceBaseURL: String? = nil,
+        insightsBaseURL: String? = nil,
+        engines: Int? = nil,
+        experienceTimeoutMilliseconds: Int = 800,
+        fixturesDirectory: URL = AppConfiguration.defaultFixturesDirectory,
+        shutdownFlushTimeout: Duration = .seconds(10)
+    ) {
+        self.host = host
+        self.port = port
+        self.clientId = clientId
+        self.environment = environment
+        self.experienceBaseURL = experienceBaseURL
+        self.insightsBaseURL = insightsBaseURL
+        self.engines = engines
+        self.experienceTimeoutMilliseconds = experienceTimeoutMilliseconds
+        self.fixturesDirectory = fixturesDirectory
+        self.shutdownFlushTimeout = shutdownFlushTimeout
+    }
+
+    /// The repository's `Fixtures/`, found relative to this source file
+    /// (`Examples/PersonalizedPages/Sources/PersonalizedPagesApp/` → `../../../../Fixtures`), so
+    /// it is right when the example runs from its place in a clone.
+    public static var defaultFixturesDirectory: URL {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()  // PersonalizedPagesApp
+            .deletingLastPathComponent()  // Sources
+            .deletingLastPathComponent()  // PersonalizedPages
+            .deletingLastPathComponent()  // Examples
+            .deletingLastPathComponent()  // repository root
+            .appendingPathComponent("Fixtures", isDirectory: true)
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Hummingbird
+import Logging
+import Optimization
+import OrderedCollections
+
+/// The HTTP routes of the personalized-pages service.
+///
+/// - `GET /`: personalized page. One `page()` Experience call for the visitor (consent and
+///   profile from cookies, locale from `Accept-Language`, URL and user agent as event context,
+///   the handoff cookie's selections as a fallback), the variants of the resulting selections
+///   rendered, one `trackView` per rendered entry (when the request has a profile id; consent
+///   decides whether it leaves). With persistence consent the profile id and the selections
+///   (``SelectionHandoff``) are written back as cookies.
+/// - `GET /handoff`: personalized from the handoff cookie only: resolution, no Experience call,
+///   no events (the load test's "resolve only" case).
+/// - `GET /plain`: the baselines, without the engine (the load test's reference).
+/// - `POST /consent`: form field `consent=accept|decline`; sets the consent cookie (declining
+///   also deletes the profile and handoff cookies) and redirects to `/`.
+/// - `GET /healthz`: `ok`.
+///
+/// Handlers never fail on visitor input: a bad cookie is ignored, a failing Experience API
+/// renders the handoff selections or baselines.
+public struct PageRoutes: Sendable {
+    public let service: OptimizationService
+    public let content: PageContent
+
+    public init(service: OptimizationService, content: PageContent) {
+        self.service = service
+        self.content = content
+    }
+
+    public func register(on router: Router<BasicRequestContext>) {
+        router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/plain") { request, _ in
+            let cookies = VisitorCookies(request: request)
+            return html(PageRenderer.page(sections: content.entries.map(PageRenderer.Section.init(baseline:)), consent: cookies.consent, mode: "plain"))
+        }
+        router.get("/handoff") { request, _ in
+            handoffPage(request)
+        }
+        router.get("/") { request, context in
+            await personalizedPage(request, context: context)
+        }
+        router.post("/consent") { request, context in
+            try await consent(request, context: context)
+        }
+    }
+
+    // MARK: Pages
+
+    func handoffPage(_ request: Request) -> Response {
+        let cookies = VisitorCookies(request: request)
+        let selections = cookies.handoff ?? .empty
+        let sections = content.entries.map { baseline in
+            PageRenderer.Section(baseline: baseline, resolved: service.resolveOptimizedEntry(baseline: baseline, selectedOptimizations: selections))
+        }
+        return html(PageRenderer.page(sections: sections, consent: cookies.consent, mode: "handoff"))
+    }
+
+    func personalizedPage(_ request: Request, context: BasicRequestContext) async -> Response {
+        let cookies = VisitorCookies(request: request)
+        let optimization = service.forRequest(RequestOptions(
+            consent: cookies.requestConsent,
+            profileId: cookies.profileId,
+            locale: Self.locale(request),
+            eventContext: Self.eventContext(request),
+            selectedOptimizations: cookies.handoff,
+            requestId: Self.requestId(context)))
+        do {
+            let result = try await optimization.page()
+            if let outcome = result.experience, outcome != .success {
+                context.logger.notice("rendering without fresh selections", metadata: ["outcome": "\(outcome)"])
+            }
+        } catch {
+            context.logger.warning("page event failed; rendering without fresh selections", metadata: ["error": "\(error)"])
+        }
+        let resolved = content.entries.map { ($0, optimization.resolveOptimizedEntry(baseline: $0)) }
+        var response = html(PageRenderer.page(
+            sections: resolved.map { PageRenderer.Section(baseline: $0.0, resolved: $0.1) },
+            consent: cookies.consent, mode: "personalized"))
+        if optimization.canPersistProfile {
+            if let id = optimization.profileId, VisitorCookies.isValidProfileId(id) {
+                response.setCookie(VisitorCookies.cookie(name: VisitorCookies.profileCookieName, value: id))
+            }
+            if let selections = optimization.selectedOptimizations, let value = SelectionHandoff.encode(selections) {
+                response.setCookie(VisitorCookies.cookie(name: SelectionHandoff.cookieName, value: value))
+            }
+        }
+        if optimization.profileId != nil {
+            // Server-rendered: every rendered entry counts as seen once, as the reference server
+            // SDK does (duration 0, a fresh view id); the consent gate decides what leaves.
+            for (baseline, entry) in resolved {
+                do {
+                    try await optimization.trackView(TrackViewPayload(
+                        componentId: baseline.id, viewId: UUID().uuidString,
+                        experienceId: entry.selectedOptimization?["experienceId"]?.stringValue,
+                        optimizationContextId: entry.optimizationContextId,
+                        variantIndex: entry.selectedOptimization?["variantIndex"]?.intValue ?? 0,
+                        viewDurationMs: 0))
+                } catch {
+                    context.logger.warning("view not tracked", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+        return response
+    }
+
+    // MARK: Consent
+
+    func consent(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let body = try await request.body.collect(upTo: 4096)
+        let form = Self.formFields(String(buffer: body))
+        let accepted: Bool
+        switch form["consent"] {
+        case "accept": accepted = true
+        case "decline": accepted = false
+        default: throw HTTPError(.badRequest, message: "consent must be accept or decline")
+        }
+        var response = Response(status: .seeOther, headers: [.location: "/"])
+        response.setCookie(VisitorCookies.cookie(name: VisitorCookies.consentCookieName, value: accepted ? "yes" : "no"))
+        if !accepted {
+            response.setCookie(VisitorCookies.cookie(name: VisitorCookies.profileCookieName, value: "", maxAge: 0))
+            response.setCookie(VisitorCookies.cookie(name: SelectionHandoff.cookieName, value: "", maxAge: 0))
+        }
+        return response
+    }
+
+    // MARK: Request details
+
+    /// Hummingbird's request id (from the request logger's metadata; `context.id` traps when the
+    /// log handler keeps no metadata, as the no-op handler does), or a fresh one.
+    static func requestId(_ context: BasicRequestContext) -> String {
+        context.logger[metadataKey: "hb.request.id"]?.description ?? UUID().uuidString
+    }
+
+    /// The first language of `Accept-Language` (`de-DE,de;q=0.9` → `de-DE`), or nil.
+    static func locale(_ request: Request) -> String? {
+        guard let header = request.headers[.acceptLanguage] else { return nil }
+        let first = header.split(separator: ",").first?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard (2...35).contains(first.utf8.count), first != "*",
+              first.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F })
+        else { return nil }
+        return first
+    }
+
+    /// `page` (url, path, query) and `userAgent`, merged under every event of the request.
+    static func eventContext(_ request: Request) -> OrderedDictionary<String, JSONValue> {
+        let path = request.uri.path
+        let query = request.uri.query ?? ""
+        let host = request.head.authority ?? "localhost"
+        var page: OrderedDictionary<String, JSONValue> = [
+            "url": .string("http://\(host)\(path)\(query.isEmpty ? "" : "?" + query)"),
+            "path": .string(path),
+        ]
+        if !query.isEmpty { page["search"] = .string("?" + query) }
+        var context: OrderedDictionary<String, JSONValue> = ["page": .object(page)]
+        if let userAgent = request.headers[.userAgent] { context["userAgent"] = .string(userAgent) }
+        return context
+    }
+
+    /// `application/x-www-form-urlencoded` fields (the last of a repeated name wins).
+    static func formFields(_ body: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String {
+                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            fields[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+        return fields
+    }
+}
+
+/// A `text/html` response.
+func html(_ text: String) -> Response {
+    Response(
+        status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+        body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+}

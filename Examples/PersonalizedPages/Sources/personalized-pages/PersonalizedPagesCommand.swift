@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PersonalizedPagesApp
+
+/// `personalized-pages`: serves personalized pages until SIGTERM/SIGINT (graceful: in-flight
+/// requests finish, queued events are flushed). Prints `listening on http://HOST:PORT` on stdout
+/// once the server is bound; logs go to stderr. Every flag can also come from the environment
+/// variable named in its help.
+@main
+struct PersonalizedPagesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "personalized-pages",
+        abstract: "A Hummingbird service rendering personalized pages with the Optimization engine.")
+
+    private static let environment = ProcessInfo.processInfo.environment
+
+    @Option(help: "Port to bind on 127.0.0.1; 0 picks a free one (env PP_PORT).")
+    var port: Int = Int(environment["PP_PORT"] ?? "") ?? 8080
+
+    @Option(help: "Address to bind (env PP_HOST).")
+    var host: String = environment["PP_HOST"] ?? "127.0.0.1"
+
+    @Option(help: "Optimization client id (env PP_CLIENT_ID).")
+    var clientId: String = environment["PP_CLIENT_ID"] ?? "personalized-pages"
+
+    @Option(help: "Optimization environment (env PP_ENVIRONMENT).")
+    var environment: String = environment["PP_ENVIRONMENT"] ?? "main"
+
+    @Option(help: "Experience API base URL (env PP_EXPERIENCE_BASE_URL); default: the real API.")
+    var experienceBaseURL: String?
+
+    @Option(help: "Insights API base URL (env PP_INSIGHTS_BASE_URL); default: the real API.")
+    var insightsBaseURL: String?
+
+    @Option(help: "JavaScript engines in the pool; default one per core (env PP_ENGINES).")
+    var engines: Int?
+
+    @Option(help: "Latency budget of each Experience call, in ms (env PP_EXPERIENCE_TIMEOUT_MS).")
+    var experienceTimeoutMs: Int = Int(environment["PP_EXPERIENCE_TIMEOUT_MS"] ?? "") ?? 800
+
+    @Option(help: "The repository's Fixtures/ folder (env PP_FIXTURES).")
+    var fixtures: String = environment["PP_FIXTURES"] ?? AppConfiguration.defaultFixturesDirectory.path
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env LOG_LEVEL).")
+    var logLevel: String = environment["LOG_LEVEL"] ?? "info"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        if let engines = engines ?? Int(Self.environment["PP_ENGINES"] ?? ""), engines < 1 { throw ValidationError("--engines must be at least 1") }
+        guard experienceTimeoutMs > 0 else { throw ValidationError("--experience-timeout-ms must be positive") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "personalized-pages", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let configuration = AppConfiguration(
+            host: host, port: port, clientId: clientId, environment: environment,
+            experienceBaseURL: experienceBaseURL ?? Self.environment["PP_EXPERIENCE_BASE_URL"],
+            insightsBaseURL: insightsBaseURL ?? Self.environment["PP_INSIGHTS_BASE_URL"],
+            engines: engines ?? Int(Self.environment["PP_ENGINES"] ?? ""),
+            experienceTimeoutMilliseconds: experienceTimeoutMs,
+            fixturesDirectory: URL(fileURLWithPath: fixtures, isDirectory: true))
+        let app: PersonalizedPagesApp
+        do {
+            app = try PersonalizedPagesApp(configuration: configuration, logger: logger)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        let host = self.host
+        try await app.run { port in
+            // Unbuffered, so a test or script reading a pipe sees the line at once.
+            try? FileHandle.standardOutput.write(contentsOf: Data("listening on http://\(host):\(port)\n".utf8))
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import AsyncHTTPClient
+import Foundation
+import OptimizationTesting
+import Testing
+
+/// SIGTERM on the real `personalized-pages` executable, run as a child process: the views queued
+/// by a page (far below the batch size, long before the 30 s flush timer) reach the Insights API
+/// before the process exits.
+@Suite struct GracefulShutdownTests {
+    /// The built `personalized-pages` next to the test bundle (`swift build --build-tests` and
+    /// `swift test` build every product into the same folder).
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("personalized-pages")
+    }
+
+    @Test func sigtermFlushesQueuedViewsBeforeExit() async throws {
+        let executable = Self.executable
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the package first: \(executable.path)")
+        try await withLocalAPIServer { server in
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = [
+                "--port", "0", "--engines", "1", "--client-id", "sigterm-test",
+                "--experience-base-url", server.experienceBaseURL, "--insights-base-url", server.insightsBaseURL,
+                "--log-level", "warning",
+            ]
+            let stdout = Pipe()
+            process.standardOutput = stdout
+            let exited = AsyncStream<Int32>.makeStream()
+            process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+
+            let port = try await Self.listeningPort(stdout.fileHandleForReading)
+            try await withHTTPClient { client in
+                var visitor = Visitor(baseURL: "http://127.0.0.1:\(port)", client: client, cookies: ["pp_consent": "yes"])
+                let page = try await visitor.get("/")
+                #expect(page.status == 200)
+                #expect(visitor.cookies["pp_profile"] != nil)
+            }
+            #expect(server.insightsEvents.isEmpty, "views are still queued")
+
+            process.terminate()  // SIGTERM
+            let status = try await Self.withHangBound { await exited.stream.first { _ in true } }
+            #expect(status == 0)
+            let views = server.insightsEvents.filter { $0["type"] == "component" }
+            #expect(views.count == 3, "every queued view was flushed before exit")
+        }
+    }
+
+    /// Reads stdout until `listening on http://127.0.0.1:<port>` (60 s hang bound). The pipe is
+    /// read by Foundation's readability handler, off the cooperative thread pool.
+    static func listeningPort(_ handle: FileHandle) async throws -> Int {
+        let (chunks, continuation) = AsyncStream<Data>.makeStream()
+        handle.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { continuation.finish() } else { continuation.yield(data) }
+        }
+        defer { handle.readabilityHandler = nil }
+        return try await withHangBound {
+            var text = ""
+            for await chunk in chunks {
+                text += String(decoding: chunk, as: UTF8.self)
+                if let match = text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)\n/), let port = Int(match.1) {
+                    return port
+                }
+            }
+            throw HarnessError("the app exited before listening; stdout: \(text)")
+        }
+    }
+
+    /// Runs `body`, failing after 60 s (a hang detector: everything here takes well under 1 s).
+    static func withHangBound<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw HarnessError("hang: no answer within 60 s") }
+            return value
+        }
+    }
+}

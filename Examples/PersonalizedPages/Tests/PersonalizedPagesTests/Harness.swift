@@ -1,0 +1,141 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import OptimizationTesting
+import PersonalizedPagesApp
+
+/// A started local API server, always stopped.
+func withLocalAPIServer<T>(_ body: (LocalOptimizationAPIServer) async throws -> T) async throws -> T {
+    let server = LocalOptimizationAPIServer()
+    try await server.start()
+    do {
+        let result = try await body(server)
+        try await server.stop()
+        return result
+    } catch {
+        try? await server.stop()
+        throw error
+    }
+}
+
+/// The app running in process (service + HTTP server in one ServiceGroup) on an ephemeral port
+/// against `server`; graceful shutdown (which flushes) when `body` returns or throws.
+func withApp<T>(
+    _ server: LocalOptimizationAPIServer, _ body: (_ baseURL: String, _ app: PersonalizedPagesApp) async throws -> T
+) async throws -> T {
+    let configuration = AppConfiguration(
+        port: 0, clientId: "personalized-pages-tests",
+        experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL,
+        engines: 1, experienceTimeoutMilliseconds: 60_000)  // a hang bound only: the local server answers at once
+    let app = try PersonalizedPagesApp(configuration: configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    let (ports, continuation) = AsyncStream<Int>.makeStream()
+    let group = try await app.makeServiceGroup(gracefulShutdownSignals: [], onListening: { continuation.yield($0) })
+    let running = Task {
+        defer { continuation.finish() }
+        try await group.run()
+    }
+    var iterator = ports.makeAsyncIterator()
+    guard let port = await iterator.next() else {
+        try await running.value
+        throw HarnessError("the app stopped before it was listening")
+    }
+    do {
+        let result = try await body("http://127.0.0.1:\(port)", app)
+        await group.triggerGracefulShutdown()
+        try await running.value
+        return result
+    } catch {
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+        throw error
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One HTTP answer of the app.
+struct PageResponse: Sendable {
+    var status: Int
+    var body: String
+    /// Cookies the response set (name → value; an empty value with Max-Age=0 deletes).
+    var setCookies: [String: String]
+    var location: String?
+
+    /// `data-baseline` → `data-entry` of every rendered section.
+    var renderedEntries: [String: String] {
+        var result: [String: String] = [:]
+        for match in body.matches(of: /data-baseline="([^"]*)" data-entry="([^"]*)"/) {
+            result[String(match.1)] = String(match.2)
+        }
+        return result
+    }
+}
+
+/// A visitor: a browser that keeps the cookies the app sets. Real HTTP (AsyncHTTPClient), no
+/// redirects followed, 60 s hang bound per request.
+struct Visitor {
+    let baseURL: String
+    let client: HTTPClient
+    var cookies: [String: String] = [:]
+
+    mutating func get(_ path: String, headers: [(String, String)] = []) async throws -> PageResponse {
+        try await send("GET", path, body: nil, headers: headers)
+    }
+
+    mutating func post(_ path: String, form: String) async throws -> PageResponse {
+        try await send("POST", path, body: form, headers: [("Content-Type", "application/x-www-form-urlencoded")])
+    }
+
+    private mutating func send(_ method: String, _ path: String, body: String?, headers: [(String, String)]) async throws -> PageResponse {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .init(rawValue: method)
+        request.headers.add(name: "User-Agent", value: "personalized-pages-tests")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if !cookies.isEmpty {
+            request.headers.add(name: "Cookie", value: cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+        }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await client.execute(request, timeout: .seconds(60))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        var set: [String: String] = [:]
+        for header in response.headers["set-cookie"] {
+            let pair = header.split(separator: ";", maxSplits: 1)[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(pair[0]).trimmingCharacters(in: .whitespaces)
+            let value = pair.count > 1 ? String(pair[1]) : ""
+            set[name] = value
+            if value.isEmpty || header.lowercased().contains("max-age=0") { cookies[name] = nil } else { cookies[name] = value }
+        }
+        return PageResponse(
+            status: Int(response.status.code), body: String(buffer: bytes), setCookies: set,
+            location: response.headers.first(name: "location"))
+    }
+}
+
+/// An HTTP client that follows no redirects, always shut down.
+func withHTTPClient<T>(_ body: (HTTPClient) async throws -> T) async throws -> T {
+    var configuration = HTTPClient.Configuration()
+    configuration.redirectConfiguration = .disallow
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    do {
+        let result = try await body(client)
+        try await client.shutdown()
+        return result
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
+}
+
+/// Ids of the fixture entries the page shows (Fixtures/entries/).
+enum PageIDs {
+    static let hero = "3kPfV7sQy1ZcN0aRbW4xLm"
+    static let heroPersonalized = "2xWcL5nRg8HtVq0JpZs4Ke"  // experience 6TgHn2JdQw8rYv5XkLc0Bs, variant 1
+    static let promo = "promoStripBaseline"
+    static let promoVariant = "promoStripVariant"  // experience expStripResolved, variant 1
+    static let article = "articleTrailBaseline"
+    static let articleVariant = "articleTrailVariant"  // experience expArticleIntro, variant 1
+}

@@ -1,0 +1,157 @@
+import AsyncHTTPClient
+import Foundation
+import OptimizationTesting
+import PersonalizedPagesApp
+import Testing
+
+/// The example service end to end: the app in process on an ephemeral port, real HTTP requests,
+/// the test kit's local API server behind it.
+@Suite struct PersonalizedPagesTests {
+    /// Visitor A is selected into the hero personalization, visitor B into the promo strip and
+    /// article experiments; anyone else gets the server's default data.
+    static func experienceData(forProfile id: String) -> JSONValue? {
+        let profile = LocalOptimizationAPIServer.defaultNewVisitorData["profile"] ?? .null
+        let experiences: JSONValue
+        switch id {
+        case "visitor-a":
+            experiences = [
+                ["experienceId": "6TgHn2JdQw8rYv5XkLc0Bs", "variantIndex": 1, "variants": [.init(stringLiteral: PageIDs.hero): .string(PageIDs.heroPersonalized)]],
+            ]
+        case "visitor-b":
+            experiences = [
+                ["experienceId": "expStripResolved", "variantIndex": 1, "variants": ["promoStripBaseline": "promoStripVariant"]],
+                ["experienceId": "expArticleIntro", "variantIndex": 1, "variants": ["articleTrailBaseline": "articleTrailVariant"]],
+            ]
+        default:
+            return nil
+        }
+        return ["profile": profile, "experiences": experiences, "changes": []]
+    }
+
+    @Test func twoVisitorsWithDifferentSelectionsGetDifferentVariants() async throws {
+        try await withLocalAPIServer { server in
+            server.setExperienceData(perProfile: { Self.experienceData(forProfile: $0) })
+            try await withApp(server) { baseURL, _ in
+                try await withHTTPClient { client in
+                    var a = Visitor(baseURL: baseURL, client: client, cookies: ["pp_consent": "yes", "pp_profile": "visitor-a"])
+                    var b = Visitor(baseURL: baseURL, client: client, cookies: ["pp_consent": "yes", "pp_profile": "visitor-b"])
+                    let pageA = try await a.get("/")
+                    let pageB = try await b.get("/")
+                    #expect(pageA.status == 200 && pageB.status == 200)
+                    #expect(pageA.renderedEntries == [PageIDs.hero: PageIDs.heroPersonalized, PageIDs.promo: PageIDs.promo, PageIDs.article: PageIDs.article])
+                    #expect(pageB.renderedEntries == [PageIDs.hero: PageIDs.hero, PageIDs.promo: PageIDs.promoVariant, PageIDs.article: PageIDs.articleVariant])
+                    // Each page view made one Experience call, for its own profile.
+                    let paths = server.requests(matching: .experience).map(\.path)
+                    #expect(paths.count == 2)
+                    #expect(paths.contains { $0.hasSuffix("/profiles/visitor-a") } && paths.contains { $0.hasSuffix("/profiles/visitor-b") })
+                    // The plain page renders baselines without the engine.
+                    let plain = try await a.get("/plain")
+                    #expect(plain.renderedEntries == [PageIDs.hero: PageIDs.hero, PageIDs.promo: PageIDs.promo, PageIDs.article: PageIDs.article])
+                    #expect(server.requests(matching: .experience).count == 2)
+                }
+            }
+        }
+    }
+
+    @Test func withoutConsentOnlyThePageEventLeavesAndNoViews() async throws {
+        try await withLocalAPIServer { server in
+            try await withApp(server) { baseURL, app in
+                try await withHTTPClient { client in
+                    var visitor = Visitor(baseURL: baseURL, client: client)
+                    let page = try await visitor.get("/")
+                    #expect(page.status == 200)
+                    #expect(page.body.contains(#"data-consent="not asked""#))
+                    #expect(page.setCookies.isEmpty, "nothing stored without persistence consent")
+                    // Declining is recorded, and still nothing but `page` leaves.
+                    let declined = try await visitor.post("/consent", form: "consent=decline")
+                    #expect(declined.status == 303 && declined.location == "/")
+                    #expect(visitor.cookies == ["pp_consent": "no"])
+                    _ = try await visitor.get("/")
+                    await app.service.flush()
+                    let events = server.requests(matching: .experience).compactMap { $0.json?["events"]?.arrayValue }.flatMap { $0 }
+                    #expect(events.map { $0["type"]?.stringValue } == ["page", "page"])
+                    #expect(events.allSatisfy { $0["context"]?["gdpr"]?["isConsentGiven"] == false })
+                    #expect(server.requests(matching: .insights).isEmpty, "no view event leaves without consent")
+                    #expect(server.insightsEvents.isEmpty)
+                }
+            }
+        }
+    }
+
+    @Test func afterConsentViewsLeaveWithTheVisitorsProfile() async throws {
+        try await withLocalAPIServer { server in
+            try await withApp(server) { baseURL, app in
+                try await withHTTPClient { client in
+                    var visitor = Visitor(baseURL: baseURL, client: client)
+                    let consent = try await visitor.post("/consent", form: "consent=accept")
+                    #expect(consent.status == 303)
+                    #expect(visitor.cookies["pp_consent"] == "yes")
+
+                    let first = try await visitor.get("/", headers: [("Accept-Language", "de-DE,de;q=0.9")])
+                    let profileId = try #require(first.setCookies["pp_profile"], "profile cookie written with persistence consent")
+                    #expect(first.setCookies["pp_selections"] != nil, "selections handed off")
+                    let firstEvent = try #require(server.requests(matching: .experience).first?.json?["events"]?[0])
+                    #expect(firstEvent["type"] == "page")
+                    #expect(firstEvent["context"]?["gdpr"]?["isConsentGiven"] == true)
+                    #expect(firstEvent["context"]?["userAgent"] == "personalized-pages-tests")
+                    #expect(firstEvent["context"]?["locale"] == "de-DE")
+                    #expect(firstEvent["context"]?["page"]?["path"] == "/")
+
+                    let second = try await visitor.get("/")
+                    #expect(second.status == 200)
+                    #expect(server.requests(matching: .experience).last?.path.hasSuffix("/profiles/\(profileId)") == true, "the cookie's profile is used")
+
+                    await app.service.flush()
+                    let batches = server.insightsBatches
+                    #expect(!batches.isEmpty)
+                    #expect(batches.allSatisfy { $0["profile"]?["id"]?.stringValue == profileId })
+                    let views = server.insightsEvents.filter { $0["type"] == "component" }
+                    #expect(views.count == 6, "one view per rendered entry, two pages of three")
+                    #expect(Set(views.compactMap { $0["componentId"]?.stringValue }) == [PageIDs.hero, PageIDs.promo, PageIDs.article])
+                    // The default new-visitor selections put the hero into experiment 4HsYb1… variant 1.
+                    let heroView = try #require(views.first { $0["componentId"] == .string(PageIDs.hero) })
+                    #expect(heroView["experienceId"] == "4HsYb1VmKr6PfQz9LdXe3T")
+                    #expect(heroView["variantIndex"] == 1)
+                }
+            }
+        }
+    }
+
+    @Test func theHandoffCookieRendersTheSameVariantsWithoutAnExperienceCall() async throws {
+        try await withLocalAPIServer { server in
+            server.setExperienceData(perProfile: { Self.experienceData(forProfile: $0) })
+            try await withApp(server) { baseURL, _ in
+                try await withHTTPClient { client in
+                    var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_consent": "yes", "pp_profile": "visitor-b"])
+                    let personalized = try await visitor.get("/")
+                    #expect(visitor.cookies["pp_selections"] != nil)
+                    let calls = server.requests.count
+                    let handoff = try await visitor.get("/handoff")
+                    #expect(handoff.renderedEntries == personalized.renderedEntries)
+                    #expect(handoff.renderedEntries[PageIDs.promo] == PageIDs.promoVariant)
+                    #expect(server.requests.count == calls, "no Experience call, no event")
+                    // A tampered handoff cookie is ignored: baselines.
+                    visitor.cookies["pp_selections"] = "v1.not-base64!"
+                    let tampered = try await visitor.get("/handoff")
+                    #expect(tampered.status == 200)
+                    #expect(tampered.renderedEntries[PageIDs.promo] == PageIDs.promo)
+                }
+            }
+        }
+    }
+
+    @Test func healthAndBadConsentForm() async throws {
+        try await withLocalAPIServer { server in
+            try await withApp(server) { baseURL, _ in
+                try await withHTTPClient { client in
+                    var visitor = Visitor(baseURL: baseURL, client: client)
+                    let health = try await visitor.get("/healthz")
+                    #expect(health.status == 200 && health.body == "ok\n")
+                    let bad = try await visitor.post("/consent", form: "consent=maybe")
+                    #expect(bad.status == 400)
+                    #expect(visitor.cookies.isEmpty)
+                }
+            }
+        }
+    }
+}
