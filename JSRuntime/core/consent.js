@@ -8,6 +8,8 @@
 //   readConsentInput(input) → {consent?, persistenceConsent?}   a boolean sets both keys; an
 //       object {events?, persistence?} sets only the keys it has (undefined/null count as
 //       absent). Anything else (or a non-boolean value) throws a TypeError.
+//   logBlocked(method, payload)   the log lines of a blocked call: data-free at "warn", the payload
+//       only at "debug".
 //   createConsentController({state, onPurge}) → {
 //       set(input)       applies readConsentInput(input) to the state store in ONE batch (one
 //                        state notification); when the event consent WRITTEN is false
@@ -87,8 +89,24 @@
     return { set: set, hasConsent: hasConsent, current: current };
   }
 
+  // Logs a blocked call: a data-free line at "warn", the payload only at "debug" (visitor data
+  // never goes above debug).
+  function logBlocked(method, payload) {
+    var host = ns.host;
+    host.log('warn', 'Event "' + method + '" was blocked due to lack of consent.');
+    if (!host.isLogEnabled('debug')) return;
+    var text;
+    try {
+      text = JSON.stringify([payload]);
+    } catch (error) {
+      text = '[unserializable]';
+    }
+    host.log('debug', 'Blocked event "' + method + '" payload: ' + text);
+  }
+
   ns.consent = {
     hasEventConsent: hasEventConsent,
+    logBlocked: logBlocked,
     readConsentInput: readConsentInput,
     createConsentController: createConsentController,
   };

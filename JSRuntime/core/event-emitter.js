@@ -57,16 +57,7 @@
     }
 
     function block(method, payload) {
-      host.log('warn', 'Event "' + method + '" was blocked due to lack of consent.');
-      if (host.isLogEnabled('debug')) {
-        var text;
-        try {
-          text = JSON.stringify([payload]);
-        } catch (error) {
-          text = '[unserializable]';
-        }
-        host.log('debug', 'Blocked event "' + method + '" payload: ' + text);
-      }
+      ns.consent.logBlocked(method, payload);
       callSafely('onEventBlocked', onBlocked, { reason: 'consent', method: method, args: [payload] });
       return { accepted: false };
     }

@@ -36,14 +36,22 @@ extension OptimizationClient {
     /// allow-listing exactly the configured (or default) Experience and Insights base URLs.
     func makeTransport(for config: OptimizationConfig) throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
         if let injected = environment.transport { return (injected, nil) }
-        let api = config.api ?? OptimizationAPIConfig()
+        let transport = try (config.api ?? OptimizationAPIConfig()).makeTransport(logger: environment.logger)
+        return (transport, transport)
+    }
+}
+
+extension OptimizationAPIConfig {
+    /// A new ``HTTPFetchTransport`` that may reach exactly these (or the default) Experience and
+    /// Insights base URLs, with this request timeout (default 3 s). The caller shuts it down.
+    /// - Throws: ``OptimizationError/configError(_:)`` for an unusable base URL.
+    func makeTransport(logger: Logger) throws(OptimizationError) -> HTTPFetchTransport {
         do {
-            let transport = try HTTPFetchTransport(
+            return try HTTPFetchTransport(
                 configuration: .init(
-                    allowedBaseURLs: [api.effectiveExperienceBaseURL, api.effectiveInsightsBaseURL],
-                    requestTimeoutMilliseconds: api.requestTimeoutMilliseconds ?? 3000),
-                logger: environment.logger)
-            return (transport, transport)
+                    allowedBaseURLs: [effectiveExperienceBaseURL, effectiveInsightsBaseURL],
+                    requestTimeoutMilliseconds: requestTimeoutMilliseconds ?? 3000),
+                logger: logger)
         } catch {
             throw .configError("\(error)")
         }

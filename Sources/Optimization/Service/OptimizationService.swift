@@ -269,17 +269,8 @@ public final class OptimizationService: Sendable {
 
     private func makeInnerTransport() throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
         if let injected = environment.transport { return (injected, nil) }
-        let api = config.api ?? OptimizationAPIConfig()
-        do {
-            let transport = try HTTPFetchTransport(
-                configuration: .init(
-                    allowedBaseURLs: [api.effectiveExperienceBaseURL, api.effectiveInsightsBaseURL],
-                    requestTimeoutMilliseconds: api.requestTimeoutMilliseconds ?? 3000),
-                logger: environment.logger)
-            return (transport, transport)
-        } catch {
-            throw .configError("\(error)")
-        }
+        let transport = try (config.api ?? OptimizationAPIConfig()).makeTransport(logger: environment.logger)
+        return (transport, transport)
     }
 
     /// Stops the service: event calls made from now on throw ``OptimizationError/shutDown``
