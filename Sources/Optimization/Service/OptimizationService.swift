@@ -276,8 +276,8 @@ public final class OptimizationService: Sendable {
     /// Stops the service: event calls made from now on throw ``OptimizationError/shutDown``
     /// (resolution keeps working until the engines close); what is queued is flushed (forced,
     /// one attempt) within ``Options/shutdownFlushTimeout``; engines, timers and an owned
-    /// transport are released. Idempotent; concurrent calls return once the first finished its
-    /// flush.
+    /// transport are released. Idempotent: a second call (also while the first is still
+    /// flushing) returns at once.
     public func shutdown() async {
         let running = phase.withLock { phase -> Running? in
             switch phase {
