@@ -8,6 +8,16 @@
 //   closeDelivery(instance)     destroy(): forced best-effort flushes (not awaited), then no timers
 //   flush(requestId) / flush(payload, requestId)   async; settles "null" once both flushed
 //   queueSizes() → JSON {"experience": n, "insights": m}
+// Durable outbox (docs/outbox.md), only when the host registered `__nativeOutboxAppend`:
+//   every event a queue accepts → __nativeOutboxAppend(queue, messageId, profileId|null, consent,
+//     acceptedAtMs, payloadJSON) before the accepting call returns (payload: the Experience event;
+//     for Insights `{"profile": profile|null, "event": event}`, profile null while held);
+//   events that left a queue for good → __nativeOutboxRemoved(queue, messageIdsJSON, reason);
+//   restoreQueuedEvents(items) → number   items `[{queue: "experience", event} |
+//     {queue: "insights", item: {profile, event}}]` in append order: queued again without gate,
+//     builder or append, then flushed as usual (non-forced);
+//   removeQueuedEvents(queue, messageIds, reason) → number   drops them from memory (an outbox
+//     bound or time to live) and reports one offlineDrop {droppedCount, droppedEvents, reason}.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -44,6 +54,7 @@
     }
     var experienceEvent = queueEvent('experience');
     var insightsEvent = queueEvent('insights');
+    var outbox = outboxHooks(target);
     target.experienceApi = ns.createExperienceApi({
       clientId: settings.clientId,
       environment: settings.environment,
@@ -78,6 +89,12 @@
       onQueueEvent: experienceEvent,
       flushPolicy: queuePolicy.flush,
       callbacks: runtimeCallbacks(experienceEvent),
+      onAccepted: outbox && function (event) {
+        outbox.append('experience', event, upsertProfileId(target), event);
+      },
+      onRemoved: outbox && function (events, reason) {
+        outbox.removed('experience', events, reason);
+      },
     });
     target.insightsQueue = ns.createInsightsQueue({
       getProfile: function () {
@@ -88,6 +105,14 @@
       onQueueEvent: insightsEvent,
       flushPolicy: queuePolicy.flush,
       callbacks: runtimeCallbacks(insightsEvent),
+      onAccepted: outbox && function (event, profile) {
+        var holder = profile === undefined ? null : profile;
+        var profileId = holder !== null && isString(holder.id) && holder.id.length > 0 ? holder.id : undefined;
+        outbox.append('insights', event, profileId, { profile: holder, event: event });
+      },
+      onRemoved: outbox && function (events, reason) {
+        outbox.removed('insights', events, reason);
+      },
     });
     // Spec §8.3: the anonymous id follows the profile while persistence consent is true and is
     // forgotten when it becomes false; held Insights events join the first profile.
@@ -99,6 +124,64 @@
     };
     target.unsubscribeDelivery = state.subscribe(sync);
     sync(state.get());
+  }
+
+  // The outbox push-backs of `target`, or null when the host keeps no outbox.
+  function outboxHooks(target) {
+    if (typeof globalThis.__nativeOutboxAppend !== 'function') return null;
+    return {
+      append: function (queue, event, profileId, payload) {
+        if (shared.current !== target || !guards.isRecord(event) || !isString(event.messageId)) return;
+        var context = guards.isRecord(event.context) ? event.context : {};
+        var consent = guards.isRecord(context.gdpr) && context.gdpr.isConsentGiven === true;
+        callHost('__nativeOutboxAppend', [queue, event.messageId, isString(profileId) ? profileId : null, consent,
+          host.now(), JSON.stringify(payload)]);
+      },
+      removed: function (queue, events, reason) {
+        var ids = [];
+        events.forEach(function (event) {
+          if (guards.isRecord(event) && isString(event.messageId)) ids.push(event.messageId);
+        });
+        if (ids.length > 0) callHost('__nativeOutboxRemoved', [queue, JSON.stringify(ids), reason]);
+      },
+    };
+  }
+
+  // Re-queues events recovered from the outbox, in their order, then flushes (non-forced).
+  function restoreQueuedEvents(items) {
+    if (shared.current === null) throw new Error(NOT_INITIALIZED);
+    if (!Array.isArray(items)) throw new TypeError('restoreQueuedEvents expects an array.');
+    var target = shared.current;
+    var restored = 0;
+    items.forEach(function (item) {
+      if (!guards.isRecord(item)) return;
+      if (item.queue === 'experience' && guards.isRecord(item.event)) {
+        target.experienceQueue.enqueue(item.event);
+        restored++;
+      } else if (item.queue === 'insights' && guards.isRecord(item.item) && guards.isRecord(item.item.event)) {
+        target.insightsQueue.enqueue(item.item.event, guards.isRecord(item.item.profile) ? item.item.profile : undefined);
+        restored++;
+      }
+    });
+    target.insightsQueue.profileChanged();
+    if (restored > 0) {
+      target.insightsQueue.flush();
+      target.experienceQueue.flush();
+    }
+    return restored;
+  }
+
+  // Drops events from memory that the outbox dropped (a bound or the time to live).
+  function removeQueuedEvents(queue, messageIds, reason) {
+    if (shared.current === null) return 0;
+    var target = shared.current;
+    var ids = Array.isArray(messageIds) ? messageIds : [];
+    var gone = (queue === 'experience' ? target.experienceQueue : target.insightsQueue).removeMessages(ids);
+    if (ids.length > 0) {
+      callHost('__nativeOnQueueEvent', [JSON.stringify({ type: 'offlineDrop', queue: queue, timestamp: host.now(),
+        context: { droppedCount: ids.length, droppedEvents: gone, reason: isString(reason) ? reason : 'outbox' } })]);
+    }
+    return gone.length;
   }
 
   // Spec §8.3: (persistenceConsent === true ? anonymous id : none) ?? profile.id; "" ⇒ none.
@@ -154,5 +237,7 @@
     closeDelivery: closeDelivery,
     flush: flush,
     queueSizes: queueSizes,
+    restoreQueuedEvents: restoreQueuedEvents,
+    removeQueuedEvents: removeQueuedEvents,
   };
 })();

@@ -29,6 +29,8 @@
       onPurge: function () {
         target.experienceQueue.purge();
         target.insightsQueue.purge();
+        // The durable outbox (docs/outbox.md) is purged inside the same call.
+        callHost('__nativeOutboxPurge', []);
       },
     });
     target.builder = ns.createEventBuilder({

@@ -133,6 +133,8 @@
     setOnline: events.setOnline,
     flush: delivery.flush,
     queueSizes: delivery.queueSizes,
+    restoreQueuedEvents: delivery.restoreQueuedEvents,
+    removeQueuedEvents: delivery.removeQueuedEvents,
     getFlag: features.getFlag,
     observeFlag: features.observeFlag,
     unobserveFlag: features.unobserveFlag,

@@ -17,6 +17,12 @@
 //                       "deliveryDisabled" {status, reason, droppedCount}
 //   flushPolicy, callbacks, random, host   for the flush runtime (core/queue-flush-policy.js;
 //                       callbacks get onFlushFailure/onCircuitOpen/onFlushRecovered)
+// Durable-outbox hooks (docs/outbox.md; both optional, called synchronously, exceptions logged):
+//   onAccepted(event)   every event send() queued, before send() returns (not restored ones)
+//   onRemoved(events, reason)   events that left the queue for good: "delivered" (2xx, also with
+//                       an unusable body), "dropped" (other 4xx), "disabled" (401/403/404: every
+//                       queued event), "capped" (the maxEvents cap), "removed" (removeMessages).
+//                       A purge reports nothing (the host purges its outbox itself).
 // Behaviour with delivery:
 //   send(event) → result | Promise<result>   offline ⇒ enqueue, {accepted: true}. Online ⇒ enqueue
 //       and flush; the promise resolves {accepted: true, data} when the request carrying the event
@@ -41,8 +47,11 @@
 //                       withdrawn); a request in flight finishes without bookkeeping.
 //   close()             no retries, timers or follow-up requests any more (destroy; call after
 //                       the final forced flush was started).
-//   cancelScheduledRetry(), isDisabled(), runtime (the flush runtime), enqueue(event), size(),
-//   drain() → events (removes all), peek() → copy, maxEvents.
+//   removeMessages(ids) → removed events   removes the queued events whose messageId is in `ids`
+//                       (an array), e.g. an outbox bound or time to live dropped them.
+//   cancelScheduledRetry(), isDisabled(), runtime (the flush runtime), enqueue(event) (restores an
+//   already-built event: no gate, no onAccepted), size(), drain() → events (removes all),
+//   peek() → copy, maxEvents.
 (function () {
   'use strict';
   var ns = globalThis.__optimization || (globalThis.__optimization = {});
@@ -68,6 +77,8 @@
     var onResponse = typeof settings.onResponse === 'function' ? settings.onResponse : function () {};
     var setRequestState = typeof settings.setRequestState === 'function' ? settings.setRequestState : function () {};
     var onQueueEvent = typeof settings.onQueueEvent === 'function' ? settings.onQueueEvent : function () {};
+    var onAccepted = typeof settings.onAccepted === 'function' ? settings.onAccepted : null;
+    var onRemoved = typeof settings.onRemoved === 'function' ? settings.onRemoved : null;
 
     var events = [];
     var waiters = new Map(); // event → {resolve, reject}: online sends awaiting their request
@@ -103,6 +114,15 @@
       }
     }
 
+    function removed(gone, reason) {
+      if (onRemoved === null || gone.length === 0) return;
+      try {
+        onRemoved(gone, reason);
+      } catch (error) {
+        host.log('warn', 'Experience queue onRemoved callback failed: ' + messageOf(error));
+      }
+    }
+
     function settleWaiter(event, outcome, error) {
       var waiter = waiters.get(event);
       if (waiter === undefined) return;
@@ -124,6 +144,7 @@
       if (events.length >= maxEvents) dropped = events.splice(0, events.length - maxEvents + 1);
       events.push(event);
       if (dropped.length > 0) {
+        removed(dropped, 'capped');
         dropped.forEach(function (old) {
           settleWaiter(old, { accepted: true });
         });
@@ -144,13 +165,18 @@
       return new Error(disabledReason);
     }
 
+    function accept(event) {
+      enqueue(event);
+      if (onAccepted !== null) callSafely('onAccepted', onAccepted, event);
+    }
+
     function send(event) {
       if (api === null) {
-        enqueue(event);
+        accept(event);
         return { accepted: true };
       }
       if (disabledReason !== null) return Promise.reject(disabledError());
-      enqueue(event);
+      accept(event);
       if (closed || !isOnline()) return { accepted: true };
       return new Promise(function (resolve, reject) {
         waiters.set(event, { resolve: resolve, reject: reject });
@@ -218,6 +244,7 @@
     function handle(batch, outcome) {
       if (outcome.ok) {
         removeSent(batch);
+        removed(batch, 'delivered');
         if (outcome.ignoredChanges > 0) {
           host.log('warn', 'Experience API response: ignored ' + outcome.ignoredChanges + ' change(s) whose type is not "Variable".');
         }
@@ -232,6 +259,7 @@
       switch (outcome.kind) {
         case 'invalid':
           removeSent(batch);
+          removed(batch, 'delivered');
           setRequestState({ status: 'failed', reason: 'api-error' });
           host.log('error', outcome.reason + ' The ' + batch.length + ' event(s) reached the API and are not sent again.');
           if (!closed) runtime.handleSuccess();
@@ -241,6 +269,7 @@
           return true;
         case 'drop': {
           removeSent(batch);
+          removed(batch, 'dropped');
           setRequestState({ status: 'failed', reason: 'api-error' });
           var dropReason = outcome.reason + '; the batch of ' + batch.length + ' event(s) was dropped (the API refuses it).';
           host.log('warn', dropReason);
@@ -269,7 +298,9 @@
       disabledReason = 'Experience API delivery disabled: ' + outcome.reason +
         ' (check clientId, environment and the Experience base URL). No further Experience requests are made by this client instance.';
       var discarded = events.length;
+      var discardedEvents = events;
       events = [];
+      removed(discardedEvents, 'disabled');
       runtime.reset();
       setRequestState({ status: 'failed', reason: 'api-error' });
       host.log('error', disabledReason + ' ' + discarded + ' queued event(s) discarded.');
@@ -294,12 +325,28 @@
       runtime.reset();
     }
 
+    function removeMessages(ids) {
+      var wanted = new Set(Array.isArray(ids) ? ids : []);
+      var gone = [];
+      events = events.filter(function (event) {
+        var hit = event !== null && typeof event === 'object' && wanted.has(event.messageId);
+        if (hit) gone.push(event);
+        return !hit;
+      });
+      gone.forEach(function (event) {
+        settleWaiter(event, { accepted: true });
+      });
+      removed(gone, 'removed');
+      return gone;
+    }
+
     return {
       send: send,
       enqueue: enqueue,
       flush: flush,
       purge: purge,
       close: close,
+      removeMessages: removeMessages,
       cancelScheduledRetry: function () {
         runtime.cancelScheduledRetry();
       },

@@ -17,6 +17,13 @@
 //   flushPolicy, callbacks, random, host   for the flush runtime (core/queue-flush-policy.js); the
 //                       periodic flush runs every policy.flushIntervalMs (default 30 000) on the
 //                       host clock, and only while bucketed events are queued.
+// Durable-outbox hooks (docs/outbox.md; both optional, called synchronously, exceptions logged):
+//   onAccepted(event, profile)   every event send() queued, before send() returns, with the
+//                       profile whose bucket took it (undefined: held); not for restored events
+//   onRemoved(events, reason)   events that left the queue for good: "delivered" (2xx),
+//                       "dropped" (other 4xx), "disabled" (401/403/404: everything queued and
+//                       held), "capped" (the maxEvents cap), "removed" (removeMessages). Purge and
+//                       eraseProfile report nothing (their callers clear their outbox themselves).
 // Behaviour with delivery:
 //   send(event, profile?)   enqueue (never sent synchronously) into the bucket of `profile` when
 //                       given (a process-wide queue of many visitors), else of getProfile(); arm the periodic timer; at ≥
@@ -37,6 +44,7 @@
 //   purge()             discards every event, resets the flush runtime, stops the timer.
 //   close()             stops the timer and retries for good (destroy, after the final flush).
 //   eraseProfile(id) → removed count (every queued event of that profile id),
+//   removeMessages(ids) → removed events (queued or held, by messageId; `ids` an array),
 //   cancelScheduledRetry(), isDisabled(), runtime, enqueue(event), adoptHeld() → moved count,
 //   size() → queued + held, heldCount(), drain() → [{profile, events}] (held stay), peek().
 (function () {
@@ -71,6 +79,8 @@
     var isOnline = typeof settings.isOnline === 'function' ? settings.isOnline : function () { return true; };
     var threshold = normalizeMax(settings.flushThreshold === undefined ? DEFAULT_FLUSH_THRESHOLD : settings.flushThreshold);
     var onQueueEvent = typeof settings.onQueueEvent === 'function' ? settings.onQueueEvent : function () {};
+    var onAccepted = typeof settings.onAccepted === 'function' ? settings.onAccepted : null;
+    var onRemoved = typeof settings.onRemoved === 'function' ? settings.onRemoved : null;
 
     var buckets = new Map(); // profile id → {profile, events}
     var held = [];
@@ -100,6 +110,15 @@
       }
     }
 
+    function removed(gone, reason) {
+      if (onRemoved === null || gone.length === 0) return;
+      try {
+        onRemoved(gone, reason);
+      } catch (error) {
+        host.log('warn', 'Insights queue onRemoved callback failed: ' + messageOf(error));
+      }
+    }
+
     function currentProfile() {
       var profile = getProfile();
       return isProfile(profile) ? profile : undefined;
@@ -117,18 +136,19 @@
       return bucket;
     }
 
+    // → the dropped event (undefined when nothing is queued).
     function dropOldest() {
       if (held.length > 0) {
-        held.shift();
         total--;
-        return;
+        return held.shift();
       }
       var iterator = buckets.entries().next();
-      if (iterator.done) return;
+      if (iterator.done) return undefined;
       var bucket = iterator.value[1];
-      bucket.events.shift();
+      var dropped = bucket.events.shift();
       total--;
       if (bucket.events.length === 0) buckets.delete(iterator.value[0]);
+      return dropped;
     }
 
     function adoptHeld() {
@@ -142,14 +162,15 @@
       return moved;
     }
 
+    // → the profile whose bucket took the event (undefined: held).
     function enqueue(event, explicitProfile) {
-      var dropped = 0;
-      while (total >= maxEvents) {
-        dropOldest();
-        dropped++;
-      }
-      if (dropped > 0 && api !== null) {
-        host.log('warn', 'Insights queue is full (' + maxEvents + ' events): dropped the ' + dropped + ' oldest event(s).');
+      var dropped = [];
+      while (total >= maxEvents) dropped.push(dropOldest());
+      if (dropped.length > 0) {
+        if (api !== null) {
+          host.log('warn', 'Insights queue is full (' + maxEvents + ' events): dropped the ' + dropped.length + ' oldest event(s).');
+        }
+        removed(dropped, 'capped');
       }
       var profile = isProfile(explicitProfile) ? explicitProfile : currentProfile();
       if (profile === undefined) {
@@ -159,6 +180,36 @@
         bucketFor(profile).events.push(event);
       }
       total++;
+      return profile;
+    }
+
+    function accept(event, explicitProfile) {
+      var profile = enqueue(event, explicitProfile);
+      if (onAccepted === null) return;
+      try {
+        onAccepted(event, profile);
+      } catch (error) {
+        host.log('warn', 'Insights queue onAccepted callback failed: ' + messageOf(error));
+      }
+    }
+
+    function removeMessages(ids) {
+      var wanted = new Set(Array.isArray(ids) ? ids : []);
+      var gone = [];
+      function keep(event) {
+        var hit = event !== null && typeof event === 'object' && wanted.has(event.messageId);
+        if (hit) gone.push(event);
+        return !hit;
+      }
+      held = held.filter(keep);
+      buckets.forEach(function (bucket, id) {
+        bucket.events = bucket.events.filter(keep);
+        if (bucket.events.length === 0) buckets.delete(id);
+      });
+      total -= gone.length;
+      removed(gone, 'removed');
+      reconcileTimer();
+      return gone;
     }
 
     function queuedCount() {
@@ -199,14 +250,14 @@
 
     function send(event, explicitProfile) {
       if (api === null) {
-        enqueue(event, explicitProfile);
+        accept(event, explicitProfile);
         return;
       }
       if (disabledReason !== null) {
         host.log('debug', 'Insights delivery is disabled; an event was discarded.');
         return;
       }
-      enqueue(event, explicitProfile);
+      accept(event, explicitProfile);
       reconcileTimer();
       if (!closed && queuedCount() >= threshold) flush();
     }
@@ -268,9 +319,18 @@
       }, 0);
     }
 
+    function eventsOf(batches) {
+      var all = [];
+      batches.forEach(function (batch) {
+        all.push.apply(all, batch.events);
+      });
+      return all;
+    }
+
     function handle(batches, outcome) {
       if (outcome.ok) {
         removeSent(batches);
+        removed(eventsOf(batches), 'delivered');
         if (!closed) runtime.handleSuccess();
         return;
       }
@@ -280,10 +340,8 @@
           var count = countEvents(batches);
           var reason = outcome.reason + '; ' + count + ' event(s) in ' + batches.length + ' batch(es) were dropped (the API refuses them).';
           host.log('warn', reason);
-          var dropped = [];
-          batches.forEach(function (batch) {
-            dropped.push.apply(dropped, batch.events);
-          });
+          var dropped = eventsOf(batches);
+          removed(dropped, 'dropped');
           emit('batchDropped', { status: outcome.status, reason: reason, droppedCount: count, droppedEvents: dropped });
           if (!closed) runtime.handleSuccess();
           return;
@@ -292,6 +350,7 @@
           disabledReason = 'Insights API delivery disabled: ' + outcome.reason +
             ' (check clientId, environment and the Insights base URL). No further Insights requests are made by this client instance.';
           var discarded = total;
+          removed(held.concat(eventsOf(copyBuckets())), 'disabled');
           buckets = new Map();
           held = [];
           total = 0;
@@ -328,6 +387,7 @@
         reconcileTimer();
       },
       purge: purge,
+      removeMessages: removeMessages,
       close: function () {
         closed = true;
         runtime.reset();
