@@ -30,16 +30,23 @@ public final class OptimizationClient: Sendable {
         /// Longest time, in seconds, one call into JavaScript may run.
         public var executionTimeLimit: Double?
         /// Where consent and profile continuity survive restarts. Default ``OptimizationStorage/automatic``.
+        /// With a directory (``OptimizationStorage/automatic`` or ``OptimizationStorage/directory(_:)``)
+        /// accepted events are also kept in a durable outbox, `<directory>/outbox`, until they are
+        /// delivered, so a crash or restart loses none (docs/outbox.md); one client per directory.
         public var storage: OptimizationStorage
+        /// Durability policy, bounds and time to live of the outbox (used with a storage directory).
+        public var outbox: OutboxConfiguration
 
         public init(
             logger: Logger = Logger(label: "Optimization", factory: { _ in SwiftLogNoOpLogHandler() }),
             clock: any HostClock = SystemClock(),
             transport: (any FetchTransport)? = nil,
             executionTimeLimit: Double? = 10,
-            storage: OptimizationStorage = .automatic
+            storage: OptimizationStorage = .automatic,
+            outbox: OutboxConfiguration = OutboxConfiguration()
         ) {
             self.storage = storage
+            self.outbox = outbox
             self.logger = logger
             self.clock = clock
             self.transport = transport
@@ -72,9 +79,12 @@ public final class OptimizationClient: Sendable {
 
     /// Starts the engine with `config`. Calling it again replaces the running engine (the old
     /// one is destroyed first).
+    /// With a storage directory the outbox is opened first, and the undelivered events it holds
+    /// are queued again (ahead of new ones) and flushed as usual.
     /// - Throws: ``OptimizationError/configError(_:)`` for an invalid configuration (for example
-    ///   an invalid locale), ``OptimizationError/resourceLoadError(_:)`` if the embedded
-    ///   JavaScript cannot be loaded.
+    ///   an invalid locale) or an outbox directory that cannot be used (another process owns
+    ///   it), ``OptimizationError/resourceLoadError(_:)`` if the embedded JavaScript cannot be
+    ///   loaded.
     public func initialize(config: OptimizationConfig) throws(OptimizationError) {
         guard !config.clientId.isEmpty else { throw .configError("clientId must not be empty") }
         releaseRuntime()
@@ -84,6 +94,17 @@ public final class OptimizationClient: Sendable {
             executionTimeLimit: environment.executionTimeLimit, logger: environment.logger)
         let started = runtimeStart()
         let persistence = makePersistence(for: config)
+        let outbox: ClientOutbox?
+        do {
+            outbox = try storageDirectory(for: config).map { directory throws(OptimizationError) in
+                try ClientOutbox(
+                    directory: directory.appendingPathComponent("outbox", isDirectory: true),
+                    configuration: environment.outbox, clock: environment.clock, logger: environment.logger)
+            }
+        } catch {
+            if let ownedTransport { Task { try? await ownedTransport.shutdown() } }
+            throw error
+        }
         var bridgeConfiguration = config.bridgeConfiguration
         if case .object(var members) = bridgeConfiguration, let persistence {
             members["persisted"] = persistence.persistedConfiguration
@@ -101,8 +122,9 @@ public final class OptimizationClient: Sendable {
                     persistence?.stateChanged(state)
                     states.yield(state)
                 },
-                persistence: persistence, ownedTransport: ownedTransport)
+                persistence: persistence, outbox: outbox, ownedTransport: ownedTransport)
         } catch {
+            outbox?.close()
             if let ownedTransport { Task { try? await ownedTransport.shutdown() } }
             throw error
         }
@@ -110,6 +132,7 @@ public final class OptimizationClient: Sendable {
         if !isOnline.withLock({ $0 }) {
             _ = try? newRuntime.engine.call("__bridge.setOnline", .bool(false))
         }
+        outbox?.start(on: newRuntime.engine)
         runtime.withLock { $0 = newRuntime }
     }
 
@@ -178,20 +201,21 @@ public final class OptimizationClient: Sendable {
 
     /// The store for `config` per ``Environment/storage``; nil when persistence is disabled.
     private func makePersistence(for config: OptimizationConfig) -> PersistenceCoordinator? {
-        let store: any OptimizationStore
+        if case .custom(let custom) = environment.storage { return PersistenceCoordinator(store: custom) }
+        guard let directory = storageDirectory(for: config) else { return nil }
+        return PersistenceCoordinator(store: FileOptimizationStore(directory: directory, logger: environment.logger))
+    }
+
+    /// The directory of ``Environment/storage`` for `config`; nil for custom or disabled storage.
+    private func storageDirectory(for config: OptimizationConfig) -> URL? {
         switch environment.storage {
-        case .disabled:
+        case .disabled, .custom:
             return nil
-        case .custom(let custom):
-            store = custom
         case .directory(let directory):
-            store = FileOptimizationStore(directory: directory, logger: environment.logger)
+            return directory
         case .automatic:
-            store = FileOptimizationStore(
-                directory: FileOptimizationStore.defaultDirectory(clientId: config.clientId, environment: config.environment),
-                logger: environment.logger)
+            return FileOptimizationStore.defaultDirectory(clientId: config.clientId, environment: config.environment)
         }
-        return PersistenceCoordinator(store: store)
     }
 
     /// Every state change, delivered before the call that caused it returns; a new stream per

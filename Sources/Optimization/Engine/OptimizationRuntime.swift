@@ -9,6 +9,8 @@ final class OptimizationRuntime: Sendable {
     let engine: JavaScriptEngine
     /// Applies the persistence rules to every state change; nil when storage is disabled.
     let persistence: PersistenceCoordinator?
+    /// Keeps accepted events on disk until delivered; nil without a storage directory.
+    let outbox: ClientOutbox?
     /// The transport `initialize` created for this engine (shut down by ``close()``); nil when
     /// the host injected one.
     let ownedTransport: HTTPFetchTransport?
@@ -40,11 +42,12 @@ final class OptimizationRuntime: Sendable {
     init(
         configuration: JavaScriptEngine.Configuration, bridgeConfiguration: JSONValue,
         channel: BridgeChannel = BridgeChannel(), persistence: PersistenceCoordinator? = nil,
-        ownedTransport: HTTPFetchTransport? = nil, scripts: [EmbeddedScript] = EmbeddedJSRuntime.scripts
+        outbox: ClientOutbox? = nil, ownedTransport: HTTPFetchTransport? = nil, scripts: [EmbeddedScript] = EmbeddedJSRuntime.scripts
     ) throws(OptimizationError) {
         logger = configuration.logger
         self.channel = channel
         self.persistence = persistence
+        self.outbox = outbox
         self.ownedTransport = ownedTransport
         do {
             engine = try JavaScriptEngine(configuration: configuration)
@@ -74,6 +77,7 @@ final class OptimizationRuntime: Sendable {
         }
         do {
             try channel.install(on: engine)
+            try outbox?.install(on: engine)
         } catch {
             engine.close()
             throw .bridgeError("cannot install the bridge push-backs: \(error)")
@@ -154,6 +158,9 @@ final class OptimizationRuntime: Sendable {
         }
         let inFlight = engine.close(keepingFetchesInFlight: true)
         channel.close()
+        // After the final flushes were started: what they carry stays on disk until the next
+        // start (at-least-once, same messageId).
+        outbox?.close()
         if let ownedTransport {
             Task {
                 for request in inFlight { await request.value }

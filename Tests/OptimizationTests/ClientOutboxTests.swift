@@ -1,0 +1,150 @@
+import Foundation
+import JavaScriptHost
+@testable import Optimization
+import OptimizationTesting
+import Testing
+
+/// Issue 12 for the single-visitor client: with a storage directory every accepted event is in
+/// the durable outbox before the accepting call returns, survives a restart, is sent again with
+/// its original bytes, is acknowledged once delivered, is purged by consent withdrawal, and the
+/// outbox's own drops (time to live) leave the queues too.
+@Suite("OptimizationClient with a durable outbox")
+struct ClientOutboxTests {
+    static let profile: JSONValue = ["id": "p-1", "stableId": "p-1", "random": 0.5, "audiences": [], "traits": [:], "location": [:]]
+
+    /// A client on `directory` whose API is `server` (or, without one, nothing listening).
+    static func client(
+        _ directory: URL, server: LocalOptimizationAPIServer? = nil, clock: ManualClock = ManualClock(),
+        online: Bool = true, outbox: OutboxConfiguration = OutboxConfiguration()
+    ) throws -> OptimizationClient {
+        let client = OptimizationClient(environment: .init(clock: clock, storage: .directory(directory), outbox: outbox))
+        client.setOnline(online)
+        try client.initialize(config: OptimizationConfig(
+            clientId: "org-1", defaults: StorageDefaults(consent: true, profile: profile),
+            api: OptimizationAPIConfig(
+                experienceBaseURL: server?.experienceBaseURL ?? "http://127.0.0.1:1/experience/",
+                insightsBaseURL: server?.insightsBaseURL ?? "http://127.0.0.1:1/insights/")))
+        return client
+    }
+
+    static func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("client-outbox-\(UUID().uuidString)")
+    }
+
+    static func outboxFiles(_ directory: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("outbox").path)) ?? []).sorted()
+    }
+
+    @Test func eventsAcceptedOfflineAreOnDiskBeforeTheCallReturnsAndAreDeliveredOnceAfterARestart() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let offline = try Self.client(directory, online: false)
+        let events = offline.events
+        var iterator = events.makeAsyncIterator()
+        #expect(try await offline.track(event: "bought").accepted)
+        #expect(offline.currentRuntime?.outbox?.outbox.count == 1, "on disk when track returned")
+        #expect(try await offline.trackClick(TrackClickPayload(componentId: "hero")).accepted)
+        #expect(try await offline.identify(userId: "u-1").accepted)
+        #expect(offline.currentRuntime?.outbox?.outbox.count == 3)
+        var emitted: [String] = []
+        for _ in 0..<3 { emitted.append(try #require(await iterator.next()?["messageId"]?.stringValue)) }
+        offline.destroy()  // the final flush cannot run offline: all three stay on disk
+
+        try await withLocalAPIServer { server in
+            let online = try Self.client(directory, server: server)
+            defer { online.destroy() }
+            try await online.flush()
+            let experience = server.requests(matching: .experience).flatMap(\.deliveredEvents)
+            let insights = server.requests(matching: .insights).flatMap(\.deliveredEvents)
+            #expect(experience.compactMap { $0["messageId"]?.stringValue } == [emitted[0], emitted[2]], "original ids, in order")
+            #expect(experience.first?["event"] == "bought")
+            #expect(insights.compactMap { $0["messageId"]?.stringValue } == [emitted[1]])
+            #expect(insights.first?["componentId"] == "hero")
+            #expect(server.insightsBatches.first?["profile"]?["id"] == "p-1", "sent for the profile it was accepted for")
+            #expect(online.currentRuntime?.outbox?.outbox.count == 0, "acknowledged once delivered")
+        }
+
+        // Delivered events never come back.
+        let third = try Self.client(directory, online: false)
+        defer { third.destroy() }
+        #expect(third.currentRuntime?.outbox?.outbox.recovery.records.isEmpty == true)
+        #expect(third.queueSizes().map { [$0.experience, $0.insights] } == [0, 0])
+    }
+
+    @Test func retriesKeepEventsOnDiskAndRefusedBatchesAreAcknowledged() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withLocalAPIServer { server in
+            server.enqueue(.status(503), for: .experience)
+            let client = try Self.client(directory, server: server)
+            defer { client.destroy() }
+            #expect(try await client.track(event: "kept").accepted)
+            #expect(client.currentRuntime?.outbox?.outbox.count == 1, "a 503 acknowledges nothing")
+            server.enqueue(.status(422), for: .experience)
+            client.setOnline(false)
+            client.setOnline(true)  // reconnect: force-flush, refused for good
+            try await server.waitForRequests(count: 2, matching: .experience)
+            try await client.flush()
+            #expect(client.currentRuntime?.outbox?.outbox.count == 0, "a refused batch is not recovered again")
+        }
+    }
+
+    @Test func consentWithdrawalDeletesTheOutboxInTheSameCall() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try Self.client(directory, online: false)
+        defer { client.destroy() }
+        #expect(try await client.track(event: "a").accepted)
+        #expect(try await client.trackClick(TrackClickPayload(componentId: "b")).accepted)
+        #expect(Self.outboxFiles(directory).contains { $0.hasSuffix(".log") })
+        client.consent(false)
+        #expect(client.currentRuntime?.outbox?.outbox.count == 0)
+        #expect(Self.outboxFiles(directory) == [DurableOutbox.lockFileName], "no event file left on disk")
+        #expect(try await client.track(event: "blocked").accepted == false)
+        #expect(client.currentRuntime?.outbox?.outbox.count == 0, "a blocked event is never written")
+    }
+
+    @Test func aSecondClientOnTheSameDirectoryGetsAClearError() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try Self.client(directory, online: false)
+        defer { first.destroy() }
+        let second = OptimizationClient(environment: .init(clock: ManualClock(), storage: .directory(directory)))
+        #expect {
+            try second.initialize(config: OptimizationConfig(clientId: "org-1"))
+        } throws: { error in
+            guard case .configError(let message) = error as? OptimizationError else { return false }
+            return message.contains("in use by another process")
+        }
+        #expect(!second.isInitialized)
+        first.destroy()
+        try second.initialize(config: OptimizationConfig(clientId: "org-1"))  // released by destroy()
+        second.destroy()
+    }
+
+    @Test func expiredEventsLeaveTheQueueAndAreReportedAsOfflineDrops() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = ManualClock()
+        let client = try Self.client(directory, clock: clock, online: false, outbox: OutboxConfiguration(timeToLiveMs: 60_000))
+        defer { client.destroy() }
+        let reports = client.queueEvents
+        #expect(try await client.track(event: "old").accepted)
+        clock.advance(by: 30_000)
+        #expect(try await client.trackClick(TrackClickPayload(componentId: "newer")).accepted)
+        clock.advance(by: 30_000)  // the first event is now 60 s old
+        let drop = try #require(await nextElement(of: reports), "no offlineDrop report")
+        #expect(drop.type == .offlineDrop && drop.queue == .experience)
+        #expect(drop.context["reason"] == "expired")
+        #expect(drop.context["droppedCount"] == 1)
+        #expect(client.queueSizes().map { [$0.experience, $0.insights] } == [0, 1])
+        #expect(client.currentRuntime?.outbox?.outbox.count == 1)
+    }
+
+    @Test func storageDisabledOrCustomKeepsNoOutbox() throws {
+        let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+        try client.initialize(config: OptimizationConfig(clientId: "org-1"))
+        defer { client.destroy() }
+        #expect(client.currentRuntime?.outbox == nil)
+    }
+}
