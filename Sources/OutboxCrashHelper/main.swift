@@ -3,6 +3,7 @@
 // delivery), printing a line for each only after the call returned, until it is killed.
 //
 //   OutboxCrashHelper <directory> <seed> <generation> <writeOnly|syncEveryAppend|syncInterval> <events>
+//   OutboxCrashHelper client …   (an OptimizationClient with a durable outbox: ClientMode.swift)
 //
 // stdout, one write(2) per line:
 //   recovered <count>
@@ -49,6 +50,10 @@ struct SeededGenerator: RandomNumberGenerator {
 
 // A lower priority, so appending as fast as it can does not starve the test suite running beside it.
 _ = nice(10)
+
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "client" {
+    await runClientMode(Array(CommandLine.arguments.dropFirst(2)))
+}
 
 let arguments = CommandLine.arguments
 guard arguments.count == 6, let seed = UInt64(arguments[2]), let generation = Int(arguments[3]), let total = Int(arguments[5]) else {

@@ -134,7 +134,7 @@ enum CrashHelper {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "OutboxCrashHelper next to \(testBundle.path)"])
     }
 
-    private static func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+    static func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = arguments
@@ -165,7 +165,15 @@ enum CrashHelper {
     static func runAndKill(
         directory: URL, seed: UInt64, generation: Int, durability: String, afterAccepted: Int, extraDelayMicroseconds: UInt32
     ) throws -> Run {
-        let (process, output, errors) = try start([directory.path, "\(seed)", "\(generation)", durability, "100000"])
+        try runAndKill(
+            arguments: [directory.path, "\(seed)", "\(generation)", durability, "100000"],
+            afterAccepted: afterAccepted, extraDelayMicroseconds: extraDelayMicroseconds)
+    }
+
+    /// ``runAndKill(directory:seed:generation:durability:afterAccepted:extraDelayMicroseconds:)``
+    /// for any helper mode (`arguments` as given on the command line).
+    static func runAndKill(arguments: [String], afterAccepted: Int, extraDelayMicroseconds: UInt32) throws -> Run {
+        let (process, output, errors) = try start(arguments)
         let reader = output.fileHandleForReading
         var collected = Data()
         var acceptedCount = 0
