@@ -260,11 +260,8 @@ public final class OptimizationRequest: Sendable {
         if let insights = answer["insights"], insights.arrayValue?.isEmpty == false {
             do {
                 service.metrics.queueDepth.record(try running.delivery.enqueue(insights))
-            } catch let error as OptimizationError {
-                if case .notInitialized = error { throw .shutDown }
-                throw error
-            } catch {
-                throw .bridgeError("\(error)")
+            } catch .notInitialized {
+                throw .shutDown
             }
         }
         return snapshot(accepted: true, experience: outcome)
