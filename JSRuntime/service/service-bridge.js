@@ -27,6 +27,9 @@
 //                                in flight is awaited first, then what was queued meanwhile follows.
 //   insightsSize() → number      queued events.
 //   eraseInsightsProfile(id) → number   removes that profile's queued events (erasure).
+//   removeInsightsMessages(ids, reason) → number   removes the queued events whose messageId is in
+//                                `ids` (the durable outbox dropped them: a bound or the time to
+//                                live) and reports one offlineDrop {droppedCount, droppedEvents, reason}.
 //   closeDelivery()              stops the queue's timers and retries for good.
 (function () {
   'use strict';
@@ -184,6 +187,14 @@
     return insightsQueue === null ? 0 : insightsQueue.eraseProfile(profileId);
   }
 
+  function removeInsightsMessages(messageIds, reason) {
+    var ids = Array.isArray(messageIds) ? messageIds : [];
+    if (insightsQueue === null || ids.length === 0) return 0;
+    var gone = insightsQueue.removeMessages(ids);
+    reportQueueEvent('offlineDrop', { droppedCount: ids.length, droppedEvents: gone, reason: isString(reason) ? reason : 'outbox' });
+    return gone.length;
+  }
+
   function insightsSize() {
     return insightsQueue === null ? 0 : insightsQueue.size();
   }
@@ -204,6 +215,7 @@
     flushInsights: flushInsights,
     insightsSize: insightsSize,
     eraseInsightsProfile: eraseInsightsProfile,
+    removeInsightsMessages: removeInsightsMessages,
     closeDelivery: closeDelivery,
   };
 })();

@@ -221,6 +221,29 @@
     });
   });
 
+  jsTest('service: events the durable outbox dropped leave the queue and are reported once as offlineDrop', function () {
+    __service.configure(settings({ api: { insightsBaseUrl: 'https://ins.test/' } }));
+    __service.startDelivery();
+    var reports = [];
+    globalThis.__nativeOnQueueEvent = function (json) { reports.push(JSON.parse(json)); };
+    try {
+      var e = function (id) { return { type: 'component', messageId: id }; };
+      __service.enqueueInsights([{ profile: { id: 'a' }, event: e('1') }, { profile: { id: 'b' }, event: e('2') }]);
+      assert.equal(__service.removeInsightsMessages(['1', 'unknown'], 'expired'), 1);
+      assert.equal(__service.insightsSize(), 1);
+      assert.equal(reports.length, 1);
+      assert.equal(reports[0].type, 'offlineDrop');
+      assert.equal(reports[0].queue, 'insights');
+      assert.deepEqual([reports[0].context.droppedCount, reports[0].context.reason], [2, 'expired']);
+      assert.deepEqual(reports[0].context.droppedEvents.map(function (x) { return x.messageId; }), ['1']);
+      assert.equal(__service.removeInsightsMessages([], 'expired'), 0);
+      assert.equal(reports.length, 1, 'nothing dropped, nothing reported');
+    } finally {
+      delete globalThis.__nativeOnQueueEvent;
+      __service.closeDelivery();
+    }
+  });
+
   jsTest('service: requests share nothing: consent and profile of one call never leak into the next', function () {
     answerWithProfiles();
     var pipeline = events();

@@ -97,4 +97,32 @@ struct ServiceOutboxTests {
             await up.shutdown()
         }
     }
+
+    @Test func eventsTheOutboxExpiresLeaveTheQueueAndAreReported() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = ManualClock()
+        let service = OptimizationService(
+            config: OptimizationConfig(
+                clientId: "org-1",
+                api: OptimizationAPIConfig(experienceBaseURL: "http://127.0.0.1:1/experience/", insightsBaseURL: "http://127.0.0.1:1/insights/")),
+            options: .init(engines: 1, outboxDirectory: directory, outbox: OutboxConfiguration(timeToLiveMs: 60_000)),
+            environment: .init(clock: clock))
+        try await service.start()
+        let reports = service.queueEvents
+        try await service.forRequest(RequestOptions(consent: true, profileId: "visitor")).trackClick(TrackClickPayload(componentId: "old"))
+        clock.advance(by: 30_000)
+        try await service.forRequest(RequestOptions(consent: true, profileId: "visitor")).trackClick(TrackClickPayload(componentId: "newer"))
+        clock.advance(by: 30_000)  // the first event is now 60 s old
+        var drop: QueueEvent?
+        for _ in 0..<20 {  // flush failures of the unreachable API may come first
+            guard let report = await nextElement(of: reports) else { break }
+            if report.type == .offlineDrop { drop = report; break }
+        }
+        let expired = try #require(drop, "no offlineDrop report")
+        #expect(expired.context["reason"] == "expired" && expired.context["droppedCount"] == 1)
+        #expect(expired.context["droppedEvents"]?[0]?["componentId"] == "old")
+        #expect(service.queuedEventCount == 1, "the expired event left the queue too")
+        await service.shutdown()
+    }
 }
