@@ -25,12 +25,22 @@ public enum SelectionHandoff {
     }
 
     /// The selections in a cookie value written by ``encode(_:)``, or nil for anything else.
+    ///
+    /// Decoded values are kept in a small process-wide cache (``decodedCache``): visitors share a
+    /// handful of selection sets, and handing the engines the SAME ``SelectedOptimizations``
+    /// instance spares both the Swift parse and the transfer into each engine on every request.
     public static func decode(_ value: String) -> SelectedOptimizations? {
+        if let cached = decodedCache.value(for: value) { return cached }
         guard value.hasPrefix(prefix), value.utf8.count <= maximumCookieLength,
-              let data = dataFromBase64URL(value.dropFirst(prefix.count))
+              let data = dataFromBase64URL(value.dropFirst(prefix.count)),
+              let selections = try? SelectedOptimizations(jsonData: data)
         else { return nil }
-        return try? SelectedOptimizations(jsonData: data)
+        decodedCache.insert(selections, for: value)
+        return selections
     }
+
+    /// Cookie values already decoded, at most 1,024 (the oldest goes first).
+    static let decodedCache = BoundedCache<String, SelectedOptimizations>(capacity: 1_024)
 
     private static func base64URL(_ data: Data) -> String {
         var text = data.base64EncodedString()

@@ -1,5 +1,5 @@
 import OptimizationTesting
-import PersonalizedPagesApp
+@testable import PersonalizedPagesApp
 import Testing
 
 @Suite struct SelectionHandoffTests {
@@ -18,5 +18,28 @@ import Testing
         }
         let huge = try SelectedOptimizations((0..<200).map { ["experienceId": .string("experience-\($0)"), "variantIndex": 1, "variants": [:]] })
         #expect(SelectionHandoff.encode(huge) == nil, "too long for a cookie: not written")
+    }
+
+    @Test func aCookieValueIsDecodedOnceAndTheCacheIsBounded() throws {
+        let selections = try SelectedOptimizations([
+            ["experienceId": .string("cache-\(UInt64.random(in: 0...UInt64.max))"), "variantIndex": 1, "variants": [:]],
+        ])
+        let value = try #require(SelectionHandoff.encode(selections))
+        #expect(SelectionHandoff.decodedCache.value(for: value) == nil)
+        #expect(SelectionHandoff.decode(value) == selections)
+        #expect(SelectionHandoff.decodedCache.value(for: value) == selections, "kept for the next request")
+        #expect(SelectionHandoff.decodedCache.value(for: "v1.%%%") == nil)
+        #expect(SelectionHandoff.decode("v1.%%%") == nil)
+        #expect(SelectionHandoff.decodedCache.value(for: "v1.%%%") == nil, "rejected values are not kept")
+
+        let cache = BoundedCache<String, Int>(capacity: 2)
+        cache.insert(1, for: "a")
+        cache.insert(2, for: "b")
+        cache.insert(20, for: "b")
+        #expect(cache.count == 2 && cache.value(for: "b") == 20)
+        cache.insert(3, for: "c")
+        #expect(cache.count == 2)
+        #expect(cache.value(for: "a") == nil, "the oldest goes first")
+        #expect(cache.value(for: "c") == 3)
     }
 }
