@@ -73,6 +73,43 @@ struct ServiceTests {
         }
     }
 
+    /// A thread that had to move to another engine stays there, so concurrent threads settle on
+    /// different engines instead of swapping them (and their caches) on every call.
+    @Test func aThreadKeepsTheEngineItMovedTo() async throws {
+        try await withLocalAPIServer { server in
+            try await withService(server, engines: 2) { service in
+                let runtimes = service.poolRuntimes
+                let pool = EnginePool(engines: runtimes)
+                let served: [Int] = await withCheckedContinuation { continuation in
+                    Thread {
+                        func engineIndex() -> Int {
+                            let runtime = pool.withEngine { $0 }.result
+                            return runtimes.firstIndex { $0 === runtime }!
+                        }
+                        let first = engineIndex()
+                        // Another thread holds this thread's engine: the next call moves.
+                        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0)
+                        Thread {
+                            runtimes[first].engine.withExclusiveAccess {
+                                holding.signal()
+                                release.wait()
+                            }
+                            released.signal()
+                        }.start()
+                        holding.wait()
+                        let moved = engineIndex()
+                        release.signal()
+                        released.wait()
+                        // Both engines are free again: the thread stays where it moved to.
+                        continuation.resume(returning: [first, moved, engineIndex(), engineIndex()])
+                    }.start()
+                }
+                #expect(served[1] != served[0], "a busy engine is passed over")
+                #expect(served[2] == served[1] && served[3] == served[1], "then kept: \(served)")
+            }
+        }
+    }
+
     @Test func allowListedPageLeavesBeforeConsentButTrackIsBlockedAndReportedOnce() async throws {
         try await withLocalAPIServer { server in
             try await withService(server) { service in
