@@ -330,7 +330,7 @@
     function handle(batches, outcome) {
       if (outcome.ok) {
         removeSent(batches);
-        removed(eventsOf(batches), 'delivered');
+        if (onRemoved !== null) removed(eventsOf(batches), 'delivered');
         if (!closed) runtime.handleSuccess();
         return;
       }
@@ -350,7 +350,7 @@
           disabledReason = 'Insights API delivery disabled: ' + outcome.reason +
             ' (check clientId, environment and the Insights base URL). No further Insights requests are made by this client instance.';
           var discarded = total;
-          removed(held.concat(eventsOf(copyBuckets())), 'disabled');
+          if (onRemoved !== null) removed(held.concat(eventsOf(copyBuckets())), 'disabled');
           buckets = new Map();
           held = [];
           total = 0;

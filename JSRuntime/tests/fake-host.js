@@ -17,7 +17,10 @@
 // __testHost: logs, fetches, settled, now(), advance(ms) (moves the clock, firing due timers in
 // time order — equal times in scheduling order — through __timerFired, including timers that
 // callbacks schedule within the window), pendingTimers() (sorted [{id, due}]), respondToFetch,
-// fetchHandler, reset() (clock, timers, logs, fetches, settled, uuid counter, handler).
+// fetchHandler, reset() (clock, timers, logs, fetches, settled, uuid counter, handler), and for
+// the delivery specs: fetchesTo(api) (the fetches to "experience" — a /profiles URL — or to
+// "insights"), eventsOf(fetch) (the events of an Experience `{events}` or Insights `[{events}]`
+// body) and drainJobs() (a promise that lets every pending promise job, fetch replies included, run).
 (function () {
   'use strict';
   var START_TIME = Date.UTC(2026, 0, 1);
@@ -70,6 +73,24 @@
       response.body === undefined ? '' : typeof response.body === 'string' ? response.body : JSON.stringify(response.body),
       response.error || ''
     );
+  };
+
+  testHost.fetchesTo = function (api) {
+    return testHost.fetches.filter(function (request) {
+      return (request.url.indexOf('/profiles') !== -1) === (api === 'experience');
+    });
+  };
+
+  testHost.eventsOf = function (request) {
+    var body = JSON.parse(request.body);
+    if (Array.isArray(body)) return body.reduce(function (all, batch) { return all.concat(batch.events); }, []);
+    return body.events;
+  };
+
+  testHost.drainJobs = function () {
+    var chain = Promise.resolve();
+    for (var i = 0; i < 200; i++) chain = chain.then(function () {});
+    return chain;
   };
 
   // Also re-installs every fake binding (a test may have swapped one) and removes the optional

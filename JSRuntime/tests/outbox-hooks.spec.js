@@ -21,23 +21,9 @@
     };
   }
 
-  function requests(api) {
-    return __testHost.fetches.filter(function (request) {
-      return (request.url.indexOf(EXPERIENCE) !== -1) === (api === 'experience');
-    });
-  }
-
-  function eventsOf(request) {
-    var body = JSON.parse(request.body);
-    if (Array.isArray(body)) return body.reduce(function (all, batch) { return all.concat(batch.events); }, []);
-    return body.events;
-  }
-
-  function drain() {
-    var chain = Promise.resolve();
-    for (var i = 0; i < 200; i++) chain = chain.then(function () {});
-    return chain;
-  }
+  var requests = __testHost.fetchesTo;
+  var eventsOf = __testHost.eventsOf;
+  var drain = __testHost.drainJobs;
 
   function sizes() {
     return JSON.parse(__bridge.queueSizes());
