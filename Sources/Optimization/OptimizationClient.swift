@@ -93,10 +93,11 @@ public final class OptimizationClient: Sendable {
             clock: environment.clock, transport: transport,
             executionTimeLimit: environment.executionTimeLimit, logger: environment.logger)
         let started = runtimeStart()
-        let persistence = makePersistence(for: config)
+        let directory = storageDirectory(for: config)
+        let persistence = makePersistence(directory: directory)
         let outbox: ClientOutbox?
         do {
-            outbox = try storageDirectory(for: config).map { directory throws(OptimizationError) in
+            outbox = try directory.map { directory throws(OptimizationError) in
                 try ClientOutbox(
                     directory: directory.appendingPathComponent("outbox", isDirectory: true),
                     configuration: environment.outbox, clock: environment.clock, logger: environment.logger)
@@ -199,10 +200,11 @@ public final class OptimizationClient: Sendable {
         runtime.withLock { $0 }
     }
 
-    /// The store for `config` per ``Environment/storage``; nil when persistence is disabled.
-    private func makePersistence(for config: OptimizationConfig) -> PersistenceCoordinator? {
+    /// The store per ``Environment/storage`` (`directory` is its directory, if it has one); nil
+    /// when persistence is disabled.
+    private func makePersistence(directory: URL?) -> PersistenceCoordinator? {
         if case .custom(let custom) = environment.storage { return PersistenceCoordinator(store: custom) }
-        guard let directory = storageDirectory(for: config) else { return nil }
+        guard let directory else { return nil }
         return PersistenceCoordinator(store: FileOptimizationStore(directory: directory, logger: environment.logger))
     }
 

@@ -128,16 +128,19 @@ struct ClientOutboxTests {
         let clock = ManualClock()
         let client = try Self.client(directory, clock: clock, online: false, outbox: OutboxConfiguration(timeToLiveMs: 60_000))
         defer { client.destroy() }
-        let reports = client.queueEvents
+        var reports = QueueEventProbe(client)
         #expect(try await client.track(event: "old").accepted)
         clock.advance(by: 30_000)
         #expect(try await client.trackClick(TrackClickPayload(componentId: "newer")).accepted)
         clock.advance(by: 30_000)  // the first event is now 60 s old
-        let drop = try #require(await nextElement(of: reports), "no offlineDrop report")
-        #expect(drop.type == .offlineDrop && drop.queue == .experience)
+        // The drop is applied by a task; the removal and its report happen in one engine call.
+        try await eventually("the expired event leaves the queue") {
+            client.queueSizes().map { [$0.experience, $0.insights] } == [0, 1]
+        }
+        let drop = try #require(await reports.newEvents().first { $0.type == .offlineDrop }, "no offlineDrop report")
+        #expect(drop.queue == .experience)
         #expect(drop.context["reason"] == "expired")
         #expect(drop.context["droppedCount"] == 1)
-        #expect(client.queueSizes().map { [$0.experience, $0.insights] } == [0, 1])
         #expect(client.currentRuntime?.outbox?.outbox.count == 1)
     }
 

@@ -45,21 +45,3 @@ func makeClient(_ config: OptimizationConfig = OptimizationConfig(clientId: "tes
     try client.initialize(config: config)
     return client
 }
-
-/// The next element of `stream`, or nil when none arrives within `limit` (a failure bound for a
-/// report made asynchronously, never a sleep: it returns as soon as the element is there).
-func nextElement<Element: Sendable>(of stream: AsyncStream<Element>, within limit: Duration = .seconds(60)) async -> Element? {
-    await withTaskGroup(of: Element?.self) { group in
-        group.addTask {
-            var iterator = stream.makeAsyncIterator()
-            return await iterator.next()
-        }
-        group.addTask {
-            try? await Task.sleep(for: limit)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
-    }
-}

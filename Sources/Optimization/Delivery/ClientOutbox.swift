@@ -76,19 +76,8 @@ final class ClientOutbox: Sendable {
                 logger.error("recovered outbox events could not be queued; they stay on disk", metadata: ["error": "\(error)"])
             }
         }
-        let drops = outbox.drops
-        Task { [logger] in
-            for await report in drops {
-                for queue in QueueEvent.Queue.allCases {
-                    let ids = report.records.filter { $0.queue == queue }.map { JSONValue.string($0.messageId) }
-                    guard !ids.isEmpty, let idsText = try? JSONValue.array(ids).jsonText() else { continue }
-                    do {
-                        try engine.call("__bridge.removeQueuedEvents", .string(queue.rawValue), .json(idsText), .string(report.reason.rawValue))
-                    } catch {
-                        logger.debug("an outbox drop report arrived after the engine closed", metadata: ["error": "\(error)"])
-                    }
-                }
-            }
+        outbox.forwardDrops(logger: logger) { queue, ids, reason in
+            try engine.call("__bridge.removeQueuedEvents", .string(queue.rawValue), .json(ids), .string(reason))
         }
     }
 

@@ -40,24 +40,11 @@ final class ServiceDelivery: Sendable {
                     logger.error("recovered outbox events could not be queued; they stay on disk", metadata: ["error": "\(error)"])
                 }
             }
-            applyDrops(of: outbox)
-        }
-    }
-
-    /// Removes the events the outbox dropped by itself (a bound or the time to live) from the
-    /// queue as well; the queue reports them as `offlineDrop` with the reason. Runs until the
-    /// outbox closes.
-    private func applyDrops(of outbox: DurableOutbox) {
-        let drops = outbox.drops
-        Task { [runtime, logger] in
-            for await report in drops {
-                let ids = report.records.filter { $0.queue == .insights }.map { JSONValue.string($0.messageId) }
-                guard !ids.isEmpty, let idsText = try? JSONValue.array(ids).jsonText() else { continue }
-                do {
-                    try runtime.engine.call("__service.removeInsightsMessages", .json(idsText), .string(report.reason.rawValue))
-                } catch {
-                    logger.debug("an outbox drop report arrived after the delivery engine closed", metadata: ["error": "\(error)"])
-                }
+            // Events the outbox drops by itself (a bound, the time to live) leave the queue too;
+            // the queue reports them as `offlineDrop` with the reason.
+            outbox.forwardDrops(logger: logger) { [runtime] queue, ids, reason in
+                guard queue == .insights else { return }
+                try runtime.engine.call("__service.removeInsightsMessages", .json(ids), .string(reason))
             }
         }
     }
