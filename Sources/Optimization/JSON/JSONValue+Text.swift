@@ -4,15 +4,33 @@ extension JSONValue {
     /// Parses UTF-8 JSON. A leading UTF-8 byte order mark is ignored.
     /// - Throws: ``JSONError`` with the line and column of the problem.
     public init(jsonData data: some Collection<UInt8>, maximumDepth: Int = 512) throws(JSONError) {
-        var bytes = Array(data)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)
-        self = try parser.parseDocument()
+        if let parsed = try Self.parseContiguous(data, maximumDepth: maximumDepth) {
+            self = parsed
+        } else {
+            let bytes = Array(data)
+            self = try Self.parseContiguous(bytes, maximumDepth: maximumDepth)!
+        }
     }
 
-    /// Parses JSON text.
+    /// Parses JSON text (read in place from the string's UTF-8 storage when it has one).
     public init(jsonText text: String, maximumDepth: Int = 512) throws(JSONError) {
-        try self.init(jsonData: Array(text.utf8), maximumDepth: maximumDepth)
+        if let parsed = try Self.parseContiguous(text.utf8, maximumDepth: maximumDepth) {
+            self = parsed
+        } else {
+            self = try Self.parseContiguous(Array(text.utf8), maximumDepth: maximumDepth)!
+        }
+    }
+
+    /// Parses `data` in place when its bytes are contiguous (BOM skipped); nil when they are not.
+    static func parseContiguous(_ data: some Collection<UInt8>, maximumDepth: Int) throws(JSONError) -> JSONValue? {
+        let result: Result<JSONValue, JSONError>? = data.withContiguousStorageIfAvailable { buffer in
+            var bytes = buffer
+            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+                bytes = UnsafeBufferPointer(rebasing: bytes[3...])
+            }
+            return Result { () throws(JSONError) -> JSONValue in try JSONParser.parse(bytes, maximumDepth: maximumDepth) }
+        }
+        return try result?.get()
     }
 
     /// Compact JSON text. Strings are escaped as JSON requires (U+2028/U+2029 are escaped too, so

@@ -39,20 +39,29 @@ public final class ContentfulEntry: Sendable {
     /// - Throws: ``ContentfulEntryError`` naming what is wrong and where.
     public convenience init(jsonData data: some Collection<UInt8>, entryId: String? = nil) throws(ContentfulEntryError) {
         let document: JSONValue
-        var bytes = Array(data)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         do {
-            document = try JSONValue(jsonData: bytes)
+            document = try JSONValue(jsonData: data)
         } catch {
             throw .invalidJSON(error)
         }
-        // The text was just validated as JSON: hand it to the engine as is, no re-serializing.
-        try self.init(document: document, jsonText: String(decoding: bytes, as: UTF8.self), entryId: entryId)
+        // The bytes were just validated as JSON (hence UTF-8): hand them to the engine as they
+        // are, no re-serializing.
+        try self.init(document: document, jsonText: Self.droppingByteOrderMark(String(decoding: data, as: UTF8.self)), entryId: entryId)
     }
 
-    /// Parses JSON text; see ``init(jsonData:entryId:)``.
+    /// Parses JSON text (in place, without copying it); see ``init(jsonData:entryId:)``.
     public convenience init(jsonText text: String, entryId: String? = nil) throws(ContentfulEntryError) {
-        try self.init(jsonData: Array(text.utf8), entryId: entryId)
+        let document: JSONValue
+        do {
+            document = try JSONValue(jsonText: text)
+        } catch {
+            throw .invalidJSON(error)
+        }
+        try self.init(document: document, jsonText: Self.droppingByteOrderMark(text), entryId: entryId)
+    }
+
+    private static func droppingByteOrderMark(_ text: String) -> String {
+        text.utf8.first == 0xEF && text.utf8.starts(with: [0xEF, 0xBB, 0xBF]) ? String(text.unicodeScalars.dropFirst()) : text
     }
 
     /// Wraps an already-built value; see ``init(jsonData:entryId:)``.
