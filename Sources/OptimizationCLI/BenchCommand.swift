@@ -33,6 +33,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Timed cold resolutions (each a new entry).")
     var coldIterations = 5_000
 
+    @Option(help: "Timed parses of the bench entry (parse_p50_us).")
+    var parseIterations = 2_000
+
     @Option(help: "Engine starts to time.")
     var engineStarts = 30
 
@@ -40,7 +43,7 @@ struct BenchCommand: ParsableCommand {
     var memoryResolves = 1_000_000
 
     func validate() throws {
-        guard warmIterations > 0, coldIterations > 0, engineStarts > 0, memoryResolves >= 10 else {
+        guard warmIterations > 0, coldIterations > 0, parseIterations > 0, engineStarts > 0, memoryResolves >= 10 else {
             throw ValidationError("iteration counts must be positive")
         }
     }
@@ -77,7 +80,7 @@ struct BenchCommand: ParsableCommand {
         }
         report += [("cold_p50_us", percentile(cold, 0.5)), ("cold_p99_us", percentile(cold, 0.99))]
 
-        let parse = time(2_000) { index in
+        let parse = time(parseIterations) { _ in
             _ = try? ContentfulEntry(jsonText: entryText)
         }
         let parseP50 = percentile(parse, 0.5)
