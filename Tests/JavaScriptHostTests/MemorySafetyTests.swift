@@ -59,6 +59,24 @@ struct MemorySafetyTests {
         #expect(try engine.evaluate("[1,2,3].map(x => twice(x)).join()") == .string("2,4,6"))
     }
 
+    /// JavaScriptCore's own full collections hang off a run-loop timer that never fires on the
+    /// engine's threads; the engine runs one itself every `fullCollectionInterval` outermost
+    /// calls, so garbage that nothing allocates past is freed. (No allocation happens between
+    /// the calls, so nothing else would collect the probe.)
+    @Test(arguments: [50, nil] as [Int?])
+    func theEngineRunsAFullCollectionEveryIntervalCalls(interval: Int?) throws {
+        let engine = try JavaScriptEngine(configuration: .init(fullCollectionInterval: interval))
+        defer { engine.close() }
+        try engine.evaluate("""
+            globalThis.probe = new WeakRef({ payload: new Array(10000).fill(7) });
+            globalThis.noop = function () {};
+            """)
+        for _ in 0..<20 { try engine.call("noop") }
+        #expect(try engine.evaluate("probe.deref() !== undefined") == .bool(true))
+        for _ in 0..<60 { try engine.call("noop") }
+        #expect(try engine.evaluate("probe.deref() === undefined") == .bool(interval != nil))
+    }
+
     @Test func manyEnginesCanBeCreatedAndClosed() throws {
         for _ in 0..<20 {
             let engine = try JavaScriptEngine()
