@@ -14,11 +14,7 @@ extension JSONValue {
 
     /// Parses JSON text (read in place from the string's UTF-8 storage when it has one).
     public init(jsonText text: String, maximumDepth: Int = 512) throws(JSONError) {
-        if let parsed = try Self.parseContiguous(text.utf8, maximumDepth: maximumDepth) {
-            self = parsed
-        } else {
-            self = try Self.parseContiguous(Array(text.utf8), maximumDepth: maximumDepth)!
-        }
+        try self.init(jsonData: text.utf8, maximumDepth: maximumDepth)
     }
 
     /// Parses `data` in place when its bytes are contiguous (BOM skipped); nil when they are not.
