@@ -3,7 +3,7 @@
 // documents (JSRuntime/README.md, `resolveOptimizedEntry`, `prepareEntry`, `prepareSelections`,
 // `adoptEntry`, `adoptSelections`, `resolvePrepared` and its compact result):
 //   {resolveOptimizedEntry, prepareEntry, prepareSelections, adoptEntry, adoptSelections,
-//    resolvePrepared, resetPreparedCaches(size), experienceDefinitions() → the nt_experience
+//    resolvePrepared, registerDeferred, resetPreparedCaches(size), experienceDefinitions() → the nt_experience
 //    entries seen (preview overrides derive flags from them, DECISIONS 17)}
 // The caches are bounded LRUs (`entryCacheSize` each); resolution works before initialize (it
 // then selects nothing). The hot path (`resolvePrepared`) allocates nothing but its result.
@@ -138,7 +138,43 @@
     return text;
   }
 
+  // registerDeferred({pairs: [[entryKey, selectionsKey|null], …], records: [pair, time, id, …]}):
+  // registers, in order, the contexts of answers the host served from its own cache: for each
+  // record, the context of resolving pair `pair` under the host-drawn `id`, as if registered at
+  // `time` (so the registry ends up as eager registration would have left it). Returns '' when
+  // done, or '?e<pair>' / '?s<pair>' before registering anything when a pair's document is no
+  // longer prepared (the host prepares it and calls again).
+  function registerDeferred(batch) {
+    if (batch === null || typeof batch !== 'object' || !Array.isArray(batch.pairs) || !Array.isArray(batch.records)) {
+      throw new TypeError('registerDeferred expects {pairs, records}.');
+    }
+    if (shared.current === null) return '';
+    var contexts = [];
+    for (var p = 0; p < batch.pairs.length; p++) {
+      var pair = batch.pairs[p];
+      var prepared = preparedEntries.get(pair[0]);
+      if (prepared === undefined) return '?e' + p;
+      var selections = null;
+      if (pair[1] !== null && pair[1] !== undefined) {
+        selections = preparedSelections.get(pair[1]);
+        if (selections === undefined) return '?s' + p;
+      }
+      resolver.resolveInto(scratch, prepared.baseline, selections, prepared);
+      contexts.push(scratch.context);
+      scratch.entry = undefined;
+      scratch.selectedOptimization = undefined;
+      scratch.context = undefined;
+    }
+    var registry = shared.current.contexts;
+    for (var r = 0; r + 2 < batch.records.length; r += 3) {
+      var context = contexts[batch.records[r]];
+      if (context !== undefined) registry.registerAs(batch.records[r + 2], context, batch.records[r + 1]);
+    }
+    return '';
+  }
+
   ns.bridgeResolution = {
+    registerDeferred: registerDeferred,
     resolveOptimizedEntry: resolveOptimizedEntry,
     prepareEntry: prepareEntry,
     prepareSelections: prepareSelections,

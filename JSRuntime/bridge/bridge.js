@@ -16,6 +16,9 @@
 //   resolvePrepared(entryKey, selectionsKey)        "<sel>|<exp>|<var>|<empty>|<contextId>", "?e",
 //                          "?s"; selectionsKey null/undefined ⇒ nothing selected. Hot path: no JSON,
 //                          no allocation beyond the result string and the context registration.
+//   registerDeferred({pairs, records})   registers, in order and at their own times, the contexts
+//                          of answers the host served from its cache under ids it drew; '' or
+//                          "?e<pair>"/"?s<pair>" (prepare that pair's document, call again).
 // Async plumbing: `__optimization.settle(requestId, promiseOrValue)` reports through
 // `__nativeSettle(requestId, ok, json)` exactly once (see its comment).
 // Consent and events (spec §4, §5, §8.2; DECISIONS 5–7), see "consent and events" below:
@@ -121,6 +124,7 @@
     adoptEntry: resolution.adoptEntry,
     adoptSelections: resolution.adoptSelections,
     resolvePrepared: resolution.resolvePrepared,
+    registerDeferred: resolution.registerDeferred,
     identify: events.identify,
     page: events.page,
     screen: events.screen,

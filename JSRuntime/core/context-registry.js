@@ -6,6 +6,10 @@
 // full, the least recently accessed context is evicted to make room) and idle TTL 1 800 000 ms
 // (on every register/lookup, contexts last accessed MORE than the TTL ago by `host.now()` are
 // pruned: 30:00.000 after the last access a context is still there, at 30:00.001 it is gone).
+// `registerAs(id, context, at)` stores a context under an id the host drew itself, as if
+// `register` had run at time `at` (the host defers registrations of answers it cached; it replays
+// them in order, before any other call, so the registry ends up exactly as eager registration
+// would have left it).
 (function () {
   'use strict';
   var ns = globalThis.__optimization || (globalThis.__optimization = {});
@@ -34,9 +38,20 @@
       var now = host.now();
       prune(now);
       var id = host.randomUUID();
+      store(id, context, now);
+      return id;
+    }
+
+    function registerAs(id, context, at) {
+      if (typeof id !== 'string' || id.length === 0) throw new TypeError('registerAs id must be a non-empty string.');
+      if (typeof at !== 'number' || !isFinite(at)) throw new TypeError('registerAs time must be a finite number.');
+      prune(at);
+      store(id, context, at);
+    }
+
+    function store(id, context, now) {
       records.delete(id);
       records.set(id, { context: context, lastAccess: now });
-      return id;
     }
 
     function lookup(id) {
@@ -50,6 +65,7 @@
 
     return {
       register: register,
+      registerAs: registerAs,
       lookup: lookup,
       clear: function () {
         records.clear();

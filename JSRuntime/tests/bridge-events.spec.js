@@ -295,6 +295,32 @@
     return expectSettle('r1', true, { accepted: true });
   }));
 
+  jsTest('registerDeferred registers host-drawn ids as eager registration would, and asks for missing documents', withBridge({ defaults: { consent: true, profile: PF } }, function (rec) {
+    __bridge.prepareEntry('oe', fx.optimizedEntry());
+    __bridge.prepareSelections('so', fx.selectedOptimizations());
+    var eager = __bridge.resolvePrepared('oe', 'so').split('|')[4];
+    var now = __testHost.now();
+    assert.equal(__bridge.registerDeferred({ pairs: [['oe', 'so'], ['gone', null], ['oe', 'missing']], records: [0, now, 'host-1'] }), '?e1',
+      'nothing registered while a document is missing');
+    assert.equal(__bridge.registerDeferred({ pairs: [['oe', 'missing']], records: [0, now, 'host-0'] }), '?s0');
+    assert.equal(__bridge.registerDeferred({ pairs: [['oe', 'so'], ['oe', null]], records: [0, now, 'host-1', 1, now, 'host-2'] }), '');
+    __bridge.trackClick({ componentId: fx.ids.OE, variantIndex: 1, optimizationContextId: 'host-1' }, 'r1');
+    __bridge.trackClick({ componentId: fx.ids.OE, variantIndex: 1, optimizationContextId: eager }, 'r2');
+    __bridge.trackClick({ componentId: fx.ids.OE, variantIndex: 1, optimizationContextId: 'host-0' }, 'r3');
+    __bridge.trackClick({ componentId: fx.ids.OE, variantIndex: 1, optimizationContextId: 'host-2' }, 'r4');
+    assert.equal(rec.emitted.length, 4);
+    assert.equal(rec.emitted[0].optimization.contextId, 'host-1');
+    var deferred = Object.assign({}, rec.emitted[0].optimization);
+    var direct = Object.assign({}, rec.emitted[1].optimization);
+    delete deferred.contextId;
+    delete direct.contextId;
+    assert.deepEqual(deferred, direct, 'the same context as the eager registration');
+    assert.equal('optimization' in rec.emitted[2], false, 'the refused batch registered nothing');
+    assert.equal('optimization' in rec.emitted[3], false, 'nothing selected: no context');
+    assert.throws(function () { __bridge.registerDeferred(null); }, /expects \{pairs, records\}/);
+    return expectSettle('r4', true, { accepted: true });
+  }));
+
   jsTest('setOnline works before and after initialize and validates its argument', function () {
     __bridge.setOnline(false);
     __bridge.initialize({ clientId: 'c', environment: 'main' });

@@ -50,4 +50,28 @@
     assert.equal(registry.lookup('00000000-0000-4000-8000-000000000001'), undefined);
     assert.equal(registry.lookup('unknown'), undefined);
   });
+
+  jsTest('registerAs replays a registration at its own time: same eviction and idle rules as register', function () {
+    var eager = ns.createContextRegistry({ capacity: 3 });
+    var replayed = ns.createContextRegistry({ capacity: 3 });
+    var start = __testHost.now();
+    var ids = [];
+    for (var i = 0; i < 4; i++) {
+      ids.push(eager.register({ n: i }));
+      __testHost.advance(600000);
+    }
+    // The same four registrations, replayed later under the same ids and original times.
+    for (var j = 0; j < 4; j++) replayed.registerAs(ids[j], { n: j }, start + j * 600000);
+    assert.equal(replayed.size, eager.size);
+    for (var k = 0; k < 4; k++) assert.deepEqual(replayed.lookup(ids[k]), eager.lookup(ids[k]), 'id ' + k);
+    assert.equal(replayed.lookup(ids[0]), undefined, 'evicted by capacity in both');
+    // Idle time counts from the replayed time, not from the replay.
+    var old = ns.createContextRegistry();
+    old.registerAs('old', 'x', __testHost.now() - 1800001);
+    assert.equal(old.lookup('old'), undefined);
+    old.registerAs('edge', 'y', __testHost.now() - 1800000);
+    assert.equal(old.lookup('edge'), 'y');
+    assert.throws(function () { old.registerAs('', 'z', 0); }, /non-empty string/);
+    assert.throws(function () { old.registerAs('id', 'z', NaN); }, /finite number/);
+  });
 })();

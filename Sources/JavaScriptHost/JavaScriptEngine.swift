@@ -79,6 +79,10 @@ public final class JavaScriptEngine: @unchecked Sendable {
     private var callDepth = 0
     /// Outermost entries into JavaScript since the last forced full collection.
     private var callsSinceCollection = 0
+    /// Runs before every outermost entry into JavaScript (see ``setEntryHook(_:)``).
+    private var entryHook: (() -> Void)?
+    /// True while ``entryHook`` runs, so the calls it makes do not run it again.
+    private var runningEntryHook = false
     var uuidGenerator = RandomUUIDGenerator()
 
     /// Creates the VM and installs the host bindings.
@@ -135,6 +139,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
                 JSValueUnprotect(context, handle.this)
             }
             handles.removeAll()
+            entryHook = nil
             if configuration.executionTimeLimit != nil { JSContextGroupClearExecutionTimeLimit(group) }
             JSGlobalContextRelease(context)
             JSContextGroupRelease(group)
@@ -242,6 +247,22 @@ public final class JavaScriptEngine: @unchecked Sendable {
         return try body()
     }
 
+    /// Installs `hook` to run before every outermost entry into JavaScript (a call, an
+    /// evaluation, a timer or a fetch completion), on the calling thread with the engine lock
+    /// held, so that work the host deferred is in the VM before any script can observe it. The
+    /// hook may call into the engine (those calls do not run it again) and must not throw; it
+    /// should return at once when it has nothing to do. Nil removes it.
+    public func setEntryHook(_ hook: (() -> Void)?) {
+        lock.withLock { entryHook = hook }
+    }
+
+    /// A fresh id from the same source as `__nativeRandomUUID` (``Configuration/randomUUID``,
+    /// or the engine's generator), so ids drawn by the host and by scripts form one sequence.
+    public func randomUUID() -> String {
+        if let randomUUID = configuration.randomUUID { return randomUUID() }
+        return lock.withLock { uuidGenerator.uuidString() }
+    }
+
     // MARK: Diagnostics
 
     /// Runs a real, synchronous full garbage collection. For tests; slow.
@@ -277,6 +298,11 @@ public final class JavaScriptEngine: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let context else { throw JavaScriptError.engineClosed }
+        if callDepth == 0, !runningEntryHook, let entryHook {
+            runningEntryHook = true
+            entryHook()
+            runningEntryHook = false
+        }
         callDepth += 1
         defer {
             callDepth -= 1

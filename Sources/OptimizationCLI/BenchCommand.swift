@@ -11,7 +11,9 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Measure resolve latency and engine start; print one JSON object.",
         discussion: """
-            warm_*: the same prepared entry resolved again (the engine already holds it).
+            warm_*: the same prepared entry resolved again for the same selections (answered from
+              the runtime's memo of resolver answers).
+            warm_engine_*: the same, with the shared resolver running in the engine every time.
             cold_*: a new entry (new revision) every call: JSON transfer into the engine included,
             Swift-side parsing of the entry not included (see parse_p50_us).
             engine_start_ms: create an engine and load the embedded JSRuntime (median).
@@ -69,6 +71,11 @@ struct BenchCommand: ParsableCommand {
             _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
         }
         report += [("warm_p50_us", percentile(warm, 0.5)), ("warm_p99_us", percentile(warm, 0.99))]
+        // The same resolves with the shared resolver running in the engine every time (no memo).
+        let warmEngine = time(warmIterations) { _ in
+            _ = client.resolveOptimizedEntryInEngine(baseline: entry, selectedOptimizations: selections)
+        }
+        report += [("warm_engine_p50_us", percentile(warmEngine, 0.5)), ("warm_engine_p99_us", percentile(warmEngine, 0.99))]
         // Before the cold phases, whose thousands of prepared entries would dominate the figures.
         report += memoryFigures(client: client, entry: entry, selections: selections)
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import JavaScriptHost
 import Testing
 
@@ -12,6 +13,39 @@ struct JavaScriptEngineTests {
         #expect(try engine.evaluate("undefined") == .undefined)
         #expect(try engine.evaluate("true") == .bool(true))
         #expect(try engine.evaluate("({a: [1, {b: 'c'}]})") == .json(#"{"a":[1,{"b":"c"}]}"#))
+    }
+
+    @Test func theEntryHookRunsBeforeEveryOutermostEntryAndNotInsideItsOwnCalls() throws {
+        let clock = ManualClock()
+        let engine = try JavaScriptEngine(configuration: .init(clock: clock))
+        try engine.evaluate("globalThis.log = []; globalThis.note = function (x) { log.push(x); return log.length; };")
+        let hookRuns = Mutex(0)
+        engine.setEntryHook {
+            hookRuns.withLock { $0 += 1 }
+            // The hook's own call into the engine does not run the hook again.
+            _ = try? engine.call("note", .string("hook"))
+        }
+        try engine.evaluate("note('script')")
+        #expect(try engine.call("note", .string("call")) == .number(4))
+        try engine.evaluate("globalThis.__timerFired = function () { note('timer'); }; __nativeSetTimeout(1, 5)")
+        clock.advance(by: 5)
+        #expect(try engine.evaluate("JSON.stringify(log)") == .string(#"["hook","script","hook","call","hook","hook","timer","hook"]"#))
+        #expect(hookRuns.withLock { $0 } == 5)
+        engine.setEntryHook(nil)
+        _ = try engine.call("note", .string("after"))
+        #expect(hookRuns.withLock { $0 } == 5)
+    }
+
+    @Test func hostDrawnIdsComeFromTheConfiguredSource() throws {
+        let counter = Mutex(0)
+        let engine = try JavaScriptEngine(configuration: .init(randomUUID: {
+            "id-" + String(counter.withLock { $0 += 1; return $0 })
+        }))
+        #expect(engine.randomUUID() == "id-1")
+        #expect(try engine.evaluate("__nativeRandomUUID()") == .string("id-2"))
+        let own = try JavaScriptEngine()
+        let id = own.randomUUID()
+        #expect(id.count == 36 && id != own.randomUUID())
     }
 
     @Test func callsFunctionsWithJSONArgumentsAndThisBinding() throws {

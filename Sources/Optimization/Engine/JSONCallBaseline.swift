@@ -46,4 +46,13 @@ extension OptimizationClient {
             throw OptimizationError.bridgeError("\(error)")
         }
     }
+
+    /// ``resolveOptimizedEntry(baseline:selectedOptimizations:)`` without the runtime's memo of
+    /// answers: every call runs the shared resolver in the engine (the benchmark's engine-path
+    /// figure). Context registration and fallbacks are as usual.
+    @_spi(Benchmarking)
+    public func resolveOptimizedEntryInEngine(baseline: ContentfulEntry, selectedOptimizations: SelectedOptimizations?) -> ResolvedOptimizedEntry {
+        guard let runtime = currentRuntime else { return ResolvedOptimizedEntry(entry: baseline.renderedBaseline) }
+        return runtime.resolveReportingOutcome(baseline, selections: selectedOptimizations ?? runtime.channel.selections.current, memoized: false).resolved
+    }
 }

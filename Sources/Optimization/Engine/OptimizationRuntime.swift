@@ -22,6 +22,12 @@ final class OptimizationRuntime: Sendable {
     private let prepareSelections: JavaScriptFunction
     private let adoptEntry: JavaScriptFunction
     private let adoptSelections: JavaScriptFunction
+    private let registerDeferred: JavaScriptFunction
+    /// Whether warm resolves are answered from ``memo`` (off while the engine logs at debug level).
+    private let memoizesAnswers: Bool
+    private let memo = Mutex(ResolutionMemo())
+    /// The engine's clock (read on every memoized resolve that registers a context).
+    private let clock: any HostClock
     private let transferCounts = Mutex(TransferCounts())
     /// Distinguishes runtimes for ``ContentfulEntry/knownRuntimes``.
     /// Consecutive per process, so the engines of one pool (created together) get distinct bits.
@@ -33,6 +39,8 @@ final class OptimizationRuntime: Sendable {
     struct TransferCounts: Sendable, Equatable {
         var entries = 0
         var selections = 0
+        /// Calls of `resolvePrepared` (a memoized answer makes none).
+        var resolveCalls = 0
     }
 
     var transfers: TransferCounts { transferCounts.withLock { $0 } }
@@ -45,6 +53,7 @@ final class OptimizationRuntime: Sendable {
         outbox: ClientOutbox? = nil, ownedTransport: HTTPFetchTransport? = nil, scripts: [EmbeddedScript] = EmbeddedJSRuntime.scripts
     ) throws(OptimizationError) {
         logger = configuration.logger
+        clock = configuration.clock
         self.channel = channel
         self.persistence = persistence
         self.outbox = outbox
@@ -71,6 +80,7 @@ final class OptimizationRuntime: Sendable {
             prepareSelections = try engine.function("__bridge.prepareSelections")
             adoptEntry = try engine.function("__bridge.adoptEntry")
             adoptSelections = try engine.function("__bridge.adoptSelections")
+            registerDeferred = try engine.function("__bridge.registerDeferred")
         } catch {
             engine.close()
             throw error as? OptimizationError ?? .bridgeError("\(error)")
@@ -91,59 +101,176 @@ final class OptimizationRuntime: Sendable {
             engine.close()
             throw .bridgeError("\(error)")
         }
+        // The resolver logs its reasoning at debug level: then every resolve goes to the engine.
+        memoizesAnswers = (try? engine.call("__optimization.host.isLogEnabled", .string("debug"))) != .bool(true)
+        engine.setEntryHook { [weak self] in self?.replayDeferredRegistrations() }
     }
 
     /// Resolves `entry` for `selections` (nil = nothing selected). Never throws: any engine
     /// failure is logged and the baseline is returned.
     func resolve(_ entry: ContentfulEntry, selections: SelectedOptimizations?) -> ResolvedOptimizedEntry {
-        resolveReportingFailure(entry, selections: selections).resolved
+        resolveReportingOutcome(entry, selections: selections).resolved
     }
 
-    /// ``resolve(_:selections:)`` that also tells whether it fell back to the baseline because
-    /// of a failure (for metrics).
-    func resolveReportingFailure(_ entry: ContentfulEntry, selections: SelectedOptimizations?) -> (resolved: ResolvedOptimizedEntry, failed: Bool) {
+    /// What a resolve rendered, for metrics.
+    enum Outcome: String, Sendable {
+        case variant, baseline
+        case emptyVariant = "empty_variant"
+        /// An internal failure: the baseline, logged.
+        case fallback
+    }
+
+    /// ``resolve(_:selections:)`` that also tells what was rendered (for metrics), without reading
+    /// the result (which would touch memory other threads share).
+    ///
+    /// A pair of documents this runtime resolved before is answered from its ``ResolutionMemo``
+    /// without entering JavaScript (unless the engine logs at debug level, so that every resolve
+    /// shows up in its diagnostics).
+    /// - Parameter memoized: false always asks the engine (for the benchmark's engine-path figure).
+    func resolveReportingOutcome(
+        _ entry: ContentfulEntry, selections: SelectedOptimizations?, memoized: Bool = true
+    ) -> (resolved: ResolvedOptimizedEntry, outcome: Outcome) {
+        let memoizes = memoized && memoizesAnswers
         do {
-            let compact = try engine.withExclusiveAccess { () throws -> String in
-                let entryHandle = JavaScriptValue.number(Double(entry.handle))
-                let selectionsHandle = selections.map { JavaScriptValue.number(Double($0.handle)) } ?? .null
-                // An entry never handed to this runtime cannot be known by handle: go straight to
-                // adopting or preparing it.
-                let bit: UInt64 = 1 << UInt64(identifier % 64)
-                let seenBefore = entry.knownRuntimes.load(ordering: .relaxed) & bit != 0
-                if !seenBefore { entry.knownRuntimes.bitwiseOr(bit, ordering: .relaxed) }
-                for attempt in 0..<3 {
-                    let result = attempt == 0 && !seenBefore
-                        ? "?e" : try resolvePrepared.call(entryHandle, selectionsHandle).stringValue ?? ""
-                    switch result {
-                    case "?e":
-                        let key = JavaScriptValue.string(entry.cacheKey)
-                        if try adoptEntry.call(entryHandle, key) != .bool(true) {
-                            try prepareEntry.call(entryHandle, .json(entry.jsonText), entry.isCollection ? .string(entry.id) : .undefined, key)
-                            transferCounts.withLock { $0.entries += 1 }
-                        }
-                    case "?s":
-                        guard let selections else { return result }
-                        let key = JavaScriptValue.string(selections.cacheKey)
-                        if try adoptSelections.call(selectionsHandle, key) != .bool(true) {
-                            try prepareSelections.call(selectionsHandle, .json(selections.jsonText), key)
-                            transferCounts.withLock { $0.selections += 1 }
-                        }
-                    default:
-                        return result
-                    }
+            let resolved = try engine.withExclusiveAccess { () throws -> (ResolvedOptimizedEntry, Outcome)? in
+                if memoizes, let pair = memo.withLock({ $0.remembered(entry: entry, selections: selections) }) {
+                    return serve(pair)
                 }
-                return ""
+                let text = try resolveInEngine(entry, selections: selections)
+                guard let answer = CompactResolution(text) else {
+                    logger.error("unexpected resolution result from the shared core; rendering the baseline",
+                                 metadata: ["result": "\(text.prefix(80))", "entry": "\(entry.id)"])
+                    return nil
+                }
+                guard let resolved = answer.resolved(entry: entry, selections: selections) else {
+                    logger.error("the shared core's answer does not fit the entry; rendering the baseline", metadata: ["entry": "\(entry.id)"])
+                    return nil
+                }
+                if memoizes {
+                    let pair = ResolutionMemo.Remembered(answer: answer.memoAnswer, result: resolved, entry: entry, selections: selections)
+                    memo.withLock { $0.remember(pair) }
+                }
+                return (resolved, answer.memoAnswer.outcome)
             }
-            if let resolved = CompactResolution(compact)?.resolved(entry: entry, selections: selections) {
-                return (resolved, false)
-            }
-            logger.error("unexpected resolution result from the shared core; rendering the baseline",
-                         metadata: ["result": "\(compact.prefix(80))", "entry": "\(entry.id)"])
+            if let resolved { return resolved }
         } catch {
             logger.error("entry resolution failed; rendering the baseline",
                          metadata: ["error": "\(error)", "entry": "\(entry.id)"])
         }
-        return (ResolvedOptimizedEntry(entry: entry.renderedBaseline), true)
+        return (ResolvedOptimizedEntry(entry: entry.renderedBaseline), .fallback)
+    }
+
+    /// A remembered result, with a fresh context id whose registration is deferred (engine lock
+    /// held, so ids and times are noted in the order the engine would have registered them).
+    private func serve(_ pair: ResolutionMemo.Remembered) -> (ResolvedOptimizedEntry, Outcome) {
+        guard pair.answer.hasContext else { return (pair.result(contextId: nil), pair.answer.outcome) }
+        let id = engine.randomUUID()
+        let registration = ResolutionMemo.DeferredRegistration(pair: pair, time: clock.now(), id: id)
+        memo.withLock { $0.note(registration) }
+        return (pair.result(contextId: id), pair.answer.outcome)
+    }
+
+    /// `resolvePrepared` in the engine, handing it the documents it does not hold yet (engine
+    /// lock held). Returns the compact answer text.
+    private func resolveInEngine(_ entry: ContentfulEntry, selections: SelectedOptimizations?) throws -> String {
+        let entryHandle = JavaScriptValue.number(Double(entry.handle))
+        let selectionsHandle = selections.map { JavaScriptValue.number(Double($0.handle)) } ?? .null
+        // An entry never handed to this runtime cannot be known by handle: go straight to
+        // adopting or preparing it.
+        let bit: UInt64 = 1 << UInt64(identifier % 64)
+        let seenBefore = entry.knownRuntimes.load(ordering: .relaxed) & bit != 0
+        if !seenBefore { entry.knownRuntimes.bitwiseOr(bit, ordering: .relaxed) }
+        for attempt in 0..<3 {
+            let result: String
+            if attempt == 0 && !seenBefore {
+                result = "?e"
+            } else {
+                result = try resolvePrepared.call(entryHandle, selectionsHandle).stringValue ?? ""
+                transferCounts.withLock { $0.resolveCalls += 1 }
+            }
+            switch result {
+            case "?e":
+                try handOver(entry)
+            case "?s":
+                guard let selections else { return result }
+                try handOver(selections)
+            default:
+                return result
+            }
+        }
+        return ""
+    }
+
+    /// Makes the engine hold `entry` under its handle: adopted from equal content it already
+    /// holds, or transferred as JSON (engine lock held).
+    private func handOver(_ entry: ContentfulEntry) throws {
+        let entryHandle = JavaScriptValue.number(Double(entry.handle))
+        let key = JavaScriptValue.string(entry.cacheKey)
+        if try adoptEntry.call(entryHandle, key) != .bool(true) {
+            try prepareEntry.call(entryHandle, .json(entry.jsonText), entry.isCollection ? .string(entry.id) : .undefined, key)
+            transferCounts.withLock { $0.entries += 1 }
+        }
+    }
+
+    /// Makes the engine hold `selections` under their handle (engine lock held).
+    private func handOver(_ selections: SelectedOptimizations) throws {
+        let selectionsHandle = JavaScriptValue.number(Double(selections.handle))
+        let key = JavaScriptValue.string(selections.cacheKey)
+        if try adoptSelections.call(selectionsHandle, key) != .bool(true) {
+            try prepareSelections.call(selectionsHandle, .json(selections.jsonText), key)
+            transferCounts.withLock { $0.selections += 1 }
+        }
+    }
+
+    /// Replays the context registrations of memoized answers into the engine's registry, in
+    /// order and at their own times. The engine's entry hook: runs before anything else enters
+    /// JavaScript (engine lock held), returns at once when nothing is pending. A failure is
+    /// logged (without visitor data) and drops those registrations: their views are then sent
+    /// without the optional `optimization` enrichment of the local event stream.
+    private func replayDeferredRegistrations() {
+        let pending = memo.withLock { $0.takeDeferred() }
+        guard !pending.isEmpty else { return }
+        var pairs: [(entry: ContentfulEntry, selections: SelectedOptimizations?)] = []
+        var pairIndex: [[Int]: Int] = [:]
+        var records: [JSONValue] = []
+        records.reserveCapacity(pending.count * 3)
+        for registration in pending {
+            let key = [registration.pair.entry.handle, registration.pair.selections?.handle ?? 0]
+            let index: Int
+            if let known = pairIndex[key] {
+                index = known
+            } else {
+                index = pairs.count
+                pairIndex[key] = index
+                pairs.append((registration.pair.entry, registration.pair.selections))
+            }
+            records += [.number(JSONNumber(index)), .number(JSONNumber(registration.time) ?? JSONNumber(0)), .string(registration.id)]
+        }
+        let pairValues: [JSONValue] = pairs.map { pair in
+            .array([.number(JSONNumber(pair.entry.handle)), pair.selections.map { .number(JSONNumber($0.handle)) } ?? .null])
+        }
+        do {
+            let batch = try JSONValue.object(["pairs": .array(pairValues), "records": .array(records)]).jsonText()
+            // Each round hands over at most one missing document; the pairs have two each.
+            for _ in 0...(2 * pairs.count) {
+                let result = try registerDeferred.call(.json(batch)).stringValue ?? ""
+                if result.isEmpty { return }
+                guard result.count > 2, let index = Int(result.dropFirst(2)), pairs.indices.contains(index) else {
+                    throw OptimizationError.bridgeError("unexpected registerDeferred answer \(result.prefix(40))")
+                }
+                if result.hasPrefix("?e") {
+                    try handOver(pairs[index].entry)
+                } else if result.hasPrefix("?s"), let selections = pairs[index].selections {
+                    try handOver(selections)
+                } else {
+                    throw OptimizationError.bridgeError("unexpected registerDeferred answer \(result.prefix(40))")
+                }
+            }
+            throw OptimizationError.bridgeError("registerDeferred kept asking for documents")
+        } catch {
+            logger.error("optimization contexts of cached resolutions could not be registered",
+                         metadata: ["error": "\(error)", "count": "\(pending.count)"])
+        }
     }
 
     /// Tears down the bridge (which fires forced best-effort flushes of both delivery queues) and

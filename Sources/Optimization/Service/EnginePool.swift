@@ -17,7 +17,8 @@ import Synchronization
 final class EnginePool: Sendable {
     let engines: [OptimizationRuntime]
     private let busyCount = Atomic<Int>(0)
-    /// Receives the number of busy engines on every change (metrics).
+    /// Receives the number of busy engines on every change (metrics). Nil: nothing counts them,
+    /// so borrowing writes no memory shared by the engines' threads.
     private let busyGauge: Gauge?
 
     init(engines: [OptimizationRuntime], busyGauge: Gauge? = nil) {
@@ -25,9 +26,6 @@ final class EnginePool: Sendable {
         self.engines = engines
         self.busyGauge = busyGauge
     }
-
-    /// Engines currently running a call (for metrics).
-    var busyEngines: Int { busyCount.load(ordering: .relaxed) }
 
     /// Runs `body` with exclusive use of one engine.
     /// - Returns: `body`'s result and whether the caller had to wait for a busy engine.
@@ -68,8 +66,8 @@ final class EnginePool: Sendable {
     }
 
     private func markBusy(_ delta: Int) {
-        let busy = busyCount.wrappingAdd(delta, ordering: .relaxed).newValue
-        busyGauge?.record(busy)
+        guard let busyGauge else { return }
+        busyGauge.record(busyCount.wrappingAdd(delta, ordering: .relaxed).newValue)
     }
 
     /// Closes every engine (pending async calls fail with ``OptimizationError/notInitialized``).

@@ -124,6 +124,12 @@ public final class OptimizationService: Sendable {
     }
 
     private let phase = Mutex(Phase.idle)
+    /// The pool resolution uses, published without a lock while running or stopping (nil
+    /// otherwise): every resolve on every thread reads it, and a lock or a retain here would make
+    /// those threads write one shared cache line per call. ``poolKeptAlive`` owns the pool, so a
+    /// reader that loaded it just before it was unpublished still holds a live object.
+    private let resolutionPool = Atomic<Unmanaged<EnginePool>?>(nil)
+    private let poolKeptAlive = Mutex<EnginePool?>(nil)
     let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
     let queueEventBroadcaster = EventBroadcaster<QueueEvent>()
     let circuit: ExperienceCircuitBreaker
@@ -188,7 +194,9 @@ public final class OptimizationService: Sendable {
         guard claimed else { throw .alreadyStarted }
         do {
             let running = try await build(timeout: timeout)
+            poolKeptAlive.withLock { $0 = running.pool }
             phase.withLock { $0 = .running(running) }
+            resolutionPool.store(Unmanaged.passUnretained(running.pool), ordering: .releasing)
             environment.logger.info("optimization service started", metadata: ["engines": "\(running.pool.engines.count)"])
         } catch {
             phase.withLock { $0 = .idle }
@@ -298,6 +306,7 @@ public final class OptimizationService: Sendable {
                                        metadata: ["queued": "\(running.delivery.queuedCount)"])
         }
         phase.withLock { $0 = .stopped }
+        resolutionPool.store(nil, ordering: .releasing)
         running.pool.close()
         running.delivery.close()
         running.delivery.closeOutbox()
@@ -352,12 +361,14 @@ public final class OptimizationService: Sendable {
     public func resolveOptimizedEntry(
         baseline: ContentfulEntry, selectedOptimizations: SelectedOptimizations?
     ) -> ResolvedOptimizedEntry {
-        guard let running else { return ResolvedOptimizedEntry(entry: baseline.renderedBaseline) }
+        guard let pool = resolutionPool.load(ordering: .acquiring) else { return ResolvedOptimizedEntry(entry: baseline.renderedBaseline) }
         let started = DispatchTime.now().uptimeNanoseconds
-        let (answer, waited) = running.pool.withEngine { $0.resolveReportingFailure(baseline, selections: selectedOptimizations) }
+        let (answer, waited) = pool._withUnsafeGuaranteedRef { pool in
+            pool.withEngine { $0.resolveReportingOutcome(baseline, selections: selectedOptimizations) }
+        }
         let elapsed = DispatchTime.now().uptimeNanoseconds - started
         if waited { metrics.poolWait.recordNanoseconds(Int64(clamping: elapsed)) }
-        metrics.resolved(answer.resolved, baselineId: baseline.id, fellBack: answer.failed, nanoseconds: elapsed)
+        metrics.resolved(answer.outcome, nanoseconds: elapsed)
         return answer.resolved
     }
 

@@ -23,9 +23,13 @@ final class ServiceMetrics: Sendable {
     static let eventMethods = ["identify", "page", "screen", "track", "trackView", "trackClick", "trackHover", "trackFlagView"]
 
     let resolveDuration: Timer
-    private let resolves: [ResolveOutcome: Counter]
+    private let variantResolves: Counter
+    private let baselineResolves: Counter
+    private let emptyVariantResolves: Counter
+    private let fallbackResolves: Counter
     let poolWait: Timer
-    let poolBusy: Gauge
+    /// Nil when metrics go nowhere (the no-op factory): then the pool counts nothing per call.
+    let poolBusy: Gauge?
     private let experienceRequests: [String: Counter]
     let experienceDuration: Timer
     private let events: [String: Counter]
@@ -33,19 +37,17 @@ final class ServiceMetrics: Sendable {
     let queueDepth: Gauge
     private let circuits: [String: Gauge]
 
-    enum ResolveOutcome: String, Sendable, CaseIterable {
-        case variant, baseline
-        case emptyVariant = "empty_variant"
-        case fallback
-    }
-
     init(factory: any MetricsFactory) {
         resolveDuration = Timer(label: "optimization_resolve_duration", dimensions: [], factory: factory)
-        resolves = Dictionary(uniqueKeysWithValues: ResolveOutcome.allCases.map {
-            ($0, Counter(label: "optimization_resolves_total", dimensions: [("outcome", $0.rawValue)], factory: factory))
-        })
+        func resolves(_ outcome: OptimizationRuntime.Outcome) -> Counter {
+            Counter(label: "optimization_resolves_total", dimensions: [("outcome", outcome.rawValue)], factory: factory)
+        }
+        variantResolves = resolves(.variant)
+        baselineResolves = resolves(.baseline)
+        emptyVariantResolves = resolves(.emptyVariant)
+        fallbackResolves = resolves(.fallback)
         poolWait = Timer(label: "optimization_engine_pool_wait", dimensions: [], factory: factory)
-        poolBusy = Gauge(label: "optimization_engine_pool_busy", dimensions: [], factory: factory)
+        poolBusy = factory is NOOPMetricsHandler ? nil : Gauge(label: "optimization_engine_pool_busy", dimensions: [], factory: factory)
         experienceRequests = Dictionary(uniqueKeysWithValues: ["success", "timeout", "circuit_open", "failed", "refused"].map {
             ($0, Counter(label: "optimization_experience_requests_total", dimensions: [("outcome", $0)], factory: factory))
         })
@@ -67,12 +69,15 @@ final class ServiceMetrics: Sendable {
         })
     }
 
-    /// One resolution: `variant` when another entry than the baseline renders.
-    func resolved(_ resolved: ResolvedOptimizedEntry, baselineId: String, fellBack: Bool, nanoseconds: UInt64) {
+    /// One resolution: `variant` when a variant entry renders instead of the baseline.
+    func resolved(_ outcome: OptimizationRuntime.Outcome, nanoseconds: UInt64) {
         resolveDuration.recordNanoseconds(Int64(clamping: nanoseconds))
-        let outcome: ResolveOutcome = fellBack ? .fallback
-            : resolved.isEmptyVariant ? .emptyVariant : resolved.entryId != baselineId ? .variant : .baseline
-        resolves[outcome]?.increment()
+        switch outcome {
+        case .variant: variantResolves.increment()
+        case .baseline: baselineResolves.increment()
+        case .emptyVariant: emptyVariantResolves.increment()
+        case .fallback: fallbackResolves.increment()
+        }
     }
 
     func experience(_ outcome: ExperienceOutcome, nanoseconds: UInt64) {

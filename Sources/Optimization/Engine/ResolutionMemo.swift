@@ -1,0 +1,126 @@
+import OrderedCollections
+
+/// What one runtime remembers of the shared resolver's answers, so a warm resolve does not enter
+/// JavaScript at all, and the optimization-context registrations of the answers it served that
+/// way, which the engine has not seen yet.
+///
+/// The resolver's answer (which selection, experience and variant) is a pure function of the
+/// entry document and the selections, and both are immutable objects with process-unique
+/// handles, so an answer keyed by the pair of handles never goes stale. What is not pure is the
+/// context registration (spec §2.4): every resolve that finds a selection registers its context
+/// under a fresh id. For an answer served from here the runtime draws that id itself, from the
+/// engine's own id source, notes the registration with the engine clock's time, and replays the
+/// notes, in order and at their own times, before anything else enters JavaScript (the engine's
+/// entry hook). Nothing in the VM can observe the registry between a note and its replay, so the
+/// registry ends up exactly as eager registration would have left it.
+///
+/// Not thread-safe on its own: the runtime keeps it in a `Mutex` and touches it with the engine
+/// lock held.
+struct ResolutionMemo {
+    /// A resolver answer without its context id.
+    struct Answer: Equatable {
+        var selectionIndex: Int
+        var experienceIndex: Int
+        var variantIndex: Int
+        var isEmptyVariant: Bool
+        /// Whether the resolver found a context, so every resolve must register one.
+        var hasContext: Bool
+
+        /// What this answer renders.
+        var outcome: OptimizationRuntime.Outcome {
+            isEmptyVariant ? .emptyVariant : variantIndex >= 0 && experienceIndex >= 0 ? .variant : .baseline
+        }
+    }
+
+    /// One remembered pair of documents: the answer, the result it maps to, and the documents
+    /// themselves, kept so the engine can be handed them again if its bounded caches dropped them
+    /// before a deferred registration is replayed.
+    ///
+    /// The result's top-level containers are this runtime's own copies (the values inside are
+    /// shared), so serving it retains only memory no other engine's thread touches: threads
+    /// resolving one shared entry on different engines do not contend for its reference counts.
+    final class Remembered: @unchecked Sendable {
+        let answer: Answer
+        let result: ResolvedOptimizedEntry
+        let entry: ContentfulEntry
+        let selections: SelectedOptimizations?
+
+        init(answer: Answer, result: ResolvedOptimizedEntry, entry: ContentfulEntry, selections: SelectedOptimizations?) {
+            self.answer = answer
+            self.result = ResolvedOptimizedEntry(
+                entry: result.entry.withOwnTopLevel, selectedOptimization: result.selectedOptimization?.withOwnTopLevel,
+                isEmptyVariant: result.isEmptyVariant)
+            self.entry = entry
+            self.selections = selections
+        }
+
+        /// The remembered result with `contextId`.
+        func result(contextId: String?) -> ResolvedOptimizedEntry {
+            ResolvedOptimizedEntry(
+                entry: result.entry, selectedOptimization: result.selectedOptimization,
+                optimizationContextId: contextId, isEmptyVariant: result.isEmptyVariant)
+        }
+    }
+
+    /// A registration to replay: the context of resolving `pair`, under `id`, registered at `time`
+    /// (engine clock, ms).
+    struct DeferredRegistration {
+        let pair: Remembered
+        let time: Double
+        let id: String
+    }
+
+    private struct Key: Hashable {
+        let entry: Int
+        let selections: Int
+    }
+
+    /// Pairs kept before the memo starts over (a dropped pair only costs one more call into the
+    /// engine; the documents it keeps alive are bounded by this).
+    static let pairLimit = 4_096
+    /// Registrations kept for replay: the context registry's capacity (`DEFAULT_CAPACITY` in
+    /// JSRuntime/core/context-registry.js). Older ones would be evicted by these anyway, so
+    /// dropping them changes nothing the engine can observe; it must never be smaller.
+    static let registrationLimit = 1_000
+
+    private var pairs: [Key: Remembered] = [:]
+    private var deferred: [DeferredRegistration] = []
+
+    /// The pair remembered for `entry` and `selections` (nil selections: nothing selected).
+    func remembered(entry: ContentfulEntry, selections: SelectedOptimizations?) -> Remembered? {
+        pairs[Key(entry: entry.handle, selections: selections?.handle ?? 0)]
+    }
+
+    mutating func remember(_ pair: Remembered) {
+        if pairs.count >= Self.pairLimit { pairs.removeAll(keepingCapacity: true) }
+        pairs[Key(entry: pair.entry.handle, selections: pair.selections?.handle ?? 0)] = pair
+    }
+
+    mutating func note(_ registration: DeferredRegistration) {
+        if deferred.count >= 2 * Self.registrationLimit { deferred.removeFirst(deferred.count - Self.registrationLimit) }
+        deferred.append(registration)
+    }
+
+    /// The registrations to replay, oldest first (at most ``registrationLimit``); empties the list.
+    mutating func takeDeferred() -> ArraySlice<DeferredRegistration> {
+        guard !deferred.isEmpty else { return [] }
+        let taken = deferred.suffix(Self.registrationLimit)
+        deferred = []
+        return taken
+    }
+}
+
+private extension JSONValue {
+    /// The same value with its outermost array or object storage newly allocated (the members are
+    /// shared), so retaining it never touches the original's reference counts.
+    var withOwnTopLevel: JSONValue {
+        switch self {
+        case .array(let elements):
+            return .array(elements.map { $0 })
+        case .object(let members):
+            return .object(OrderedDictionary(uncheckedUniqueKeys: members.keys.map { $0 }, values: members.values.map { $0 }))
+        default:
+            return self
+        }
+    }
+}
