@@ -65,7 +65,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
     public let configuration: Configuration
     var logger: Logger { configuration.logger }
 
-    let lock = NSRecursiveLock()
+    let lock = EngineLock()
     // Everything below is guarded by `lock`.
     private var group: JSContextGroupRef?
     private(set) var context: JSGlobalContextRef?

@@ -25,7 +25,7 @@ final class OptimizationRuntime: Sendable {
     private let registerDeferred: JavaScriptFunction
     /// Whether warm resolves are answered from ``memo`` (off while the engine logs at debug level).
     private let memoizesAnswers: Bool
-    private let memo = Mutex(ResolutionMemo())
+    private let memo = ResolutionMemo.Storage()
     /// The engine's clock (read on every memoized resolve that registers a context).
     private let clock: any HostClock
     private let transferCounts = Mutex(TransferCounts())
@@ -133,7 +133,7 @@ final class OptimizationRuntime: Sendable {
         let memoizes = memoized && memoizesAnswers
         do {
             let resolved = try engine.withExclusiveAccess { () throws -> (ResolvedOptimizedEntry, Outcome)? in
-                if memoizes, let pair = memo.withLock({ $0.remembered(entry: entry, selections: selections) }) {
+                if memoizes, let pair = memo.state.withLock({ $0.remembered(entry: entry, selections: selections) }) {
                     return serve(pair)
                 }
                 let text = try resolveInEngine(entry, selections: selections)
@@ -148,7 +148,7 @@ final class OptimizationRuntime: Sendable {
                 }
                 if memoizes {
                     let pair = ResolutionMemo.Remembered(answer: answer.memoAnswer, result: resolved, entry: entry, selections: selections)
-                    memo.withLock { $0.remember(pair) }
+                    memo.state.withLock { $0.remember(pair) }
                 }
                 return (resolved, answer.memoAnswer.outcome)
             }
@@ -166,7 +166,7 @@ final class OptimizationRuntime: Sendable {
         guard pair.answer.hasContext else { return (pair.result(contextId: nil), pair.answer.outcome) }
         let id = engine.randomUUID()
         let registration = ResolutionMemo.DeferredRegistration(pair: pair, time: clock.now(), id: id)
-        memo.withLock { $0.note(registration) }
+        memo.state.withLock { $0.note(registration) }
         return (pair.result(contextId: id), pair.answer.outcome)
     }
 
@@ -228,7 +228,7 @@ final class OptimizationRuntime: Sendable {
     /// logged (without visitor data) and drops those registrations: their views are then sent
     /// without the optional `optimization` enrichment of the local event stream.
     private func replayDeferredRegistrations() {
-        let pending = memo.withLock { $0.takeDeferred() }
+        let pending = memo.state.withLock { $0.takeDeferred() }
         guard !pending.isEmpty else { return }
         var pairs: [(entry: ContentfulEntry, selections: SelectedOptimizations?)] = []
         var pairIndex: [[Int]: Int] = [:]

@@ -1,4 +1,5 @@
 import OrderedCollections
+import Synchronization
 
 /// What one runtime remembers of the shared resolver's answers, so a warm resolve does not enter
 /// JavaScript at all, and the optimization-context registrations of the answers it served that
@@ -40,6 +41,9 @@ struct ResolutionMemo {
     /// shared), so serving it retains only memory no other engine's thread touches: threads
     /// resolving one shared entry on different engines do not contend for its reference counts.
     final class Remembered: @unchecked Sendable {
+        /// Keeps the reference count (written on every resolve served from here) off the cache
+        /// lines of objects another engine's thread writes (padding; never read).
+        private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
         let answer: Answer
         let result: ResolvedOptimizedEntry
         let entry: ContentfulEntry
@@ -60,6 +64,14 @@ struct ResolutionMemo {
                 entry: result.entry, selectedOptimization: result.selectedOptimization,
                 optimizationContextId: contextId, isEmptyVariant: result.isEmptyVariant)
         }
+    }
+
+    /// The memo of one runtime, on cache lines of its own: every memoized resolve writes its lock,
+    /// and the objects of another engine may be allocated right next to the runtime.
+    final class Storage: Sendable {
+        private let leadingPadding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        let state = Mutex(ResolutionMemo())
+        private let trailingPadding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
     }
 
     /// A registration to replay: the context of resolving `pair`, under `id`, registered at `time`
@@ -112,15 +124,25 @@ struct ResolutionMemo {
 
 private extension JSONValue {
     /// The same value with its outermost array or object storage newly allocated (the members are
-    /// shared), so retaining it never touches the original's reference counts.
+    /// shared), so retaining it never touches the original's reference counts. The storage is
+    /// allocated with room for at least 16 members, so its reference count does not share a
+    /// cache line with small objects of another engine's thread allocated next to it.
     var withOwnTopLevel: JSONValue {
         switch self {
         case .array(let elements):
-            return .array(elements.map { $0 })
+            return .array(Self.paddedCopy(elements))
         case .object(let members):
-            return .object(OrderedDictionary(uncheckedUniqueKeys: members.keys.map { $0 }, values: members.values.map { $0 }))
+            return .object(OrderedDictionary(
+                uncheckedUniqueKeys: Self.paddedCopy(Array(members.keys)), values: Self.paddedCopy(members.values.elements)))
         default:
             return self
         }
+    }
+
+    static func paddedCopy<Element>(_ elements: [Element]) -> [Element] {
+        var copy: [Element] = []
+        copy.reserveCapacity(Swift.max(16, elements.count))
+        copy.append(contentsOf: elements)
+        return copy
     }
 }
