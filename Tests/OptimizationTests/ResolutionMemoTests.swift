@@ -1,6 +1,6 @@
 import Foundation
 import JavaScriptHost
-@testable import Optimization
+@_spi(Benchmarking) @testable import Optimization
 import Testing
 
 /// The runtime's memo of resolver answers (``ResolutionMemo``): a warm resolve does not enter
@@ -160,5 +160,34 @@ struct ResolutionMemoTests {
                 #expect(service.poolRuntimes.map(\.transfers.resolveCalls).reduce(0, +) <= calls + 1)
             }
         }
+    }
+
+    /// Every fixture entry for every fixture selection set: what the memo serves equals what the
+    /// resolver in the engine answers (a guard for the memo's assumption that resolution depends
+    /// on the two documents only).
+    @Test func theMemoServesWhatTheEngineAnswersForEveryFixturePair() throws {
+        let client = try makeMemoClient()
+        defer { client.destroy() }
+        let manager = FileManager.default
+        let entries = try manager.contentsOfDirectory(atPath: fixturesDirectory.appendingPathComponent("entries").path).sorted()
+        let selectionFiles = try manager.contentsOfDirectory(atPath: fixturesDirectory.appendingPathComponent("selections").path).sorted()
+        let selectionSets = selectionFiles.compactMap { try? SelectedOptimizations(jsonData: fixtureData("selections/" + $0)) } + [.empty]
+        #expect(entries.count >= 20 && selectionSets.count >= 10)
+        var compared = 0
+        for name in entries {
+            guard let entry = try? ContentfulEntry(jsonData: fixtureData("entries/" + name)) else { continue }
+            for selections in selectionSets {
+                let first = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
+                let memoized = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
+                let engine = client.resolveOptimizedEntryInEngine(baseline: entry, selectedOptimizations: selections)
+                for other in [memoized, engine] {
+                    #expect(other.entry == first.entry && other.selectedOptimization == first.selectedOptimization
+                            && other.isEmptyVariant == first.isEmptyVariant, "\(name)")
+                    #expect((other.optimizationContextId == nil) == (first.optimizationContextId == nil), "\(name)")
+                }
+                compared += 1
+            }
+        }
+        #expect(compared >= 200)
     }
 }
