@@ -6,22 +6,19 @@ import Musl
 import Darwin
 #endif
 
-/// The engine's recursive lock: a pthread mutex alone on its own cache lines.
+/// The engine's recursive lock: a pthread mutex alone on its own cache lines
+/// (``CacheLineIsolated``).
 ///
 /// Threads of an engine pool each lock their own engine several times per call. With
 /// `NSRecursiveLock` the lock objects of engines created one after another could sit in one cache
 /// line, so two threads working on different engines still bounced that line between their cores
 /// (in some runs a warm resolve then cost 1.4–1.8 times as much CPU with two threads as with
-/// one). Here the mutex gets a 128-byte, 128-byte-aligned block of its own (two lines, for the
-/// adjacent-line prefetcher).
-final class EngineLock: @unchecked Sendable {
-    private static let blockSize = 128
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+/// one).
+struct EngineLock: ~Copyable, @unchecked Sendable {
+    private let storage = CacheLineIsolated(pthread_mutex_t())
+    private var mutex: UnsafeMutablePointer<pthread_mutex_t> { storage.pointer }
 
     init() {
-        let block = UnsafeMutableRawPointer.allocate(byteCount: Self.blockSize, alignment: Self.blockSize)
-        block.initializeMemory(as: UInt8.self, repeating: 0, count: Self.blockSize)
-        mutex = block.bindMemory(to: pthread_mutex_t.self, capacity: 1)
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
         pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
@@ -32,7 +29,6 @@ final class EngineLock: @unchecked Sendable {
 
     deinit {
         pthread_mutex_destroy(mutex)
-        UnsafeMutableRawPointer(mutex).deallocate()
     }
 
     func lock() {

@@ -18,7 +18,7 @@ extension JavaScriptEngine {
             if let randomUUID { return .string(randomUUID()) }
             // Runs under the engine lock, which guards the generator.
             guard let self else { return .undefined }
-            return .string(self.uuidGenerator.uuidString())
+            return .string(self.uuidGenerator.pointer.pointee.uuidString())
         }
         try registerFunction("__nativeSetTimeout") { [weak self] arguments in
             guard let self, let id = arguments.first?.numberValue.flatMap(Int.init(exactly:)) else {

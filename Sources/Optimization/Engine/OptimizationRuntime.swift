@@ -18,32 +18,21 @@ final class OptimizationRuntime: Sendable {
     /// Async bridge calls and push-backs (settles, events, blocked events, state).
     let channel: BridgeChannel
     private let resolvePrepared: JavaScriptFunction
-    private let prepareEntry: JavaScriptFunction
-    private let prepareSelections: JavaScriptFunction
-    private let adoptEntry: JavaScriptFunction
-    private let adoptSelections: JavaScriptFunction
-    private let registerDeferred: JavaScriptFunction
+    /// Hands entries and selections to the engine (and counts the transfers).
+    private let documents: DocumentTransfer
+    /// Replays the context registrations of memoized resolves (the engine's entry hook).
+    private let replay: DeferredContextReplay
     /// Whether warm resolves are answered from ``memo`` (off while the engine logs at debug level).
     private let memoizesAnswers: Bool
     private let memo = ResolutionMemo.Storage()
     /// The engine's clock (read on every memoized resolve that registers a context).
     private let clock: any HostClock
-    private let transferCounts = Mutex(TransferCounts())
     /// Distinguishes runtimes for ``ContentfulEntry/knownRuntimes``.
     /// Consecutive per process, so the engines of one pool (created together) get distinct bits.
     private let identifier = OptimizationRuntime.identifiers.wrappingAdd(1, ordering: .relaxed).newValue
     private static let identifiers = Atomic<Int>(0)
 
-    /// How many entries and selection sets were handed to the engine as JSON (each one costs a
-    /// parse inside JavaScript; an entry the engine already holds costs none).
-    struct TransferCounts: Sendable, Equatable {
-        var entries = 0
-        var selections = 0
-        /// Calls of `resolvePrepared` (a memoized answer makes none).
-        var resolveCalls = 0
-    }
-
-    var transfers: TransferCounts { transferCounts.withLock { $0 } }
+    var transfers: DocumentTransfer.Counts { documents.counts }
 
     /// Creates an engine, evaluates the embedded JSRuntime in manifest order and calls
     /// `__bridge.initialize(config)`.
@@ -76,11 +65,9 @@ final class OptimizationRuntime: Sendable {
                 throw OptimizationError.bridgeError("__bridge not found after loading JSRuntime")
             }
             resolvePrepared = try engine.function("__bridge.resolvePrepared")
-            prepareEntry = try engine.function("__bridge.prepareEntry")
-            prepareSelections = try engine.function("__bridge.prepareSelections")
-            adoptEntry = try engine.function("__bridge.adoptEntry")
-            adoptSelections = try engine.function("__bridge.adoptSelections")
-            registerDeferred = try engine.function("__bridge.registerDeferred")
+            documents = try DocumentTransfer(engine: engine)
+            replay = DeferredContextReplay(
+                registerDeferred: try engine.function("__bridge.registerDeferred"), documents: documents, memo: memo, logger: logger)
         } catch {
             engine.close()
             throw error as? OptimizationError ?? .bridgeError("\(error)")
@@ -103,7 +90,22 @@ final class OptimizationRuntime: Sendable {
         }
         // The resolver logs its reasoning at debug level: then every resolve goes to the engine.
         memoizesAnswers = (try? engine.call("__optimization.host.isLogEnabled", .string("debug"))) != .bool(true)
-        engine.setEntryHook { [weak self] in self?.replayDeferredRegistrations() }
+        // Weak to the replay, not to the runtime: an object with a weak reference counts its
+        // references in a side table, and the pool retains the runtime on every call.
+        engine.setEntryHook { [weak replay] in replay?.run() }
+    }
+
+    /// Runs `body` holding this runtime's engine lock (waiting for it).
+    func exclusively<Result>(_ body: () throws -> Result) rethrows -> Result {
+        // Through the runtime (a guaranteed `self`), so the engine object, whose reference count
+        // lives in a side table shared with nothing else, is not retained per call.
+        try engine.withExclusiveAccess(body)
+    }
+
+    /// Runs `body` holding this runtime's engine lock, or returns nil at once while another
+    /// thread holds it.
+    func tryExclusively<Result>(_ body: () throws -> Result) rethrows -> Result? {
+        try engine.tryWithExclusiveAccess(body)
     }
 
     /// Resolves `entry` for `selections` (nil = nothing selected). Never throws: any engine
@@ -186,91 +188,19 @@ final class OptimizationRuntime: Sendable {
                 result = "?e"
             } else {
                 result = try resolvePrepared.call(entryHandle, selectionsHandle).stringValue ?? ""
-                transferCounts.withLock { $0.resolveCalls += 1 }
+                documents.countResolveCall()
             }
             switch result {
             case "?e":
-                try handOver(entry)
+                try documents.handOver(entry)
             case "?s":
                 guard let selections else { return result }
-                try handOver(selections)
+                try documents.handOver(selections)
             default:
                 return result
             }
         }
         return ""
-    }
-
-    /// Makes the engine hold `entry` under its handle: adopted from equal content it already
-    /// holds, or transferred as JSON (engine lock held).
-    private func handOver(_ entry: ContentfulEntry) throws {
-        let entryHandle = JavaScriptValue.number(Double(entry.handle))
-        let key = JavaScriptValue.string(entry.cacheKey)
-        if try adoptEntry.call(entryHandle, key) != .bool(true) {
-            try prepareEntry.call(entryHandle, .json(entry.jsonText), entry.isCollection ? .string(entry.id) : .undefined, key)
-            transferCounts.withLock { $0.entries += 1 }
-        }
-    }
-
-    /// Makes the engine hold `selections` under their handle (engine lock held).
-    private func handOver(_ selections: SelectedOptimizations) throws {
-        let selectionsHandle = JavaScriptValue.number(Double(selections.handle))
-        let key = JavaScriptValue.string(selections.cacheKey)
-        if try adoptSelections.call(selectionsHandle, key) != .bool(true) {
-            try prepareSelections.call(selectionsHandle, .json(selections.jsonText), key)
-            transferCounts.withLock { $0.selections += 1 }
-        }
-    }
-
-    /// Replays the context registrations of memoized answers into the engine's registry, in
-    /// order and at their own times. The engine's entry hook: runs before anything else enters
-    /// JavaScript (engine lock held), returns at once when nothing is pending. A failure is
-    /// logged (without visitor data) and drops those registrations: their views are then sent
-    /// without the optional `optimization` enrichment of the local event stream.
-    private func replayDeferredRegistrations() {
-        let pending = memo.state.withLock { $0.takeDeferred() }
-        guard !pending.isEmpty else { return }
-        var pairs: [(entry: ContentfulEntry, selections: SelectedOptimizations?)] = []
-        var pairIndex: [[Int]: Int] = [:]
-        var records: [JSONValue] = []
-        records.reserveCapacity(pending.count * 3)
-        for registration in pending {
-            let key = [registration.pair.entry.handle, registration.pair.selections?.handle ?? 0]
-            let index: Int
-            if let known = pairIndex[key] {
-                index = known
-            } else {
-                index = pairs.count
-                pairIndex[key] = index
-                pairs.append((registration.pair.entry, registration.pair.selections))
-            }
-            records += [.number(JSONNumber(index)), .number(JSONNumber(registration.time) ?? JSONNumber(0)), .string(registration.id)]
-        }
-        let pairValues: [JSONValue] = pairs.map { pair in
-            .array([.number(JSONNumber(pair.entry.handle)), pair.selections.map { .number(JSONNumber($0.handle)) } ?? .null])
-        }
-        do {
-            let batch = try JSONValue.object(["pairs": .array(pairValues), "records": .array(records)]).jsonText()
-            // Each round hands over at most one missing document; the pairs have two each.
-            for _ in 0...(2 * pairs.count) {
-                let result = try registerDeferred.call(.json(batch)).stringValue ?? ""
-                if result.isEmpty { return }
-                guard result.count > 2, let index = Int(result.dropFirst(2)), pairs.indices.contains(index) else {
-                    throw OptimizationError.bridgeError("unexpected registerDeferred answer \(result.prefix(40))")
-                }
-                if result.hasPrefix("?e") {
-                    try handOver(pairs[index].entry)
-                } else if result.hasPrefix("?s"), let selections = pairs[index].selections {
-                    try handOver(selections)
-                } else {
-                    throw OptimizationError.bridgeError("unexpected registerDeferred answer \(result.prefix(40))")
-                }
-            }
-            throw OptimizationError.bridgeError("registerDeferred kept asking for documents")
-        } catch {
-            logger.error("optimization contexts of cached resolutions could not be registered",
-                         metadata: ["error": "\(error)", "count": "\(pending.count)"])
-        }
     }
 
     /// Tears down the bridge (which fires forced best-effort flushes of both delivery queues) and

@@ -35,7 +35,7 @@ final class EnginePool: Sendable {
         for offset in 0..<count {
             let index = (start + offset) % count
             let runtime = engines[index]
-            if let result = try runtime.engine.tryWithExclusiveAccess({ () throws -> Result in
+            if let result = try runtime.tryExclusively({ () throws -> Result in
                 markBusy(1)
                 defer { markBusy(-1) }
                 return try body(runtime)
@@ -45,7 +45,7 @@ final class EnginePool: Sendable {
             }
         }
         let runtime = engines[start]
-        let result = try runtime.engine.withExclusiveAccess { () throws -> Result in
+        let result = try runtime.exclusively { () throws -> Result in
             markBusy(1)
             defer { markBusy(-1) }
             return try body(runtime)

@@ -30,6 +30,8 @@ final class ServiceMetrics: Sendable {
     let poolWait: Timer
     /// Nil when metrics go nowhere (the no-op factory): then the pool counts nothing per call.
     let poolBusy: Gauge?
+    /// False for the no-op factory: the hot paths then skip the work of measuring.
+    let isRecording: Bool
     private let experienceRequests: [String: Counter]
     let experienceDuration: Timer
     private let events: [String: Counter]
@@ -47,7 +49,8 @@ final class ServiceMetrics: Sendable {
         emptyVariantResolves = resolves(.emptyVariant)
         fallbackResolves = resolves(.fallback)
         poolWait = Timer(label: "optimization_engine_pool_wait", dimensions: [], factory: factory)
-        poolBusy = factory is NOOPMetricsHandler ? nil : Gauge(label: "optimization_engine_pool_busy", dimensions: [], factory: factory)
+        isRecording = !(factory is NOOPMetricsHandler)
+        poolBusy = !isRecording ? nil : Gauge(label: "optimization_engine_pool_busy", dimensions: [], factory: factory)
         experienceRequests = Dictionary(uniqueKeysWithValues: ["success", "timeout", "circuit_open", "failed", "refused"].map {
             ($0, Counter(label: "optimization_experience_requests_total", dimensions: [("outcome", $0)], factory: factory))
         })

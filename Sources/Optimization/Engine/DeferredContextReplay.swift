@@ -1,0 +1,68 @@
+import JavaScriptHost
+import Logging
+
+/// Replays, into one engine's context registry, the registrations of resolves its runtime served
+/// from the ``ResolutionMemo`` (see there). Installed as the engine's entry hook, so it runs with
+/// the engine lock held before anything else enters JavaScript.
+final class DeferredContextReplay: Sendable {
+    private let registerDeferred: JavaScriptFunction
+    private let documents: DocumentTransfer
+    private let memo: ResolutionMemo.Storage
+    private let logger: Logger
+
+    init(registerDeferred: JavaScriptFunction, documents: DocumentTransfer, memo: ResolutionMemo.Storage, logger: Logger) {
+        self.registerDeferred = registerDeferred
+        self.documents = documents
+        self.memo = memo
+        self.logger = logger
+    }
+
+    /// Registers what is pending, in order and at the times noted; returns at once when nothing
+    /// is. A failure is logged (without visitor data) and drops those registrations: their views
+    /// are then sent without the optional `optimization` enrichment of the local event stream.
+    func run() {
+        let pending = memo.state.withLock { $0.takeDeferred() }
+        guard !pending.isEmpty else { return }
+        var pairs: [(entry: ContentfulEntry, selections: SelectedOptimizations?)] = []
+        var pairIndex: [[Int]: Int] = [:]
+        var records: [JSONValue] = []
+        records.reserveCapacity(pending.count * 3)
+        for registration in pending {
+            let key = [registration.pair.entry.handle, registration.pair.selections?.handle ?? 0]
+            let index: Int
+            if let known = pairIndex[key] {
+                index = known
+            } else {
+                index = pairs.count
+                pairIndex[key] = index
+                pairs.append((registration.pair.entry, registration.pair.selections))
+            }
+            records += [.number(JSONNumber(index)), .number(JSONNumber(registration.time) ?? JSONNumber(0)), .string(registration.id)]
+        }
+        let pairValues: [JSONValue] = pairs.map { pair in
+            .array([.number(JSONNumber(pair.entry.handle)), pair.selections.map { .number(JSONNumber($0.handle)) } ?? .null])
+        }
+        do {
+            let batch = try JSONValue.object(["pairs": .array(pairValues), "records": .array(records)]).jsonText()
+            // Each round hands over at most one missing document; the pairs have two each.
+            for _ in 0...(2 * pairs.count) {
+                let result = try registerDeferred.call(.json(batch)).stringValue ?? ""
+                if result.isEmpty { return }
+                guard result.count > 2, let index = Int(result.dropFirst(2)), pairs.indices.contains(index) else {
+                    throw OptimizationError.bridgeError("unexpected registerDeferred answer \(result.prefix(40))")
+                }
+                if result.hasPrefix("?e") {
+                    try documents.handOver(pairs[index].entry)
+                } else if result.hasPrefix("?s"), let selections = pairs[index].selections {
+                    try documents.handOver(selections)
+                } else {
+                    throw OptimizationError.bridgeError("unexpected registerDeferred answer \(result.prefix(40))")
+                }
+            }
+            throw OptimizationError.bridgeError("registerDeferred kept asking for documents")
+        } catch {
+            logger.error("optimization contexts of cached resolutions could not be registered",
+                         metadata: ["error": "\(error)", "count": "\(pending.count)"])
+        }
+    }
+}

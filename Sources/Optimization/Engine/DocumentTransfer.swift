@@ -1,0 +1,56 @@
+import JavaScriptHost
+import Synchronization
+
+/// Hands prepared documents (``ContentfulEntry``, ``SelectedOptimizations``) to one engine by
+/// handle: adopted from equal content the engine already holds (by content key), or transferred
+/// as JSON. Call with the engine lock held. Thread-safe counters.
+final class DocumentTransfer: Sendable {
+    /// How many entries and selection sets were handed to the engine as JSON (each one costs a
+    /// parse inside JavaScript; an entry the engine already holds costs none), and how often the
+    /// resolver ran in the engine.
+    struct Counts: Sendable, Equatable {
+        var entries = 0
+        var selections = 0
+        /// Calls of `resolvePrepared` (a memoized answer makes none).
+        var resolveCalls = 0
+    }
+
+    private let prepareEntry: JavaScriptFunction
+    private let prepareSelections: JavaScriptFunction
+    private let adoptEntry: JavaScriptFunction
+    private let adoptSelections: JavaScriptFunction
+    private let countsStorage = Mutex(Counts())
+
+    init(engine: JavaScriptEngine) throws {
+        prepareEntry = try engine.function("__bridge.prepareEntry")
+        prepareSelections = try engine.function("__bridge.prepareSelections")
+        adoptEntry = try engine.function("__bridge.adoptEntry")
+        adoptSelections = try engine.function("__bridge.adoptSelections")
+    }
+
+    var counts: Counts { countsStorage.withLock { $0 } }
+
+    func countResolveCall() {
+        countsStorage.withLock { $0.resolveCalls += 1 }
+    }
+
+    /// Makes the engine hold `entry` under its handle.
+    func handOver(_ entry: ContentfulEntry) throws {
+        let entryHandle = JavaScriptValue.number(Double(entry.handle))
+        let key = JavaScriptValue.string(entry.cacheKey)
+        if try adoptEntry.call(entryHandle, key) != .bool(true) {
+            try prepareEntry.call(entryHandle, .json(entry.jsonText), entry.isCollection ? .string(entry.id) : .undefined, key)
+            countsStorage.withLock { $0.entries += 1 }
+        }
+    }
+
+    /// Makes the engine hold `selections` under their handle.
+    func handOver(_ selections: SelectedOptimizations) throws {
+        let selectionsHandle = JavaScriptValue.number(Double(selections.handle))
+        let key = JavaScriptValue.string(selections.cacheKey)
+        if try adoptSelections.call(selectionsHandle, key) != .bool(true) {
+            try prepareSelections.call(selectionsHandle, .json(selections.jsonText), key)
+            countsStorage.withLock { $0.selections += 1 }
+        }
+    }
+}
