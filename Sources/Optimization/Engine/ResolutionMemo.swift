@@ -122,6 +122,15 @@ struct ResolutionMemo {
     }
 }
 
+extension CompactResolution {
+    /// This answer for ``ResolutionMemo`` (without its context id, which is new per resolve).
+    var memoAnswer: ResolutionMemo.Answer {
+        ResolutionMemo.Answer(
+            selectionIndex: selectionIndex, experienceIndex: experienceIndex, variantIndex: variantIndex,
+            isEmptyVariant: isEmptyVariant, hasContext: contextId != nil)
+    }
+}
+
 private extension JSONValue {
     /// The same value with its outermost array or object storage newly allocated (the members are
     /// shared), so retaining it never touches the original's reference counts. The storage is

@@ -19,13 +19,6 @@ struct CompactResolution: Equatable {
         contextId = fields[4].isEmpty ? nil : String(fields[4])
     }
 
-    /// This answer for ``ResolutionMemo`` (without its context id, which is new per resolve).
-    var memoAnswer: ResolutionMemo.Answer {
-        ResolutionMemo.Answer(
-            selectionIndex: selectionIndex, experienceIndex: experienceIndex, variantIndex: variantIndex,
-            isEmptyVariant: isEmptyVariant, hasContext: contextId != nil)
-    }
-
     /// Maps indices back onto the caller's own values; nil if they do not fit the documents.
     func resolved(entry: ContentfulEntry, selections: SelectedOptimizations?) -> ResolvedOptimizedEntry? {
         var selection: JSONValue?
