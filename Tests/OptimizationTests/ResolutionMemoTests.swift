@@ -61,6 +61,26 @@ struct ResolutionMemoTests {
         #expect(none == noneAgain && none.optimizationContextId == nil && none.entryId == entry.id)
     }
 
+    @Test func selectionsDecodedAgainWithTheSameContentAreAnsweredFromTheMemo() throws {
+        let client = try makeMemoClient()
+        defer { client.destroy() }
+        let (entry, selections) = try heroAndSelections()
+        let runtime = try #require(client.currentRuntime)
+        let first = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
+        let calls = runtime.transfers.resolveCalls
+        // What a service does per request: decode the visitor's selections into a new object.
+        for _ in 0..<3 {
+            let decoded = try SelectedOptimizations(jsonData: fixtureData("selections/new-visitor.json"))
+            let again = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: decoded)
+            #expect(again.entry == first.entry && again.selectedOptimization == first.selectedOptimization)
+            #expect(again.optimizationContextId != nil && again.optimizationContextId != first.optimizationContextId)
+        }
+        #expect(runtime.transfers.resolveCalls == calls)
+        // Different content is a different pair.
+        _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: .empty)
+        #expect(runtime.transfers.resolveCalls > calls)
+    }
+
     @Test func aMemoizedContextEnrichesEventsExactlyLikeAnEagerOne() async throws {
         let client = try makeMemoClient()
         defer { client.destroy() }

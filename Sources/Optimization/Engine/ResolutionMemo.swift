@@ -87,7 +87,14 @@ struct ResolutionMemo {
         let selections: Int
     }
 
-    /// Pairs kept before the memo starts over (a dropped pair only costs one more call into the
+    /// The same pair by the selections' content: a service typically decodes each request's
+    /// selections into a new object, equal in content to one seen before.
+    private struct ContentKey: Hashable {
+        let entry: Int
+        let selections: String
+    }
+
+    /// Handles kept before the memo starts over (a dropped pair only costs one more call into the
     /// engine; the documents it keeps alive are bounded by this).
     static let pairLimit = 4_096
     /// Registrations kept for replay: the context registry's capacity (`DEFAULT_CAPACITY` in
@@ -96,16 +103,33 @@ struct ResolutionMemo {
     static let registrationLimit = 1_000
 
     private var pairs: [Key: Remembered] = [:]
+    private var pairsByContent: [ContentKey: Remembered] = [:]
     private var deferred: [DeferredRegistration] = []
 
-    /// The pair remembered for `entry` and `selections` (nil selections: nothing selected).
-    func remembered(entry: ContentfulEntry, selections: SelectedOptimizations?) -> Remembered? {
-        pairs[Key(entry: entry.handle, selections: selections?.handle ?? 0)]
+    /// The pair remembered for `entry` and `selections` (nil selections: nothing selected), by
+    /// handle or else by the selections' content key (then also remembered under the new handle,
+    /// so the next resolve with that object takes the fast path).
+    mutating func remembered(entry: ContentfulEntry, selections: SelectedOptimizations?) -> Remembered? {
+        let key = Key(entry: entry.handle, selections: selections?.handle ?? 0)
+        if let pair = pairs[key] { return pair }
+        guard let selections, let pair = pairsByContent[ContentKey(entry: entry.handle, selections: selections.cacheKey)] else { return nil }
+        store(pair, under: key)
+        return pair
     }
 
     mutating func remember(_ pair: Remembered) {
-        if pairs.count >= Self.pairLimit { pairs.removeAll(keepingCapacity: true) }
-        pairs[Key(entry: pair.entry.handle, selections: pair.selections?.handle ?? 0)] = pair
+        store(pair, under: Key(entry: pair.entry.handle, selections: pair.selections?.handle ?? 0))
+        if let selections = pair.selections {
+            pairsByContent[ContentKey(entry: pair.entry.handle, selections: selections.cacheKey)] = pair
+        }
+    }
+
+    private mutating func store(_ pair: Remembered, under key: Key) {
+        if pairs.count >= Self.pairLimit {
+            pairs.removeAll(keepingCapacity: true)
+            pairsByContent.removeAll(keepingCapacity: true)
+        }
+        pairs[key] = pair
     }
 
     mutating func note(_ registration: DeferredRegistration) {
