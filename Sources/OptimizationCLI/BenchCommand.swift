@@ -14,6 +14,8 @@ struct BenchCommand: ParsableCommand {
             warm_*: the same prepared entry resolved again for the same selections (answered from
               the runtime's memo of resolver answers).
             warm_engine_*: the same, with the shared resolver running in the engine every time.
+            context_replay_1000_us: the extra cost of the first engine call after 1,000 memoized
+              resolves (it registers their contexts first).
             cold_*: a new entry (new revision) every call: JSON transfer into the engine included,
             Swift-side parsing of the entry not included (see parse_p50_us).
             engine_start_ms: create an engine and load the embedded JSRuntime (median).
@@ -76,6 +78,7 @@ struct BenchCommand: ParsableCommand {
             _ = client.resolveOptimizedEntryInEngine(baseline: entry, selectedOptimizations: selections)
         }
         report += [("warm_engine_p50_us", percentile(warmEngine, 0.5)), ("warm_engine_p99_us", percentile(warmEngine, 0.99))]
+        report.append(("context_replay_1000_us", measureContextReplay(client: client, entry: entry, selections: selections)))
         // Before the cold phases, whose thousands of prepared entries would dominate the figures.
         report += memoryFigures(client: client, entry: entry, selections: selections)
 
@@ -120,6 +123,20 @@ struct BenchCommand: ParsableCommand {
             return "\"\(name)\":\(rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded))"
         }
         print("{" + fields.joined(separator: ",") + "}")
+    }
+
+    /// The deferred work of memoized resolves: how much longer the first engine call after 1,000
+    /// of them takes (it registers their 1,000 contexts first) than the same call with nothing
+    /// pending. Median of 21 rounds each, in µs.
+    private func measureContextReplay(client: OptimizationClient, entry: ContentfulEntry, selections: SelectedOptimizations) -> Double {
+        var idle: [Double] = []
+        var afterResolves: [Double] = []
+        for _ in 0..<21 {
+            idle += time(1) { _ in _ = client.hasConsent("page") }
+            for _ in 0..<1_000 { _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections) }
+            afterResolves += time(1) { _ in _ = client.hasConsent("page") }
+        }
+        return max(0, percentile(afterResolves, 0.5) - percentile(idle, 0.5))
     }
 
     /// p50 of the per-call JSON pattern on the bench entry and selections, after checking that it

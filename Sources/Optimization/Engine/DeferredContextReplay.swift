@@ -5,6 +5,11 @@ import Logging
 /// from the ``ResolutionMemo`` (see there). Installed as the engine's entry hook, so it runs with
 /// the engine lock held before anything else enters JavaScript.
 final class DeferredContextReplay: Sendable {
+    private struct PairKey: Hashable {
+        let entry: Int
+        let selections: Int
+    }
+
     private let registerDeferred: JavaScriptFunction
     private let documents: DocumentTransfer
     private let memo: ResolutionMemo.Storage
@@ -24,11 +29,11 @@ final class DeferredContextReplay: Sendable {
         let pending = memo.state.withLock { $0.takeDeferred() }
         guard !pending.isEmpty else { return }
         var pairs: [(entry: ContentfulEntry, selections: SelectedOptimizations?)] = []
-        var pairIndex: [[Int]: Int] = [:]
+        var pairIndex: [PairKey: Int] = [:]
         var records: [JSONValue] = []
         records.reserveCapacity(pending.count * 3)
         for registration in pending {
-            let key = [registration.pair.entry.handle, registration.pair.selections?.handle ?? 0]
+            let key = PairKey(entry: registration.pair.entry.handle, selections: registration.pair.selections?.handle ?? 0)
             let index: Int
             if let known = pairIndex[key] {
                 index = known
