@@ -30,8 +30,9 @@ final class DeferredContextReplay: Sendable {
         guard !pending.isEmpty else { return }
         var pairs: [(entry: ContentfulEntry, selections: SelectedOptimizations?)] = []
         var pairIndex: [PairKey: Int] = [:]
-        var records: [JSONValue] = []
-        records.reserveCapacity(pending.count * 3)
+        // The batch text is written directly: `{"pairs":[[e,s],…],"records":[p,t,"id",…]}`.
+        var records = ""
+        records.reserveCapacity(pending.count * 64)
         for registration in pending {
             let key = PairKey(entry: registration.pair.entry.handle, selections: registration.pair.selections?.handle ?? 0)
             let index: Int
@@ -42,13 +43,18 @@ final class DeferredContextReplay: Sendable {
                 pairIndex[key] = index
                 pairs.append((registration.pair.entry, registration.pair.selections))
             }
-            records += [.number(JSONNumber(index)), .number(JSONNumber(registration.time) ?? JSONNumber(0)), .string(registration.id)]
+            if !records.isEmpty { records += "," }
+            records += String(index)
+            records += ","
+            records += (JSONNumber(registration.time) ?? JSONNumber(0)).text
+            records += ","
+            JSONValue.appendStringLiteral(registration.id, to: &records)
         }
-        let pairValues: [JSONValue] = pairs.map { pair in
-            .array([.number(JSONNumber(pair.entry.handle)), pair.selections.map { .number(JSONNumber($0.handle)) } ?? .null])
+        let pairTexts = pairs.map { pair in
+            "[\(pair.entry.handle),\(pair.selections.map { String($0.handle) } ?? "null")]"
         }
+        let batch = "{\"pairs\":[" + pairTexts.joined(separator: ",") + "],\"records\":[" + records + "]}"
         do {
-            let batch = try JSONValue.object(["pairs": .array(pairValues), "records": .array(records)]).jsonText()
             // Each round hands over at most one missing document; the pairs have two each.
             for _ in 0...(2 * pairs.count) {
                 let result = try registerDeferred.call(.json(batch)).stringValue ?? ""

@@ -91,6 +91,12 @@ extension JSONValue {
         }
     }
 
+    /// Appends `string` as a JSON string literal (quoted and escaped as ``jsonText(maximumDepth:)``
+    /// writes it).
+    static func appendStringLiteral(_ string: String, to output: inout String) {
+        writeString(string, to: &output)
+    }
+
     private static func writeString(_ string: String, to output: inout String) {
         output += "\""
         if !mayNeedEscaping(string) {
