@@ -21,6 +21,15 @@ struct ResolutionMemoTests {
         return client
     }
 
+    /// Resolves twice, so the pair is remembered (from an entry's second resolve on); returns the
+    /// first result.
+    @discardableResult
+    private func warm(_ client: OptimizationClient, _ entry: ContentfulEntry, _ selections: SelectedOptimizations?) -> ResolvedOptimizedEntry {
+        let first = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
+        _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
+        return first
+    }
+
     private func heroAndSelections() throws -> (ContentfulEntry, SelectedOptimizations) {
         (try ContentfulEntry(jsonData: fixtureData(Self.hero)),
          try SelectedOptimizations(jsonData: fixtureData("selections/new-visitor.json")))
@@ -42,7 +51,7 @@ struct ResolutionMemoTests {
         defer { client.destroy() }
         let (entry, selections) = try heroAndSelections()
         let runtime = try #require(client.currentRuntime)
-        let first = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
+        let first = warm(client, entry, selections)
         let callsAfterFirst = runtime.transfers.resolveCalls
         #expect(callsAfterFirst >= 1)
         var ids: Set<String> = []
@@ -66,7 +75,7 @@ struct ResolutionMemoTests {
         defer { client.destroy() }
         let (entry, selections) = try heroAndSelections()
         let runtime = try #require(client.currentRuntime)
-        let first = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
+        let first = warm(client, entry, selections)
         let calls = runtime.transfers.resolveCalls
         // What a service does per request: decode the visitor's selections into a new object.
         for _ in 0..<3 {
@@ -81,11 +90,29 @@ struct ResolutionMemoTests {
         #expect(runtime.transfers.resolveCalls > calls)
     }
 
+    @Test func anEntryResolvedOnceIsNotKeptAliveByTheMemo() throws {
+        let client = try makeMemoClient()
+        defer { client.destroy() }
+        let selections = try SelectedOptimizations(jsonData: fixtureData("selections/new-visitor.json"))
+        weak var once: ContentfulEntry?
+        weak var twice: ContentfulEntry?
+        do {
+            let oneOff = try ContentfulEntry(jsonData: fixtureData(Self.hero))
+            once = oneOff
+            _ = client.resolveOptimizedEntry(baseline: oneOff, selectedOptimizations: selections)
+            let reused = try ContentfulEntry(jsonData: fixtureData(Self.hero))
+            twice = reused
+            warm(client, reused, selections)
+        }
+        #expect(once == nil, "a document wrapped for one call is not remembered")
+        #expect(twice != nil, "a reused entry is remembered (bounded by ResolutionMemo.pairLimit)")
+    }
+
     @Test func aMemoizedContextEnrichesEventsExactlyLikeAnEagerOne() async throws {
         let client = try makeMemoClient()
         defer { client.destroy() }
         let (entry, selections) = try heroAndSelections()
-        let eager = try #require(client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections).optimizationContextId)
+        let eager = try #require(warm(client, entry, selections).optimizationContextId)
         let memoized = try #require(client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections).optimizationContextId)
         let fromEngine = try #require(try await publishedContext(client, eager))
         let fromMemo = try #require(try await publishedContext(client, memoized))
@@ -118,7 +145,7 @@ struct ResolutionMemoTests {
         let client = try makeMemoClient(clock: clock)
         defer { client.destroy() }
         let (entry, selections) = try heroAndSelections()
-        _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
+        warm(client, entry, selections)
         let kept = try #require(client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections).optimizationContextId)
         let expired = try #require(client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections).optimizationContextId)
         // Both registrations are still deferred: nothing entered the engine since.
@@ -133,7 +160,7 @@ struct ResolutionMemoTests {
         defer { client.destroy() }
         let (entry, selections) = try heroAndSelections()
         let runtime = try #require(client.currentRuntime)
-        _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
+        warm(client, entry, selections)
         // Another entry takes the engine's only cache slot.
         _ = client.resolveOptimizedEntry(baseline: try ContentfulEntry(jsonData: fixtureData("entries/roundtrip-exact.json")), selectedOptimizations: selections)
         let transfersBefore = runtime.transfers.entries
@@ -148,7 +175,7 @@ struct ResolutionMemoTests {
         let client = try makeMemoClient()
         defer { client.destroy() }
         let (entry, selections) = try heroAndSelections()
-        _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
+        warm(client, entry, selections)
         let memoized = try #require(client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections).optimizationContextId)
         client.reset()
         client.consent(true)
@@ -176,8 +203,9 @@ struct ResolutionMemoTests {
                     let again = service.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
                     #expect(again.entry == first.entry && again.selectedOptimization == first.selectedOptimization)
                 }
-                // Each engine enters JavaScript at most once more (the first time it sees the pair).
-                #expect(service.poolRuntimes.map(\.transfers.resolveCalls).reduce(0, +) <= calls + 1)
+                // Each engine enters JavaScript at most twice more (its first two resolves of the
+                // entry; the second one remembers the pair).
+                #expect(service.poolRuntimes.map(\.transfers.resolveCalls).reduce(0, +) <= calls + 2 * service.poolRuntimes.count)
             }
         }
     }
@@ -197,7 +225,7 @@ struct ResolutionMemoTests {
         for name in entries {
             guard let entry = try? ContentfulEntry(jsonData: fixtureData("entries/" + name)) else { continue }
             for selections in selectionSets {
-                let first = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
+                let first = warm(client, entry, selections)
                 let memoized = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
                 let engine = client.resolveOptimizedEntryInEngine(baseline: entry, selectedOptimizations: selections)
                 for other in [memoized, engine] {

@@ -31,6 +31,8 @@ final class OptimizationRuntime: Sendable {
     /// Consecutive per process, so the engines of one pool (created together) get distinct bits.
     private let identifier = OptimizationRuntime.identifiers.wrappingAdd(1, ordering: .relaxed).newValue
     private static let identifiers = Atomic<Int>(0)
+    /// This runtime's bit in ``ContentfulEntry/knownRuntimes``.
+    private var runtimeBit: UInt64 { 1 << UInt64(identifier % 64) }
 
     var transfers: DocumentTransfer.Counts { documents.counts }
 
@@ -138,6 +140,7 @@ final class OptimizationRuntime: Sendable {
                 if memoizes, let pair = memo.state.withLock({ $0.remembered(entry: entry, selections: selections) }) {
                     return serve(pair)
                 }
+                let entryWasKnown = entry.knownRuntimes.load(ordering: .relaxed) & runtimeBit != 0
                 let text = try resolveInEngine(entry, selections: selections)
                 guard let answer = CompactResolution(text) else {
                     logger.error("unexpected resolution result from the shared core; rendering the baseline",
@@ -148,7 +151,9 @@ final class OptimizationRuntime: Sendable {
                     logger.error("the shared core's answer does not fit the entry; rendering the baseline", metadata: ["entry": "\(entry.id)"])
                     return nil
                 }
-                if memoizes {
+                // Remembered from the second resolve of an entry on: a one-off entry (a document
+                // wrapped per call) would only keep memory alive in the memo.
+                if memoizes && entryWasKnown {
                     let pair = ResolutionMemo.Remembered(answer: answer.memoAnswer, result: resolved, entry: entry, selections: selections)
                     memo.state.withLock { $0.remember(pair) }
                 }
@@ -179,9 +184,8 @@ final class OptimizationRuntime: Sendable {
         let selectionsHandle = selections.map { JavaScriptValue.number(Double($0.handle)) } ?? .null
         // An entry never handed to this runtime cannot be known by handle: go straight to
         // adopting or preparing it.
-        let bit: UInt64 = 1 << UInt64(identifier % 64)
-        let seenBefore = entry.knownRuntimes.load(ordering: .relaxed) & bit != 0
-        if !seenBefore { entry.knownRuntimes.bitwiseOr(bit, ordering: .relaxed) }
+        let seenBefore = entry.knownRuntimes.load(ordering: .relaxed) & runtimeBit != 0
+        if !seenBefore { entry.knownRuntimes.bitwiseOr(runtimeBit, ordering: .relaxed) }
         for attempt in 0..<3 {
             let result: String
             if attempt == 0 && !seenBefore {

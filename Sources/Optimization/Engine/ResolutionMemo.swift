@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// The resolver's answer (which selection, experience and variant) is a pure function of the
 /// entry document and the selections, and both are immutable objects with process-unique
-/// handles, so an answer keyed by the pair of handles never goes stale. What is not pure is the
+/// handles, so an answer keyed by the pair of handles never goes stale. Pairs are remembered from
+/// an entry's second resolve on, so entries wrapped once per call are never kept here. What is not pure is the
 /// context registration (spec §2.4): every resolve that finds a selection registers its context
 /// under a fresh id. For an answer served from here the runtime draws that id itself, from the
 /// engine's own id source, notes the registration with the engine clock's time, and replays the
