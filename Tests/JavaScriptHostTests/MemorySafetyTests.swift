@@ -1,3 +1,4 @@
+import Foundation
 import CJavaScriptCore
 import JavaScriptHost
 import Testing
@@ -71,10 +72,20 @@ struct MemorySafetyTests {
             globalThis.probe = new WeakRef({ payload: new Array(10000).fill(7) });
             globalThis.noop = function () {};
             """)
+        // Under CI's GC-stress settings JavaScriptCore itself collects every few allocations, so
+        // only the forced collection's effect can be asserted there, not that the probe survives.
+        let collectorStressed = ProcessInfo.processInfo.environment["JSC_slowPathAllocsBetweenGCs"] != nil
         for _ in 0..<20 { try engine.call("noop") }
-        #expect(try engine.evaluate("probe.deref() !== undefined") == .bool(true))
+        if !collectorStressed {
+            #expect(try engine.evaluate("probe.deref() !== undefined") == .bool(true))
+        }
         for _ in 0..<60 { try engine.call("noop") }
-        #expect(try engine.evaluate("probe.deref() === undefined") == .bool(interval != nil))
+        let collected = try engine.evaluate("probe.deref() === undefined") == .bool(true)
+        if interval != nil {
+            #expect(collected)
+        } else if !collectorStressed {
+            #expect(!collected)
+        }
     }
 
     @Test func manyEnginesCanBeCreatedAndClosed() throws {
