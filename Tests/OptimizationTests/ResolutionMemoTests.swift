@@ -30,6 +30,11 @@ struct ResolutionMemoTests {
         return first
     }
 
+    /// Whether two results render the same thing (context ids aside).
+    private func sameRendering(_ a: ResolvedOptimizedEntry, _ b: ResolvedOptimizedEntry) -> Bool {
+        a.entry == b.entry && a.selectedOptimization == b.selectedOptimization && a.isEmptyVariant == b.isEmptyVariant
+    }
+
     private func heroAndSelections() throws -> (ContentfulEntry, SelectedOptimizations) {
         (try ContentfulEntry(jsonData: fixtureData(Self.hero)),
          try SelectedOptimizations(jsonData: fixtureData("selections/new-visitor.json")))
@@ -57,16 +62,14 @@ struct ResolutionMemoTests {
         var ids: Set<String> = []
         for _ in 0..<50 {
             let again = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
-            #expect(again.entry == first.entry)
-            #expect(again.selectedOptimization == first.selectedOptimization)
-            #expect(again.isEmptyVariant == first.isEmptyVariant)
+            #expect(sameRendering(again, first))
             ids.insert(try #require(again.optimizationContextId))
         }
         #expect(runtime.transfers.resolveCalls == callsAfterFirst, "answered from the memo")
         #expect(ids.count == 50 && !ids.contains(first.optimizationContextId ?? ""), "a fresh id per resolve")
         // Nothing selected is its own pair, with no context.
-        let none = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: nil)
-        let noneAgain = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: nil)
+        let none = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: .empty)
+        let noneAgain = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: .empty)
         #expect(none == noneAgain && none.optimizationContextId == nil && none.entryId == entry.id)
     }
 
@@ -81,7 +84,7 @@ struct ResolutionMemoTests {
         for _ in 0..<3 {
             let decoded = try SelectedOptimizations(jsonData: fixtureData("selections/new-visitor.json"))
             let again = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: decoded)
-            #expect(again.entry == first.entry && again.selectedOptimization == first.selectedOptimization)
+            #expect(sameRendering(again, first))
             #expect(again.optimizationContextId != nil && again.optimizationContextId != first.optimizationContextId)
         }
         #expect(runtime.transfers.resolveCalls == calls)
@@ -193,7 +196,7 @@ struct ResolutionMemoTests {
         #expect(runtime.transfers.resolveCalls == before + 3)
     }
 
-    @Test func aServiceAnswersWarmResolvesFromEachEnginesMemo() async throws {
+    @Test func aServiceAnswersWarmResolvesFromEachEnginesMemoUntilShutdown() async throws {
         try await withLocalAPIServer { server in
             try await withService(server, engines: 2) { service in
                 let (entry, selections) = try heroAndSelections()
@@ -201,11 +204,15 @@ struct ResolutionMemoTests {
                 let calls = service.poolRuntimes.map(\.transfers.resolveCalls).reduce(0, +)
                 for _ in 0..<20 {
                     let again = service.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
-                    #expect(again.entry == first.entry && again.selectedOptimization == first.selectedOptimization)
+                    #expect(sameRendering(again, first))
                 }
                 // Each engine enters JavaScript at most twice more (its first two resolves of the
                 // entry; the second one remembers the pair).
                 #expect(service.poolRuntimes.map(\.transfers.resolveCalls).reduce(0, +) <= calls + 2 * service.poolRuntimes.count)
+                #expect(first.entryId != entry.id, "the hero renders a variant for these selections")
+                // After shutdown the memo no longer answers: the baseline, as documented.
+                await service.shutdown()
+                #expect(service.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections).entryId == entry.id)
             }
         }
     }
@@ -229,8 +236,7 @@ struct ResolutionMemoTests {
                 let memoized = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
                 let engine = client.resolveOptimizedEntryInEngine(baseline: entry, selectedOptimizations: selections)
                 for other in [memoized, engine] {
-                    #expect(other.entry == first.entry && other.selectedOptimization == first.selectedOptimization
-                            && other.isEmptyVariant == first.isEmptyVariant, "\(name)")
+                    #expect(sameRendering(other, first), "\(name)")
                     #expect((other.optimizationContextId == nil) == (first.optimizationContextId == nil), "\(name)")
                 }
                 compared += 1

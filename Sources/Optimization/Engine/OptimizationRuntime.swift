@@ -140,8 +140,7 @@ final class OptimizationRuntime: Sendable {
                 if memoizes, let pair = memo.state.withLock({ $0.remembered(entry: entry, selections: selections) }) {
                     return serve(pair)
                 }
-                let entryWasKnown = entry.knownRuntimes.load(ordering: .relaxed) & runtimeBit != 0
-                let text = try resolveInEngine(entry, selections: selections)
+                let (text, entryWasKnown) = try resolveInEngine(entry, selections: selections)
                 guard let answer = CompactResolution(text) else {
                     logger.error("unexpected resolution result from the shared core; rendering the baseline",
                                  metadata: ["result": "\(text.prefix(80))", "entry": "\(entry.id)"])
@@ -154,10 +153,10 @@ final class OptimizationRuntime: Sendable {
                 // Remembered from the second resolve of an entry on: a one-off entry (a document
                 // wrapped per call) would only keep memory alive in the memo.
                 if memoizes && entryWasKnown {
-                    let pair = ResolutionMemo.Remembered(answer: answer.memoAnswer, result: resolved, entry: entry, selections: selections)
+                    let pair = ResolutionMemo.Remembered(answer: answer, result: resolved, entry: entry, selections: selections)
                     memo.state.withLock { $0.remember(pair) }
                 }
-                return (resolved, answer.memoAnswer.outcome)
+                return (resolved, answer.outcome)
             }
             if let resolved { return resolved }
         } catch {
@@ -170,16 +169,17 @@ final class OptimizationRuntime: Sendable {
     /// A remembered result, with a fresh context id whose registration is deferred (engine lock
     /// held, so ids and times are noted in the order the engine would have registered them).
     private func serve(_ pair: ResolutionMemo.Remembered) -> (ResolvedOptimizedEntry, Outcome) {
-        guard pair.answer.hasContext else { return (pair.result(contextId: nil), pair.answer.outcome) }
+        guard pair.hasContext else { return (pair.result(contextId: nil), pair.outcome) }
         let id = engine.randomUUID()
         let registration = ResolutionMemo.DeferredRegistration(pair: pair, time: clock.now(), id: id)
         memo.state.withLock { $0.note(registration) }
-        return (pair.result(contextId: id), pair.answer.outcome)
+        return (pair.result(contextId: id), pair.outcome)
     }
 
     /// `resolvePrepared` in the engine, handing it the documents it does not hold yet (engine
-    /// lock held). Returns the compact answer text.
-    private func resolveInEngine(_ entry: ContentfulEntry, selections: SelectedOptimizations?) throws -> String {
+    /// lock held). Returns the compact answer text, and whether this runtime had been handed the
+    /// entry before this call.
+    private func resolveInEngine(_ entry: ContentfulEntry, selections: SelectedOptimizations?) throws -> (text: String, entryWasKnown: Bool) {
         let entryHandle = JavaScriptValue.number(Double(entry.handle))
         let selectionsHandle = selections.map { JavaScriptValue.number(Double($0.handle)) } ?? .null
         // An entry never handed to this runtime cannot be known by handle: go straight to
@@ -198,13 +198,13 @@ final class OptimizationRuntime: Sendable {
             case "?e":
                 try documents.handOver(entry)
             case "?s":
-                guard let selections else { return result }
+                guard let selections else { return (result, seenBefore) }
                 try documents.handOver(selections)
             default:
-                return result
+                return (result, seenBefore)
             }
         }
-        return ""
+        return ("", seenBefore)
     }
 
     /// Tears down the bridge (which fires forced best-effort flushes of both delivery queues) and

@@ -8,9 +8,10 @@ import Synchronization
 /// The resolver's answer (which selection, experience and variant) is a pure function of the
 /// entry document and the selections, and both are immutable objects with process-unique
 /// handles, so an answer keyed by the pair of handles never goes stale. Pairs are remembered from
-/// an entry's second resolve on, so entries wrapped once per call are never kept here. What is not pure is the
-/// context registration (spec §2.4): every resolve that finds a selection registers its context
-/// under a fresh id. For an answer served from here the runtime draws that id itself, from the
+/// an entry's second resolve on, so entries wrapped once per call are never kept here.
+///
+/// What is not pure is the context registration (spec §2.4): every resolve that finds a selection
+/// registers its context under a fresh id. For an answer served from here the runtime draws that id itself, from the
 /// engine's own id source, notes the registration with the engine clock's time, and replays the
 /// notes, in order and at their own times, before anything else enters JavaScript (the engine's
 /// entry hook). Nothing in the VM can observe the registry between a note and its replay, so the
@@ -19,22 +20,8 @@ import Synchronization
 /// Not thread-safe on its own: the runtime keeps it in a `Mutex` and touches it with the engine
 /// lock held.
 struct ResolutionMemo {
-    /// A resolver answer without its context id.
-    struct Answer: Equatable {
-        var selectionIndex: Int
-        var experienceIndex: Int
-        var variantIndex: Int
-        var isEmptyVariant: Bool
-        /// Whether the resolver found a context, so every resolve must register one.
-        var hasContext: Bool
-
-        /// What this answer renders.
-        var outcome: OptimizationRuntime.Outcome {
-            isEmptyVariant ? .emptyVariant : variantIndex >= 0 && experienceIndex >= 0 ? .variant : .baseline
-        }
-    }
-
-    /// One remembered pair of documents: the answer, the result it maps to, and the documents
+    /// One remembered pair of documents: the result the resolver's answer maps to, what it
+    /// renders, whether it has a context (then every resolve registers one), and the documents
     /// themselves, kept so the engine can be handed them again if its bounded caches dropped them
     /// before a deferred registration is replayed.
     ///
@@ -44,14 +31,17 @@ struct ResolutionMemo {
     final class Remembered: @unchecked Sendable {
         /// Keeps the reference count (written on every resolve served from here) off the cache
         /// lines of objects another engine's thread writes (padding; never read).
-        private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-        let answer: Answer
+        private let padding = cacheLinePadding
         let result: ResolvedOptimizedEntry
+        let outcome: OptimizationRuntime.Outcome
+        let hasContext: Bool
         let entry: ContentfulEntry
         let selections: SelectedOptimizations?
 
-        init(answer: Answer, result: ResolvedOptimizedEntry, entry: ContentfulEntry, selections: SelectedOptimizations?) {
-            self.answer = answer
+        /// - Parameter result: what `answer` resolved to (with the context id it registered).
+        init(answer: CompactResolution, result: ResolvedOptimizedEntry, entry: ContentfulEntry, selections: SelectedOptimizations?) {
+            outcome = answer.outcome
+            hasContext = answer.contextId != nil
             self.result = ResolvedOptimizedEntry(
                 entry: result.entry.withOwnTopLevel, selectedOptimization: result.selectedOptimization?.withOwnTopLevel,
                 isEmptyVariant: result.isEmptyVariant)
@@ -70,9 +60,9 @@ struct ResolutionMemo {
     /// The memo of one runtime, on cache lines of its own: every memoized resolve writes its lock,
     /// and the objects of another engine may be allocated right next to the runtime.
     final class Storage: Sendable {
-        private let leadingPadding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        private let leadingPadding = cacheLinePadding
         let state = Mutex(ResolutionMemo())
-        private let trailingPadding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        private let trailingPadding = cacheLinePadding
     }
 
     /// A registration to replay: the context of resolving `pair`, under `id`, registered at `time`
@@ -147,12 +137,14 @@ struct ResolutionMemo {
     }
 }
 
+/// 64 bytes that are never read: stored before and after state that one thread writes on every
+/// resolve, so objects of another engine allocated next to it do not share its cache line.
+private let cacheLinePadding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+
 extension CompactResolution {
-    /// This answer for ``ResolutionMemo`` (without its context id, which is new per resolve).
-    var memoAnswer: ResolutionMemo.Answer {
-        ResolutionMemo.Answer(
-            selectionIndex: selectionIndex, experienceIndex: experienceIndex, variantIndex: variantIndex,
-            isEmptyVariant: isEmptyVariant, hasContext: contextId != nil)
+    /// What this answer renders.
+    var outcome: OptimizationRuntime.Outcome {
+        isEmptyVariant ? .emptyVariant : variantIndex >= 0 && experienceIndex >= 0 ? .variant : .baseline
     }
 }
 
