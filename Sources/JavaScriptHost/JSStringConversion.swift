@@ -10,23 +10,12 @@ let utf16HandOverThreshold = 128
 
 /// Creates a JSStringRef holding exactly `string` (embedded U+0000 included). Caller releases.
 func makeJSString(_ string: String) -> JSStringRef {
-    let utf8Count = string.utf8.count
-    if utf8Count >= utf16HandOverThreshold, let wide = makeJSStringFromUTF16(string) { return wide }
-    let hasNUL = string.utf8.withContiguousStorageIfAvailable { bytes in
-        bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
-    } ?? string.utf8.contains(0)
-    if hasNUL {
-        // withCString would stop at the first NUL; go through UTF-16 instead.
-        let units = UTF16Transcoding.units(of: string)
-        return units.withUnsafeBufferPointer { JSStringCreateWithCharacters($0.baseAddress, $0.count) }
+    // withCString would stop at the first NUL, so a string holding one goes through UTF-16 too.
+    if string.utf8.count < utf16HandOverThreshold, !string.utf8.contains(0) {
+        return string.withCString { JSStringCreateWithUTF8CString($0) }
     }
-    return string.withCString { JSStringCreateWithUTF8CString($0) }
-}
-
-/// `string` transcoded in a temporary buffer and created with `JSStringCreateWithCharacters`
-/// (which copies); nil when the string has no contiguous UTF-8 storage.
-private func makeJSStringFromUTF16(_ string: String) -> JSStringRef? {
-    string.utf8.withContiguousStorageIfAvailable { bytes -> JSStringRef in
+    var string = string
+    return string.withUTF8 { bytes in
         withUnsafeTemporaryAllocation(of: UInt16.self, capacity: bytes.count) { buffer in
             let written = UTF16Transcoding.transcode(bytes, into: buffer.baseAddress.unsafelyUnwrapped)
             return JSStringCreateWithCharacters(buffer.baseAddress, written)

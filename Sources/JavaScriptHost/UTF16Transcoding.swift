@@ -49,14 +49,4 @@ enum UTF16Transcoding {
         }
         return written
     }
-
-    /// The UTF-16 code units of `string` (for tests and the rare non-contiguous string).
-    static func units(of string: String) -> [UInt16] {
-        var string = string
-        return string.withUTF8 { bytes in
-            [UInt16](unsafeUninitializedCapacity: bytes.count) { buffer, initialized in
-                initialized = bytes.isEmpty ? 0 : transcode(bytes, into: buffer.baseAddress.unsafelyUnwrapped)
-            }
-        }
-    }
 }

@@ -11,22 +11,21 @@ struct UTF16TranscodingTests {
             for prefix in 0..<20 {
                 for suffix in [0, 1, 7, 8, 9, 17] {
                     let text = String(repeating: "x", count: prefix) + piece + String(repeating: "y", count: suffix)
-                    #expect(UTF16Transcoding.units(of: text) == Array(text.utf16), "\(prefix) + \(piece.unicodeScalars.map(\.value)) + \(suffix)")
+                    #expect(units(of: text) == Array(text.utf16), "\(prefix) + \(piece.unicodeScalars.map(\.value)) + \(suffix)")
                 }
             }
         }
-        #expect(UTF16Transcoding.units(of: "").isEmpty)
+        #expect(units(of: "").isEmpty)
     }
 
     @Test func transcodingMatchesTheStandardLibraryOnMixedText() {
-        var generator = SplitMix(seed: 0x5EED)
-        for _ in 0..<300 {
-            var text = ""
-            for _ in 0..<Int(generator.next() % 400) {
-                let roll = generator.next() % 10
-                text += roll < 6 ? String(UnicodeScalar(UInt8(32 + generator.next() % 95))) : Self.pieces[Int(generator.next() % UInt64(Self.pieces.count))]
+        // Every pair of pieces, separated by ASCII runs of 0 to 18 bytes, repeated to ~300 bytes.
+        for (index, first) in Self.pieces.enumerated() {
+            for (offset, second) in Self.pieces.enumerated() {
+                let gap = String(repeating: "-", count: (index * 7 + offset * 3) % 19)
+                let text = String(repeating: first + gap + second + "ascii", count: 12)
+                #expect(units(of: text) == Array(text.utf16))
             }
-            #expect(UTF16Transcoding.units(of: text) == Array(text.utf16))
         }
     }
 
@@ -42,17 +41,14 @@ struct UTF16TranscodingTests {
         let document = "{\"text\":\"" + String(repeating: "café 😀 ", count: 40) + "\\u0000\"}"
         #expect(try engine.call("field", .json(document)) == .string(String(repeating: "café 😀 ", count: 40) + "\u{0}"))
     }
-}
 
-/// A small deterministic generator (tests must not depend on the system's randomness).
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
+    /// The transcoder's output for `string`.
+    private func units(of string: String) -> [UInt16] {
+        var string = string
+        return string.withUTF8 { bytes in
+            [UInt16](unsafeUninitializedCapacity: bytes.count) { buffer, initialized in
+                initialized = bytes.isEmpty ? 0 : UTF16Transcoding.transcode(bytes, into: buffer.baseAddress.unsafelyUnwrapped)
+            }
+        }
     }
 }
