@@ -1,0 +1,257 @@
+/// Builds a ``JSONTape``'s nodes in one validating pass over UTF-8 bytes, accepting exactly what
+/// ``JSONParser`` accepts (RFC 8259, the same depth bound, strict UTF-8 inside strings) but
+/// building no values: strings and numbers are recorded as byte ranges. Stops at the first
+/// problem and returns nil; the parser explains it.
+///
+/// String bodies, most of a Contentful entry's bytes, are skipped eight bytes at a time.
+/// Not copyable; one scanner, one thread.
+struct JSONTapeScanner: ~Copyable {
+    private let base: UnsafePointer<UInt8>?
+    private let count: Int
+    private let maximumDepth: Int
+    private var index = 0
+    private var depth = 0
+    private var nodes = ContiguousArray<JSONTape.Slot>()
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+        base = buffer.baseAddress
+        count = buffer.count
+        self.maximumDepth = maximumDepth
+        // A Contentful entry has about one value per 12 bytes; growth covers denser documents.
+        nodes.reserveCapacity(count / 8 + 8)
+    }
+
+    /// The nodes of the document filling the buffer (whitespace around it allowed), or nil.
+    mutating func scanDocument() -> ContiguousArray<JSONTape.Slot>? {
+        skipWhitespace()
+        guard index < count, scanValue() else { return nil }
+        skipWhitespace()
+        guard index == count else { return nil }
+        return nodes
+    }
+
+    @inline(__always)
+    private func byte(at offset: Int) -> UInt8 {
+        base.unsafelyUnwrapped[offset]
+    }
+
+    private mutating func scanValue() -> Bool {
+        guard index < count else { return false }
+        let start = index
+        switch byte(at: index) {
+        case UInt8(ascii: "\""): return scanString()
+        case UInt8(ascii: "{"): return scanObject()
+        case UInt8(ascii: "["): return scanArray()
+        case UInt8(ascii: "t"): return scanLiteral("true", .bool, from: start)
+        case UInt8(ascii: "f"): return scanLiteral("false", .bool, from: start)
+        case UInt8(ascii: "n"): return scanLiteral("null", .null, from: start)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            guard scanNumber() else { return false }
+            append(.number, from: start)
+            return true
+        default: return false
+        }
+    }
+
+    @inline(__always)
+    private mutating func append(_ kind: JSONTape.Kind, from start: Int, isPlain: Bool = false) {
+        let next = UInt32(truncatingIfNeeded: nodes.count + 1)
+        nodes.append(JSONTape.Slot(
+            start: UInt32(truncatingIfNeeded: start), end: UInt32(truncatingIfNeeded: index), next: next, kind: kind, isPlain: isPlain))
+    }
+
+    /// Records a container's node before its children; `close` completes it.
+    private mutating func open(_ kind: JSONTape.Kind) -> Int? {
+        depth += 1
+        guard depth <= maximumDepth else { return nil }
+        nodes.append(JSONTape.Slot(start: UInt32(truncatingIfNeeded: index), end: 0, next: 0, kind: kind, isPlain: false))
+        index += 1
+        return nodes.count - 1
+    }
+
+    private mutating func close(_ node: Int) {
+        depth -= 1
+        nodes[node].end = UInt32(truncatingIfNeeded: index)
+        nodes[node].next = UInt32(truncatingIfNeeded: nodes.count)
+    }
+
+    private mutating func scanObject() -> Bool {
+        guard let node = open(.object) else { return false }
+        skipWhitespace()
+        if peek(UInt8(ascii: "}")) {
+            index += 1
+            close(node)
+            return true
+        }
+        while true {
+            skipWhitespace()
+            guard peek(UInt8(ascii: "\"")), scanString() else { return false }
+            skipWhitespace()
+            guard peek(UInt8(ascii: ":")) else { return false }
+            index += 1
+            skipWhitespace()
+            guard scanValue() else { return false }
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) { index += 1; continue }
+            if peek(UInt8(ascii: "}")) { index += 1; break }
+            return false
+        }
+        close(node)
+        return true
+    }
+
+    private mutating func scanArray() -> Bool {
+        guard let node = open(.array) else { return false }
+        skipWhitespace()
+        if peek(UInt8(ascii: "]")) {
+            index += 1
+            close(node)
+            return true
+        }
+        while true {
+            skipWhitespace()
+            guard scanValue() else { return false }
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) { index += 1; continue }
+            if peek(UInt8(ascii: "]")) { index += 1; break }
+            return false
+        }
+        close(node)
+        return true
+    }
+
+    /// At the opening quote: records the string and leaves `index` after the closing quote.
+    private mutating func scanString() -> Bool {
+        let start = index
+        index += 1
+        var highBits: UInt64 = 0
+        var hasEscapes = false
+        while true {
+            // Eight bytes at a time while none is a quote, a backslash or a control character.
+            while index + 8 <= count {
+                let word = UnsafeRawPointer(base.unsafelyUnwrapped + index).loadUnaligned(as: UInt64.self)
+                if Self.needsAttention(word) { break }
+                highBits |= word
+                index += 8
+            }
+            guard index < count else { return false }
+            let current = byte(at: index)
+            if current == UInt8(ascii: "\"") { break }
+            if current == UInt8(ascii: "\\") {
+                guard scanEscape() else { return false }
+                hasEscapes = true
+                continue
+            }
+            if current < 0x20 { return false }
+            highBits |= UInt64(current)
+            index += 1
+        }
+        let isASCII = highBits & 0x8080_8080_8080_8080 == 0
+        if !isASCII, !UTF8Validation.isValid(UnsafeBufferPointer(start: base.unsafelyUnwrapped + start + 1, count: index - start - 1)) {
+            return false
+        }
+        index += 1
+        append(.string, from: start, isPlain: isASCII && !hasEscapes)
+        return true
+    }
+
+    /// Whether `word` holds a `"`, a `\` or a byte below 0x20 (exact: no false negatives).
+    @inline(__always)
+    private static func needsAttention(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        let hasQuote = (quotes &- ones) & ~quotes
+        let hasBackslash = (backslashes &- ones) & ~backslashes
+        let hasControl = (word &- ones &* 0x20) & ~word
+        return (hasQuote | hasBackslash | hasControl) & highs != 0
+    }
+
+    /// At a backslash inside a string: one valid escape, `index` left after it.
+    private mutating func scanEscape() -> Bool {
+        index += 1
+        guard index < count else { return false }
+        switch byte(at: index) {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            index += 1
+            return true
+        case UInt8(ascii: "u"):
+            index += 1
+            guard index + 4 <= count else { return false }
+            for _ in 0..<4 {
+                let current = byte(at: index)
+                switch current {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"):
+                    index += 1
+                default:
+                    return false
+                }
+            }
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The number grammar of RFC 8259; `index` is left after the number.
+    private mutating func scanNumber() -> Bool {
+        if peek(UInt8(ascii: "-")) { index += 1 }
+        guard index < count, isDigit(byte(at: index)) else { return false }
+        if byte(at: index) == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            skipDigits()
+        }
+        if peek(UInt8(ascii: ".")) {
+            index += 1
+            guard index < count, isDigit(byte(at: index)) else { return false }
+            skipDigits()
+        }
+        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
+            index += 1
+            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
+            guard index < count, isDigit(byte(at: index)) else { return false }
+            skipDigits()
+        }
+        return true
+    }
+
+    private mutating func scanLiteral(_ literal: StaticString, _ kind: JSONTape.Kind, from start: Int) -> Bool {
+        let length = literal.utf8CodeUnitCount
+        guard index + length <= count else { return false }
+        let expected = literal.utf8Start
+        for offset in 0..<length where byte(at: index + offset) != expected[offset] {
+            return false
+        }
+        index += length
+        append(kind, from: start)
+        return true
+    }
+
+    @inline(__always)
+    private mutating func skipDigits() {
+        while index < count, isDigit(byte(at: index)) { index += 1 }
+    }
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        while index < count {
+            switch byte(at: index) {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    @inline(__always)
+    private func peek(_ expected: UInt8) -> Bool {
+        index < count && byte(at: index) == expected
+    }
+
+    @inline(__always)
+    private func isDigit(_ value: UInt8) -> Bool {
+        value &- UInt8(ascii: "0") < 10
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+@testable import Optimization
+import Testing
+
+@Suite("JSON tape: a validating index over the text")
+struct JSONTapeTests {
+    /// Every fixture, plus each fixture cut short and with one byte replaced at many places:
+    /// the scan accepts exactly what the parser accepts, and a subtree built from the tape is the
+    /// parser's value with the same text (key order, number texts, escapes decoded alike).
+    @Test func theScanAcceptsExactlyWhatTheParserAccepts() throws {
+        var inputs = [
+            "", " ", "{}", "[]", "[1,]", "{\"a\":1,}", "{\"a\"1}", "[1 2]", "\"\\u12g4\"", "\"\\x\"", "\"a\u{1}\"", "01", "-", "1.",
+            "1e+", "-0.5E-7", "tru", "nul1", "[1] x", "€", "\"€ 😀\"", #"{"k":"\ud800\u0041","\u0073ys":[true,false,null]}"#,
+            String(repeating: "[", count: 512) + String(repeating: "]", count: 512),
+            String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
+            String(repeating: "{\"a\":", count: 513) + "1" + String(repeating: "}", count: 513),
+        ]
+        let files = try FileManager.default.subpathsOfDirectory(atPath: fixturesDirectory.path).filter { $0.hasSuffix(".json") }
+        for file in files.sorted() {
+            let text = String(decoding: try fixtureData(file), as: UTF8.self)
+            inputs.append(text)
+            let bytes = Array(text.utf8)
+            for cut in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 20)) {
+                inputs.append(String(decoding: bytes[..<cut], as: UTF8.self))
+                for replacement in [UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "}"), UInt8(ascii: ","), 0x0A, 0x01, UInt8(ascii: "9")] {
+                    var changed = bytes
+                    changed[cut] = replacement
+                    inputs.append(String(decoding: changed, as: UTF8.self))
+                }
+            }
+        }
+        var accepted = 0
+        for input in inputs {
+            let parsed = try? JSONValue(jsonText: input)
+            let tape = JSONTape.scan(input)
+            #expect((tape != nil) == (parsed != nil), "\(input.prefix(120))")
+            guard let tape, let parsed else { continue }
+            accepted += 1
+            #expect(try tape.value(of: JSONTape.root).jsonText() == parsed.jsonText(), "\(input.prefix(120))")
+        }
+        #expect(accepted > 60 && accepted < inputs.count - 1_000, "both outcomes are exercised")
+    }
+
+    @Test func lookupsFindWhatTheTreesSubscriptsFind() throws {
+        let text = #"{"a":1,"b":{"c":[10,"x\"y",{"d":null}]},"a":2,"\u0073ys":"escaped key","é":"precomposed","K":"kelvin","list":[]}"#
+        let tape = try #require(JSONTape.scan(text))
+        let tree = try JSONValue(jsonText: text)
+        for key in ["a", "b", "sys", "é", "e\u{301}", "\u{212A}", "K", "list", "missing"] {
+            let node = tape.member(key, of: JSONTape.root)
+            #expect(node.map(tape.value(of:)) == tree[key], "\(key)")
+        }
+        #expect(tape.member("a", of: JSONTape.root).map(tape.value(of:)) == 2, "a repeated key's last value wins")
+        let object = try #require(tape.member("b", of: JSONTape.root))
+        let list = try #require(tape.member("c", of: object))
+        #expect(tape.arrayElements(of: list).map(tape.value(of:)) == tree["b"]?["c"]?.arrayValue)
+        #expect(tape.element(1, of: list).flatMap(tape.string(at:)) == "x\"y")
+        #expect(tape.element(3, of: list) == nil)
+        #expect(tape.element(-1, of: list) == nil)
+        #expect(tape.member("a", of: list) == nil, "an array has no members")
+        #expect(tape.element(0, of: JSONTape.root) == nil, "an object has no elements")
+        let emptyList = try #require(tape.member("list", of: JSONTape.root))
+        #expect(tape.arrayElements(of: emptyList).isEmpty)
+        let escapedKey = try #require(tape.member("sys", of: JSONTape.root))
+        #expect(tape.isString(escapedKey, equalTo: "escaped key"))
+        #expect(!tape.isString(try #require(tape.member("a", of: JSONTape.root)), equalTo: "2"))
+    }
+}
