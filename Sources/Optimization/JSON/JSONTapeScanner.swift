@@ -17,8 +17,9 @@ struct JSONTapeScanner: ~Copyable {
         base = buffer.baseAddress
         count = buffer.count
         self.maximumDepth = maximumDepth
-        // A Contentful entry has about one value per 12 bytes; growth covers denser documents.
-        nodes.reserveCapacity(count / 8 + 8)
+        // A Contentful entry has about one value per 12 bytes; growth covers denser documents
+        // (and large ones: a long string must not reserve room for values it does not have).
+        nodes.reserveCapacity(min(count / 8 + 8, 4_096))
     }
 
     /// The nodes of the document filling the buffer (whitespace around it allowed), or nil.
