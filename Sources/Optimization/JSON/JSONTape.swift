@@ -10,18 +10,15 @@
 ///
 /// Immutable and `Sendable`. Documents of 4 GiB or more are not indexed (`scan` returns nil).
 struct JSONTape: Sendable {
-    enum Kind: UInt8, Sendable {
-        case null, bool, number, string, array, object
-    }
-
-    /// One value. Strings span their quotes. A container's first child (if any) follows it at
+    /// The record of one value (a node of the document; nodes are named by their index in the
+    /// tape). Strings span their quotes. A container's first child (if any) follows it at
     /// the next index; `next` is the index after its whole subtree. Object members are a key
     /// node followed by its value node.
     struct Slot: Sendable {
         var start: UInt32
         var end: UInt32
         var next: UInt32
-        var kind: Kind
+        var kind: JSONKind
         /// Strings only: ASCII without escapes, so its bytes between the quotes are its text.
         var isPlain: Bool
     }
@@ -47,9 +44,7 @@ struct JSONTape: Sendable {
         return JSONTape(text: contiguous, nodes: nodes)
     }
 
-    var nodeCount: Int { nodes.count }
-
-    func kind(of node: Int) -> Kind { nodes[node].kind }
+    func kind(of node: Int) -> JSONKind { nodes[node].kind }
 
     /// The value of the member `key` of the object at `node` (the last one, as the parser keeps
     /// the last value of a repeated key); nil when `node` is not an object or has no such key.
@@ -81,9 +76,9 @@ struct JSONTape: Sendable {
         return nil
     }
 
-    /// The elements of the array at `node`, in order (empty when it is not an array).
-    func arrayElements(of node: Int) -> [Int] {
-        guard nodes[node].kind == .array else { return [] }
+    /// The elements of the array at `node`, in order; nil when it is not an array.
+    func elements(of node: Int) -> [Int]? {
+        guard nodes[node].kind == .array else { return nil }
         var result: [Int] = []
         var child = node + 1
         let end = Int(nodes[node].next)
@@ -103,11 +98,6 @@ struct JSONTape: Sendable {
             }
         }
         return value(of: node).stringValue
-    }
-
-    /// Whether the value at `node` is the string `expected` (Swift string equality).
-    func isString(_ node: Int, equalTo expected: String) -> Bool {
-        nodes[node].kind == .string && withBytes { stringEquals(node, expected, $0) }
     }
 
     /// The subtree at `node` as a ``JSONValue``, built by the parser from the node's bytes (which

@@ -55,14 +55,14 @@ struct JSONTapeScanner: ~Copyable {
     }
 
     @inline(__always)
-    private mutating func append(_ kind: JSONTape.Kind, from start: Int, isPlain: Bool = false) {
+    private mutating func append(_ kind: JSONKind, from start: Int, isPlain: Bool = false) {
         let next = UInt32(truncatingIfNeeded: nodes.count + 1)
         nodes.append(JSONTape.Slot(
             start: UInt32(truncatingIfNeeded: start), end: UInt32(truncatingIfNeeded: index), next: next, kind: kind, isPlain: isPlain))
     }
 
     /// Records a container's node before its children; `close` completes it.
-    private mutating func open(_ kind: JSONTape.Kind) -> Int? {
+    private mutating func open(_ kind: JSONKind) -> Int? {
         depth += 1
         guard depth <= maximumDepth else { return nil }
         nodes.append(JSONTape.Slot(start: UInt32(truncatingIfNeeded: index), end: 0, next: 0, kind: kind, isPlain: false))
@@ -219,7 +219,7 @@ struct JSONTapeScanner: ~Copyable {
         return true
     }
 
-    private mutating func scanLiteral(_ literal: StaticString, _ kind: JSONTape.Kind, from start: Int) -> Bool {
+    private mutating func scanLiteral(_ literal: StaticString, _ kind: JSONKind, from start: Int) -> Bool {
         let length = literal.utf8CodeUnitCount
         guard index + length <= count else { return false }
         let expected = literal.utf8Start

@@ -275,17 +275,3 @@ public enum ContentfulEntryError: Error, Sendable, Equatable, CustomStringConver
         }
     }
 }
-
-extension JSONValue {
-    /// "an object", "an array", … for error messages.
-    var kindName: String {
-        switch self {
-        case .null: return "null"
-        case .bool: return "a boolean"
-        case .number: return "a number"
-        case .string: return "a string"
-        case .array: return "an array"
-        case .object: return "an object"
-        }
-    }
-}

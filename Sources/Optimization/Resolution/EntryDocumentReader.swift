@@ -43,20 +43,7 @@ extension JSONTape: EntryDocumentReader {
 
     var root: Int { Self.root }
 
-    func kindName(of node: Int) -> String {
-        switch kind(of: node) {
-        case .null: return "null"
-        case .bool: return "a boolean"
-        case .number: return "a number"
-        case .string: return "a string"
-        case .array: return "an array"
-        case .object: return "an object"
-        }
-    }
+    func kindName(of node: Int) -> String { kind(of: node).name }
 
     func isObject(_ node: Int) -> Bool { kind(of: node) == .object }
-
-    func elements(of node: Int) -> [Int]? {
-        kind(of: node) == .array ? arrayElements(of: node) : nil
-    }
 }
