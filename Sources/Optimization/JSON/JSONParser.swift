@@ -35,8 +35,9 @@ struct JSONParser {
 /// The parser's state over one contiguous buffer. Every read is bounds-checked against `count`
 /// by hand, so the loops run without the standard library's per-access checks.
 private struct JSONByteReader: ~Copyable {
-    private let base: UnsafePointer<UInt8>?
-    private let count: Int
+    private let bytes: JSONBytes
+    private var base: UnsafePointer<UInt8>? { bytes.base }
+    private var count: Int { bytes.count }
     private let maximumDepth: Int
     private var index = 0
     private var depth = 0
@@ -48,14 +49,13 @@ private struct JSONByteReader: ~Copyable {
     private var valueStack = MoveStack<JSONValue>()
 
     init(_ buffer: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
-        base = buffer.baseAddress
-        count = buffer.count
+        bytes = JSONBytes(buffer)
         self.maximumDepth = maximumDepth
     }
 
     @inline(__always)
     private func byte(at offset: Int) -> UInt8 {
-        base.unsafelyUnwrapped[offset]
+        bytes[offset]
     }
 
     mutating func parseDocument() throws(JSONError) -> JSONValue {
@@ -240,14 +240,7 @@ private struct JSONByteReader: ~Copyable {
         guard index + 4 <= count else { throw error(.syntax(expected: "four hex digits")) }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let current = byte(at: index)
-            let digit: UInt8
-            switch current {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = current &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = current &- UInt8(ascii: "a") &+ 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = current &- UInt8(ascii: "A") &+ 10
-            default: throw error(.syntax(expected: "a hex digit"))
-            }
+            guard let digit = JSONBytes.hexValue(byte(at: index)) else { throw error(.syntax(expected: "a hex digit")) }
             value = value << 4 | UInt32(digit)
             index += 1
         }
@@ -256,40 +249,12 @@ private struct JSONByteReader: ~Copyable {
 
     private mutating func parseNumber() throws(JSONError) -> JSONNumber {
         let start = index
-        if peek(UInt8(ascii: "-")) { index += 1 }
-        guard index < count, isDigit(byte(at: index)) else { throw error(.syntax(expected: "a digit")) }
-        if byte(at: index) == UInt8(ascii: "0") {
-            index += 1
-        } else {
-            skipDigits()
-        }
-        if peek(UInt8(ascii: ".")) {
-            index += 1
-            guard index < count, isDigit(byte(at: index)) else { throw error(.syntax(expected: "a digit after '.'")) }
-            skipDigits()
-        }
-        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
-            index += 1
-            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
-            guard index < count, isDigit(byte(at: index)) else { throw error(.syntax(expected: "an exponent digit")) }
-            skipDigits()
-        }
+        if let expected = bytes.skipNumber(&index) { throw error(.syntax(expected: expected)) }
         return JSONNumber(validatedText: asciiString(start, index))
     }
 
-    @inline(__always)
-    private mutating func skipDigits() {
-        while index < count, isDigit(byte(at: index)) { index += 1 }
-    }
-
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
-        let length = literal.utf8CodeUnitCount
-        guard index + length <= count else { throw error(.syntax(expected: "\(literal)")) }
-        let expected = literal.utf8Start
-        for offset in 0..<length where byte(at: index + offset) != expected[offset] {
-            throw error(.syntax(expected: "\(literal)"))
-        }
-        index += length
+        guard bytes.skipLiteral(literal, &index) else { throw error(.syntax(expected: "\(literal)")) }
     }
 
     /// The bytes `start..<end` as a string: copied as is when known to be ASCII, else validated.
@@ -306,22 +271,12 @@ private struct JSONByteReader: ~Copyable {
 
     @inline(__always)
     private mutating func skipWhitespace() {
-        while index < count {
-            switch byte(at: index) {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return
-            }
-        }
+        bytes.skipWhitespace(&index)
     }
 
     @inline(__always)
     private func peek(_ expected: UInt8) -> Bool {
-        index < count && byte(at: index) == expected
-    }
-
-    @inline(__always)
-    private func isDigit(_ value: UInt8) -> Bool {
-        value &- UInt8(ascii: "0") < 10
+        bytes.peek(index, expected)
     }
 
     private func error(_ reason: JSONError.Reason) -> JSONError {

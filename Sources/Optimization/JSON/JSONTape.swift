@@ -3,8 +3,8 @@
 /// build one only for the subtrees it needs (``value(of:)``).
 ///
 /// ``scan(_:maximumDepth:)`` accepts exactly the documents ``JSONParser`` accepts (the same
-/// grammar, depth bound and UTF-8 rules); it does not explain failures: a caller that needs the
-/// error runs the parser, which names it. Member lookups follow the parser's rule for duplicate
+/// grammar and depth bound; a `String` is valid UTF-8 already). It does not explain failures: a
+/// caller that needs the error runs the parser, which names it. Member lookups follow the parser's rule for duplicate
 /// keys (the last value wins) and compare keys as Swift strings (canonical equivalence), so a
 /// lookup here finds what a subscript of the parsed tree finds.
 ///

@@ -1,21 +1,22 @@
-/// Builds a ``JSONTape``'s nodes in one validating pass over UTF-8 bytes, accepting exactly what
-/// ``JSONParser`` accepts (RFC 8259, the same depth bound, strict UTF-8 inside strings) but
-/// building no values: strings and numbers are recorded as byte ranges. Stops at the first
-/// problem and returns nil; the parser explains it.
+/// Builds a ``JSONTape``'s nodes in one validating pass over the UTF-8 bytes of a Swift
+/// `String`, accepting exactly what ``JSONParser`` accepts (RFC 8259, the same depth bound;
+/// lexical rules shared through ``JSONBytes``) but building no values: strings and numbers are
+/// recorded as byte ranges. The bytes are valid UTF-8 (a `String`'s always are), so strings are
+/// not validated again. Stops at the first problem and returns nil; the parser explains it.
 ///
 /// String bodies, most of a Contentful entry's bytes, are skipped eight bytes at a time.
 /// Not copyable; one scanner, one thread.
 struct JSONTapeScanner: ~Copyable {
-    private let base: UnsafePointer<UInt8>?
-    private let count: Int
+    private let bytes: JSONBytes
+    private var base: UnsafePointer<UInt8>? { bytes.base }
+    private var count: Int { bytes.count }
     private let maximumDepth: Int
     private var index = 0
     private var depth = 0
     private var nodes = ContiguousArray<JSONTape.Slot>()
 
     init(_ buffer: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
-        base = buffer.baseAddress
-        count = buffer.count
+        bytes = JSONBytes(buffer)
         self.maximumDepth = maximumDepth
         // A Contentful entry has about one value per 12 bytes; growth covers denser documents
         // (and large ones: a long string must not reserve room for values it does not have).
@@ -33,7 +34,7 @@ struct JSONTapeScanner: ~Copyable {
 
     @inline(__always)
     private func byte(at offset: Int) -> UInt8 {
-        base.unsafelyUnwrapped[offset]
+        bytes[offset]
     }
 
     private mutating func scanValue() -> Bool {
@@ -47,7 +48,7 @@ struct JSONTapeScanner: ~Copyable {
         case UInt8(ascii: "f"): return scanLiteral("false", .bool, from: start)
         case UInt8(ascii: "n"): return scanLiteral("null", .null, from: start)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            guard scanNumber() else { return false }
+            guard bytes.skipNumber(&index) == nil else { return false }
             append(.number, from: start)
             return true
         default: return false
@@ -148,9 +149,6 @@ struct JSONTapeScanner: ~Copyable {
             index += 1
         }
         let isASCII = highBits & 0x8080_8080_8080_8080 == 0
-        if !isASCII, !UTF8Validation.isValid(UnsafeBufferPointer(start: base.unsafelyUnwrapped + start + 1, count: index - start - 1)) {
-            return false
-        }
         index += 1
         append(.string, from: start, isPlain: isASCII && !hasEscapes)
         return true
@@ -182,13 +180,8 @@ struct JSONTapeScanner: ~Copyable {
             index += 1
             guard index + 4 <= count else { return false }
             for _ in 0..<4 {
-                let current = byte(at: index)
-                switch current {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"):
-                    index += 1
-                default:
-                    return false
-                }
+                guard JSONBytes.hexValue(byte(at: index)) != nil else { return false }
+                index += 1
             }
             return true
         default:
@@ -196,63 +189,19 @@ struct JSONTapeScanner: ~Copyable {
         }
     }
 
-    /// The number grammar of RFC 8259; `index` is left after the number.
-    private mutating func scanNumber() -> Bool {
-        if peek(UInt8(ascii: "-")) { index += 1 }
-        guard index < count, isDigit(byte(at: index)) else { return false }
-        if byte(at: index) == UInt8(ascii: "0") {
-            index += 1
-        } else {
-            skipDigits()
-        }
-        if peek(UInt8(ascii: ".")) {
-            index += 1
-            guard index < count, isDigit(byte(at: index)) else { return false }
-            skipDigits()
-        }
-        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
-            index += 1
-            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
-            guard index < count, isDigit(byte(at: index)) else { return false }
-            skipDigits()
-        }
-        return true
-    }
-
     private mutating func scanLiteral(_ literal: StaticString, _ kind: JSONKind, from start: Int) -> Bool {
-        let length = literal.utf8CodeUnitCount
-        guard index + length <= count else { return false }
-        let expected = literal.utf8Start
-        for offset in 0..<length where byte(at: index + offset) != expected[offset] {
-            return false
-        }
-        index += length
+        guard bytes.skipLiteral(literal, &index) else { return false }
         append(kind, from: start)
         return true
     }
 
     @inline(__always)
-    private mutating func skipDigits() {
-        while index < count, isDigit(byte(at: index)) { index += 1 }
-    }
-
-    @inline(__always)
     private mutating func skipWhitespace() {
-        while index < count {
-            switch byte(at: index) {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return
-            }
-        }
+        bytes.skipWhitespace(&index)
     }
 
     @inline(__always)
     private func peek(_ expected: UInt8) -> Bool {
-        index < count && byte(at: index) == expected
-    }
-
-    @inline(__always)
-    private func isDigit(_ value: UInt8) -> Bool {
-        value &- UInt8(ascii: "0") < 10
+        bytes.peek(index, expected)
     }
 }
