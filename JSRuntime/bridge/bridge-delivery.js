@@ -8,14 +8,12 @@
 //   closeDelivery(instance)     destroy(): forced best-effort flushes (not awaited), then no timers
 //   flush(requestId) / flush(payload, requestId)   async; settles "null" once both flushed
 //   queueSizes() → JSON {"experience": n, "insights": m}
-// Durable outbox (docs/outbox.md), only when the host registered `__nativeOutboxAppend`:
-//   every event a queue accepts → __nativeOutboxAppend(queue, messageId, profileId|null, consent,
-//     acceptedAtMs, payloadJSON) before the accepting call returns (payload: the Experience event;
-//     for Insights `{"profile": profile|null, "event": event}`, profile null while held);
-//   events that left a queue for good → __nativeOutboxRemoved(queue, messageIdsJSON, reason);
-//   restoreQueuedEvents(items) → number   items `[{queue: "experience", event} |
-//     {queue: "insights", item: {profile, event}}]` in append order: queued again without gate,
-//     builder or append, then flushed as usual (non-forced);
+// Durable outbox (docs/outbox.md), only when the host registered the natives of
+// core/outbox-link.js: both queues store every accepted event before the accepting call returns
+// (a failed store fails the call), keep a window of the stored backlog in memory (the queue
+// sizes of queuePolicy), and acknowledge what leaves them for good;
+//   resumeBacklog() → number   fills both windows from the stored backlog (after a restart) and
+//     flushes as usual (non-forced); returns the number of events loaded;
 //   removeQueuedEvents(queue, messageIds, reason) → number   drops them from memory (an outbox
 //     bound or time to live) and reports one offlineDrop {droppedCount, droppedEvents, reason}.
 (function () {
@@ -54,7 +52,8 @@
     }
     var experienceEvent = queueEvent('experience');
     var insightsEvent = queueEvent('insights');
-    var outbox = outboxHooks(target);
+    var link = ns.outboxLink;
+    var durable = link.available();
     target.experienceApi = ns.createExperienceApi({
       clientId: settings.clientId,
       environment: settings.environment,
@@ -89,12 +88,8 @@
       onQueueEvent: experienceEvent,
       flushPolicy: queuePolicy.flush,
       callbacks: runtimeCallbacks(experienceEvent),
-      onAccepted: outbox && function (event) {
-        outbox.append('experience', event, upsertProfileId(target), event);
-      },
-      onRemoved: outbox && function (events, reason) {
-        outbox.removed('experience', events, reason);
-      },
+      outbox: durable ? link.forQueue('experience', function () { return upsertProfileId(target); }) : null,
+      onRemoved: durable ? link.removedHook('experience') : null,
     });
     target.insightsQueue = ns.createInsightsQueue({
       getProfile: function () {
@@ -105,14 +100,8 @@
       onQueueEvent: insightsEvent,
       flushPolicy: queuePolicy.flush,
       callbacks: runtimeCallbacks(insightsEvent),
-      onAccepted: outbox && function (event, profile) {
-        var holder = profile === undefined ? null : profile;
-        var profileId = holder !== null && isString(holder.id) && holder.id.length > 0 ? holder.id : undefined;
-        outbox.append('insights', event, profileId, { profile: holder, event: event });
-      },
-      onRemoved: outbox && function (events, reason) {
-        outbox.removed('insights', events, reason);
-      },
+      outbox: durable ? link.forQueue('insights') : null,
+      onRemoved: durable ? link.removedHook('insights') : null,
     });
     // Spec §8.3: the anonymous id follows the profile while persistence consent is true and is
     // forgotten when it becomes false; held Insights events join the first profile.
@@ -126,49 +115,14 @@
     sync(state.get());
   }
 
-  // The outbox push-backs of `target`, or null when the host keeps no outbox.
-  function outboxHooks(target) {
-    if (typeof globalThis.__nativeOutboxAppend !== 'function') return null;
-    return {
-      append: function (queue, event, profileId, payload) {
-        if (shared.current !== target || !guards.isRecord(event) || !isString(event.messageId)) return;
-        var context = guards.isRecord(event.context) ? event.context : {};
-        var consent = guards.isRecord(context.gdpr) && context.gdpr.isConsentGiven === true;
-        callHost('__nativeOutboxAppend', [queue, event.messageId, isString(profileId) ? profileId : null, consent,
-          host.now(), JSON.stringify(payload)]);
-      },
-      removed: function (queue, events, reason) {
-        var ids = [];
-        events.forEach(function (event) {
-          if (guards.isRecord(event) && isString(event.messageId)) ids.push(event.messageId);
-        });
-        if (ids.length > 0) callHost('__nativeOutboxRemoved', [queue, JSON.stringify(ids), reason]);
-      },
-    };
-  }
-
-  // Re-queues events recovered from the outbox, in their order, then flushes (non-forced).
-  function restoreQueuedEvents(items) {
+  // Fills both windows from the stored backlog (a restart), then flushes (non-forced).
+  function resumeBacklog() {
     if (shared.current === null) throw new Error(NOT_INITIALIZED);
-    if (!Array.isArray(items)) throw new TypeError('restoreQueuedEvents expects an array.');
     var target = shared.current;
-    var restored = 0;
-    items.forEach(function (item) {
-      if (!guards.isRecord(item)) return;
-      if (item.queue === 'experience' && guards.isRecord(item.event)) {
-        target.experienceQueue.enqueue(item.event);
-        restored++;
-      } else if (item.queue === 'insights' && guards.isRecord(item.item) && guards.isRecord(item.item.event)) {
-        target.insightsQueue.enqueue(item.item.event, guards.isRecord(item.item.profile) ? item.item.profile : undefined);
-        restored++;
-      }
-    });
+    var loaded = target.insightsQueue.resume() + target.experienceQueue.resume();
     target.insightsQueue.profileChanged();
-    if (restored > 0) {
-      target.insightsQueue.flush();
-      target.experienceQueue.flush();
-    }
-    return restored;
+    if (target.insightsQueue.size() > 0) target.insightsQueue.flush();
+    return loaded;
   }
 
   // Drops events from memory that the outbox dropped (a bound or the time to live).
@@ -237,7 +191,7 @@
     closeDelivery: closeDelivery,
     flush: flush,
     queueSizes: queueSizes,
-    restoreQueuedEvents: restoreQueuedEvents,
+    resumeBacklog: resumeBacklog,
     removeQueuedEvents: removeQueuedEvents,
   };
 })();

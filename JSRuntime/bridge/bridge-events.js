@@ -30,7 +30,7 @@
         target.experienceQueue.purge();
         target.insightsQueue.purge();
         // The durable outbox (docs/outbox.md) is purged inside the same call.
-        callHost('__nativeOutboxPurge', []);
+        ns.outboxLink.purge();
       },
     });
     target.builder = ns.createEventBuilder({

@@ -137,7 +137,7 @@
     setOnline: events.setOnline,
     flush: delivery.flush,
     queueSizes: delivery.queueSizes,
-    restoreQueuedEvents: delivery.restoreQueuedEvents,
+    resumeBacklog: delivery.resumeBacklog,
     removeQueuedEvents: delivery.removeQueuedEvents,
     getFlag: features.getFlag,
     observeFlag: features.observeFlag,

@@ -9,11 +9,12 @@
 //   onEmitted(object) called with every accepted event as published on the event stream
 //   onBlocked(blocked) called with {reason: "consent", method, args: [payload]} for every blocked
 //                     call; a throwing callback is warn-logged and swallowed (also onEmitted)
-// Pipeline of every method: gate (hasConsent) → build → publish (onEmitted) → hand to a path.
-// Gate, build and publish run SYNCHRONOUSLY inside the call, so a host sees the emitted or
-// blocked event before the call returns. Methods never throw: they return the result object
-// when the path answered synchronously, else a promise of it; invalid input (a builder
-// TypeError) gives a rejected promise.
+// Pipeline of every method: gate (hasConsent) → build → hand to a path → publish (onEmitted).
+// Gate, build, hand-over and publish run SYNCHRONOUSLY inside the call, so a host sees the
+// emitted or blocked event before the call returns. Methods never throw: they return the result
+// object when the path answered synchronously, else a promise of it; invalid input (a builder
+// TypeError) or a path that refuses the event (its durable store failed) gives a rejected
+// promise, and the refused event is not published.
 //   identify(args) / page(args) / screen(args) / track(args) → {accepted}   Experience path
 //   trackView(args) → {accepted}   gate "trackView"; if args.sticky === true a view event goes
 //                     through the Experience path first (its result becomes the result; if it
@@ -76,14 +77,17 @@
       callSafely('onEventEmitted', onEmitted, published);
     }
 
+    // The path takes the event first: an event the path refuses (a durable store that failed)
+    // is never published.
     function sendExperience(event, optimization) {
+      var result = experienceQueue.send(event);
       publish(event, optimization);
-      return experienceQueue.send(event);
+      return result;
     }
 
     function sendInsights(event, optimization) {
-      publish(event, optimization);
       insightsQueue.send(event);
+      publish(event, optimization);
       return { accepted: true };
     }
 

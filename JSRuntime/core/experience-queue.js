@@ -1,9 +1,17 @@
 // core/experience-queue.js
 // Contract: `__optimization.createExperienceQueue(options)` → the Experience path (spec §6.2,
-// §6.4, §3.5; DECISIONS 9). One ordered buffer of built, already-published events, capped at
-// `maxEvents` (a positive number, floored; invalid ⇒ 100): when full, the OLDEST events are dropped
-// so the new one fits and onDrop({droppedCount, droppedEvents (oldest first), maxEvents,
-// queuedEvents}) is called (exceptions logged).
+// §6.4, §3.5; DECISIONS 9). One ordered buffer of built, already-published events holding at most
+// `maxEvents` (a positive number, floored; invalid ⇒ 100):
+//   - without `outbox`, a cap: when full, the OLDEST events that are not in flight are dropped so
+//     the new one fits and onDrop({droppedCount, droppedEvents (oldest first), maxEvents,
+//     queuedEvents}) is called (exceptions logged). Events in flight are never dropped: while
+//     every queued event is in flight the buffer may exceed the cap by the new events.
+//   - with `outbox` (a durable backlog), a WINDOW over it: nothing is ever dropped for room. An
+//     accepted event is first stored (`outbox.append(event)` → its sequence; a throw fails the
+//     send and nothing is queued), then kept in memory when the window has room and no older
+//     event waits on disk only, else left on disk only. As the window drains, the next stored
+//     events are loaded in order (`outbox.load(afterSequence, limit)` → [{sequence, event}],
+//     oldest first). `resume()` fills the window from the backlog (a restart).
 //
 // Without `api` the queue only buffers (send ⇒ enqueue, {accepted: true} synchronously). With
 // delivery options:
@@ -17,12 +25,14 @@
 //                       "deliveryDisabled" {status, reason, droppedCount}
 //   flushPolicy, callbacks, random, host   for the flush runtime (core/queue-flush-policy.js;
 //                       callbacks get onFlushFailure/onCircuitOpen/onFlushRecovered)
-// Durable-outbox hooks (docs/outbox.md; both optional, called synchronously, exceptions logged):
-//   onAccepted(event)   every event send() queued, before send() returns (not restored ones)
+// Durable-outbox hooks (docs/outbox.md; optional, called synchronously):
+//   outbox              {append(event) → sequence, load(afterSequence, limit) → [{sequence, event}]}
+//                       (see above); a throwing load is logged and retried at the next drain.
 //   onRemoved(events, reason)   events that left the queue for good: "delivered" (2xx, also with
 //                       an unusable body), "dropped" (other 4xx), "disabled" (401/403/404: every
-//                       queued event), "capped" (the maxEvents cap), "removed" (removeMessages).
-//                       A purge reports nothing (the host purges its outbox itself).
+//                       queued event, those on disk only included), "capped" (the maxEvents cap,
+//                       never with an outbox), "removed" (removeMessages). Exceptions logged. A
+//                       purge reports nothing (the host purges its outbox itself).
 // Behaviour with delivery:
 //   send(event) → result | Promise<result>   offline ⇒ enqueue, {accepted: true}. Online ⇒ enqueue
 //       and flush; the promise resolves {accepted: true, data} when the request carrying the event
@@ -33,8 +43,10 @@
 //       request at a time, so an event never overtakes one queued before it.
 //   flush({force?}) → Promise   gate shouldSkip({force, isOnline}); empty ⇒ cancel the scheduled
 //       retry; else ONE upsert with every queued event in insertion order; while events remain
-//       (arrived during the request) and the gate allows, the next request follows. A flush while
-//       one is running returns the running one. Outcome handling:
+//       (arrived during the request) and the gate allows, the next request follows. A non-forced
+//       flush while one is running returns the running one; a forced one runs once the running
+//       one finished (it is never skipped). An event counts as sent only when the API answered:
+//       handing a request to the transport removes nothing. Outcome handling:
 //         success        remove exactly the sent events; onResponse(data); handleSuccess.
 //         invalid (2xx with an unusable body)   delivered: removed; failed/api-error; logged.
 //         retry (408/429/5xx/transport)   kept; failed (reason timeout for a timed-out request);
@@ -49,9 +61,10 @@
 //                       the final forced flush was started).
 //   removeMessages(ids) → removed events   removes the queued events whose messageId is in `ids`
 //                       (an array), e.g. an outbox bound or time to live dropped them.
-//   cancelScheduledRetry(), isDisabled(), runtime (the flush runtime), enqueue(event) (restores an
-//   already-built event: no gate, no onAccepted), size(), drain() → events (removes all),
-//   peek() → copy, maxEvents.
+//   resume() → number   (with outbox) fills the window from the backlog, then flushes (non-forced).
+//   cancelScheduledRetry(), isDisabled(), runtime (the flush runtime), enqueue(event) (queues an
+//   already-built event: no gate, no outbox append), size() (in memory), drain() → events
+//   (removes all), peek() → copy, maxEvents, backlogOnDisk() → whether events wait on disk only.
 (function () {
   'use strict';
   var ns = globalThis.__optimization || (globalThis.__optimization = {});
@@ -77,10 +90,16 @@
     var onResponse = typeof settings.onResponse === 'function' ? settings.onResponse : function () {};
     var setRequestState = typeof settings.setRequestState === 'function' ? settings.setRequestState : function () {};
     var onQueueEvent = typeof settings.onQueueEvent === 'function' ? settings.onQueueEvent : function () {};
-    var onAccepted = typeof settings.onAccepted === 'function' ? settings.onAccepted : null;
+    var outbox = settings.outbox !== null && typeof settings.outbox === 'object' ? settings.outbox : null;
     var onRemoved = typeof settings.onRemoved === 'function' ? settings.onRemoved : null;
 
     var events = [];
+    var inFlight = new Set(); // the events of the request in flight: never dropped by the cap
+    // With an outbox: the highest sequence ever loaded into memory, and whether stored events
+    // after it wait on disk only (then new events stay on disk too, so order holds).
+    var residentThrough = 0;
+    var spilled = outbox !== null;
+    var justStored = null; // {sequence, event} while accept() loads from disk
     var waiters = new Map(); // event → {resolve, reject}: online sends awaiting their request
     var active = null; // the running flush (a promise)
     var generation = 0; // bumped by purge(): a request in flight then finishes without bookkeeping
@@ -141,7 +160,15 @@
 
     function enqueue(event) {
       var dropped = [];
-      if (events.length >= maxEvents) dropped = events.splice(0, events.length - maxEvents + 1);
+      if (events.length >= maxEvents) {
+        var excess = events.length - maxEvents + 1;
+        events = events.filter(function (old) {
+          if (excess === 0 || inFlight.has(old)) return true;
+          dropped.push(old);
+          excess--;
+          return false;
+        });
+      }
       events.push(event);
       if (dropped.length > 0) {
         removed(dropped, 'capped');
@@ -159,15 +186,59 @@
       events = events.filter(function (event) {
         return !sent.has(event);
       });
+      refill();
+    }
+
+    // Loads stored events into the window while it has room and events wait on disk only.
+    function refill() {
+      var loaded = 0;
+      while (outbox !== null && spilled && !closed && events.length < maxEvents) {
+        var room = maxEvents - events.length;
+        var items;
+        try {
+          items = outbox.load(residentThrough, room);
+        } catch (error) {
+          host.log('warn', 'Experience queue could not load stored events: ' + messageOf(error));
+          return loaded;
+        }
+        if (!Array.isArray(items)) items = [];
+        items.forEach(function (item) {
+          if (item === null || typeof item !== 'object' || typeof item.sequence !== 'number') return;
+          if (item.sequence > residentThrough) residentThrough = item.sequence;
+          if (item.event !== null && typeof item.event === 'object') {
+            // The event being accepted keeps its identity (its send awaits its request).
+            events.push(justStored !== null && justStored.sequence === item.sequence ? justStored.event : item.event);
+            loaded++;
+          }
+        });
+        if (items.length < room) spilled = false;
+      }
+      return loaded;
     }
 
     function disabledError() {
       return new Error(disabledReason);
     }
 
+    // Stores the event first (a throw fails the send: nothing is queued), then keeps it in the
+    // window or on disk only.
     function accept(event) {
-      enqueue(event);
-      if (onAccepted !== null) callSafely('onAccepted', onAccepted, event);
+      if (outbox === null) {
+        enqueue(event);
+        return;
+      }
+      var sequence = outbox.append(event);
+      if (typeof sequence === 'number' && sequence <= residentThrough) return; // stored and loaded before
+      if (!spilled && events.length < maxEvents) {
+        events.push(event);
+        if (typeof sequence === 'number') residentThrough = sequence;
+        return;
+      }
+      // Older events wait on disk: load in order while there is room (this one included).
+      spilled = true;
+      justStored = { sequence: sequence, event: event };
+      refill();
+      justStored = null;
     }
 
     function send(event) {
@@ -177,7 +248,10 @@
       }
       if (disabledReason !== null) return Promise.reject(disabledError());
       accept(event);
-      if (closed || !isOnline()) return { accepted: true };
+      if (closed || !isOnline() || events.indexOf(event) === -1) {
+        if (!closed && isOnline()) flush();
+        return { accepted: true };
+      }
       return new Promise(function (resolve, reject) {
         waiters.set(event, { resolve: resolve, reject: reject });
         flush();
@@ -191,7 +265,10 @@
     function flush(flushOptions) {
       var force = flushOptions !== null && typeof flushOptions === 'object' && flushOptions.force === true;
       if (api === null) return Promise.resolve();
-      if (active !== null) return active;
+      if (active !== null) {
+        // A forced flush is never skipped: it runs once the running one finished.
+        return force ? active.then(function () { return flush(flushOptions); }) : active;
+      }
       if (disabledReason !== null || (closed && !force)) {
         releaseWaiters();
         return Promise.resolve();
@@ -219,12 +296,14 @@
     function request(force) {
       var batch = events.slice();
       var round = generation;
+      inFlight = new Set(batch);
       runtime.markFlushStarted();
       setRequestState({ status: 'pending' });
       return api.upsertProfile({ profileId: getProfileId(), events: batch }).then(undefined, function (error) {
         return ns.apiResponse.outcomeOfError('Experience', error);
       }).then(function (outcome) {
         runtime.markFlushFinished();
+        inFlight = new Set();
         if (round !== generation) {
           // Purged while in flight: the events are gone; nothing to count or retry.
           batch.forEach(function (event) {
@@ -297,10 +376,10 @@
     function disable(outcome) {
       disabledReason = 'Experience API delivery disabled: ' + outcome.reason +
         ' (check clientId, environment and the Experience base URL). No further Experience requests are made by this client instance.';
-      var discarded = events.length;
       var discardedEvents = events;
       events = [];
       removed(discardedEvents, 'disabled');
+      var discarded = discardedEvents.length + discardStored('disabled');
       runtime.reset();
       setRequestState({ status: 'failed', reason: 'api-error' });
       host.log('error', disabledReason + ' ' + discarded + ' queued event(s) discarded.');
@@ -313,11 +392,48 @@
       });
     }
 
+    // Reports every event waiting on disk only as removed (delivery disabled) → how many.
+    function discardStored(reason) {
+      var count = 0;
+      while (outbox !== null && spilled) {
+        var items;
+        try {
+          items = outbox.load(residentThrough, maxEvents);
+        } catch (error) {
+          host.log('warn', 'Experience queue could not load stored events: ' + messageOf(error));
+          break;
+        }
+        if (!Array.isArray(items) || items.length === 0) break;
+        var gone = [];
+        items.forEach(function (item) {
+          if (item !== null && typeof item === 'object' && typeof item.sequence === 'number') {
+            if (item.sequence > residentThrough) residentThrough = item.sequence;
+            if (item.event !== null && typeof item.event === 'object') gone.push(item.event);
+          }
+        });
+        removed(gone, reason);
+        count += gone.length;
+      }
+      spilled = false;
+      return count;
+    }
+
     function purge() {
       generation++;
       events = [];
+      // The host purges the outbox itself: nothing waits on disk any more.
+      spilled = false;
       runtime.reset();
       releaseWaiters();
+    }
+
+    // Fills the window from the backlog (a restart) and flushes.
+    function resume() {
+      if (outbox === null) return 0;
+      spilled = true;
+      var loaded = refill();
+      if (events.length > 0) flush();
+      return loaded;
     }
 
     function close() {
@@ -337,6 +453,7 @@
         settleWaiter(event, { accepted: true });
       });
       removed(gone, 'removed');
+      refill();
       return gone;
     }
 
@@ -363,6 +480,10 @@
       },
       peek: function () {
         return events.slice();
+      },
+      resume: resume,
+      backlogOnDisk: function () {
+        return spilled;
       },
       runtime: runtime,
       maxEvents: maxEvents,

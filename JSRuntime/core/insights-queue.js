@@ -1,8 +1,15 @@
 // core/insights-queue.js
 // Contract: `__optimization.createInsightsQueue(options)` → the Insights path (spec §5.5, §6.3,
 // §6.4; DECISIONS 10, 11). Options: getProfile() → the current profile object or undefined;
-// maxEvents (total cap over buckets and held events, a positive number, floored; invalid ⇒ 1000;
-// beyond it the oldest held events go first, then the oldest bucket's oldest events, warn-logged).
+// maxEvents (most events in memory over buckets and held events, a positive number, floored;
+// invalid ⇒ 1000). Without `outbox` it is a cap: beyond it the oldest held events go first, then
+// the oldest bucket's oldest events that are not in flight (warn-logged); events in flight are
+// never dropped. With `outbox` (a durable backlog) it is a WINDOW and nothing is dropped for room:
+// an accepted event is stored first (`outbox.append(event, profile|undefined)` → its sequence; a
+// throw fails the send and nothing is queued), kept in memory when the window has room and no
+// older event waits on disk only, else left on disk only; as the window drains the next stored
+// events are loaded in order (`outbox.load(afterSequence, limit)` → [{sequence, event, profile}],
+// profile null for held events). `resume()` fills the window from the backlog (a restart).
 // Events are kept per profile id (`profile.id`, which may be ""), each bucket remembering the
 // last profile object seen for that id. An event sent while no profile exists is HELD (not
 // dropped) and moves into the bucket of the first profile that exists at a later send, flush or
@@ -17,13 +24,14 @@
 //   flushPolicy, callbacks, random, host   for the flush runtime (core/queue-flush-policy.js); the
 //                       periodic flush runs every policy.flushIntervalMs (default 30 000) on the
 //                       host clock, and only while bucketed events are queued.
-// Durable-outbox hooks (docs/outbox.md; both optional, called synchronously, exceptions logged):
-//   onAccepted(event, profile)   every event send() queued, before send() returns, with the
-//                       profile whose bucket took it (undefined: held); not for restored events
+// Durable-outbox hooks (docs/outbox.md; optional, called synchronously):
+//   outbox              {append(event, profile) → sequence, load(afterSequence, limit)} (above);
+//                       a throwing load is logged and retried at the next drain.
 //   onRemoved(events, reason)   events that left the queue for good: "delivered" (2xx),
-//                       "dropped" (other 4xx), "disabled" (401/403/404: everything queued and
-//                       held), "capped" (the maxEvents cap), "removed" (removeMessages). Purge and
-//                       eraseProfile report nothing (their callers clear their outbox themselves).
+//                       "dropped" (other 4xx), "disabled" (401/403/404: everything queued, held
+//                       and on disk only), "capped" (the maxEvents cap, never with an outbox),
+//                       "removed" (removeMessages). Exceptions logged. Purge and eraseProfile
+//                       report nothing (their callers clear their outbox themselves).
 // Behaviour with delivery:
 //   send(event, profile?)   enqueue (never sent synchronously) into the bucket of `profile` when
 //                       given (a process-wide queue of many visitors), else of getProfile(); arm the periodic timer; at ≥
@@ -45,8 +53,10 @@
 //   close()             stops the timer and retries for good (destroy, after the final flush).
 //   eraseProfile(id) → removed count (every queued event of that profile id),
 //   removeMessages(ids) → removed events (queued or held, by messageId; `ids` an array),
-//   cancelScheduledRetry(), isDisabled(), runtime, enqueue(event), adoptHeld() → moved count,
-//   size() → queued + held, heldCount(), drain() → [{profile, events}] (held stay), peek().
+//   resume() → number   (with outbox) fills the window from the backlog and adopts held events.
+//   cancelScheduledRetry(), isDisabled(), runtime, enqueue(event) (no outbox append),
+//   adoptHeld() → moved count, size() → queued + held (in memory), heldCount(), drain() →
+//   [{profile, events}] (held stay), peek(), backlogOnDisk().
 (function () {
   'use strict';
   var ns = globalThis.__optimization || (globalThis.__optimization = {});
@@ -79,7 +89,7 @@
     var isOnline = typeof settings.isOnline === 'function' ? settings.isOnline : function () { return true; };
     var threshold = normalizeMax(settings.flushThreshold === undefined ? DEFAULT_FLUSH_THRESHOLD : settings.flushThreshold);
     var onQueueEvent = typeof settings.onQueueEvent === 'function' ? settings.onQueueEvent : function () {};
-    var onAccepted = typeof settings.onAccepted === 'function' ? settings.onAccepted : null;
+    var outbox = settings.outbox !== null && typeof settings.outbox === 'object' ? settings.outbox : null;
     var onRemoved = typeof settings.onRemoved === 'function' ? settings.onRemoved : null;
 
     var buckets = new Map(); // profile id → {profile, events}
@@ -90,6 +100,11 @@
     var timer = null;
     var disabledReason = null;
     var closed = false;
+    var inFlight = new Set(); // events of the request in flight: never dropped by the cap
+    // With an outbox: the highest sequence ever loaded into memory, and whether stored events
+    // after it wait on disk only (then new events stay on disk too, so order holds).
+    var residentThrough = 0;
+    var spilled = outbox !== null;
 
     var runtime = ns.createQueueFlushRuntime({
       policy: settings.flushPolicy,
@@ -136,18 +151,27 @@
       return bucket;
     }
 
-    // → the dropped event (undefined when nothing is queued).
+    // → the dropped event: the oldest held one, else the oldest bucketed one not in flight
+    // (undefined when every queued event is in flight).
     function dropOldest() {
       if (held.length > 0) {
         total--;
         return held.shift();
       }
-      var iterator = buckets.entries().next();
-      if (iterator.done) return undefined;
-      var bucket = iterator.value[1];
-      var dropped = bucket.events.shift();
+      var dropped;
+      var emptied;
+      buckets.forEach(function (bucket, id) {
+        if (dropped !== undefined) return;
+        for (var i = 0; i < bucket.events.length; i++) {
+          if (inFlight.has(bucket.events[i])) continue;
+          dropped = bucket.events.splice(i, 1)[0];
+          if (bucket.events.length === 0) emptied = id;
+          return;
+        }
+      });
+      if (dropped === undefined) return undefined;
       total--;
-      if (bucket.events.length === 0) buckets.delete(iterator.value[0]);
+      if (emptied !== undefined) buckets.delete(emptied);
       return dropped;
     }
 
@@ -165,7 +189,11 @@
     // → the profile whose bucket took the event (undefined: held).
     function enqueue(event, explicitProfile) {
       var dropped = [];
-      while (total >= maxEvents) dropped.push(dropOldest());
+      while (total >= maxEvents) {
+        var oldest = dropOldest();
+        if (oldest === undefined) break; // everything queued is in flight
+        dropped.push(oldest);
+      }
       if (dropped.length > 0) {
         if (api !== null) {
           host.log('warn', 'Insights queue is full (' + maxEvents + ' events): dropped the ' + dropped.length + ' oldest event(s).');
@@ -183,14 +211,76 @@
       return profile;
     }
 
+    // Stores the event first (a throw fails the send: nothing is queued), then keeps it in the
+    // window or on disk only.
     function accept(event, explicitProfile) {
-      var profile = enqueue(event, explicitProfile);
-      if (onAccepted === null) return;
-      try {
-        onAccepted(event, profile);
-      } catch (error) {
-        host.log('warn', 'Insights queue onAccepted callback failed: ' + messageOf(error));
+      if (outbox === null) {
+        enqueue(event, explicitProfile);
+        return;
       }
+      var profile = isProfile(explicitProfile) ? explicitProfile : currentProfile();
+      var sequence = outbox.append(event, profile);
+      if (typeof sequence === 'number' && sequence <= residentThrough) return; // stored and loaded before
+      if (!spilled && total < maxEvents) {
+        enqueue(event, profile);
+        if (typeof sequence === 'number') residentThrough = sequence;
+        return;
+      }
+      // Older events wait on disk: load in order while there is room (this one included).
+      spilled = true;
+      refill();
+    }
+
+    // Loads stored events into the window while it has room and events wait on disk only.
+    function refill() {
+      var loaded = 0;
+      while (outbox !== null && spilled && !closed && total < maxEvents) {
+        var room = maxEvents - total;
+        var items;
+        try {
+          items = outbox.load(residentThrough, room);
+        } catch (error) {
+          host.log('warn', 'Insights queue could not load stored events: ' + messageOf(error));
+          return loaded;
+        }
+        if (!Array.isArray(items)) items = [];
+        items.forEach(function (item) {
+          if (item === null || typeof item !== 'object' || typeof item.sequence !== 'number') return;
+          if (item.sequence > residentThrough) residentThrough = item.sequence;
+          if (item.event !== null && typeof item.event === 'object') {
+            enqueue(item.event, isProfile(item.profile) ? item.profile : undefined);
+            loaded++;
+          }
+        });
+        if (items.length < room) spilled = false;
+      }
+      return loaded;
+    }
+
+    // Reports every event waiting on disk only as removed (delivery disabled) → how many.
+    function discardStored(reason) {
+      var count = 0;
+      while (outbox !== null && spilled) {
+        var items;
+        try {
+          items = outbox.load(residentThrough, maxEvents);
+        } catch (error) {
+          host.log('warn', 'Insights queue could not load stored events: ' + messageOf(error));
+          break;
+        }
+        if (!Array.isArray(items) || items.length === 0) break;
+        var gone = [];
+        items.forEach(function (item) {
+          if (item !== null && typeof item === 'object' && typeof item.sequence === 'number') {
+            if (item.sequence > residentThrough) residentThrough = item.sequence;
+            if (item.event !== null && typeof item.event === 'object') gone.push(item.event);
+          }
+        });
+        removed(gone, reason);
+        count += gone.length;
+      }
+      spilled = false;
+      return count;
     }
 
     function removeMessages(ids) {
@@ -208,6 +298,7 @@
       });
       total -= gone.length;
       removed(gone, 'removed');
+      refill();
       reconcileTimer();
       return gone;
     }
@@ -265,7 +356,10 @@
     function flush(flushOptions) {
       var force = flushOptions !== null && typeof flushOptions === 'object' && flushOptions.force === true;
       if (api === null) return Promise.resolve();
-      if (active !== null) return active;
+      if (active !== null) {
+        // A forced flush is never skipped: it runs once the running one finished.
+        return force ? active.then(function () { return flush(flushOptions); }) : active;
+      }
       if (disabledReason !== null || (closed && !force)) return Promise.resolve();
       if (runtime.shouldSkip({ force: force, isOnline: isOnline() })) return Promise.resolve();
       adoptHeld();
@@ -287,11 +381,13 @@
 
     function request(batches) {
       var round = generation;
+      inFlight = new Set(eventsOf(batches));
       runtime.markFlushStarted();
       return api.sendBatches(batches).then(undefined, function (error) {
         return ns.apiResponse.outcomeOfError('Insights', error);
       }).then(function (outcome) {
         runtime.markFlushFinished();
+        inFlight = new Set();
         if (round !== generation) return;
         handle(batches, outcome);
       });
@@ -311,6 +407,7 @@
         total -= before - bucket.events.length;
         if (bucket.events.length === 0) buckets.delete(id);
       });
+      refill();
     }
 
     function countEvents(batches) {
@@ -354,6 +451,7 @@
           buckets = new Map();
           held = [];
           total = 0;
+          discarded += discardStored('disabled');
           runtime.reset();
           stopTimer();
           host.log('error', disabledReason + ' ' + discarded + ' queued event(s) discarded.');
@@ -373,8 +471,20 @@
       buckets = new Map();
       held = [];
       total = 0;
+      // The host purges the outbox itself: nothing waits on disk any more.
+      spilled = false;
       runtime.reset();
       stopTimer();
+    }
+
+    // Fills the window from the backlog (a restart), adopts held events, arms the timer.
+    function resume() {
+      if (outbox === null) return 0;
+      spilled = true;
+      var loaded = refill();
+      adoptHeld();
+      reconcileTimer();
+      return loaded;
     }
 
     return {
@@ -408,6 +518,7 @@
         if (bucket === undefined) return 0;
         buckets.delete(String(id));
         total -= bucket.events.length;
+        refill();
         reconcileTimer();
         return bucket.events.length;
       },
@@ -421,6 +532,10 @@
         return result;
       },
       peek: copyBuckets,
+      resume: resume,
+      backlogOnDisk: function () {
+        return spilled;
+      },
       runtime: runtime,
       maxEvents: maxEvents,
     };

@@ -20,8 +20,15 @@
 //   startDelivery()              creates the process-wide Insights queue (core/insights-queue.js:
 //                                batches per profile, threshold 25, interval, backoff, circuit,
 //                                Retry-After, 401/403/404 disable); reports to __nativeOnQueueEvent.
-//   enqueueInsights(items) → number   items: [{profile, event}]; each event joins its profile's
-//                                batch; returns the queue size after. Throws before startDelivery.
+//                                When the host registered the outbox natives (core/outbox-link.js)
+//                                the queue stores every event before taking it, holds a window of
+//                                the stored backlog (queuePolicy.insightsMaxEvents) and
+//                                acknowledges what leaves it for good.
+//   enqueueInsights(items) → number   items: [{profile, event}]; each event is stored (with an
+//                                outbox) and joins its profile's batch; returns the queue size
+//                                after. Throws before startDelivery, and when an event could not
+//                                be stored (the events before it in `items` stay accepted).
+//   resumeInsightsBacklog() → number   fills the window from the stored backlog (a restart).
 //   flushInsights(force, requestId)   async; flushes until the queue is empty or a round makes no
 //                                progress (a failed request), then settles "null". A flush already
 //                                in flight is awaited first, then what was queued meanwhile follows.
@@ -139,8 +146,12 @@
     requireConfigured('startDelivery');
     closeDelivery();
     var policy = settings.queuePolicy;
+    var link = ns.outboxLink;
+    var durable = link.available();
     insightsQueue = ns.createInsightsQueue({
       maxEvents: policy.insightsMaxEvents,
+      outbox: durable ? link.forQueue('insights') : null,
+      onRemoved: durable ? link.removedHook('insights') : null,
       api: ns.createInsightsApi({ clientId: settings.clientId, environment: settings.environment, baseUrl: settings.api.insightsBaseUrl }),
       onQueueEvent: reportQueueEvent,
       flushPolicy: policy.flush,
@@ -162,6 +173,11 @@
       insightsQueue.send(item.event, item.profile);
     });
     return insightsQueue.size();
+  }
+
+  function resumeInsightsBacklog() {
+    if (insightsQueue === null) throw new Error('resumeInsightsBacklog: delivery is not started.');
+    return insightsQueue.resume();
   }
 
   function flushInsights(force, requestId) {
@@ -212,6 +228,7 @@
     getMergeTagValue: getMergeTagValue,
     startDelivery: startDelivery,
     enqueueInsights: enqueueInsights,
+    resumeInsightsBacklog: resumeInsightsBacklog,
     flushInsights: flushInsights,
     insightsSize: insightsSize,
     eraseInsightsProfile: eraseInsightsProfile,

@@ -1,8 +1,10 @@
-// tests/outbox-hooks.spec.js — the durable-outbox side of the stateful bridge (docs/outbox.md):
-// every accepted event is pushed to __nativeOutboxAppend before the call returns, every event that
-// leaves a queue for good is pushed to __nativeOutboxRemoved with its reason, consent withdrawal
-// calls __nativeOutboxPurge, restoreQueuedEvents re-queues recovered events without gate or
-// append, and removeQueuedEvents drops events an outbox bound expired. Also the queue hooks alone.
+// tests/outbox-hooks.spec.js — the durable-outbox side of the stateful bridge (docs/outbox.md,
+// core/outbox-link.js): every accepted event is stored through __nativeOutboxAppend before the
+// call returns (a failed store fails the call), the queues keep a window of the stored backlog
+// and load the rest as they drain, every event that leaves a queue for good is pushed to
+// __nativeOutboxRemoved with its reason, consent withdrawal calls __nativeOutboxPurge,
+// resumeBacklog fills the windows after a restart, and removeQueuedEvents drops events an outbox
+// bound expired. Also the queue hooks alone.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -29,18 +31,55 @@
     return JSON.parse(__bridge.queueSizes());
   }
 
+  // An in-memory store with the outbox's contract: sequences in append order, one record per
+  // undelivered messageId, acknowledgement by messageId, load after a sequence per queue.
+  function createStore() {
+    var store = { records: [], nextSequence: 1, failNext: null };
+    store.append = function (queue, messageId, profileId, consent, acceptedAt, payload) {
+      if (store.failNext !== null) {
+        var reason = store.failNext;
+        store.failNext = null;
+        throw new Error(reason);
+      }
+      var existing = store.records.filter(function (r) { return r.messageId === messageId; })[0];
+      if (existing) return existing.sequence;
+      var record = { sequence: store.nextSequence++, queue: queue, messageId: messageId, profileId: profileId, consent: consent, acceptedAt: acceptedAt, payload: payload };
+      store.records.push(record);
+      return record.sequence;
+    };
+    store.load = function (queue, after, limit) {
+      var found = store.records.filter(function (r) { return r.queue === queue && r.sequence > after; }).slice(0, limit);
+      return '[' + found.map(function (r) { return '{"sequence":' + r.sequence + ',"payload":' + r.payload + '}'; }).join(',') + ']';
+    };
+    store.acknowledge = function (ids) {
+      store.records = store.records.filter(function (r) { return ids.indexOf(r.messageId) === -1; });
+    };
+    store.pending = function (queue) {
+      return store.records.filter(function (r) { return queue === undefined || r.queue === queue; });
+    };
+    return store;
+  }
+
   // Starts the bridge with consent, a scripted API (per API: FIFO of replies, else 200/204) and
-  // recording outbox push-backs.
-  function withOutbox(config, body) {
+  // a recording outbox (`rec.store`, optionally pre-filled by `prefill(store)`).
+  function withOutbox(config, body, prefill) {
     return function () {
-      var rec = { appended: [], removed: [], purges: 0, queueEvents: [], script: { experience: [], insights: [] } };
+      var rec = { appended: [], removed: [], loads: 0, purges: 0, queueEvents: [], script: { experience: [], insights: [] }, store: createStore() };
+      if (prefill) prefill(rec.store);
       globalThis.__nativeOutboxAppend = function (queue, messageId, profileId, consent, acceptedAt, payload) {
+        var sequence = rec.store.append(queue, messageId, profileId, consent, acceptedAt, payload);
         rec.appended.push({ queue: queue, messageId: messageId, profileId: profileId, consent: consent, acceptedAt: acceptedAt, payload: JSON.parse(payload) });
+        return sequence;
+      };
+      globalThis.__nativeOutboxLoad = function (queue, after, limit) {
+        rec.loads++;
+        return rec.store.load(queue, after, limit);
       };
       globalThis.__nativeOutboxRemoved = function (queue, ids, reason) {
         rec.removed.push({ queue: queue, ids: JSON.parse(ids), reason: reason });
+        rec.store.acknowledge(JSON.parse(ids));
       };
-      globalThis.__nativeOutboxPurge = function () { rec.purges++; };
+      globalThis.__nativeOutboxPurge = function () { rec.purges++; rec.store.records = []; };
       globalThis.__nativeOnQueueEvent = function (json) { rec.queueEvents.push(JSON.parse(json)); };
       __testHost.fetchHandler = function (request) {
         var api = request.url.indexOf(EXPERIENCE) !== -1 ? 'experience' : 'insights';
@@ -52,7 +91,7 @@
           .reduce(function (all, r) { return all.concat(r.ids); }, []);
       };
       function cleanup() {
-        ['__nativeOutboxAppend', '__nativeOutboxRemoved', '__nativeOutboxPurge', '__nativeOnQueueEvent'].forEach(function (name) {
+        ['__nativeOutboxAppend', '__nativeOutboxLoad', '__nativeOutboxRemoved', '__nativeOutboxPurge', '__nativeOnQueueEvent'].forEach(function (name) {
           delete globalThis[name];
         });
       }
@@ -67,6 +106,10 @@
         throw error;
       }
     };
+  }
+
+  function storedTrack(sequence, name) {
+    return JSON.stringify({ type: 'track', event: name, messageId: 'm-' + name, context: { gdpr: { isConsentGiven: true } }, timestamp: '2026-01-01T00:00:00.000Z' });
   }
 
   jsTest('outbox: an accepted Experience event is appended before the call returns, then acknowledged as delivered', withOutbox({}, function (rec) {
@@ -135,14 +178,66 @@
     });
   }));
 
-  jsTest('outbox: the in-memory cap acknowledges the events it drops', withOutbox({
+  jsTest('outbox: a full window drops nothing; newer events wait on disk and are sent in order as it drains', withOutbox({
     online: false, queuePolicy: { offlineMaxEvents: 2 },
   }, function (rec) {
-    __bridge.track({ event: 'a' }, 't1');
-    __bridge.track({ event: 'b' }, 't2');
-    __bridge.track({ event: 'c' }, 't3');
-    assert.deepEqual(rec.removedIds('capped', 'experience'), [rec.appended[0].messageId], 'the oldest');
-    assert.equal(sizes().experience, 2);
+    ['a', 'b', 'c', 'd', 'e'].forEach(function (name, i) { __bridge.track({ event: name }, 't' + i); });
+    assert.equal(rec.appended.length, 5, 'every event is stored');
+    assert.equal(sizes().experience, 2, 'the window holds two');
+    assert.deepEqual(rec.removed, [], 'nothing capped, nothing acknowledged');
+    assert.equal(rec.queueEvents.filter(function (e) { return e.type === 'offlineDrop'; }).length, 0);
+    __bridge.setOnline(true);
+    return drain().then(function () {
+      var sent = requests('experience').map(function (r) { return eventsOf(r).map(function (e) { return e.event; }); });
+      assert.deepEqual(sent, [['a', 'b'], ['c', 'd'], ['e']], 'in order, one window per request');
+      assert.deepEqual(rec.removedIds('delivered', 'experience').length, 5);
+      assert.equal(rec.store.pending().length, 0);
+    });
+  }));
+
+  jsTest('outbox: an event accepted while older ones wait on disk waits behind them, even when the window has room', withOutbox({
+    online: false, queuePolicy: { offlineMaxEvents: 2 },
+  }, function (rec) {
+    ['a', 'b', 'c'].forEach(function (name, i) { __bridge.track({ event: name }, 't' + i); });
+    assert.equal(__bridge.removeQueuedEvents('experience', [rec.appended[0].messageId], 'expired'), 1);
+    rec.store.acknowledge([rec.appended[0].messageId]);
+    assert.equal(sizes().experience, 2, 'the drained window loaded c from disk');
+    __bridge.track({ event: 'd' }, 't4');
+    __bridge.setOnline(true);
+    return drain().then(function () {
+      var sent = requests('experience').reduce(function (all, r) { return all.concat(eventsOf(r).map(function (e) { return e.event; })); }, []);
+      assert.deepEqual(sent, ['b', 'c', 'd']);
+    });
+  }));
+
+  jsTest('outbox: a failed store fails the call; the event is neither queued, published nor acknowledged', withOutbox({ online: false }, function (rec) {
+    var published = [];
+    globalThis.__nativeOnEventEmitted = function (json) { published.push(JSON.parse(json)); };
+    rec.store.failNext = 'no space left on device';
+    __bridge.track({ event: 'lost' }, 't1');
+    __bridge.trackClick({ componentId: 'x', variantIndex: 0 }, 'c0');
+    return drain().then(function () {
+      delete globalThis.__nativeOnEventEmitted;
+      var settled = __testHost.settled.filter(function (s) { return s.requestId === 't1'; })[0];
+      assert.equal(settled.ok, false, 'the call fails');
+      assert.ok(settled.json.indexOf('no space left on device') !== -1, settled.json);
+      assert.deepEqual(sizes(), { experience: 0, insights: 1 }, 'the next event is unaffected');
+      assert.equal(published.length, 1, 'only the click is published');
+      assert.ok(published[0].type !== 'track', 'the refused track is not published');
+      assert.deepEqual(rec.removed, []);
+    });
+  }));
+
+  jsTest('outbox: disabled delivery acknowledges the events waiting on disk too', withOutbox({
+    online: false, queuePolicy: { offlineMaxEvents: 1 },
+  }, function (rec) {
+    ['a', 'b', 'c'].forEach(function (name, i) { __bridge.track({ event: name }, 't' + i); });
+    rec.script.experience.push({ status: 401 });
+    __bridge.setOnline(true);
+    return drain().then(function () {
+      assert.deepEqual(rec.removedIds('disabled', 'experience').sort(), rec.appended.map(function (a) { return a.messageId; }).sort());
+      assert.equal(rec.store.pending().length, 0);
+    });
   }));
 
   jsTest('outbox: consent withdrawal purges the outbox in the same call; blocked calls append nothing', withOutbox({ online: false }, function (rec) {
@@ -154,29 +249,46 @@
     assert.equal(rec.appended.length, 1, 'a blocked call is never written');
   }));
 
-  jsTest('restoreQueuedEvents: recovered events are queued ahead of new ones with their bytes, sent, and never re-appended', withOutbox({ online: false }, function (rec) {
+  jsTest('resumeBacklog: stored events fill the windows ahead of new ones with their bytes, are sent, never re-stored', withOutbox({ online: false }, function (rec) {
     var old = { type: 'track', event: 'old', messageId: 'm-old', context: { gdpr: { isConsentGiven: false } }, timestamp: '2026-01-01T00:00:00.000Z' };
     var click = { type: 'component', componentType: 'Entry', componentId: 'x', messageId: 'm-click' };
-    var restored = __bridge.restoreQueuedEvents([
-      { queue: 'experience', event: old },
-      { queue: 'insights', item: { profile: { id: 'p-old' }, event: click } },
-      { queue: 'nonsense', event: {} },
-      null,
-    ]);
-    assert.equal(restored, 2);
-    assert.equal(rec.appended.length, 0, 'restored events are already on disk');
+    assert.equal(__bridge.resumeBacklog(), 2);
+    assert.equal(rec.appended.length, 0, 'stored events are not stored again');
     assert.deepEqual(sizes(), { experience: 1, insights: 1 });
     __bridge.track({ event: 'new' }, 't1');
     __bridge.setOnline(true);
     return drain().then(function () {
       var sent = eventsOf(requests('experience')[0]);
-      assert.deepEqual(sent.map(function (e) { return e.messageId; }), ['m-old', rec.appended[0].messageId], 'recovered first');
+      assert.deepEqual(sent.map(function (e) { return e.messageId; }), ['m-old', rec.appended[0].messageId], 'stored first');
       assert.deepEqual(sent[0], old, 'byte for byte (consent flag and timestamp kept)');
       var batches = JSON.parse(requests('insights')[0].body);
       assert.equal(batches[0].profile.id, 'p-old', 'sent for the profile it was accepted for');
       assert.equal(batches[0].events[0].messageId, 'm-click');
       assert.deepEqual(rec.removedIds('delivered').sort(), ['m-click', 'm-old', rec.appended[0].messageId].sort());
     });
+  }, function (store) {
+    store.append('experience', 'm-old', null, false, 0, JSON.stringify({ type: 'track', event: 'old', messageId: 'm-old', context: { gdpr: { isConsentGiven: false } }, timestamp: '2026-01-01T00:00:00.000Z' }));
+    store.append('insights', 'm-click', 'p-old', false, 0, JSON.stringify({ profile: { id: 'p-old' }, event: { type: 'component', componentType: 'Entry', componentId: 'x', messageId: 'm-click' } }));
+  }));
+
+  jsTest('resumeBacklog: a backlog fifty times the window is delivered whole, in order, a window at a time', withOutbox({
+    queuePolicy: { offlineMaxEvents: 4 },
+  }, function (rec) {
+    assert.equal(__bridge.resumeBacklog(), 4, 'one window loaded');
+    function drainAll(rounds) {
+      return drain().then(function () { return rounds > 0 && rec.store.pending().length > 0 ? drainAll(rounds - 1) : undefined; });
+    }
+    return drainAll(20).then(function () {
+      var sent = requests('experience').reduce(function (all, r) { return all.concat(eventsOf(r).map(function (e) { return e.event; })); }, []);
+      var expected = [];
+      for (var i = 0; i < 200; i++) expected.push('e' + i);
+      assert.equal(sent.length, expected.length, 'count: ' + sent.length);
+      assert.deepEqual(sent, expected);
+      assert.equal(requests('experience').length, 50);
+      assert.equal(rec.store.pending().length, 0, 'all acknowledged');
+    });
+  }, function (store) {
+    for (var i = 0; i < 200; i++) store.append('experience', 'm-e' + i, null, true, 0, storedTrack(i, 'e' + i));
   }));
 
   jsTest('removeQueuedEvents: events an outbox bound dropped leave memory and are reported as offlineDrop', withOutbox({ online: false }, function (rec) {
@@ -207,44 +319,75 @@
     });
   });
 
-  jsTest('insights queue hooks: onAccepted gets the bucket profile, removeMessages finds held and bucketed events', function () {
-    var accepted = [];
+  jsTest('insights queue hooks: the store gets the bucket profile, removeMessages finds held and bucketed events', function () {
+    var appended = [];
     var removed = [];
     var profile;
+    var sequence = 0;
     var queue = ns.createInsightsQueue({
       getProfile: function () { return profile; },
       maxEvents: 3,
-      onAccepted: function (event, p) { accepted.push([event.messageId, p && p.id]); },
+      outbox: {
+        append: function (event, p) { appended.push([event.messageId, p && p.id]); return ++sequence; },
+        load: function () { return []; },
+      },
       onRemoved: function (events, reason) { removed.push([events.map(function (e) { return e.messageId; }), reason]); },
     });
+    queue.resume();
     queue.send({ messageId: 'h1' });
     profile = { id: 'p' };
     queue.send({ messageId: 'b1' });
     queue.send({ messageId: 'b2' }, { id: 'other' });
-    assert.deepEqual(accepted, [['h1', undefined], ['b1', 'p'], ['b2', 'other']]);
+    assert.deepEqual(appended, [['h1', undefined], ['b1', 'p'], ['b2', 'other']]);
     queue.send({ messageId: 'b3' });
-    assert.deepEqual(removed, [[['h1'], 'capped']], 'the cap reports the oldest');
+    assert.deepEqual(removed, [], 'a full window drops nothing');
+    assert.equal(queue.size(), 3);
+    assert.equal(queue.backlogOnDisk(), true);
     assert.deepEqual(queue.removeMessages(['b2', 'nope']).map(function (e) { return e.messageId; }), ['b2']);
-    assert.equal(queue.size(), 2);
-    assert.deepEqual(removed[1], [['b2'], 'removed']);
-    queue.enqueue({ messageId: 'r1' });
-    assert.equal(accepted.length, 4, 'enqueue (restore) does not call onAccepted');
+    assert.deepEqual(removed[0], [['b2'], 'removed']);
   });
 
-  jsTest('experience queue hooks: onAccepted per send, removeMessages releases waiters', function () {
-    var accepted = [];
+  jsTest('queues without an outbox: the cap drops the oldest events, never one in flight', function () {
     var removed = [];
+    var pending = [];
     var queue = ns.createExperienceQueue({
-      maxEvents: 5,
-      onAccepted: function (event) { accepted.push(event.messageId); },
+      maxEvents: 2,
+      api: { upsertProfile: function () { return new Promise(function (resolve) { pending.push(resolve); }); } },
       onRemoved: function (events, reason) { removed.push([events.map(function (e) { return e.messageId; }), reason]); },
     });
     queue.send({ messageId: 'a' });
+    assert.equal(pending.length, 1, 'a is in flight');
     queue.send({ messageId: 'b' });
-    queue.enqueue({ messageId: 'restored' });
-    assert.deepEqual(accepted, ['a', 'b']);
-    assert.deepEqual(queue.removeMessages(['a']).map(function (e) { return e.messageId; }), ['a']);
-    assert.deepEqual(queue.peek().map(function (e) { return e.messageId; }), ['b', 'restored']);
-    assert.deepEqual(removed, [[['a'], 'removed']]);
+    queue.send({ messageId: 'c' });
+    assert.deepEqual(removed, [[['b'], 'capped']], 'b (not in flight) goes, a (in flight) stays');
+    assert.deepEqual(queue.peek().map(function (e) { return e.messageId; }), ['a', 'c']);
+    pending[0]({ ok: false, kind: 'retry', status: 503, reason: 'unavailable' });
+    return drain().then(function () {
+      assert.deepEqual(queue.peek().map(function (e) { return e.messageId; }), ['a', 'c'], 'a failed request keeps a for the retry');
+      queue.close();
+    });
   });
+
+  jsTest('insights queue without an outbox: the cap passes over events in flight', function () {
+    var removed = [];
+    var pending = [];
+    var queue = ns.createInsightsQueue({
+      maxEvents: 2,
+      flushThreshold: 1000,
+      api: { sendBatches: function () { return new Promise(function (resolve) { pending.push(resolve); }); } },
+      onRemoved: function (events, reason) { removed.push([events.map(function (e) { return e.messageId; }), reason]); },
+    });
+    queue.send({ messageId: 'a' }, { id: 'p' });
+    queue.flush();
+    assert.equal(pending.length, 1, 'a is in flight');
+    queue.send({ messageId: 'b' }, { id: 'p' });
+    queue.send({ messageId: 'c' }, { id: 'p' });
+    assert.deepEqual(removed, [[['b'], 'capped']]);
+    pending[0]({ ok: false, kind: 'retry', status: 503, reason: 'unavailable' });
+    return drain().then(function () {
+      assert.deepEqual(queue.peek()[0].events.map(function (e) { return e.messageId; }), ['a', 'c']);
+      queue.close();
+    });
+  });
+
 })();

@@ -95,10 +95,10 @@ public final class OptimizationClient: Sendable {
         let started = runtimeStart()
         let directory = storageDirectory(for: config)
         let persistence = makePersistence(directory: directory)
-        let outbox: ClientOutbox?
+        let outbox: OutboxLink?
         do {
             outbox = try directory.map { directory throws(OptimizationError) in
-                try ClientOutbox(
+                try OutboxLink.open(
                     directory: directory.appendingPathComponent("outbox", isDirectory: true),
                     configuration: environment.outbox, clock: environment.clock, logger: environment.logger)
             }
@@ -133,7 +133,7 @@ public final class OptimizationClient: Sendable {
         if !isOnline.withLock({ $0 }) {
             _ = try? newRuntime.engine.call("__bridge.setOnline", .bool(false))
         }
-        outbox?.start(on: newRuntime.engine)
+        if let outbox { Self.resumeBacklog(of: outbox, on: newRuntime.engine, logger: environment.logger) }
         runtime.withLock { $0 = newRuntime }
     }
 
@@ -150,6 +150,24 @@ public final class OptimizationClient: Sendable {
         blockedEventBroadcaster.finishAll()
         stateBroadcaster.finishAll()
         queueEventBroadcaster.finishAll()
+    }
+
+    /// Fills the engine's queue windows from the stored backlog (a restart) and starts applying
+    /// the outbox's own drops to them.
+    private static func resumeBacklog(of link: OutboxLink, on engine: JavaScriptEngine, logger: Logger) {
+        do {
+            let loaded = try engine.call("__bridge.resumeBacklog")
+            if let count = loaded.numberValue, count > 0 {
+                logger.info("queued the events recovered from the outbox", metadata: [
+                    "loaded": "\(Int(count))", "stored": "\(link.outbox.count)",
+                ])
+            }
+        } catch {
+            logger.error("recovered outbox events could not be queued; they stay on disk", metadata: ["error": "\(error)"])
+        }
+        link.forwardDrops { queue, ids, reason in
+            try engine.call("__bridge.removeQueuedEvents", .string(queue.rawValue), .json(ids), .string(reason))
+        }
     }
 
     /// Closes the running engine, if any; the event streams stay open (re-initialize).

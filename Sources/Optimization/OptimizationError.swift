@@ -14,6 +14,9 @@ public enum OptimizationError: Error, Sendable, Equatable, CustomStringConvertib
     case startTimedOut(String)
     /// The service was shut down: it accepts no more events.
     case shutDown
+    /// The durable outbox could not store an accepted event (for example a full disk): the call
+    /// failed, and the event was neither queued nor published.
+    case eventNotStored(OutboxError)
     /// An Insights call (`trackView`, `trackClick`, `trackHover`, `trackFlagView`) on a request
     /// that has no profile id.
     case profileIdRequired(method: String)
@@ -27,6 +30,7 @@ public enum OptimizationError: Error, Sendable, Equatable, CustomStringConvertib
         case .alreadyStarted: return "The service has already been started."
         case .startTimedOut(let message): return "Start timed out: \(message)"
         case .shutDown: return "The service is shut down and accepts no more events."
+        case .eventNotStored(let error): return "The event could not be stored: \(error)"
         case .profileIdRequired(let method):
             return "\(method) requires a request-bound profile id: pass the visitor's profile id to forRequest, or call identify/page/screen/track first."
         }

@@ -8,6 +8,7 @@
 // stdout, one write(2) per line:
 //   started                                    (initialize returned: recovery is done)
 //   accepted <experience|insights> <name>      (track(event: name) / trackClick(componentId: name) returned accepted)
+//   dropped <experience|insights> <name>       (a queue event reported the event dropped: a bound, a refusal)
 //   done                                       (all <events> accepted)
 // Exit status: 0 done, 64 usage, 75 initialize failed (the directory is in use), 74 other errors.
 import Foundation
@@ -18,6 +19,12 @@ func runClientMode(_ arguments: [String]) async -> Never {
         fail("usage: OutboxCrashHelper client <directory> <experienceBaseURL> <insightsBaseURL> <seed> <generation> <events>", status: 64)
     }
     let client = OptimizationClient(environment: .init(storage: .directory(URL(fileURLWithPath: arguments[0]))))
+    let reports = client.queueEvents
+    Task {
+        for await report in reports {
+            for name in droppedNames(report) { emit("dropped \(report.queue.rawValue) \(name)") }
+        }
+    }
     do {
         try client.initialize(config: OptimizationConfig(
             clientId: "org-1", defaults: StorageDefaults(consent: true),
@@ -44,4 +51,13 @@ func runClientMode(_ arguments: [String]) async -> Never {
     client.destroy()
     emit("done")
     exit(0)
+}
+
+/// The scripted names of the events a queue event reports dropped (Experience: `event`, Insights:
+/// `componentId`).
+func droppedNames(_ report: QueueEvent) -> [String] {
+    guard report.type == .offlineDrop || report.type == .batchDropped else { return [] }
+    return (report.context["droppedEvents"]?.arrayValue ?? []).compactMap { event in
+        event["event"]?.stringValue ?? event["componentId"]?.stringValue
+    }
 }

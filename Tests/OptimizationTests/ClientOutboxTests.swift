@@ -151,3 +151,81 @@ struct ClientOutboxTests {
         #expect(client.currentRuntime?.outbox == nil)
     }
 }
+
+/// The outbox governs the backlog: the queues hold a window of it in memory and load the rest as
+/// the window drains, so a restart delivers everything on disk, whatever the window size.
+@Suite("OptimizationClient backlog window")
+struct ClientBacklogWindowTests {
+    static func storedTrack(_ index: Int) -> OutboxEvent {
+        let payload = #"{"type":"track","event":"e\#(index)","messageId":"m-\#(index)","channel":"server","#
+            + #""context":{"gdpr":{"isConsentGiven":true}},"timestamp":"2026-01-01T00:00:00.000Z"}"#
+        return OutboxEvent(queue: .experience, messageId: "m-\(index)", profileId: nil, consent: true, acceptedAt: nil, payload: Array(payload.utf8))
+    }
+
+    @Test func aRestartWith5000StoredExperienceEventsAndAWindowOf100DeliversAll() async throws {
+        let directory = ClientOutboxTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = ManualClock()
+        do {
+            let outbox = try DurableOutbox(directory: directory.appendingPathComponent("outbox"), clock: clock, logger: .init(label: "test"))
+            try outbox.append(contentsOf: (0..<5_000).map(Self.storedTrack))
+            outbox.close()
+        }
+        try await withLocalAPIServer { server in
+            let client = try ClientOutboxTests.client(directory, server: server, clock: clock)
+            defer { client.destroy() }
+            #expect(client.queueSizes()?.experience ?? 0 <= 100, "memory holds a window, not the backlog")
+            try await client.flush()
+            let delivered = server.requests(matching: .experience).flatMap(\.deliveredEvents).compactMap { $0["event"]?.stringValue }
+            #expect(delivered.count == 5_000)
+            #expect(delivered == (0..<5_000).map { "e\($0)" }, "in order")
+            #expect(server.requests(matching: .experience).allSatisfy { $0.deliveredEvents.count <= 100 })
+            #expect(client.currentRuntime?.outbox?.outbox.count == 0, "all acknowledged")
+        }
+    }
+
+    @Test func eventsAcceptedBeyondTheWindowWaitOnDiskAndNothingIsDropped() async throws {
+        let directory = ClientOutboxTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let offline = try ClientOutboxTests.client(directory, online: false)
+        for index in 0..<250 { #expect(try await offline.track(event: "t\(index)").accepted) }
+        #expect(offline.queueSizes()?.experience == 100, "the window")
+        #expect(offline.currentRuntime?.outbox?.outbox.count == 250, "everything on disk")
+        offline.destroy()
+        try await withLocalAPIServer { server in
+            let client = try ClientOutboxTests.client(directory, server: server)
+            defer { client.destroy() }
+            #expect(try await client.track(event: "after").accepted)
+            try await client.flush()
+            let delivered = server.requests(matching: .experience).flatMap(\.deliveredEvents).compactMap { $0["event"]?.stringValue }
+            #expect(delivered == (0..<250).map { "t\($0)" } + ["after"])
+            #expect(client.currentRuntime?.outbox?.outbox.count == 0)
+        }
+    }
+}
+
+@Suite("OptimizationClient events the outbox cannot store")
+struct ClientAppendFailureTests {
+    @Test func aCallWhoseEventCannotBeStoredFailsAndNothingIsQueuedPublishedOrAcknowledged() async throws {
+        let directory = ClientOutboxTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try ClientOutboxTests.client(directory, online: false, outbox: OutboxConfiguration(maxBytes: 1_500))
+        defer { client.destroy() }
+        let events = client.events
+        var iterator = events.makeAsyncIterator()
+        let huge = String(repeating: "x", count: 4_000)
+        do {
+            _ = try await client.track(event: "big", properties: ["blob": .string(huge)])
+            Issue.record("a call whose event cannot be stored must fail")
+        } catch {
+            guard case .eventNotStored(.eventTooLarge) = error else {
+                Issue.record("expected eventNotStored(eventTooLarge), got \(error)")
+                return
+            }
+        }
+        #expect(client.queueSizes()?.experience == 0, "not queued")
+        #expect(client.currentRuntime?.outbox?.outbox.count == 0, "not stored")
+        #expect(try await client.track(event: "small").accepted, "the next event is unaffected")
+        #expect(await iterator.next()?["event"]?.stringValue == "small", "the refused event was never published")
+    }
+}

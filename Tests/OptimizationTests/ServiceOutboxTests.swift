@@ -123,3 +123,96 @@ struct ServiceOutboxTests {
         await service.shutdown()
     }
 }
+
+/// The outbox governs the service's backlog: the Insights queue holds a window of it, nothing is
+/// dropped for room, an event the outbox cannot store fails its call, and what the outbox's own
+/// bounds drop is acknowledged (never sent again after a restart).
+@Suite("OptimizationService backlog window")
+struct ServiceBacklogWindowTests {
+    static func service(
+        _ server: LocalOptimizationAPIServer?, outbox directory: URL, window: Int, configuration: OutboxConfiguration = .init()
+    ) -> OptimizationService {
+        OptimizationService(
+            config: OptimizationConfig(
+                clientId: "org-1", api: OptimizationAPIConfig(
+                    experienceBaseURL: server?.experienceBaseURL ?? "http://127.0.0.1:1/experience/",
+                    insightsBaseURL: server?.insightsBaseURL ?? "http://127.0.0.1:1/insights/")),
+            options: .init(engines: 1, insightsMaxEvents: window, shutdownFlushTimeout: .seconds(30), outboxDirectory: directory, outbox: configuration),
+            environment: .init(clock: ManualClock()))
+    }
+
+    static func deliveredComponents(_ server: LocalOptimizationAPIServer) -> [String] {
+        server.insightsBatches.flatMap { ($0["events"]?.arrayValue ?? []).compactMap { $0["componentId"]?.stringValue } }
+    }
+
+    @Test func aWindowOfFiveKeepsTwentyEventsAndDeliversEachOnceAfterARestart() async throws {
+        let directory = ServiceOutboxTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let down = Self.service(nil, outbox: directory, window: 5)
+        try await down.start()
+        let request = down.forRequest(RequestOptions(consent: true, profileId: "visitor"))
+        for index in 0..<20 { #expect(try await request.trackClick(TrackClickPayload(componentId: "c\(index)")).accepted) }
+        #expect(down.queuedEventCount == 5, "memory holds the window")
+        await down.shutdown()
+
+        try await withLocalAPIServer { server in
+            let up = Self.service(server, outbox: directory, window: 5)
+            try await up.start()
+            for _ in 0..<10 where Self.deliveredComponents(server).count < 20 { await up.flush() }
+            #expect(Self.deliveredComponents(server) == (0..<20).map { "c\($0)" }, "every event, in order, once")
+            await up.shutdown()
+        }
+        let again = Self.service(nil, outbox: directory, window: 5)
+        try await again.start()
+        #expect(again.queuedEventCount == 0, "nothing comes back")
+        await again.shutdown()
+    }
+
+    @Test func eventsTheOutboxBoundsDropAreAcknowledgedAndNeverSentAfterARestart() async throws {
+        let directory = ServiceOutboxTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bounds = OutboxConfiguration(maxEvents: 8)
+        let down = Self.service(nil, outbox: directory, window: 100, configuration: bounds)
+        try await down.start()
+        let drops = down.queueEvents
+        let request = down.forRequest(RequestOptions(consent: true, profileId: "visitor"))
+        for index in 0..<20 { #expect(try await request.trackClick(TrackClickPayload(componentId: "c\(index)")).accepted) }
+        var dropped: [String] = []
+        for await report in drops where report.type == .offlineDrop {
+            dropped += (report.context["droppedEvents"]?.arrayValue ?? []).compactMap { $0["componentId"]?.stringValue }
+            if dropped.count >= 12 { break }
+        }
+        #expect(dropped == (0..<12).map { "c\($0)" }, "the oldest, reported")
+        #expect(down.queuedEventCount == 8)
+        await down.shutdown()
+
+        try await withLocalAPIServer { server in
+            let up = Self.service(server, outbox: directory, window: 100, configuration: bounds)
+            try await up.start()
+            await up.flush()
+            #expect(Self.deliveredComponents(server) == (12..<20).map { "c\($0)" }, "no dropped event comes back")
+            await up.shutdown()
+        }
+    }
+
+    @Test func anEventTheOutboxCannotStoreFailsItsCallAndNothingIsQueued() async throws {
+        let directory = ServiceOutboxTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let service = Self.service(nil, outbox: directory, window: 100, configuration: OutboxConfiguration(maxBytes: 1_200))
+        try await service.start()
+        let request = service.forRequest(RequestOptions(consent: true, profileId: "visitor"))
+        #expect(try await request.trackClick(TrackClickPayload(componentId: "small")).accepted)
+        let huge = String(repeating: "x", count: 4_000)
+        do {
+            _ = try await request.trackClick(TrackClickPayload(componentId: huge))
+            Issue.record("a call whose event cannot be stored must fail")
+        } catch {
+            guard case .eventNotStored(.eventTooLarge) = error else {
+                Issue.record("expected eventNotStored(eventTooLarge), got \(error)")
+                return
+            }
+        }
+        #expect(service.queuedEventCount == 1, "nothing queued for the failed call")
+        await service.shutdown()
+    }
+}

@@ -10,7 +10,7 @@ final class OptimizationRuntime: Sendable {
     /// Applies the persistence rules to every state change; nil when storage is disabled.
     let persistence: PersistenceCoordinator?
     /// Keeps accepted events on disk until delivered; nil without a storage directory.
-    let outbox: ClientOutbox?
+    let outbox: OutboxLink?
     /// The transport `initialize` created for this engine (shut down by ``close()``); nil when
     /// the host injected one.
     let ownedTransport: HTTPFetchTransport?
@@ -41,7 +41,7 @@ final class OptimizationRuntime: Sendable {
     init(
         configuration: JavaScriptEngine.Configuration, bridgeConfiguration: JSONValue,
         channel: BridgeChannel = BridgeChannel(), persistence: PersistenceCoordinator? = nil,
-        outbox: ClientOutbox? = nil, ownedTransport: HTTPFetchTransport? = nil, scripts: [EmbeddedScript] = EmbeddedJSRuntime.scripts
+        outbox: OutboxLink? = nil, ownedTransport: HTTPFetchTransport? = nil, scripts: [EmbeddedScript] = EmbeddedJSRuntime.scripts
     ) throws(OptimizationError) {
         logger = configuration.logger
         clock = configuration.clock

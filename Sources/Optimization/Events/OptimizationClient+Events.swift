@@ -12,7 +12,9 @@ import OrderedCollections
 // Errors: before `initialize` (or after `destroy()`) every async method throws
 // ``OptimizationError/notInitialized``; a payload the core rejects, or any failure inside the
 // engine, throws ``OptimizationError/bridgeError(_:)`` with the core's message (spec §8.2
-// validation messages). A call blocked by consent does NOT throw: it returns
+// validation messages); with a storage directory, an event the durable outbox could not store (a
+// full disk) throws ``OptimizationError/eventNotStored(_:)`` and is neither queued nor published.
+// A call blocked by consent does NOT throw: it returns
 // `EventEmissionResult(accepted: false)` and is reported once on ``OptimizationClient/blockedEvents``.
 // Delivery (docs/delivery.md): an online Experience call resumes when its request finished or the
 // event stays queued for a retry (`accepted` true either way, `data` only on success); it throws
@@ -166,7 +168,17 @@ extension OptimizationClient {
 
     private func emit(_ method: String, _ payload: JSONValue) async throws(OptimizationError) -> EventEmissionResult {
         guard let runtime = currentRuntime else { throw .notInitialized }
-        let text = try await runtime.channel.request(method, payload: payload, on: runtime.engine)
+        let text: String
+        do {
+            text = try await runtime.channel.request(method, payload: payload, on: runtime.engine)
+        } catch {
+            // The outbox could not store the accepted event: the call fails with its reason.
+            if case .bridgeError(let message) = error, message.contains("__nativeOutboxAppend"),
+               let failure = runtime.outbox?.takeAppendFailure() {
+                throw .eventNotStored(failure)
+            }
+            throw error
+        }
         guard let value = try? JSONValue(jsonText: text) else {
             throw .bridgeError("\(method) settled with a result that is not JSON")
         }

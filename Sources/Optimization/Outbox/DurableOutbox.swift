@@ -191,6 +191,15 @@ public final class DurableOutbox: Sendable {
         }
     }
 
+    /// Up to `limit` undelivered events of `queue` appended after `sequence`, in append order:
+    /// the next part of a backlog that a consumer holds a window of (its last loaded sequence,
+    /// 0 for the start). Cost: O(log n + limit).
+    public func pendingRecords(queue: QueueEvent.Queue, after sequence: UInt64, limit: Int) -> [OutboxRecord] {
+        state.withLock { guarded in
+            guarded.storage.index.records(of: queue, after: sequence, limit: limit)
+        }
+    }
+
     /// Number of undelivered events.
     public var count: Int {
         state.withLock { $0.storage.index.count }

@@ -22,6 +22,8 @@ struct OutboxIndex: Sendable {
     private var bySequenceOrder: [UInt64] = []
     private var head = 0
     private var byMessageId: [String: UInt64] = [:]
+    /// Per queue, sequences in increasing order from `head`; removed ones are skipped lazily.
+    private var queueOrder: [QueueEvent.Queue: (sequences: [UInt64], head: Int)] = [:]
 
     var count: Int { entries.count }
 
@@ -62,6 +64,7 @@ struct OutboxIndex: Sendable {
     mutating func insert(_ record: OutboxRecord, segment: UInt64, size: Int) {
         entries[record.sequence] = Entry(record: record, segment: segment, size: size)
         bySequenceOrder.append(record.sequence)
+        queueOrder[record.queue, default: ([], 0)].sequences.append(record.sequence)
         byMessageId[record.messageId] = record.sequence
         segments[segment, default: Segment(id: segment)].live += 1
         segments[segment]?.liveBytes += size
@@ -71,6 +74,11 @@ struct OutboxIndex: Sendable {
     mutating func sortOrder() {
         bySequenceOrder = Array(bySequenceOrder[head...]).filter { entries[$0] != nil }.sorted()
         head = 0
+        var rebuilt: [QueueEvent.Queue: (sequences: [UInt64], head: Int)] = [:]
+        for sequence in bySequenceOrder {
+            if let queue = entries[sequence]?.record.queue { rebuilt[queue, default: ([], 0)].sequences.append(sequence) }
+        }
+        queueOrder = rebuilt
     }
 
     /// Removes an event; nil when it is not undelivered.
@@ -82,7 +90,27 @@ struct OutboxIndex: Sendable {
         segments[entry.segment]?.liveBytes -= entry.size
         liveBytes -= entry.size
         skipRemoved()
+        skipRemoved(in: entry.record.queue)
         return entry
+    }
+
+    /// Undelivered events of `queue` with a sequence above `sequence`, oldest first, at most
+    /// `limit`: O(log n + what it returns + removed entries it passes).
+    func records(of queue: QueueEvent.Queue, after sequence: UInt64, limit: Int) -> [OutboxRecord] {
+        guard limit > 0, let order = queueOrder[queue] else { return [] }
+        var low = order.head
+        var high = order.sequences.count
+        while low < high {
+            let middle = (low + high) / 2
+            if order.sequences[middle] <= sequence { low = middle + 1 } else { high = middle }
+        }
+        var found: [OutboxRecord] = []
+        var index = low
+        while index < order.sequences.count, found.count < limit {
+            if let entry = entries[order.sequences[index]] { found.append(entry.record) }
+            index += 1
+        }
+        return found
     }
 
     func sequence(ofMessageId messageId: String) -> UInt64? {
@@ -107,6 +135,17 @@ struct OutboxIndex: Sendable {
     /// Forgets everything (segments included).
     mutating func removeAll() {
         self = OutboxIndex()
+    }
+
+    private mutating func skipRemoved(in queue: QueueEvent.Queue) {
+        guard var order = queueOrder[queue] else { return }
+        queueOrder[queue] = nil // edit in place, without a copy
+        while order.head < order.sequences.count, entries[order.sequences[order.head]] == nil { order.head += 1 }
+        if order.head > 1_024, order.head * 2 > order.sequences.count {
+            order.sequences.removeFirst(order.head)
+            order.head = 0
+        }
+        queueOrder[queue] = order
     }
 
     private mutating func skipRemoved() {

@@ -14,9 +14,6 @@ struct InstrumentedFetchTransport: FetchTransport {
     let metrics: ServiceMetrics
     /// Requests whose URL starts with this go to the Insights API; all others to Experience.
     let insightsBaseURL: String
-    /// Called with every answered Insights request and its outcome (the durable outbox
-    /// acknowledges what was delivered or dropped for good).
-    var onInsightsAnswer: (@Sendable (FetchRequest, String) -> Void)?
 
     func send(_ request: FetchRequest) async throws -> FetchResponse {
         let isInsights = request.url.hasPrefix(insightsBaseURL)
@@ -32,7 +29,6 @@ struct InstrumentedFetchTransport: FetchTransport {
             if outcome != "success" { span.setStatus(SpanStatus(code: .error)) }
             if isInsights {
                 metrics.insightsBatch(outcome == "success" ? "sent" : outcome == "retry" ? "retried" : "dropped")
-                onInsightsAnswer?(request, outcome)
             }
             return response
         } catch {

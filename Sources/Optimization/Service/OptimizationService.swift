@@ -206,7 +206,7 @@ public final class OptimizationService: Sendable {
 
     private func build(timeout: Duration) async throws(OptimizationError) -> Running {
         let outbox = try openOutbox()
-        let (transport, ownedTransport) = try makeTransport(outbox: outbox)
+        let (transport, ownedTransport) = try makeTransport()
         // Pool engines plus the delivery engine, built in parallel on GCD threads: loading
         // JSRuntime is blocking CPU work that must not occupy Swift's cooperative pool.
         let startup = EngineStartup(count: engineCount + 1) { [self] () throws(OptimizationError) in
@@ -263,15 +263,10 @@ public final class OptimizationService: Sendable {
 
     /// The transport every engine uses: the injected or an owned ``HTTPFetchTransport``, wrapped
     /// for tracing and delivery metrics.
-    private func makeTransport(outbox: DurableOutbox?) throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
+    private func makeTransport() throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
         let (inner, owned) = try makeInnerTransport()
         let insightsBase = (config.api ?? OptimizationAPIConfig()).effectiveInsightsBaseURL
-        var transport = InstrumentedFetchTransport(inner: inner, tracer: tracer, metrics: metrics, insightsBaseURL: insightsBase)
-        if let outbox {
-            transport.onInsightsAnswer = { request, outcome in
-                OutboxAcknowledger.acknowledge(request, outcome: outcome, in: outbox)
-            }
-        }
+        let transport = InstrumentedFetchTransport(inner: inner, tracer: tracer, metrics: metrics, insightsBaseURL: insightsBase)
         return (transport, owned)
     }
 

@@ -8,51 +8,59 @@ import Logging
 /// Retry-After, 401/403/404 disable; docs/delivery.md). One flush is in flight at a time, so
 /// HTTP concurrency stays bounded however many visitors there are.
 ///
-/// With a ``DurableOutbox`` every accepted event is appended to disk before ``enqueue(_:)``
-/// returns, acknowledged when its batch is answered for good, and the events found on disk at
-/// start are queued again first, with their original bytes (docs/outbox.md).
+/// With a ``DurableOutbox`` the queue stores every accepted event before ``enqueue(_:)`` returns,
+/// holds a window of the stored backlog in memory (``OptimizationService/Options/insightsMaxEvents``
+/// events; the rest waits on disk and is loaded as the window drains), and acknowledges every
+/// event that leaves it for good; at start the window is filled from what is on disk. The same
+/// ``OutboxLink`` as the single-visitor client's does it (docs/outbox.md).
 ///
-/// **Threading.** ``enqueue(_:)`` is synchronous and returns once the events are in the queue
-/// (it takes the delivery engine's lock for one call); ``flush(force:)`` may be called from any
-/// task.
+/// **Threading.** ``enqueue(_:)`` is synchronous and returns once the events are stored and in
+/// the queue (it takes the delivery engine's lock for one call); ``flush(force:)`` may be called
+/// from any task.
 final class ServiceDelivery: Sendable {
     let runtime: OptimizationRuntime
-    let outbox: DurableOutbox?
+    let link: OutboxLink?
     private let logger: Logger
+
+    var outbox: DurableOutbox? { link?.outbox }
 
     init(runtime: OptimizationRuntime, outbox: DurableOutbox? = nil, logger: Logger) throws(OptimizationError) {
         self.runtime = runtime
-        self.outbox = outbox
+        self.link = outbox.map { OutboxLink(outbox: $0, logger: logger) }
         self.logger = logger
         do {
+            try link?.install(on: runtime.engine)
             try runtime.engine.call("__service.startDelivery")
         } catch {
             throw .bridgeError("cannot start the service delivery queue: \(error)")
         }
-        if let outbox {
-            let recovered = outbox.recovery.records(for: .insights)
-            if !recovered.isEmpty {
-                let items = "[" + recovered.map { String(decoding: $0.payload, as: UTF8.self) }.joined(separator: ",") + "]"
-                do {
-                    try runtime.engine.call("__service.enqueueInsights", .json(items))
-                    logger.info("queued the Insights events recovered from the outbox", metadata: ["count": "\(recovered.count)"])
-                } catch {
-                    logger.error("recovered outbox events could not be queued; they stay on disk", metadata: ["error": "\(error)"])
+        if let link {
+            do {
+                let loaded = try runtime.engine.call("__service.resumeInsightsBacklog").numberValue ?? 0
+                if loaded > 0 {
+                    logger.info("queued the Insights events recovered from the outbox", metadata: [
+                        "loaded": "\(Int(loaded))", "stored": "\(link.outbox.count)",
+                    ])
                 }
+            } catch {
+                logger.error("recovered outbox events could not be queued; they stay on disk", metadata: ["error": "\(error)"])
             }
             // Events the outbox drops by itself (a bound, the time to live) leave the queue too;
             // the queue reports them as `offlineDrop` with the reason.
-            outbox.forwardDrops(logger: logger) { [runtime] queue, ids, reason in
+            link.forwardDrops { [runtime] queue, ids, reason in
                 guard queue == .insights else { return }
                 try runtime.engine.call("__service.removeInsightsMessages", .json(ids), .string(reason))
             }
         }
     }
 
-    /// Puts events into the queue, each with the profile it belongs to (`[{profile, event}]`),
-    /// after appending them to the outbox (when there is one).
-    /// - Returns: the number of events queued now.
-    /// - Throws: ``OptimizationError/bridgeError(_:)`` if the engine refuses them (closed).
+    /// Puts events into the queue, each with the profile it belongs to (`[{profile, event}]`);
+    /// with an outbox each is stored first.
+    /// - Returns: the number of events queued in memory now.
+    /// - Throws: ``OptimizationError/eventNotStored(_:)`` when the outbox could not store an event
+    ///   (it and the events after it are not queued; those before it are),
+    ///   ``OptimizationError/notInitialized`` when the engine is closed,
+    ///   ``OptimizationError/bridgeError(_:)`` if the engine refuses them.
     @discardableResult
     func enqueue(_ items: JSONValue) throws(OptimizationError) -> Int {
         let itemsText: String
@@ -61,31 +69,20 @@ final class ServiceDelivery: Sendable {
         } catch {
             throw .bridgeError("Insights events cannot be serialized: \(error)")
         }
-        if let outbox { append(items, to: outbox) }
-        do {
-            return Int(try runtime.engine.call("__service.enqueueInsights", .json(itemsText)).numberValue ?? 0)
-        } catch JavaScriptError.engineClosed {
-            throw .notInitialized
-        } catch {
-            throw .bridgeError("\(error)")
+        let engine = runtime.engine
+        let link = link
+        // Under the engine's lock, so the failure taken is this call's.
+        let result = engine.withExclusiveAccess { () -> Result<Int, OptimizationError> in
+            do {
+                return .success(Int(try engine.call("__service.enqueueInsights", .json(itemsText)).numberValue ?? 0))
+            } catch JavaScriptError.engineClosed {
+                return .failure(.notInitialized)
+            } catch {
+                if let failure = link?.takeAppendFailure() { return .failure(.eventNotStored(failure)) }
+                return .failure(.bridgeError("\(error)"))
+            }
         }
-    }
-
-    /// Appends every `{profile, event}` item as one outbox record (all-or-nothing). A failing
-    /// disk is logged and the events stay in memory only: the call still succeeds.
-    private func append(_ items: JSONValue, to outbox: DurableOutbox) {
-        let events = (items.arrayValue ?? []).compactMap { item -> OutboxEvent? in
-            guard let event = item["event"], let messageId = event["messageId"]?.stringValue,
-                  let payload = try? item.jsonText() else { return nil }
-            return OutboxEvent(
-                queue: .insights, messageId: messageId, profileId: item["profile"]?["id"]?.stringValue,
-                consent: event["context"]?["gdpr"]?["isConsentGiven"]?.boolValue ?? false, payload: Array(payload.utf8))
-        }
-        do {
-            try outbox.append(contentsOf: events)
-        } catch {
-            logger.warning("outbox append failed; the events are kept in memory only", metadata: ["error": "\(error)"])
-        }
+        return try result.get()
     }
 
     /// Removes one profile's queued events from memory and from the outbox on disk.
@@ -117,6 +114,6 @@ final class ServiceDelivery: Sendable {
 
     /// Releases the outbox directory (what is still undelivered stays on disk for the next start).
     func closeOutbox() {
-        outbox?.close()
+        link?.close()
     }
 }

@@ -1,0 +1,92 @@
+// core/outbox-link.js
+// Contract: `__optimization.outboxLink` — the engine's side of the host's durable outbox
+// (docs/outbox.md), one implementation for the stateful bridge and the service's delivery engine.
+// It is active only when the host registered the native functions:
+//   __nativeOutboxAppend(queue, messageId, profileId|null, consent, acceptedAtMs, payloadJSON)
+//       → the stored event's sequence (a number); throws when the event could not be stored.
+//   __nativeOutboxLoad(queue, afterSequence, limit) → JSON text
+//       `[{"sequence": n, "payload": <payload>}, …]`: the queue's stored events after
+//       `afterSequence`, oldest first, at most `limit`.
+//   __nativeOutboxRemoved(queue, messageIdsJSON, reason)   events that left a queue for good.
+//   __nativeOutboxPurge()   every stored event removed (consent withdrawn).
+// A payload is the Experience event itself, or `{"profile": profile|null, "event": event}` for
+// Insights (profile null while the event is held for a profile).
+//   available() → bool
+//   forQueue(queue, profileIdOf?) → the `outbox` option of a delivery queue (core/*-queue.js):
+//       {append(event, profile?) → sequence, load(afterSequence, limit) → [{sequence, event,
+//       profile}]}. `profileIdOf(event, profile)` gives the profile id stored beside an
+//       Experience event (default: none); an Insights event stores its profile's id.
+//   removedHook(queue) → function (events, reason)   the queue's onRemoved (acknowledgement).
+//   purge()   calls __nativeOutboxPurge when present (a throw is logged).
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var host = ns.host;
+
+  function isRecord(value) {
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
+  }
+
+  function isString(value) {
+    return typeof value === 'string';
+  }
+
+  function available() {
+    return typeof globalThis.__nativeOutboxAppend === 'function';
+  }
+
+  function forQueue(queue, profileIdOf) {
+    var insights = queue === 'insights';
+    return {
+      append: function (event, profile) {
+        if (!isRecord(event) || !isString(event.messageId)) throw new TypeError('An event without a messageId cannot be stored.');
+        var context = isRecord(event.context) ? event.context : {};
+        var consent = isRecord(context.gdpr) && context.gdpr.isConsentGiven === true;
+        var holder = isRecord(profile) ? profile : null;
+        var profileId;
+        if (insights) profileId = holder !== null && isString(holder.id) && holder.id.length > 0 ? holder.id : null;
+        else profileId = typeof profileIdOf === 'function' ? profileIdOf(event, holder) : null;
+        var payload = insights ? { profile: holder, event: event } : event;
+        return globalThis.__nativeOutboxAppend(queue, event.messageId, isString(profileId) ? profileId : null, consent,
+          host.now(), JSON.stringify(payload));
+      },
+      load: function (afterSequence, limit) {
+        var text = globalThis.__nativeOutboxLoad(queue, afterSequence, limit);
+        var stored = isString(text) ? JSON.parse(text) : [];
+        if (!Array.isArray(stored)) return [];
+        return stored.map(function (item) {
+          var payload = isRecord(item) ? item.payload : undefined;
+          var sequence = isRecord(item) ? item.sequence : undefined;
+          if (!insights) return { sequence: sequence, event: isRecord(payload) ? payload : undefined };
+          return {
+            sequence: sequence,
+            event: isRecord(payload) && isRecord(payload.event) ? payload.event : undefined,
+            profile: isRecord(payload) && isRecord(payload.profile) ? payload.profile : null,
+          };
+        });
+      },
+    };
+  }
+
+  function removedHook(queue) {
+    return function (events, reason) {
+      var ids = [];
+      events.forEach(function (event) {
+        if (isRecord(event) && isString(event.messageId)) ids.push(event.messageId);
+      });
+      if (ids.length === 0 || typeof globalThis.__nativeOutboxRemoved !== 'function') return;
+      globalThis.__nativeOutboxRemoved(queue, JSON.stringify(ids), reason);
+    };
+  }
+
+  function purge() {
+    if (typeof globalThis.__nativeOutboxPurge !== 'function') return;
+    try {
+      globalThis.__nativeOutboxPurge();
+    } catch (error) {
+      host.log('error', '__nativeOutboxPurge threw: ' + (error instanceof Error ? error.message : String(error)));
+    }
+  }
+
+  ns.outboxLink = { available: available, forQueue: forQueue, removedHook: removedHook, purge: purge };
+})();

@@ -1,0 +1,125 @@
+import Foundation
+import JavaScriptHost
+import Logging
+import Synchronization
+
+/// The Swift end of `core/outbox-link.js` for one engine: the one integration of a
+/// ``DurableOutbox`` with the delivery queues, used by the single-visitor client and by the
+/// service's delivery engine alike (docs/outbox.md).
+///
+/// The engine's queues call, inside the engine call that accepts an event:
+/// - `__nativeOutboxAppend(queue, messageId, profileId|null, consent, acceptedAtMs, payloadJSON)`:
+///   the event is written (per the outbox's durability policy) and its sequence returned before
+///   the accepting call goes on; when the write fails the function throws, the accepting call
+///   fails and nothing is queued or acknowledged for the event (``takeAppendFailure()`` then
+///   holds the ``OutboxError``).
+/// - `__nativeOutboxLoad(queue, afterSequence, limit)`: the next stored events of a queue, for
+///   the queue's in-memory window over the backlog (`[{"sequence": n, "payload": …}]`).
+/// - `__nativeOutboxRemoved(queue, messageIdsJSON, reason)`: events that left a queue for good
+///   (delivered, refused, delivery disabled) are acknowledged.
+/// - `__nativeOutboxPurge()`: consent withdrawn; every file is removed before the call returns.
+///
+/// Events the outbox drops by itself (its count, byte and time-to-live bounds; already
+/// acknowledged on disk) are removed from the queues through ``forwardDrops(to:)`` and reported
+/// as `offlineDrop` with the reason.
+///
+/// **Threading.** The native functions run inside engine calls, on the calling thread, under the
+/// engine's lock; they only call the (thread-safe) outbox, never back into the engine. Drop
+/// reports are applied from a task, outside any engine call.
+///
+/// **Privacy.** Nothing of an event's content is ever logged.
+final class OutboxLink: Sendable {
+    let outbox: DurableOutbox
+    private let logger: Logger
+    private let appendFailure = Mutex<OutboxError?>(nil)
+
+    init(outbox: DurableOutbox, logger: Logger) {
+        self.outbox = outbox
+        self.logger = logger
+    }
+
+    /// Opens the outbox in `directory` for a link.
+    /// - Throws: ``OptimizationError/configError(_:)`` naming the directory when it cannot be
+    ///   used (another process owns it, or it cannot be created).
+    static func open(directory: URL, configuration: OutboxConfiguration, clock: any HostClock, logger: Logger) throws(OptimizationError) -> OutboxLink {
+        do {
+            let outbox = try DurableOutbox(directory: directory, configuration: configuration, clock: clock, logger: logger)
+            return OutboxLink(outbox: outbox, logger: logger)
+        } catch {
+            throw .configError("the outbox at \(directory.path) cannot be used: \(error)")
+        }
+    }
+
+    /// Registers the native functions on `engine`. Call before the queues are created
+    /// (`__bridge.initialize`, `__service.startDelivery`): they use the outbox only when
+    /// `__nativeOutboxAppend` exists then.
+    func install(on engine: JavaScriptEngine) throws {
+        try engine.registerFunction("__nativeOutboxAppend") { [self] arguments throws(OutboxError) in
+            .number(Double(try append(arguments)))
+        }
+        try engine.registerFunction("__nativeOutboxLoad") { [outbox] arguments in
+            guard arguments.count >= 3, let queue = arguments[0].stringValue.flatMap(QueueEvent.Queue.init(rawValue:)),
+                  let after = arguments[1].numberValue, let limit = arguments[2].numberValue, after >= 0, limit >= 0
+            else { return .string("[]") }
+            let records = outbox.pendingRecords(queue: queue, after: UInt64(after), limit: Int(min(limit, 1_000_000)))
+            var text = "["
+            for (index, record) in records.enumerated() {
+                if index > 0 { text += "," }
+                text += #"{"sequence":"# + String(record.sequence) + #","payload":"#
+                text += String(decoding: record.payload, as: UTF8.self)
+                text += "}"
+            }
+            return .string(text + "]")
+        }
+        try engine.registerFunction("__nativeOutboxRemoved") { [outbox] arguments in
+            guard arguments.count >= 2, let text = arguments[1].stringValue,
+                  let ids = try? JSONValue(jsonText: text).arrayValue else { return .undefined }
+            outbox.acknowledge(messageIds: ids.compactMap(\.stringValue))
+            return .undefined
+        }
+        try engine.registerFunction("__nativeOutboxPurge") { [self] _ in
+            do {
+                try outbox.purge()
+            } catch {
+                logger.error("consent was withdrawn but the outbox could not be purged", metadata: ["error": "\(error)"])
+            }
+            return .undefined
+        }
+    }
+
+    /// Starts applying the outbox's own drops (bounds, time to live) to the engine's queues:
+    /// `removal` is called with the queue, the JSON array of `messageId`s and the reason.
+    func forwardDrops(_ removal: @escaping @Sendable (QueueEvent.Queue, String, String) throws -> Void) {
+        outbox.forwardDrops(logger: logger, to: removal)
+    }
+
+    /// The failure of the last append that failed, taken once (nil when there is none).
+    func takeAppendFailure() -> OutboxError? {
+        appendFailure.withLock { failure in
+            defer { failure = nil }
+            return failure
+        }
+    }
+
+    /// Releases the directory; what is undelivered stays on disk for the next start.
+    func close() {
+        outbox.close()
+    }
+
+    /// `__nativeOutboxAppend(queue, messageId, profileId|null, consent, acceptedAtMs, payloadJSON)`.
+    private func append(_ arguments: [JavaScriptValue]) throws(OutboxError) -> UInt64 {
+        guard arguments.count >= 6, let queue = arguments[0].stringValue.flatMap(QueueEvent.Queue.init(rawValue:)),
+              let messageId = arguments[1].stringValue, let payload = arguments[5].stringValue else {
+            throw .invalidEvent("the engine pushed an event with invalid arguments")
+        }
+        do {
+            return try outbox.append(OutboxEvent(
+                queue: queue, messageId: messageId, profileId: arguments[2].stringValue,
+                consent: arguments[3].boolValue ?? false, acceptedAt: arguments[4].numberValue, payload: Array(payload.utf8))).sequence
+        } catch {
+            appendFailure.withLock { $0 = error }
+            logger.warning("an accepted event could not be stored; the call fails", metadata: ["error": "\(error)"])
+            throw error
+        }
+    }
+}
