@@ -85,6 +85,42 @@ struct ViewTrackingConsentTests {
         tracker.stop()
     }
 
+    @Test("stop() and releasing the last reference send the final update through the client")
+    func finalUpdateThroughClient() async throws {
+        let client = try makeEventClient(defaults: StorageDefaults(consent: true, profile: ["id": "p"]))
+        defer { client.destroy() }
+        let clock = try manualClock(of: client)
+        var probe = EventProbe(client)
+        let stopped = try ViewTrackingController(client: client, componentId: "stopped")
+        var released: ViewTrackingController? = try ViewTrackingController(client: client, componentId: "released")
+        stopped.setVisible(true)
+        released?.setVisible(true)
+        clock.advance(by: 3000)
+        stopped.stop()
+        released = nil
+        let events = await probe.newEvents()
+        for componentId: JSONValue in ["stopped", "released"] {
+            let own = events.filter { $0["componentId"] == componentId }
+            #expect(own.map { $0["viewDurationMs"] } == [2000, 3000])
+            #expect(Set(own.map { $0["viewId"] }).count == 1)
+        }
+        #expect(events.count == 4)
+        #expect(events.allSatisfy { $0["type"] == "component" })
+        #expect(await probe.newBlocked().isEmpty)
+    }
+
+    @Test("Releasing a visible controller after the client was destroyed sends nothing and does not fail")
+    func releaseAfterDestroy() throws {
+        let client = try makeEventClient(defaults: StorageDefaults(consent: true, profile: ["id": "p"]))
+        let clock = try manualClock(of: client)
+        var tracker: ViewTrackingController? = try ViewTrackingController(client: client, componentId: "c")
+        tracker?.setVisible(true)
+        clock.advance(by: 3000)
+        client.destroy()
+        tracker = nil
+        #expect(client.queueSizes() == nil)
+    }
+
     @Test("Controllers use the client's clock; invalid options throw before anything is scheduled")
     func clientClockAndValidation() throws {
         let client = try makeEventClient()

@@ -326,16 +326,79 @@ struct ViewTrackingLifecycleTests {
         #expect(clock.pendingTimerCount == 0)
     }
 
-    @Test("Stop after the view sends no final update")
+    @Test("Stop after the view sends the final update with the total duration and the cycle's viewId, then nothing")
     func stopAfterView() throws {
+        let clock = ManualClock(), sink = RecordingViewSink()
+        let tracker = try makeTracker(clock, sink)
+        tracker.setVisible(true)
+        let viewId = try #require(tracker.currentViewId)
+        clock.advance(by: 8500)
+        #expect(sink.durations == [2000, 7000])
+        tracker.stop()
+        #expect(sink.durations == [2000, 7000, 8500])
+        #expect(sink.views.map(\.viewId) == [viewId, viewId, viewId])
+        #expect(sink.views.last == TrackViewPayload(
+            componentId: "baseline-1", viewId: viewId, experienceId: "exp-1", optimizationContextId: "ctx-1",
+            variantIndex: 2, viewDurationMs: 8500, sticky: true, stickyTrackingKey: tracker.stickyTrackingKey))
+        #expect(tracker.isStopped && !tracker.isVisible && tracker.currentViewId == nil)
+        #expect(clock.pendingTimerCount == 0)
+        clock.advance(by: 100_000)
+        tracker.setVisible(false)
+        tracker.setVisible(true)
+        tracker.pause()
+        tracker.resume()
+        clock.advance(by: 100_000)
+        #expect(sink.events.count == 3)
+    }
+
+    @Test("Stop one millisecond before the dwell sends nothing")
+    func stopBeforeDwell() throws {
+        let clock = ManualClock(), sink = RecordingViewSink()
+        let tracker = try makeTracker(clock, sink)
+        tracker.setVisible(true)
+        clock.advance(by: 1999)
+        tracker.stop()
+        #expect(clock.pendingTimerCount == 0)
+        clock.advance(by: 100_000)
+        #expect(sink.events.isEmpty)
+    }
+
+    @Test("Stop twice sends one final update")
+    func stopTwice() throws {
         let clock = ManualClock(), sink = RecordingViewSink()
         let tracker = try makeTracker(clock, sink)
         tracker.setVisible(true)
         clock.advance(by: 3000)
         tracker.stop()
+        clock.advance(by: 500)
+        tracker.stop()
+        #expect(sink.durations == [2000, 3000])
+        #expect(Set(sink.views.map(\.viewId)).count == 1)
+    }
+
+    @Test("Stop after a pause sends no second final update")
+    func pauseThenStop() throws {
+        let clock = ManualClock(), sink = RecordingViewSink()
+        let tracker = try makeTracker(clock, sink)
+        tracker.setVisible(true)
+        clock.advance(by: 3000)
+        tracker.pause()
+        #expect(sink.durations == [2000, 3000])
+        clock.advance(by: 10_000)
         tracker.stop()
         clock.advance(by: 100_000)
-        #expect(sink.durations == [2000])
+        #expect(sink.durations == [2000, 3000])
+    }
+
+    @Test("Stop after the dwell fell due while the timer queue was late sends the view, then the final update")
+    func stopWithLateTimer() throws {
+        let clock = StalledClock(), sink = RecordingViewSink()
+        let tracker = try makeTracker(clock, sink)
+        tracker.setVisible(true)
+        clock.set(clock.now() + 2500)
+        tracker.stop()
+        #expect(sink.durations == [2500, 2500])
+        #expect(Set(sink.views.map(\.viewId)).count == 1)
     }
 
     @Test("Releasing the controller cancels its timer")
@@ -350,6 +413,42 @@ struct ViewTrackingLifecycleTests {
         #expect(clock.pendingTimerCount == 0)
         clock.advance(by: 100_000)
         #expect(sink.events.isEmpty)
+    }
+
+    @Test("Releasing the controller after the view sends the final update, then nothing")
+    func deinitAfterView() throws {
+        let clock = ManualClock(), sink = RecordingViewSink()
+        var tracker: ViewTrackingController? = try makeTracker(clock, sink)
+        tracker?.setVisible(true)
+        clock.advance(by: 8500)
+        let viewId = try #require(tracker?.currentViewId)
+        let stickyTrackingKey = try #require(tracker?.stickyTrackingKey)
+        #expect(sink.durations == [2000, 7000])
+        tracker = nil
+        #expect(sink.durations == [2000, 7000, 8500])
+        #expect(sink.views.last == TrackViewPayload(
+            componentId: "baseline-1", viewId: viewId, experienceId: "exp-1", optimizationContextId: "ctx-1",
+            variantIndex: 2, viewDurationMs: 8500, sticky: true, stickyTrackingKey: stickyTrackingKey))
+        #expect(clock.pendingTimerCount == 0)
+        clock.advance(by: 100_000)
+        #expect(sink.events.count == 3)
+    }
+
+    @Test("Releasing a stopped or paused controller sends no second final update")
+    func deinitAfterStopOrPause() throws {
+        let clock = ManualClock(), sink = RecordingViewSink()
+        var stopped: ViewTrackingController? = try makeTracker(clock, sink)
+        var paused: ViewTrackingController? = try makeTracker(clock, sink)
+        stopped?.setVisible(true)
+        paused?.setVisible(true)
+        clock.advance(by: 3000)
+        stopped?.stop()
+        paused?.pause()
+        #expect(sink.durations == [2000, 2000, 3000, 3000])
+        clock.advance(by: 1000)
+        stopped = nil
+        paused = nil
+        #expect(sink.durations == [2000, 2000, 3000, 3000])
     }
 
     @Test("trackClick sends the controller's metadata, visible or not")

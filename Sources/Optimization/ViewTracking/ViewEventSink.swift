@@ -5,7 +5,9 @@
 /// engine's consent gate (a blocked event is reported there, not here).
 ///
 /// A controller calls these methods while holding its own lock, so the events of one controller
-/// arrive in order. Implementations must therefore not call back into the calling controller.
+/// arrive in order, on the thread that fed it, the clock's thread (timer actions) or the thread
+/// that released its last reference (the final update sent from `deinit`). Implementations must
+/// therefore not call back into the calling controller.
 ///
 /// `OptimizationClient` is the production sink: its conformance,
 /// `extension OptimizationClient: ViewEventSink {}`, is declared with

@@ -13,8 +13,8 @@ import Synchronization
 /// tracker.updateVisibility(ratio: visibleArea / totalArea)
 /// // app goes to the background / comes back:
 /// tracker.pause(); tracker.resume()
-/// // entry removed from the screen:
-/// tracker.setVisible(false); tracker.stop()
+/// // entry removed from the screen (sends the final update if the view was sent):
+/// tracker.stop()
 /// ```
 ///
 /// **Cycles.** The entry is *visible* when the last reported ratio is at least
@@ -23,10 +23,10 @@ import Synchronization
 /// in the cycle, one view event is sent with `viewDurationMs` = the time visible so far; then
 /// one update at `dwellTimeMs + k × viewDurationUpdateIntervalMs` (k = 1, 2, …) with the
 /// accumulated duration. Becoming not visible (ratio below the threshold, ``setVisible(_:)``
-/// false, ``pause()``) ends the cycle: if the view event was sent, a final update carries the
-/// total duration; otherwise nothing is sent and the partial dwell is discarded. Nothing carries
-/// over between cycles. All events of a cycle share its `viewId`; ``stickyTrackingKey`` is the
-/// same for the controller's whole life.
+/// false, ``pause()``, ``stop()``, releasing the last reference) ends the cycle: if the view
+/// event was sent, a final update carries the total duration; otherwise nothing is sent and the
+/// partial dwell is discarded. Nothing carries over between cycles. All events of a cycle share
+/// its `viewId`; ``stickyTrackingKey`` is the same for the controller's whole life.
 ///
 /// **Time.** Every duration is a difference of the client's clock `now()` (milliseconds,
 /// truncated to an integer), and the only timer is one pending ``HostTimer`` of that clock per
@@ -43,9 +43,15 @@ import Synchronization
 /// main-actor requirement). Events are handed to the client while that lock is held, so the
 /// events of one controller are submitted in order. Timer actions run on the clock's thread.
 ///
-/// **Lifecycle.** ``stop()``, or releasing the last reference, cancels the timer; no event of
-/// any kind is sent afterwards and no final update is sent for a running cycle (call
-/// ``setVisible(_:)`` with false or ``pause()`` first to send it).
+/// **Lifecycle.** ``stop()`` ends a running cycle exactly like becoming not visible: if the
+/// cycle's view event was sent, the final update with the total visible duration is sent, once;
+/// before the dwell nothing is sent. Then the timer is cancelled and no event of any kind is sent
+/// afterwards; a second ``stop()`` sends nothing. Releasing the last reference without calling
+/// ``stop()`` does the same, on the releasing thread (the entry went away, so its final update
+/// is due). That is safe in `deinit`: no other reference exists (timer actions hold the
+/// controller weakly and do nothing once it is gone), and the sink, which never calls back into
+/// the controller, gets the update before the controller's storage goes away. A cycle that
+/// already ended (not visible, paused, stopped) sends nothing more.
 public final class ViewTrackingController: Sendable {
     /// `sys.id` of the baseline entry (also when a variant is rendered).
     public let componentId: String
@@ -169,11 +175,9 @@ public final class ViewTrackingController: Sendable {
         self.stickyTrackingKey = UUID().uuidString
     }
 
+    /// Ends a running cycle like ``stop()`` (its final update is sent if the view was).
     deinit {
-        state.withLock { state in
-            state.isStopped = true
-            cancelTimer(&state)
-        }
+        state.withLock { finish(&$0) }
     }
 
     // MARK: - State
@@ -248,15 +252,12 @@ public final class ViewTrackingController: Sendable {
         }
     }
 
-    /// Ends the controller for good: cancels the pending timer; no event of any kind is sent
-    /// afterwards (not even a final update for a running cycle) and every other call becomes a
-    /// no-op. Idempotent.
+    /// Ends the controller for good. A running cycle ends as when the entry leaves view: if its
+    /// view event was sent, the final update with the total visible duration is sent; before the
+    /// dwell nothing is sent. Then the pending timer is cancelled, no event of any kind is sent
+    /// afterwards and every other call becomes a no-op. Idempotent: a second call sends nothing.
     public func stop() {
-        state.withLock { state in
-            state.isStopped = true
-            state.cycle = nil
-            cancelTimer(&state)
-        }
+        state.withLock { finish(&$0) }
     }
 
     /// Sends a click on the entry (`trackClick`) with the controller's metadata. Independent of
@@ -271,6 +272,14 @@ public final class ViewTrackingController: Sendable {
     }
 
     // MARK: - State machine (all under the lock)
+
+    /// ``stop()`` and `deinit`: ends a running cycle (final update if its view was sent), then
+    /// stops for good. Does nothing the second time.
+    private func finish(_ state: inout State) {
+        guard !state.isStopped else { return }
+        state.isStopped = true
+        endCycle(&state) // also cancels the pending timer, with or without a cycle
+    }
 
     private func startCycle(_ state: inout State) {
         state.cycle = Cycle(viewId: UUID().uuidString, startedAt: clock.now())
