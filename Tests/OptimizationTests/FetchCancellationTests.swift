@@ -98,6 +98,7 @@ struct FetchCancellationTests {
                 try await service.start()
                 let started = ContinuousClock.now
                 var openAfterEachWave: [Int] = []
+                var lastBudget = ContinuousClock.now
                 for wave in 1...(calls / perWave) {
                     let tasks = (0..<perWave).map { _ in
                         Task { try await service.forRequest(RequestOptions(consent: true)).page() }
@@ -105,13 +106,13 @@ struct FetchCancellationTests {
                     // Every call of this wave has reached the API before its budget runs out.
                     try await server.waitForRequests(count: wave * perWave, matching: .experience, timeout: .seconds(60))
                     openAfterEachWave.append(server.openConnectionCount)
+                    lastBudget = ContinuousClock.now
                     clock.advance(by: Double(budget))
                     for task in tasks {
                         let result = try await task.value
                         #expect(result.experience == .timedOut(milliseconds: budget))
                     }
                 }
-                let lastBudget = ContinuousClock.now
                 let seen = try? await server.waitUntil(timeout: Self.closeBound, description: "every connection closed") {
                     $0.openConnectionCount == 0
                 }
