@@ -17,8 +17,11 @@
 //                                  through `__nativeFetch(url, method, headersJSON, body|null, id)`;
 //                                  headers may be a plain object, [name, value] pairs or anything
 //                                  with forEach(value, name). Transport failure (non-empty
-//                                  errorMessage) rejects with a TypeError; an aborted signal rejects
-//                                  with its reason and the later completion is ignored.
+//                                  errorMessage) rejects with a TypeError. Aborting the signal
+//                                  rejects at once with its reason, then calls
+//                                  `__nativeCancelFetch(id)` so the host cancels the HTTP request
+//                                  (optional binding: a host without it lets the request run);
+//                                  a later completion of that id is ignored.
 // It also installs (unconditionally) the globals the host calls back: `__timerFired(id)` and
 // `__fetchComplete(requestId, status, headersJSON, bodyText, errorMessage)`; unknown or already
 // settled ids are ignored. A throwing timer callback is logged at "error" and does not propagate.
@@ -203,6 +206,18 @@
     return request;
   }
 
+  // Tells the host to cancel request `id` (its task, the HTTP request and its connection). The
+  // request is already settled on the JavaScript side; a failing binding is only logged.
+  function cancelNativeFetch(id) {
+    var cancel = globalThis.__nativeCancelFetch;
+    if (typeof cancel !== 'function') return;
+    try {
+      cancel(id);
+    } catch (error) {
+      log('warn', 'Could not cancel fetch ' + id + ': ' + describeError(error));
+    }
+  }
+
   function fetch(url, init) {
     var options = init !== null && typeof init === 'object' ? init : {};
     return new Promise(function (resolve, reject) {
@@ -220,7 +235,9 @@
       var request = { url: String(url), resolve: resolve, reject: reject, signal: signal, onAbort: null };
       if (signal !== null && typeof signal.addEventListener === 'function') {
         request.onAbort = function () {
-          if (finishRequest(id) !== undefined) reject(abortReason(signal));
+          if (finishRequest(id) === undefined) return;
+          reject(abortReason(signal));
+          cancelNativeFetch(id);
         };
         signal.addEventListener('abort', request.onAbort);
       }

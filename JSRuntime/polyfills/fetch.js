@@ -6,7 +6,9 @@
 // core/host.js). `input` is a URL string, a URL object or a Request-like `{url, method?, headers?,
 // body?}`; `init` may carry `method`, `headers` (plain object, [name, value] pairs or anything with
 // `forEach(value, name)`), `body` (string; null/undefined = none; other values are stringified)
-// and `signal` (AbortSignal: rejects with an "AbortError" and ignores the later completion).
+// and `signal` (AbortSignal: aborting rejects with the signal's reason, an "AbortError" by
+// default, cancels the host's request through `__nativeCancelFetch(requestId)` and ignores any
+// later completion).
 // Resolves with the Response-like object of core/http-response.js (ok, status, statusText, url,
 // headers.get/has/forEach, text(), json(), clone()); rejects with a TypeError on transport
 // failure. Installed only when `fetch` is missing (Node keeps its own); the implementation is also

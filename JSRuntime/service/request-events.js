@@ -30,7 +30,8 @@
 //                 status, data: {profile, selectedOptimizations, changes}} or {ok: false, kind:
 //                 "retry"|"drop"|"disable"|"invalid"|"timeout"|"circuitOpen", status, reason,
 //                 retryAfterMs?}.
-//                 "timeout" = the request's budget ran out (the fetch is aborted).
+//                 "timeout" = the request's budget ran out (the fetch is aborted, which cancels
+//                 its HTTP request in the host).
 //   Insights      trackView (non-sticky), trackClick, trackHover, trackFlagView:
 //                 {accepted: true, events: [event], insights: [{profile, event}]}: the host puts
 //                 them into its process-wide queue. Require a profile id.

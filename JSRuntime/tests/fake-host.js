@@ -13,8 +13,11 @@
 //                                        delivered through __fetchComplete on a later microtask
 //                                        (never re-entrantly); otherwise the test answers with
 //                                        __testHost.respondToFetch(requestId, reply).
+//   __nativeCancelFetch(requestId)       appends requestId to __testHost.cancelledFetches; a
+//                                        fetchHandler reply not yet delivered is then dropped (as a
+//                                        real host delivers nothing for a cancelled request)
 //   __nativeSettle(requestId, ok, json)  appends {requestId, ok, json} to __testHost.settled
-// __testHost: logs, fetches, settled, now(), advance(ms) (moves the clock, firing due timers in
+// __testHost: logs, fetches, cancelledFetches, settled, now(), advance(ms) (moves the clock, firing due timers in
 // time order — equal times in scheduling order — through __timerFired, including timers that
 // callbacks schedule within the window), pendingTimers() (sorted [{id, due}]), respondToFetch,
 // fetchHandler, reset() (clock, timers, logs, fetches, settled, uuid counter, handler), and for
@@ -29,6 +32,7 @@
     START_TIME: START_TIME,
     logs: [],
     fetches: [],
+    cancelledFetches: [],
     settled: [],
     fetchHandler: null,
     _clock: START_TIME,
@@ -100,6 +104,7 @@
     delete globalThis.__nativeOnStateChange;
     testHost.logs = [];
     testHost.fetches = [];
+    testHost.cancelledFetches = [];
     testHost.settled = [];
     testHost.fetchHandler = null;
     testHost._clock = START_TIME;
@@ -140,6 +145,7 @@
       var handler = testHost.fetchHandler;
       if (typeof handler === 'function') {
         Promise.resolve().then(function () {
+          if (testHost.cancelledFetches.indexOf(requestId) !== -1) return;
           var reply;
           try {
             reply = handler(request);
@@ -149,6 +155,10 @@
           testHost.respondToFetch(requestId, reply);
         });
       }
+    };
+
+    globalThis.__nativeCancelFetch = function (requestId) {
+      testHost.cancelledFetches.push(requestId);
     };
 
     globalThis.__nativeSettle = function (requestId, ok, json) {

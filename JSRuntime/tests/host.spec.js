@@ -88,4 +88,64 @@
       assert.deepEqual(body, { ok: 1 });
     });
   });
+  jsTest('host.fetch: aborting cancels that request through __nativeCancelFetch and ignores its late completion', function () {
+    var kept = host.fetch('https://api.example.test/kept', {});
+    var controller = new AbortController();
+    var aborted = host.fetch('https://api.example.test/slow', { signal: controller.signal });
+    assert.equal(__testHost.fetches.length, 2);
+    var keptId = __testHost.fetches[0].requestId;
+    var abortedId = __testHost.fetches[1].requestId;
+    assert.notEqual(keptId, abortedId);
+    assert.deepEqual(__testHost.cancelledFetches, []);
+    controller.abort();
+    assert.deepEqual(__testHost.cancelledFetches, [abortedId], 'the host is told at once, with the id it was given');
+    controller.abort();
+    assert.deepEqual(__testHost.cancelledFetches, [abortedId], 'a second abort cancels nothing more');
+    var late = false;
+    aborted.then(function () { late = true; }, function () {});
+    __testHost.respondToFetch(abortedId, { status: 200, body: 'late' });
+    __testHost.respondToFetch(keptId, { status: 204 });
+    return assert.rejects(aborted, /aborted/).then(function (error) {
+      assert.equal(error.name, 'AbortError');
+      return kept;
+    }).then(function (response) {
+      assert.equal(response.status, 204, 'the other request is untouched');
+      assert.equal(late, false, 'the late completion is ignored');
+      assert.deepEqual(__testHost.cancelledFetches, [abortedId]);
+    });
+  });
+
+  jsTest('host.fetch: aborting after completion, or with an already aborted signal, cancels nothing', function () {
+    var controller = new AbortController();
+    var done = host.fetch('https://api.example.test/fast', { signal: controller.signal });
+    __testHost.respondToFetch(__testHost.fetches[0].requestId, { status: 200 });
+    return done.then(function (response) {
+      assert.equal(response.status, 200);
+      controller.abort();
+      assert.deepEqual(__testHost.cancelledFetches, []);
+      var already = new AbortController();
+      already.abort();
+      return assert.rejects(host.fetch('https://api.example.test/never', { signal: already.signal }), /aborted/);
+    }).then(function () {
+      assert.equal(__testHost.fetches.length, 1, 'nothing was sent');
+      assert.deepEqual(__testHost.cancelledFetches, []);
+    });
+  });
+
+  jsTest('host.fetch: a throwing or missing __nativeCancelFetch still rejects the aborted fetch', function () {
+    host.setLogLevel('warn');
+    globalThis.__nativeCancelFetch = function () { throw new Error('cancel refused'); };
+    var first = new AbortController();
+    var failing = host.fetch('https://api.example.test/a', { signal: first.signal });
+    first.abort();
+    delete globalThis.__nativeCancelFetch;
+    var second = new AbortController();
+    var missing = host.fetch('https://api.example.test/b', { signal: second.signal });
+    second.abort();
+    host.setLogLevel('error');
+    assert.ok(__testHost.logs.some(function (l) { return l.level === 'warn' && l.message.indexOf('cancel refused') !== -1; }));
+    return assert.rejects(failing, /aborted/).then(function () {
+      return assert.rejects(missing, /aborted/);
+    });
+  });
 })();

@@ -129,6 +129,7 @@
       assert.equal(done.experience.kind, 'timeout');
       assert.ok(/250 ms/.test(done.experience.reason));
       assert.equal(__testHost.pendingTimers().length, 0);
+      assert.deepEqual(__testHost.cancelledFetches, [__testHost.fetches[0].requestId], 'the HTTP request is cancelled, not just ignored');
     });
   });
 

@@ -30,7 +30,9 @@ public struct FetchResponse: Sendable, Equatable {
 ///
 /// Contract: `send` returns the response for any HTTP status and throws only for transport
 /// failures (refused URL, timeout, connection error); the error's description becomes the
-/// `errorMessage` JavaScript sees. Cancellation of the calling task must cancel the request.
+/// `errorMessage` JavaScript sees. Cancellation of the calling task must cancel the request and
+/// release what it holds (its connection) promptly: the engine cancels that task when JavaScript
+/// aborts the fetch (`__nativeCancelFetch`) or the engine closes, and delivers nothing for it.
 public protocol FetchTransport: Sendable {
     func send(_ request: FetchRequest) async throws -> FetchResponse
 }

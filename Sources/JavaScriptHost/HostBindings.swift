@@ -45,6 +45,12 @@ extension JavaScriptEngine {
             self.startFetch(id: id, request: FetchRequest(url: url, method: method, headers: headers, body: body))
             return .undefined
         }
+        try registerFunction("__nativeCancelFetch") { [weak self] arguments in
+            if let self, let id = arguments.first?.numberValue.flatMap(Int.init(exactly:)) {
+                self.cancelFetch(id: id)
+            }
+            return .undefined
+        }
     }
 
     // MARK: Timers
@@ -79,10 +85,22 @@ extension JavaScriptEngine {
     }
 
     // MARK: Fetch
+    //
+    // Each `__nativeFetch` runs `transport.send` in its own unstructured task, kept in `fetches`
+    // under its JavaScript id until the result is delivered. `__nativeCancelFetch(id)` (the fetch
+    // facade calls it when the request's AbortSignal aborts: a budget running out,
+    // `AbortController.abort()`) and ``close()`` remove the task and cancel it; the transport
+    // cancels the HTTP request and closes its connection (``FetchTransport``), and nothing is
+    // delivered for that id any more, because delivery needs the id still in `fetches`. Removal,
+    // cancellation and delivery all happen under the engine lock, so a result that races a cancel
+    // is either delivered before it or dropped after it, never both.
 
     private func startFetch(id: Int, request: FetchRequest) {
         let transport = configuration.transport
         lock.withLock {
+            // A reused id replaces (and cancels) the request it named.
+            fetches.removeValue(forKey: id)?.cancel()
+            fetchTasksRunning += 1
             // The completion must never run re-entrantly inside __nativeFetch: it runs in a task.
             fetches[id] = Task { [weak self] in
                 let result: Result<FetchResponse, any Error>
@@ -96,8 +114,20 @@ extension JavaScriptEngine {
         }
     }
 
+    /// Cancels the request JavaScript knows as `id` (its task, and through the transport its HTTP
+    /// request); unknown or already delivered ids are ignored.
+    private func cancelFetch(id: Int) {
+        let cancelled = lock.withLock { () -> Bool in
+            guard let task = fetches.removeValue(forKey: id) else { return false }
+            task.cancel()
+            return true
+        }
+        if cancelled { logger.debug("fetch cancelled by JavaScript", metadata: ["fetch": "\(id)"]) }
+    }
+
     private func completeFetch(id: Int, result: Result<FetchResponse, any Error>) {
         lock.withLock {
+            fetchTasksRunning -= 1
             guard context != nil, fetches.removeValue(forKey: id) != nil else { return }
             let arguments: [JavaScriptValue]
             switch result {
@@ -121,9 +151,17 @@ extension JavaScriptEngine {
         }
     }
 
-    /// Number of `__nativeFetch` requests started and not yet delivered back to JavaScript.
+    /// Number of `__nativeFetch` requests started and neither delivered back to JavaScript nor
+    /// cancelled (by `__nativeCancelFetch` or ``close()``).
     public var pendingFetchCount: Int {
         lock.withLock { fetches.count }
+    }
+
+    /// Number of `__nativeFetch` tasks whose transport call has not returned yet, cancelled ones
+    /// included: a cancelled request counts until the transport has actually stopped it. Tasks
+    /// still running when the engine is deallocated are no longer counted by anyone.
+    public var runningFetchCount: Int {
+        lock.withLock { fetchTasksRunning }
     }
 
     // MARK: Helpers

@@ -11,8 +11,14 @@ import Logging
 ///
 /// **Host bindings.** Before any script runs the engine installs `__nativeLog`, `__nativeNow`,
 /// `__nativeSetTimeout`/`__nativeClearTimeout` (on ``Configuration/clock``),
-/// `__nativeRandomUUID` and `__nativeFetch` (through ``Configuration/transport``); see
-/// `JSRuntime/README.md` for their contracts.
+/// `__nativeRandomUUID` and `__nativeFetch`/`__nativeCancelFetch` (through
+/// ``Configuration/transport``); see `JSRuntime/README.md` for their contracts.
+///
+/// **Fetches.** Every `__nativeFetch` runs in its own task. When JavaScript aborts the request
+/// (`__nativeCancelFetch`, called by the fetch facade on an aborted `AbortSignal`) or the engine
+/// closes (``close()``), that task is cancelled, which cancels the transport's HTTP request and
+/// frees its connection; nothing more is delivered for it. ``pendingFetchCount`` counts requests
+/// JavaScript still waits for, ``runningFetchCount`` transport calls not yet returned.
 ///
 /// **Memory.** Every JavaScriptCore handle stays inside this type. Values that outlive one call
 /// (function handles) are protected once and unprotected exactly once; call arguments are
@@ -73,6 +79,8 @@ public final class JavaScriptEngine: @unchecked Sendable {
     private var handles: [Int: (function: JSObjectRef, this: JSObjectRef)] = [:]
     var timers: [Int: any HostTimer] = [:]
     var fetches: [Int: Task<Void, Never>] = [:]
+    /// Fetch tasks started and not yet back from the transport (cancelled ones included).
+    var fetchTasksRunning = 0
     private let watchdog = WatchdogState()
     /// Nesting of ``withContext(_:)`` on the thread holding the lock (calls made from inside a
     /// host function nest).
@@ -113,8 +121,9 @@ public final class JavaScriptEngine: @unchecked Sendable {
         lock.withLock { context == nil }
     }
 
-    /// Releases the VM: cancels every pending timer and fetch, drops every handle. Idempotent.
-    /// Later calls throw ``JavaScriptError/engineClosed``.
+    /// Releases the VM: cancels every pending timer and every fetch in flight (each fetch's task
+    /// is cancelled, so the transport cancels its HTTP request and closes the connection), drops
+    /// every handle. Idempotent. Later calls throw ``JavaScriptError/engineClosed``.
     public func close() {
         close(keepingFetchesInFlight: false)
     }

@@ -28,7 +28,7 @@ final class LocalAPIChannelHandler: ChannelInboundHandler, RemovableChannelHandl
     func channelInactive(context: ChannelHandlerContext) {
         if isActive {
             isActive = false
-            state.connectionClosed()
+            state.connectionClosed(id: connectionID)
         }
         cancelDelays()
         context.fireChannelInactive()
@@ -100,6 +100,10 @@ final class LocalAPIChannelHandler: ChannelInboundHandler, RemovableChannelHandl
             _ = writePartialBody(head: head, context: context)
         case .dropConnection:
             context.close(promise: nil)
+        case .hang:
+            // No answer and nothing scheduled: the connection stays open until the client
+            // closes it (channelInactive records when) or the server stops.
+            break
         }
     }
 

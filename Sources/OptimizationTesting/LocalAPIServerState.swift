@@ -31,6 +31,8 @@ final class LocalAPIServerState: Sendable {
         var requests: [RecordedRequest] = []
         var acceptedConnections = 0
         var openConnections = 0
+        var peakOpenConnections = 0
+        var connections: [ServerConnection] = []
         var scripts: [ScriptEntry] = []
         var profiles: [String: ProfileRecord] = [:]
         var insightsBatches: [JSONValue] = []
@@ -42,7 +44,8 @@ final class LocalAPIServerState: Sendable {
 
         var snapshot: LocalAPIServerSnapshot {
             LocalAPIServerSnapshot(
-                requests: requests, acceptedConnectionCount: acceptedConnections, openConnectionCount: openConnections)
+                requests: requests, acceptedConnectionCount: acceptedConnections, openConnectionCount: openConnections,
+                peakOpenConnectionCount: peakOpenConnections, connections: connections)
         }
 
         mutating func resetProfiles() {
@@ -66,18 +69,25 @@ final class LocalAPIServerState: Sendable {
 
     /// Returns the new connection's id.
     func connectionOpened() -> Int {
+        let now = ContinuousClock.now
         let (id, ready) = inner.withLock { inner -> (Int, [Ready]) in
             inner.acceptedConnections += 1
             inner.openConnections += 1
+            inner.peakOpenConnections = max(inner.peakOpenConnections, inner.openConnections)
+            inner.connections.append(ServerConnection(id: inner.acceptedConnections, openedAt: now, closedAt: nil))
             return (inner.acceptedConnections, Self.satisfiedWaiters(&inner))
         }
         Self.resume(ready)
         return id
     }
 
-    func connectionClosed() {
+    /// Records that connection `id` (from ``connectionOpened()``) closed.
+    func connectionClosed(id: Int) {
+        let now = ContinuousClock.now
         let ready = inner.withLock { inner -> [Ready] in
             inner.openConnections -= 1
+            // Ids are 1-based and dense: connection `id` is at index `id - 1`.
+            if inner.connections.indices.contains(id - 1) { inner.connections[id - 1].closedAt = now }
             return Self.satisfiedWaiters(&inner)
         }
         Self.resume(ready)

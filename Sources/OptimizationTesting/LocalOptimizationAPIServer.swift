@@ -42,7 +42,9 @@ import Synchronization
 ///
 /// **Scripts.** ``enqueue(_:for:)`` adds ``ScriptedResponse`` entries to one FIFO; each request
 /// consumes the first entry whose ``RequestMatcher`` selects it (health checks included), and
-/// gets ``ScriptedResponse/standard`` when none does.
+/// gets ``ScriptedResponse/standard`` when none does. ``ScriptedResponse/hang`` holds a request
+/// unanswered until the client closes its connection; ``connections`` records when each
+/// connection opened and closed.
 ///
 /// **Threading.** Every member is safe from any thread or task. Requests are handled on the
 /// server's own event-loop thread. Waits (``waitForRequests(count:matching:timeout:)``,
@@ -158,6 +160,16 @@ public final class LocalOptimizationAPIServer: Sendable {
 
     /// TCP connections open right now.
     public var openConnectionCount: Int { state.snapshot.openConnectionCount }
+
+    /// TCP connections closed (by either side) since the server was created.
+    public var closedConnectionCount: Int { state.snapshot.closedConnectionCount }
+
+    /// The most connections open at the same time since the server was created.
+    public var peakOpenConnectionCount: Int { state.snapshot.peakOpenConnectionCount }
+
+    /// Every connection accepted since the server was created, with when it opened and closed
+    /// (proves that a client really let go of a request it gave up on).
+    public var connections: [ServerConnection] { state.snapshot.connections }
 
     /// A consistent copy of requests and connection counts.
     public var snapshot: LocalAPIServerSnapshot { state.snapshot }

@@ -51,6 +51,10 @@ public indirect enum ScriptedResponse: Sendable, Equatable {
     /// Send a 200 head declaring a `Content-Length` and the first bytes of the body, then nothing
     /// more, keeping the connection open (pins that client timeouts cover the body too).
     case stalledBody
+    /// Never answer: hold the request, and its connection, until the client closes the
+    /// connection (or the server stops). Nothing is scheduled, so a client that never gives up
+    /// keeps it forever; ``LocalAPIServerSnapshot/connections`` shows when the client let go.
+    case hang
 }
 
 /// One request the server received, recorded when its last byte arrived.
@@ -97,6 +101,24 @@ public struct LocalAPIServerSnapshot: Sendable {
     public let acceptedConnectionCount: Int
     /// TCP connections currently open.
     public let openConnectionCount: Int
+    /// The most connections that were open at the same time since the server was created.
+    public let peakOpenConnectionCount: Int
+    /// Every TCP connection accepted since the server was created, in acceptance order, with
+    /// when it opened and closed.
+    public let connections: [ServerConnection]
+
+    /// TCP connections closed (by either side) since the server was created.
+    public var closedConnectionCount: Int { acceptedConnectionCount - openConnectionCount }
+}
+
+/// One TCP connection the server accepted. Times are the server's reading of
+/// `ContinuousClock` when its event loop saw the connection become active and inactive.
+public struct ServerConnection: Sendable, Equatable {
+    /// 1-based, in acceptance order (``RecordedRequest/connectionID``).
+    public let id: Int
+    public let openedAt: ContinuousClock.Instant
+    /// Nil while the connection is open.
+    public internal(set) var closedAt: ContinuousClock.Instant?
 }
 
 /// Errors of ``LocalOptimizationAPIServer``.

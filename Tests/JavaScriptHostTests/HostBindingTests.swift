@@ -68,6 +68,41 @@ struct HostBindingTests {
         #expect(try engine.evaluate("results") == .json(#"[{"id":3,"status":201,"body":"ok","error":"","h":{"x-test":"1"}}]"#))
     }
 
+    @Test func cancellingAFetchStopsItsTransportCallAndDeliversNothing() async throws {
+        let transport = HangingTransport()
+        let engine = try JavaScriptEngine(configuration: .init(transport: transport))
+        defer { engine.close() }
+        try engine.evaluate("""
+            globalThis.results = [];
+            globalThis.__fetchComplete = (id) => results.push(id);
+            __nativeFetch('https://api.test/kept', 'GET', '{}', null, 1);
+            __nativeFetch('https://api.test/cancelled', 'GET', '{}', null, 2);
+            """)
+        try await waitUntil { transport.started.count == 2 }
+        #expect(engine.pendingFetchCount == 2 && engine.runningFetchCount == 2)
+
+        // Twice, and an id that does not exist: both ignored.
+        try engine.evaluate("__nativeCancelFetch(2); __nativeCancelFetch(2); __nativeCancelFetch(99);")
+        #expect(engine.pendingFetchCount == 1, "JavaScript no longer waits for it")
+        try await waitUntil { engine.runningFetchCount == 1 }
+        #expect(transport.cancelled == ["https://api.test/cancelled"], "the transport call itself was cancelled")
+        #expect(try engine.evaluate("results") == .json("[]"), "nothing is delivered for a cancelled fetch")
+    }
+
+    @Test func closingTheEngineCancelsEveryFetchInFlight() async throws {
+        let transport = HangingTransport()
+        let engine = try JavaScriptEngine(configuration: .init(transport: transport))
+        try engine.evaluate("""
+            __nativeFetch('https://api.test/a', 'GET', '{}', null, 1);
+            __nativeFetch('https://api.test/b', 'POST', '{}', 'x', 2);
+            """)
+        try await waitUntil { transport.started.count == 2 }
+        engine.close()
+        #expect(engine.pendingFetchCount == 0)
+        try await waitUntil { engine.runningFetchCount == 0 }
+        #expect(Set(transport.cancelled) == ["https://api.test/a", "https://api.test/b"])
+    }
+
     @Test func scriptLogsReachTheInjectedLoggerAtTheMappedLevel() throws {
         let records = LogRecords()
         let logger = Logger(label: "test") { _ in RecordingLogHandler(records: records) }
@@ -95,6 +130,27 @@ final class RecordingTransport: FetchTransport, @unchecked Sendable {
     func send(_ request: FetchRequest) async throws -> FetchResponse {
         lock.withLock { recorded.append(request) }
         return FetchResponse(status: 201, headers: ["x-test": "1"], body: "ok")
+    }
+}
+
+/// Never answers: each `send` returns only when its task is cancelled (then throws
+/// `CancellationError`), and records the URLs it started and the ones cancelled.
+final class HangingTransport: FetchTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var startedURLs: [String] = []
+    private var cancelledURLs: [String] = []
+    var started: [String] { lock.withLock { startedURLs } }
+    var cancelled: [String] { lock.withLock { cancelledURLs } }
+
+    func send(_ request: FetchRequest) async throws -> FetchResponse {
+        lock.withLock { startedURLs.append(request.url) }
+        let (never, keepOpen) = AsyncStream<Never>.makeStream()
+        // An AsyncStream's iteration ends when the iterating task is cancelled, and not before:
+        // nothing is ever yielded and the continuation stays alive below.
+        for await _ in never {}
+        keepOpen.finish()
+        lock.withLock { cancelledURLs.append(request.url) }
+        throw CancellationError()
     }
 }
 

@@ -208,16 +208,20 @@ final class OptimizationRuntime: Sendable {
     }
 
     /// Tears down the bridge (which fires forced best-effort flushes of both delivery queues) and
-    /// releases the engine: its timers are cancelled; requests already in flight, those final
-    /// flushes included, finish in the background (bounded by the transport timeout) with their
-    /// results discarded. An owned transport is shut down once they are done.
-    func close() {
+    /// releases the engine: its timers are cancelled. With `cancellingFetches` false (the
+    /// default: an engine that delivers events) requests already in flight, those final flushes
+    /// included, finish in the background (bounded by the transport timeout) with their results
+    /// discarded; with `cancellingFetches` true (an engine whose requests belong to callers that
+    /// are gone, such as a service's request-scoped Experience calls) every request in flight is
+    /// cancelled and its connection closed. An owned transport is shut down once the kept
+    /// requests are done.
+    func close(cancellingFetches: Bool = false) {
         do {
             try engine.call("__bridge.destroy")
         } catch {
             logger.debug("__bridge.destroy failed during close", metadata: ["error": "\(error)"])
         }
-        let inFlight = engine.close(keepingFetchesInFlight: true)
+        let inFlight = engine.close(keepingFetchesInFlight: !cancellingFetches)
         channel.close()
         // After the final flushes were started: what they carry stays on disk until the next
         // start (at-least-once, same messageId).

@@ -71,8 +71,11 @@ final class EnginePool: Sendable {
     }
 
     /// Closes every engine (pending async calls fail with ``OptimizationError/notInitialized``).
+    /// A pool engine only carries request-scoped Experience calls, whose callers get no answer
+    /// once the engine is closed: every request still in flight is cancelled and its connection
+    /// closed (Insights deliveries run on the service's delivery engine, not here).
     func close() {
-        for runtime in engines { runtime.close() }
+        for runtime in engines { runtime.close(cancellingFetches: true) }
     }
 
     /// The calling thread's last engine index (stored + 1; 0 = none yet), shared by every pool of

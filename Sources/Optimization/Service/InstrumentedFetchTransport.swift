@@ -5,7 +5,8 @@ import Tracing
 /// Insights HTTP request (`Experience API request` / `Insights API request`), a child of the
 /// `ServiceContext` of the call that caused it (an event call's request, or `flush()`; timer
 /// flushes start a root span), with `http.request.method`, `http.response.status_code`,
-/// `optimization.api` and `optimization.outcome` (success, retry, drop, disable, transport_error);
+/// `optimization.api` and `optimization.outcome` (success, retry, drop, disable, transport_error,
+/// cancelled: the request was cancelled because its caller gave up);
 /// and the Insights batch counters. With the default no-op tracer it costs one span object per
 /// request.
 struct InstrumentedFetchTransport: FetchTransport {
@@ -32,12 +33,23 @@ struct InstrumentedFetchTransport: FetchTransport {
             }
             return response
         } catch {
-            span.attributes["optimization.outcome"] = "transport_error"
-            span.recordError(error)
-            span.setStatus(SpanStatus(code: .error))
+            if Self.isCancellation(error) {
+                // The caller gave up (an Experience budget ran out, an engine closed): the
+                // request was cancelled on purpose, not failed.
+                span.attributes["optimization.outcome"] = "cancelled"
+            } else {
+                span.attributes["optimization.outcome"] = "transport_error"
+                span.recordError(error)
+                span.setStatus(SpanStatus(code: .error))
+            }
             if isInsights { metrics.insightsBatch("retried") }
             throw error
         }
+    }
+
+    /// True when `error` reports that the calling task was cancelled.
+    static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? DeliveryError) == .cancelled
     }
 
     /// The shared core's classification of a status (core/api-response.js).

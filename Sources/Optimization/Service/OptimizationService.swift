@@ -73,7 +73,8 @@ public final class OptimizationService: Sendable {
         /// Engines in the pool; nil means one per active processor core.
         public var engines: Int?
         /// Default latency budget of a request's Experience call, in milliseconds (per request:
-        /// ``RequestOptions/experienceTimeoutMilliseconds``). Default 1500.
+        /// ``RequestOptions/experienceTimeoutMilliseconds``). Default 1500. A call whose budget
+        /// runs out has its HTTP request cancelled and its connection closed.
         public var experienceTimeoutMilliseconds: Int
         /// Capacity of the process-wide Insights queue (oldest dropped beyond it). Default 10 000.
         public var insightsMaxEvents: Int
@@ -279,7 +280,9 @@ public final class OptimizationService: Sendable {
     /// Stops the service: event calls made from now on throw ``OptimizationError/shutDown``
     /// (resolution keeps working until the engines close); what is queued is flushed (forced,
     /// one attempt) within ``Options/shutdownFlushTimeout``; engines, timers and an owned
-    /// transport are released. Idempotent: a second call (also while the first is still
+    /// transport are released. Experience calls still in flight when the engines close throw
+    /// ``OptimizationError/shutDown`` and their HTTP requests are cancelled (even on an injected
+    /// transport). Idempotent: a second call (also while the first is still
     /// flushing) returns at once.
     public func shutdown() async {
         let running = phase.withLock { phase -> Running? in

@@ -32,7 +32,8 @@ public struct RequestEventResult: Sendable, Equatable {
 public enum ExperienceOutcome: Sendable, Equatable, CustomStringConvertible {
     /// The API answered; the request now has the visitor's profile, selections and changes.
     case success
-    /// The request's latency budget ran out first (the HTTP request was abandoned).
+    /// The request's latency budget ran out first: the HTTP request was cancelled and its
+    /// connection closed, and a late answer is never applied.
     case timedOut(milliseconds: Int)
     /// The service's Experience circuit is open after repeated failures: no request was made.
     case circuitOpen

@@ -27,7 +27,12 @@ import Synchronization
 ///
 /// **Errors.** `send` returns a `FetchResponse` for every HTTP status and throws only
 /// ``DeliveryError`` values (short descriptions; they become the JavaScript error message).
-/// Cancelling the calling task cancels the request (``DeliveryError/cancelled``).
+///
+/// **Cancellation.** Cancelling the calling task (the engine does so when JavaScript aborts the
+/// fetch, for example when a service request's Experience budget runs out, and when it closes)
+/// cancels the AsyncHTTPClient request at once, whatever its stage (waiting for a connection,
+/// sending, waiting for the head, reading the body): a request cut off mid-exchange has its
+/// connection closed, not returned to the pool, and `send` throws ``DeliveryError/cancelled``.
 ///
 /// **Threading.** All methods are safe from any thread or task; requests run concurrently.
 public final class HTTPFetchTransport: FetchTransport, Sendable {
