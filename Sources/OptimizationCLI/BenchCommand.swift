@@ -43,6 +43,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Timed parses of the bench entry (parse_p50_us).")
     var parseIterations = 2_000
 
+    @Flag(help: "Only the durable outbox's figures (outbox_*).")
+    var outboxOnly = false
+
     @Option(help: "Engine starts to time.")
     var engineStarts = 30
 
@@ -57,6 +60,10 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         var report: [(String, Double)] = []
+        if outboxOnly {
+            print(Self.json(OutboxBench.figures() + OutboxDrainBench.figures()))
+            return
+        }
         let starts = try measureEngineStarts()
         report.append(("engine_start_ms", percentile(starts, 0.5)))
         report.append(("engine_start_first_ms", starts.first ?? 0))
@@ -118,16 +125,22 @@ struct BenchCommand: ParsableCommand {
         report += trackerFigures()
         report += try ServiceBenchmark.run(entry: entry, selections: selections, resolves: warmIterations)
         report += OutboxBench.figures()
+        report += OutboxDrainBench.figures()
         report.append(("entry_bytes", Double(entryText.utf8.count)))
         report.append(("selections", Double(selections.selections.count)))
         report.append(("warm_iterations", Double(warmIterations)))
         report.append(("cold_iterations", Double(coldIterations)))
 
+        print(Self.json(report))
+    }
+
+    /// The figures as one JSON object, values rounded to two decimals.
+    private static func json(_ report: [(String, Double)]) -> String {
         let fields = report.map { name, value in
             let rounded = (value * 100).rounded() / 100
             return "\"\(name)\":\(rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded))"
         }
-        print("{" + fields.joined(separator: ",") + "}")
+        return "{" + fields.joined(separator: ",") + "}"
     }
 
     /// The deferred work of memoized resolves: how much longer the first engine call after 1,000

@@ -87,6 +87,14 @@ public struct RecordedRequest: Sendable, Equatable, CustomStringConvertible {
         body.isEmpty ? nil : try? JSONValue(jsonText: body)
     }
 
+    /// The events the request carried: those of an Experience request (`{events}`) or of an
+    /// Insights request (`[{profile, events}]`), in order; empty when the body is not JSON.
+    public var deliveredEvents: [JSONValue] {
+        guard let body = json else { return [] }
+        if let batches = body.arrayValue { return batches.flatMap { $0["events"]?.arrayValue ?? [] } }
+        return body["events"]?.arrayValue ?? []
+    }
+
     public var description: String {
         let query = queryItems.isEmpty ? "" : "?" + queryItems.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
         return "#\(sequence) conn \(connectionID) \(method) \(path)\(query)"

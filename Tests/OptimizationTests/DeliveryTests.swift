@@ -52,15 +52,6 @@ struct QueueEventProbe {
     }
 }
 
-extension RecordedRequest {
-    /// The events of an Experience request (`{events}`) or of an Insights request (`[{events}]`).
-    var deliveredEvents: [JSONValue] {
-        guard let body = json else { return [] }
-        if let batches = body.arrayValue { return batches.flatMap { $0["events"]?.arrayValue ?? [] } }
-        return body["events"]?.arrayValue ?? []
-    }
-}
-
 private let hero = "entries/hero-optimized.json"
 
 // MARK: - Delivery over HTTP

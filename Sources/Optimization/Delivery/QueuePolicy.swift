@@ -57,8 +57,10 @@ public struct QueueFlushPolicy: Sendable, Equatable {
 public struct QueuePolicy: Sendable, Equatable {
     /// Retry, backoff and circuit settings (both queues).
     public var flush: QueueFlushPolicy?
-    /// Capacity of the Experience queue. Default 100; beyond it the oldest events are dropped
-    /// (reported as ``QueueEventType/offlineDrop``).
+    /// Capacity of the Experience queue in memory. Default 100. Without a durable outbox
+    /// (storage `.disabled`) it is a cap: beyond it the oldest events not in flight are dropped
+    /// (reported as ``QueueEventType/offlineDrop``). With an outbox it is the window of the stored
+    /// backlog held in memory: newer events wait on disk and nothing is dropped for room.
     public var offlineMaxEvents: Int?
     /// Experience events dropped because the queue was full.
     public var onOfflineDrop: (@Sendable (QueueEvent) -> Void)?

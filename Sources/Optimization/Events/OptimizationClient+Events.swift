@@ -50,7 +50,8 @@ extension OptimizationClient {
     }
 
     /// Tells the engine whether the network is reachable (default: online). Offline, Experience
-    /// events are queued (up to ``QueuePolicy/offlineMaxEvents``, oldest dropped first) and
+    /// events are queued (in memory up to ``QueuePolicy/offlineMaxEvents``: without an outbox the
+    /// oldest are dropped beyond it, with one the rest waits on disk) and
     /// nothing is sent; Insights events keep batching. Going from offline to online cancels the
     /// scheduled retries and immediately sends both queues (Insights first), even during a
     /// backoff or an open circuit. A Linux service without a reachability monitor can leave it
