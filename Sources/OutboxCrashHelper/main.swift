@@ -4,6 +4,7 @@
 //
 //   OutboxCrashHelper <directory> <seed> <generation> <writeOnly|syncEveryAppend|syncInterval> <events>
 //   OutboxCrashHelper client …   (an OptimizationClient with a durable outbox: ClientMode.swift)
+//   OutboxCrashHelper service …  (an OptimizationService with an outbox directory: ServiceMode.swift)
 //
 // stdout, one write(2) per line:
 //   recovered <count>
@@ -53,6 +54,9 @@ _ = nice(10)
 
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "client" {
     await runClientMode(Array(CommandLine.arguments.dropFirst(2)))
+}
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "service" {
+    await runServiceMode(Array(CommandLine.arguments.dropFirst(2)))
 }
 
 let arguments = CommandLine.arguments

@@ -400,7 +400,8 @@ public final class OptimizationService: Sendable {
         await running.delivery.flush(force: true)
     }
 
-    /// Insights events accepted and not yet delivered.
+    /// Insights events accepted and not yet delivered that the queue holds in memory (with an
+    /// outbox directory, its window of the stored backlog; more may wait on disk).
     public var queuedEventCount: Int {
         running?.delivery.queuedCount ?? 0
     }
