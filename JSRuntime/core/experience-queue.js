@@ -95,11 +95,6 @@
 
     var events = [];
     var inFlight = new Set(); // the events of the request in flight: never dropped by the cap
-    // With an outbox: the highest sequence ever loaded into memory, and whether stored events
-    // after it wait on disk only (then new events stay on disk too, so order holds).
-    var residentThrough = 0;
-    var spilled = outbox !== null;
-    var justStored = null; // {sequence, event} while accept() loads from disk
     var waiters = new Map(); // event → {resolve, reject}: online sends awaiting their request
     var active = null; // the running flush (a promise)
     var generation = 0; // bumped by purge(): a request in flight then finishes without bookkeeping
@@ -189,31 +184,20 @@
       refill();
     }
 
+    // With an outbox: the window over the stored backlog (core/backlog-window.js).
+    var backlog = outbox === null ? null : ns.createBacklogWindow({
+      outbox: outbox,
+      capacity: maxEvents,
+      size: function () { return events.length; },
+      take: function (event) { events.push(event); },
+      isClosed: function () { return closed; },
+      name: 'Experience',
+      host: host,
+    });
+
     // Loads stored events into the window while it has room and events wait on disk only.
     function refill() {
-      var loaded = 0;
-      while (outbox !== null && spilled && !closed && events.length < maxEvents) {
-        var room = maxEvents - events.length;
-        var items;
-        try {
-          items = outbox.load(residentThrough, room);
-        } catch (error) {
-          host.log('warn', 'Experience queue could not load stored events: ' + messageOf(error));
-          return loaded;
-        }
-        if (!Array.isArray(items)) items = [];
-        items.forEach(function (item) {
-          if (item === null || typeof item !== 'object' || typeof item.sequence !== 'number') return;
-          if (item.sequence > residentThrough) residentThrough = item.sequence;
-          if (item.event !== null && typeof item.event === 'object') {
-            // The event being accepted keeps its identity (its send awaits its request).
-            events.push(justStored !== null && justStored.sequence === item.sequence ? justStored.event : item.event);
-            loaded++;
-          }
-        });
-        if (items.length < room) spilled = false;
-      }
-      return loaded;
+      return backlog === null ? 0 : backlog.refill();
     }
 
     function disabledError() {
@@ -221,24 +205,13 @@
     }
 
     // Stores the event first (a throw fails the send: nothing is queued), then keeps it in the
-    // window or on disk only.
+    // window or on disk only. → true when the event is in memory.
     function accept(event) {
-      if (outbox === null) {
+      if (backlog === null) {
         enqueue(event);
-        return;
+        return true;
       }
-      var sequence = outbox.append(event);
-      if (typeof sequence === 'number' && sequence <= residentThrough) return; // stored and loaded before
-      if (!spilled && events.length < maxEvents) {
-        events.push(event);
-        if (typeof sequence === 'number') residentThrough = sequence;
-        return;
-      }
-      // Older events wait on disk: load in order while there is room (this one included).
-      spilled = true;
-      justStored = { sequence: sequence, event: event };
-      refill();
-      justStored = null;
+      return backlog.accept(event, undefined);
     }
 
     function send(event) {
@@ -247,8 +220,8 @@
         return { accepted: true };
       }
       if (disabledReason !== null) return Promise.reject(disabledError());
-      accept(event);
-      if (closed || !isOnline() || events.indexOf(event) === -1) {
+      var inMemory = accept(event);
+      if (closed || !isOnline() || !inMemory) {
         if (!closed && isOnline()) flush();
         return { accepted: true };
       }
@@ -379,7 +352,9 @@
       var discardedEvents = events;
       events = [];
       removed(discardedEvents, 'disabled');
-      var discarded = discardedEvents.length + discardStored('disabled');
+      var stored = backlog === null ? [] : backlog.discardStored();
+      removed(stored, 'disabled');
+      var discarded = discardedEvents.length + stored.length;
       runtime.reset();
       setRequestState({ status: 'failed', reason: 'api-error' });
       host.log('error', disabledReason + ' ' + discarded + ' queued event(s) discarded.');
@@ -392,46 +367,19 @@
       });
     }
 
-    // Reports every event waiting on disk only as removed (delivery disabled) → how many.
-    function discardStored(reason) {
-      var count = 0;
-      while (outbox !== null && spilled) {
-        var items;
-        try {
-          items = outbox.load(residentThrough, maxEvents);
-        } catch (error) {
-          host.log('warn', 'Experience queue could not load stored events: ' + messageOf(error));
-          break;
-        }
-        if (!Array.isArray(items) || items.length === 0) break;
-        var gone = [];
-        items.forEach(function (item) {
-          if (item !== null && typeof item === 'object' && typeof item.sequence === 'number') {
-            if (item.sequence > residentThrough) residentThrough = item.sequence;
-            if (item.event !== null && typeof item.event === 'object') gone.push(item.event);
-          }
-        });
-        removed(gone, reason);
-        count += gone.length;
-      }
-      spilled = false;
-      return count;
-    }
-
     function purge() {
       generation++;
       events = [];
       // The host purges the outbox itself: nothing waits on disk any more.
-      spilled = false;
+      if (backlog !== null) backlog.purged();
       runtime.reset();
       releaseWaiters();
     }
 
     // Fills the window from the backlog (a restart) and flushes.
     function resume() {
-      if (outbox === null) return 0;
-      spilled = true;
-      var loaded = refill();
+      if (backlog === null) return 0;
+      var loaded = backlog.resume();
       if (events.length > 0) flush();
       return loaded;
     }
@@ -483,7 +431,7 @@
       },
       resume: resume,
       backlogOnDisk: function () {
-        return spilled;
+        return backlog !== null && backlog.backlogOnDisk();
       },
       runtime: runtime,
       maxEvents: maxEvents,

@@ -101,10 +101,6 @@
     var disabledReason = null;
     var closed = false;
     var inFlight = new Set(); // events of the request in flight: never dropped by the cap
-    // With an outbox: the highest sequence ever loaded into memory, and whether stored events
-    // after it wait on disk only (then new events stay on disk too, so order holds).
-    var residentThrough = 0;
-    var spilled = outbox !== null;
 
     var runtime = ns.createQueueFlushRuntime({
       policy: settings.flushPolicy,
@@ -211,76 +207,30 @@
       return profile;
     }
 
+    // With an outbox: the window over the stored backlog (core/backlog-window.js).
+    var backlog = outbox === null ? null : ns.createBacklogWindow({
+      outbox: outbox,
+      capacity: maxEvents,
+      size: function () { return total; },
+      take: function (event, profile) { enqueue(event, profile); },
+      isClosed: function () { return closed; },
+      name: 'Insights',
+      host: host,
+    });
+
     // Stores the event first (a throw fails the send: nothing is queued), then keeps it in the
     // window or on disk only.
     function accept(event, explicitProfile) {
-      if (outbox === null) {
+      if (backlog === null) {
         enqueue(event, explicitProfile);
         return;
       }
-      var profile = isProfile(explicitProfile) ? explicitProfile : currentProfile();
-      var sequence = outbox.append(event, profile);
-      if (typeof sequence === 'number' && sequence <= residentThrough) return; // stored and loaded before
-      if (!spilled && total < maxEvents) {
-        enqueue(event, profile);
-        if (typeof sequence === 'number') residentThrough = sequence;
-        return;
-      }
-      // Older events wait on disk: load in order while there is room (this one included).
-      spilled = true;
-      refill();
+      backlog.accept(event, isProfile(explicitProfile) ? explicitProfile : currentProfile());
     }
 
     // Loads stored events into the window while it has room and events wait on disk only.
     function refill() {
-      var loaded = 0;
-      while (outbox !== null && spilled && !closed && total < maxEvents) {
-        var room = maxEvents - total;
-        var items;
-        try {
-          items = outbox.load(residentThrough, room);
-        } catch (error) {
-          host.log('warn', 'Insights queue could not load stored events: ' + messageOf(error));
-          return loaded;
-        }
-        if (!Array.isArray(items)) items = [];
-        items.forEach(function (item) {
-          if (item === null || typeof item !== 'object' || typeof item.sequence !== 'number') return;
-          if (item.sequence > residentThrough) residentThrough = item.sequence;
-          if (item.event !== null && typeof item.event === 'object') {
-            enqueue(item.event, isProfile(item.profile) ? item.profile : undefined);
-            loaded++;
-          }
-        });
-        if (items.length < room) spilled = false;
-      }
-      return loaded;
-    }
-
-    // Reports every event waiting on disk only as removed (delivery disabled) → how many.
-    function discardStored(reason) {
-      var count = 0;
-      while (outbox !== null && spilled) {
-        var items;
-        try {
-          items = outbox.load(residentThrough, maxEvents);
-        } catch (error) {
-          host.log('warn', 'Insights queue could not load stored events: ' + messageOf(error));
-          break;
-        }
-        if (!Array.isArray(items) || items.length === 0) break;
-        var gone = [];
-        items.forEach(function (item) {
-          if (item !== null && typeof item === 'object' && typeof item.sequence === 'number') {
-            if (item.sequence > residentThrough) residentThrough = item.sequence;
-            if (item.event !== null && typeof item.event === 'object') gone.push(item.event);
-          }
-        });
-        removed(gone, reason);
-        count += gone.length;
-      }
-      spilled = false;
-      return count;
+      return backlog === null ? 0 : backlog.refill();
     }
 
     function removeMessages(ids) {
@@ -451,7 +401,9 @@
           buckets = new Map();
           held = [];
           total = 0;
-          discarded += discardStored('disabled');
+          var stored = backlog === null ? [] : backlog.discardStored();
+          removed(stored, 'disabled');
+          discarded += stored.length;
           runtime.reset();
           stopTimer();
           host.log('error', disabledReason + ' ' + discarded + ' queued event(s) discarded.');
@@ -472,16 +424,15 @@
       held = [];
       total = 0;
       // The host purges the outbox itself: nothing waits on disk any more.
-      spilled = false;
+      if (backlog !== null) backlog.purged();
       runtime.reset();
       stopTimer();
     }
 
     // Fills the window from the backlog (a restart), adopts held events, arms the timer.
     function resume() {
-      if (outbox === null) return 0;
-      spilled = true;
-      var loaded = refill();
+      if (backlog === null) return 0;
+      var loaded = backlog.resume();
       adoptHeld();
       reconcileTimer();
       return loaded;
@@ -534,7 +485,7 @@
       peek: copyBuckets,
       resume: resume,
       backlogOnDisk: function () {
-        return spilled;
+        return backlog !== null && backlog.backlogOnDisk();
       },
       runtime: runtime,
       maxEvents: maxEvents,
