@@ -38,6 +38,7 @@ public final class DurableOutbox: Sendable {
     private let dropContinuation: AsyncStream<OutboxDropReport>.Continuation
     private let clock: any HostClock
     private let logger: Logger
+    private let fileSystem: any OutboxFileSystem
     private let state: Mutex<Guarded>
 
     /// The lock file's name inside the directory.
@@ -59,15 +60,26 @@ public final class DurableOutbox: Sendable {
     /// - Throws: ``OutboxError/directoryLocked(path:)`` when another outbox owns the directory;
     ///   ``OutboxError/cannotOpen(path:errno:)`` when it cannot be created or locked. Damaged
     ///   content never throws: see ``recovery``.
-    public init(
+    public convenience init(
         directory: URL, configuration: OutboxConfiguration = .init(), clock: any HostClock = SystemClock(),
         logger: Logger
     ) throws(OutboxError) {
+        try self.init(directory: directory, configuration: configuration, clock: clock, logger: logger, fileSystem: PosixOutboxFileSystem())
+    }
+
+    /// ``init(directory:configuration:clock:logger:)`` over another file system (tests: a model
+    /// of what a crash keeps, with injected faults).
+    /// - Parameter compactionMinimumBytes: the smallest sealed segment that is compacted.
+    init(
+        directory: URL, configuration: OutboxConfiguration = .init(), clock: any HostClock = SystemClock(),
+        logger: Logger, fileSystem: any OutboxFileSystem, compactionMinimumBytes: Int = 64 << 10
+    ) throws(OutboxError) {
         let path = directory.path
-        try OutboxFileSystem.makePrivateDirectory(path)
-        let lockDescriptor = try OutboxFileSystem.lockFile(path + "/" + Self.lockFileName, directory: path)
-        let loaded = OutboxLoader.load(path: path)
-        var storage = OutboxStorage(path: path, configuration: configuration, logger: logger)
+        try fileSystem.makePrivateDirectory(path)
+        let lockDescriptor = try fileSystem.lockFile(path + "/" + Self.lockFileName, directory: path)
+        let loaded = OutboxLoader.load(path: path, fileSystem: fileSystem)
+        var storage = OutboxStorage(path: path, configuration: configuration, logger: logger, fileSystem: fileSystem)
+        storage.compactionMinimumBytes = compactionMinimumBytes
         storage.index = loaded.index
         storage.nextSequence = loaded.nextSequence
         storage.lockDescriptor = lockDescriptor
@@ -82,6 +94,7 @@ public final class DurableOutbox: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
+        self.fileSystem = fileSystem
         recovery = OutboxRecovery(records: storage.index.ordered.map(\.record), issues: loaded.issues)
         let (stream, continuation) = AsyncStream.makeStream(of: OutboxDropReport.self, bufferingPolicy: .bufferingNewest(1_024))
         drops = stream
@@ -94,7 +107,10 @@ public final class DurableOutbox: Sendable {
         if !recovery.records.isEmpty {
             logger.info("outbox recovered undelivered events", metadata: ["count": "\(recovery.records.count)"])
         }
-        state.withLock { scheduleExpiry(&$0) }
+        state.withLock { guarded in
+            scheduleExpiry(&guarded)
+            scheduleSync(&guarded)
+        }
         deliver(reports)
     }
 
@@ -148,9 +164,7 @@ public final class DurableOutbox: Sendable {
             guard !fresh.isEmpty else { return results }
             reports += guarded.storage.enforceBounds(adding: fresh.count, bytes: fresh.reduce(0) { $0 + $1.size }, now: now)
             try guarded.storage.write(fresh)
-            if case .syncInterval(let milliseconds) = configuration.durability, guarded.syncTimer == nil {
-                guarded.syncTimer = clock.schedule(after: Double(max(0, milliseconds))) { [weak self] in self?.syncDirtySegment() }
-            }
+            scheduleSync(&guarded)
             scheduleExpiry(&guarded, candidate: fresh.map(\.record.acceptedAt).min())
             return results
         }
@@ -168,6 +182,7 @@ public final class DurableOutbox: Sendable {
     public func acknowledge(sequences: some Sequence<UInt64>) -> Int {
         state.withLock { guarded in
             guard !guarded.closed else { return 0 }
+            defer { scheduleSync(&guarded) }
             return guarded.storage.markDone(Array(sequences)).count
         }
     }
@@ -178,6 +193,7 @@ public final class DurableOutbox: Sendable {
         state.withLock { guarded in
             guard !guarded.closed else { return 0 }
             let sequences = messageIds.compactMap { guarded.storage.index.sequence(ofMessageId: $0) }
+            defer { scheduleSync(&guarded) }
             return guarded.storage.markDone(sequences).count
         }
     }
@@ -249,12 +265,16 @@ public final class DurableOutbox: Sendable {
 
     // MARK: Lifecycle
 
-    /// `fsync`s the current segment now (a graceful shutdown under ``OutboxDurability/writeOnly``,
-    /// or before the interval of ``OutboxDurability/syncInterval(milliseconds:)`` elapses).
+    /// Makes everything written so far durable now: `fsync`s the current segment, sealed segments
+    /// with unsynced writes and, when names changed, the directory (a graceful shutdown under
+    /// ``OutboxDurability/writeOnly``, or before the interval of
+    /// ``OutboxDurability/syncInterval(milliseconds:)`` elapses).
+    /// - Throws: ``OutboxError/ioFailure(path:operation:errno:)`` (what failed stays unsynced and
+    ///   is retried by the next sync), ``OutboxError/closed``.
     public func sync() throws(OutboxError) {
         try state.withLock { (guarded) throws(OutboxError) in
             guard !guarded.closed else { throw .closed }
-            try guarded.storage.syncActive()
+            try guarded.storage.syncAll()
         }
     }
 
@@ -319,29 +339,98 @@ public final class DurableOutbox: Sendable {
             guarded.expiryDue = nil
             let reports = guarded.storage.expire(now: clock.now())
             scheduleExpiry(&guarded)
+            scheduleSync(&guarded)
             return reports
         }
         deliver(reports)
     }
 
-    /// The periodic `fsync` of ``OutboxDurability/syncInterval(milliseconds:)``: syncs a duplicate
-    /// of the active descriptor outside the lock, so appends do not wait for the disk.
-    private func syncDirtySegment() {
-        let target = state.withLock { guarded -> (descriptor: Int32, path: String)? in
+    /// Under ``OutboxDurability/syncInterval(milliseconds:)``, keeps one sync tick scheduled
+    /// while anything written or renamed is not durable.
+    private func scheduleSync(_ guarded: inout Guarded) {
+        guard case .syncInterval(let milliseconds) = configuration.durability, !guarded.closed, guarded.syncTimer == nil,
+              guarded.storage.needsSync
+        else { return }
+        guarded.syncTimer = clock.schedule(after: Double(max(0, milliseconds))) { [weak self] in self?.syncTick() }
+    }
+
+    /// What one sync tick `fsync`s outside the lock: a duplicate handle of the active segment and
+    /// the writes it covers, the sealed segments with unsynced writes (taken out of the storage
+    /// until done), and the directory changes to cover.
+    private struct SyncWork: Sendable {
+        var active: (descriptor: Int32, path: String, writes: UInt64)?
+        var sealed: [(id: UInt64, descriptor: Int32, path: String)] = []
+        var directoryChanges: UInt64?
+    }
+
+    /// The periodic `fsync` of ``OutboxDurability/syncInterval(milliseconds:)``, outside the lock
+    /// so appends do not wait for the disk. Writes stay marked unsynced until their `fsync`
+    /// succeeded: a failed one is logged and retried by the next tick (scheduled at once).
+    private func syncTick() {
+        let work = state.withLock { guarded -> SyncWork? in
             guarded.syncTimer = nil
-            guard !guarded.closed, guarded.storage.dirty, let active = guarded.storage.active,
-                  let path = guarded.storage.activePath
-            else { return nil }
-            guarded.storage.dirty = false
-            let duplicate = dup(active.descriptor)
-            return duplicate >= 0 ? (duplicate, path) : nil
+            guard !guarded.closed else { return nil }
+            var work = SyncWork()
+            let storage = guarded.storage
+            if storage.dirty, let active = storage.active, let path = storage.activePath,
+               let duplicate = fileSystem.duplicate(active.descriptor) {
+                work.active = (duplicate, path, storage.writeCount)
+            }
+            work.sealed = storage.unsyncedSealed.map { ($0.id, $0.descriptor, storage.file(OutboxIndex.segmentName($0.id))) }
+            guarded.storage.unsyncedSealed = []
+            if storage.directoryDirty { work.directoryChanges = storage.directoryChanges }
+            return work
         }
-        guard let target else { return }
-        defer { Glibc.close(target.descriptor) }
-        do {
-            try OutboxFileSystem.sync(target.descriptor, path: target.path)
-        } catch {
-            logger.warning("outbox fsync failed", metadata: ["error": "\(error)"])
+        guard let work else { return }
+        var failures: [OutboxError] = []
+        var activeSynced = false
+        if let active = work.active {
+            do {
+                try fileSystem.sync(active.descriptor, path: active.path)
+                activeSynced = true
+            } catch {
+                failures.append(error)
+            }
+            fileSystem.close(active.descriptor)
+        }
+        var unsynced: [(id: UInt64, descriptor: Int32)] = []
+        for sealed in work.sealed {
+            do {
+                try fileSystem.sync(sealed.descriptor, path: sealed.path)
+                fileSystem.close(sealed.descriptor)
+            } catch {
+                failures.append(error)
+                unsynced.append((sealed.id, sealed.descriptor))
+            }
+        }
+        var directorySynced = false
+        if work.directoryChanges != nil {
+            do {
+                try fileSystem.syncDirectory(directory.path)
+                directorySynced = true
+            } catch {
+                failures.append(error)
+            }
+        }
+        for failure in failures {
+            logger.warning("outbox fsync failed; retrying at the next sync", metadata: ["error": "\(failure)"])
+        }
+        state.withLock { guarded in
+            if activeSynced, let writes = work.active?.writes {
+                guarded.storage.syncedWriteCount = max(guarded.storage.syncedWriteCount, writes)
+            }
+            if directorySynced, let changes = work.directoryChanges {
+                guarded.storage.syncedDirectoryChanges = max(guarded.storage.syncedDirectoryChanges, changes)
+            }
+            for sealed in unsynced {
+                // Deleted or rewritten meanwhile (or closed): nothing left to sync.
+                if guarded.closed || guarded.storage.index.segments[sealed.id] == nil {
+                    fileSystem.close(sealed.descriptor)
+                } else {
+                    guarded.storage.unsyncedSealed.append(sealed)
+                }
+            }
+            scheduleSync(&guarded)
         }
     }
 

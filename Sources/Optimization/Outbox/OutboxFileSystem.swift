@@ -6,12 +6,92 @@ import Musl
 import Darwin
 #endif
 
-/// Thin POSIX helpers for the outbox's files: raw descriptors, so an append is exactly one
-/// `write(2)` and nothing waits in a process buffer. Every failure becomes an ``OutboxError``.
-/// Stateless; callers serialize access to their descriptors.
-enum OutboxFileSystem {
+/// Every file operation of the outbox (``DurableOutbox``, its storage and its loader): the seam
+/// that lets tests replace the disk with a model of what a crash keeps. Paths are absolute file
+/// paths inside the outbox's directory; handles are opaque numbers owned by the implementation
+/// (for ``PosixOutboxFileSystem``, file descriptors). Every failure is an ``OutboxError``.
+///
+/// Implementations must be safe to call from any thread; the outbox never uses one handle from
+/// two threads at once (it syncs a ``duplicate(_:)`` outside its lock).
+protocol OutboxFileSystem: Sendable {
     /// Creates `path` (and missing parents) with mode 0700; an existing directory is set to 0700.
-    static func makePrivateDirectory(_ path: String) throws(OutboxError) {
+    /// - Throws: ``OutboxError/cannotOpen(path:errno:)``.
+    func makePrivateDirectory(_ path: String) throws(OutboxError)
+    /// Opens (creating with mode 0600) `path` and takes an exclusive lock without waiting.
+    /// - Returns: the handle holding the lock (closing it releases the lock).
+    /// - Throws: ``OutboxError/directoryLocked(path:)`` (with `directory`) when another handle
+    ///   holds it, ``OutboxError/cannotOpen(path:errno:)``.
+    func lockFile(_ path: String, directory: String) throws(OutboxError) -> Int32
+    /// Creates `path` (mode 0600, must not exist) for appending and writes `header`; on failure
+    /// nothing is left behind.
+    func createForAppend(_ path: String, header: [UInt8]) throws(OutboxError) -> Int32
+    /// Opens an existing file for appending.
+    func openForAppend(_ path: String) throws(OutboxError) -> Int32
+    /// One write attempt at the end of the file: returns how many bytes it took, which may be
+    /// fewer than given, or 0. ``write(_:to:path:)`` loops over it.
+    func writeOnce(_ bytes: UnsafeRawBufferPointer, to handle: Int32, path: String) throws(OutboxError) -> Int
+    /// Makes the file's content durable (`fsync(2)`).
+    func sync(_ handle: Int32, path: String) throws(OutboxError)
+    /// Makes the directory's names durable: files created, renamed or removed in it.
+    func syncDirectory(_ path: String) throws(OutboxError)
+    /// Cuts the file back to `length` bytes (undoing a failed append); false when it failed.
+    func truncate(_ handle: Int32, to length: Int) -> Bool
+    /// The whole content of `path`.
+    func readAll(_ path: String) throws(OutboxError) -> [UInt8]
+    /// Writes `bytes` to `path` (0600) atomically: a temporary file `path + ".tmp"`, its `fsync`,
+    /// then `rename` over `path`. The rename is durable only after ``syncDirectory(_:)``.
+    func replace(_ path: String, with bytes: [UInt8]) throws(OutboxError)
+    /// Removes `path`; a missing file is not an error.
+    func remove(_ path: String) throws(OutboxError)
+    /// Names of the entries of `directory` (no `.`/`..`).
+    func list(_ directory: String) throws(OutboxError) -> [String]
+    /// Size of the open file in bytes (0 when unknown).
+    func size(_ handle: Int32) -> Int
+    /// A second handle on the same open file (closed separately), nil when none can be made.
+    func duplicate(_ handle: Int32) -> Int32?
+    /// Closes a handle.
+    func close(_ handle: Int32)
+}
+
+extension OutboxFileSystem {
+    /// Consecutive write attempts that may take no byte before ``write(_:to:path:)`` gives up.
+    static var maxWriteAttemptsWithoutProgress: Int { 8 }
+
+    /// Writes all of `bytes`, retrying short writes. Attempts that take nothing are retried at
+    /// most ``maxWriteAttemptsWithoutProgress`` times in a row, then the write fails with
+    /// ``OutboxError/ioFailure(path:operation:errno:)`` (`EIO`) instead of spinning.
+    func write(_ bytes: [UInt8], to handle: Int32, path: String) throws(OutboxError) {
+        let failure = bytes.withUnsafeBytes { raw -> OutboxError? in
+            var offset = 0
+            var idle = 0
+            while offset < raw.count {
+                let written: Int
+                do throws(OutboxError) {
+                    written = try writeOnce(UnsafeRawBufferPointer(rebasing: raw[offset...]), to: handle, path: path)
+                } catch {
+                    return error
+                }
+                if written > 0 {
+                    offset += min(written, raw.count - offset)
+                    idle = 0
+                } else {
+                    idle += 1
+                    if idle >= Self.maxWriteAttemptsWithoutProgress {
+                        return .ioFailure(path: path, operation: "write", errno: EIO)
+                    }
+                }
+            }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+}
+
+/// The outbox's files on the real disk: raw descriptors, so an append is exactly one `write(2)`
+/// and nothing waits in a process buffer. Stateless; callers serialize access to their
+/// descriptors.
+struct PosixOutboxFileSystem: OutboxFileSystem {
+    func makePrivateDirectory(_ path: String) throws(OutboxError) {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component
@@ -27,10 +107,7 @@ enum OutboxFileSystem {
         }
     }
 
-    /// Opens (creating with mode 0600) `path` and takes an exclusive `flock` without waiting.
-    /// - Returns: the descriptor holding the lock (closing it releases the lock).
-    /// - Throws: ``OutboxError/directoryLocked(path:)`` when another descriptor holds it.
-    static func lockFile(_ path: String, directory: String) throws(OutboxError) -> Int32 {
+    func lockFile(_ path: String, directory: String) throws(OutboxError) -> Int32 {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .cannotOpen(path: path, errno: errno) }
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
@@ -43,8 +120,7 @@ enum OutboxFileSystem {
         return descriptor
     }
 
-    /// Creates `path` (mode 0600, must not exist) for appending and writes `header`.
-    static func createForAppend(_ path: String, header: [UInt8]) throws(OutboxError) -> Int32 {
+    func createForAppend(_ path: String, header: [UInt8]) throws(OutboxError) -> Int32 {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .ioFailure(path: path, operation: "create", errno: errno) }
         do {
@@ -57,54 +133,43 @@ enum OutboxFileSystem {
         return descriptor
     }
 
-    /// Opens an existing file for appending.
-    static func openForAppend(_ path: String) throws(OutboxError) -> Int32 {
+    func openForAppend(_ path: String) throws(OutboxError) -> Int32 {
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard descriptor >= 0 else { throw .ioFailure(path: path, operation: "open", errno: errno) }
         return descriptor
     }
 
-    /// Writes all of `bytes` (retrying short writes and `EINTR`).
-    static func write(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(OutboxError) {
-        var failure: Int32 = 0
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
-            }
+    /// One `write(2)` (retrying `EINTR`).
+    @inline(__always)
+    func writeOnce(_ bytes: UnsafeRawBufferPointer, to handle: Int32, path: String) throws(OutboxError) -> Int {
+        while true {
+            let written = Glibc.write(handle, bytes.baseAddress, bytes.count)
+            if written >= 0 { return written }
+            let code = errno
+            if code != EINTR { throw .ioFailure(path: path, operation: "write", errno: code) }
         }
-        if failure != 0 { throw .ioFailure(path: path, operation: "write", errno: failure) }
     }
 
     /// `fsync(2)`, retrying `EINTR`.
-    static func sync(_ descriptor: Int32, path: String) throws(OutboxError) {
-        while fsync(descriptor) != 0 {
+    func sync(_ handle: Int32, path: String) throws(OutboxError) {
+        while fsync(handle) != 0 {
             if errno == EINTR { continue }
             throw .ioFailure(path: path, operation: "fsync", errno: errno)
         }
     }
 
-    /// `fsync(2)` of a directory, so created, renamed and removed names are durable.
-    static func syncDirectory(_ path: String) throws(OutboxError) {
+    func syncDirectory(_ path: String) throws(OutboxError) {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .ioFailure(path: path, operation: "open directory", errno: errno) }
         defer { close(descriptor) }
         try sync(descriptor, path: path)
     }
 
-    /// Cuts `descriptor`'s file back to `length` bytes (undoing a failed append).
-    static func truncate(_ descriptor: Int32, to length: Int) -> Bool {
-        ftruncate(descriptor, off_t(length)) == 0
+    func truncate(_ handle: Int32, to length: Int) -> Bool {
+        ftruncate(handle, off_t(length)) == 0
     }
 
-    /// The whole content of `path`.
-    static func readAll(_ path: String) throws(OutboxError) -> [UInt8] {
+    func readAll(_ path: String) throws(OutboxError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .ioFailure(path: path, operation: "open", errno: errno) }
         defer { close(descriptor) }
@@ -131,8 +196,7 @@ enum OutboxFileSystem {
         return bytes
     }
 
-    /// Writes `bytes` to a new file `path` (0600) atomically: a temporary file, `fsync`, `rename`.
-    static func replace(_ path: String, with bytes: [UInt8]) throws(OutboxError) {
+    func replace(_ path: String, with bytes: [UInt8]) throws(OutboxError) {
         let temporary = path + ".tmp"
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -153,13 +217,11 @@ enum OutboxFileSystem {
         }
     }
 
-    /// Removes `path`; a missing file is not an error.
-    static func remove(_ path: String) throws(OutboxError) {
+    func remove(_ path: String) throws(OutboxError) {
         if unlink(path) != 0, errno != ENOENT { throw .ioFailure(path: path, operation: "remove", errno: errno) }
     }
 
-    /// Names of the entries of `directory` (no `.`/`..`).
-    static func list(_ directory: String) throws(OutboxError) -> [String] {
+    func list(_ directory: String) throws(OutboxError) -> [String] {
         guard let stream = opendir(directory) else { throw .cannotOpen(path: directory, errno: errno) }
         defer { closedir(stream) }
         var names: [String] = []
@@ -172,9 +234,17 @@ enum OutboxFileSystem {
         return names
     }
 
-    /// Size of the open file.
-    static func size(_ descriptor: Int32) -> Int {
+    func size(_ handle: Int32) -> Int {
         var status = stat()
-        return fstat(descriptor, &status) == 0 ? Int(status.st_size) : 0
+        return fstat(handle, &status) == 0 ? Int(status.st_size) : 0
+    }
+
+    func duplicate(_ handle: Int32) -> Int32? {
+        let copy = dup(handle)
+        return copy >= 0 ? copy : nil
+    }
+
+    func close(_ handle: Int32) {
+        _ = Glibc.close(handle)
     }
 }

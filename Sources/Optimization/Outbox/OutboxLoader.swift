@@ -10,12 +10,12 @@ enum OutboxLoader {
         var issues: [OutboxRecoveryIssue] = []
     }
 
-    static func load(path: String) -> Result {
+    static func load(path: String, fileSystem: any OutboxFileSystem) -> Result {
         var result = Result()
         func file(_ name: String) -> String { path + "/" + name }
         let names: [String]
         do {
-            names = try OutboxFileSystem.list(path)
+            names = try fileSystem.list(path)
         } catch {
             if case .cannotOpen(_, let code) = error { result.issues.append(.unreadableFile(name: path, errno: code)) }
             return result
@@ -24,7 +24,7 @@ enum OutboxLoader {
         var acknowledgementFiles: Set<UInt64> = []
         for name in names {
             if name.hasSuffix(".tmp") {
-                try? OutboxFileSystem.remove(file(name))
+                try? fileSystem.remove(file(name))
             } else if let parsed = OutboxIndex.parse(name) {
                 if parsed.isLog { logs.insert(parsed.id) } else { acknowledgementFiles.insert(parsed.id) }
             }
@@ -37,7 +37,7 @@ enum OutboxLoader {
             var done: Set<UInt64> = []
             var complete = false
             if acknowledgementFiles.contains(id) {
-                if let bytes = try? OutboxFileSystem.readAll(file(acknowledgementName)) {
+                if let bytes = try? fileSystem.readAll(file(acknowledgementName)) {
                     for frame in OutboxFraming.scan(bytes, magic: OutboxFraming.acknowledgementMagic).payloads {
                         switch OutboxFraming.decodeAcknowledgement(frame.payload) {
                         case .sequences(let sequences): done.formUnion(sequences)
@@ -50,12 +50,12 @@ enum OutboxLoader {
             guard logs.contains(id) else {
                 // A finished deletion leaves a completed .acks at most; anything else lost its segment.
                 if !complete { result.issues.append(.missingSegment(segment: logName)) }
-                try? OutboxFileSystem.remove(file(acknowledgementName))
+                try? fileSystem.remove(file(acknowledgementName))
                 continue
             }
             let bytes: [UInt8]
             do {
-                bytes = try OutboxFileSystem.readAll(file(logName))
+                bytes = try fileSystem.readAll(file(logName))
             } catch {
                 if case .ioFailure(_, _, let code) = error { result.issues.append(.unreadableFile(name: logName, errno: code)) }
                 continue
@@ -66,8 +66,8 @@ enum OutboxLoader {
                 if !scan.payloads.isEmpty || !scan.damage.isEmpty {
                     result.issues.append(.missingAcknowledgements(segment: logName))
                 }
-                if let descriptor = try? OutboxFileSystem.createForAppend(file(acknowledgementName), header: OutboxFraming.acknowledgementMagic) {
-                    close(descriptor)
+                if let descriptor = try? fileSystem.createForAppend(file(acknowledgementName), header: OutboxFraming.acknowledgementMagic) {
+                    fileSystem.close(descriptor)
                 }
             }
             for damage in scan.damage {

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Logging
 
 /// The files and in-memory index of one outbox directory: every file mutation of
@@ -12,12 +7,38 @@ struct OutboxStorage: Sendable {
     let path: String
     let configuration: OutboxConfiguration
     let logger: Logger
+    let fileSystem: any OutboxFileSystem
+    /// A sealed segment is compacted only from this size on (bytes).
+    var compactionMinimumBytes = 64 << 10
     var index = OutboxIndex()
     var nextSequence: UInt64 = 1
     var lockDescriptor: Int32 = -1
     var active: (id: UInt64, descriptor: Int32, bytes: Int)?
-    /// Written since the last `fsync` of the active segment.
-    var dirty = false
+    /// Writes to active segments under ``OutboxDurability/syncInterval(milliseconds:)``, and how
+    /// many of them an `fsync` covers (monotonic across segments, so a sync that finishes after
+    /// its segment was sealed cannot mark a newer segment's writes synced).
+    var writeCount: UInt64 = 0
+    var syncedWriteCount: UInt64 = 0
+    /// Sealed segments whose writes are not `fsync`ed yet (their open handles): the next sync
+    /// tick syncs and closes them, off the appending thread.
+    var unsyncedSealed: [(id: UInt64, descriptor: Int32)] = []
+    /// Creations, renames and removals in the directory, and how many of them a directory
+    /// `fsync` covers.
+    var directoryChanges: UInt64 = 0
+    var syncedDirectoryChanges: UInt64 = 0
+
+    init(path: String, configuration: OutboxConfiguration, logger: Logger, fileSystem: any OutboxFileSystem) {
+        self.path = path
+        self.configuration = configuration
+        self.logger = logger
+        self.fileSystem = fileSystem
+    }
+
+    /// The active segment has writes no `fsync` covers.
+    var dirty: Bool { writeCount != syncedWriteCount }
+    var directoryDirty: Bool { directoryChanges != syncedDirectoryChanges }
+    /// Something written or renamed is not durable yet.
+    var needsSync: Bool { dirty || !unsyncedSealed.isEmpty || directoryDirty }
 
     func file(_ name: String) -> String {
         path + "/" + name
@@ -30,19 +51,22 @@ struct OutboxStorage: Sendable {
     // MARK: Appending
 
     /// Writes `records` (consecutive sequences from ``nextSequence``) with one `write(2)` and
-    /// indexes them. On failure nothing is kept (the torn bytes are cut, a new segment follows).
+    /// indexes them. Under ``OutboxDurability/syncEveryAppend`` the segment is `fsync`ed, and the
+    /// directory too when a name changed since its last `fsync` (a new segment), before it
+    /// returns. On failure nothing is kept (the torn bytes are cut, a new segment follows).
     mutating func write(_ records: [(record: OutboxRecord, size: Int)]) throws(OutboxError) {
         let segment = try activeSegment()
         var bytes: [UInt8] = []
         for item in records { bytes += OutboxFraming.eventFrame(item.record) }
         let segmentPath = file(OutboxIndex.segmentName(segment.id))
         do {
-            try OutboxFileSystem.write(bytes, to: segment.descriptor, path: segmentPath)
+            try fileSystem.write(bytes, to: segment.descriptor, path: segmentPath)
             if configuration.durability == .syncEveryAppend {
-                try OutboxFileSystem.sync(segment.descriptor, path: segmentPath)
+                try fileSystem.sync(segment.descriptor, path: segmentPath)
+                if directoryDirty { try syncDirectory() }
             }
         } catch {
-            _ = OutboxFileSystem.truncate(segment.descriptor, to: segment.bytes)
+            _ = fileSystem.truncate(segment.descriptor, to: segment.bytes)
             sealActive()
             throw error
         }
@@ -50,50 +74,94 @@ struct OutboxStorage: Sendable {
         index.setFileBytes(segment.bytes + bytes.count, of: segment.id)
         for item in records { index.insert(item.record, segment: segment.id, size: item.size) }
         nextSequence += UInt64(records.count)
-        if case .syncInterval = configuration.durability { dirty = true }
+        if case .syncInterval = configuration.durability { writeCount += 1 }
     }
 
     /// The segment appends go to, starting a new one when there is none or it is full. The
     /// segment is created before its `.acks` file, so a crash in between leaves an empty segment
     /// (removed silently at the next open), never an orphan `.acks` file that would look like a
-    /// lost segment.
+    /// lost segment. The new names are made durable with the next directory `fsync` (before the
+    /// append returns under ``OutboxDurability/syncEveryAppend``, at the next sync tick under
+    /// ``OutboxDurability/syncInterval(milliseconds:)``).
     private mutating func activeSegment() throws(OutboxError) -> (id: UInt64, descriptor: Int32, bytes: Int) {
         if let active, active.bytes < configuration.segmentBytes { return active }
         sealActive()
         let id = nextSequence
         let segmentPath = file(OutboxIndex.segmentName(id))
-        let descriptor = try OutboxFileSystem.createForAppend(segmentPath, header: OutboxFraming.segmentMagic)
+        let descriptor = try fileSystem.createForAppend(segmentPath, header: OutboxFraming.segmentMagic)
+        directoryChanges += 1
         do {
-            let acknowledgements = try OutboxFileSystem.createForAppend(
+            let acknowledgements = try fileSystem.createForAppend(
                 file(OutboxIndex.acknowledgementName(id)), header: OutboxFraming.acknowledgementMagic)
-            Glibc.close(acknowledgements)
+            fileSystem.close(acknowledgements)
+            directoryChanges += 1
         } catch {
-            Glibc.close(descriptor)
-            try? OutboxFileSystem.remove(segmentPath)
+            fileSystem.close(descriptor)
+            try? fileSystem.remove(segmentPath)
             throw error
         }
-        if configuration.durability != .writeOnly { try? OutboxFileSystem.syncDirectory(path) }
         index.addSegment(id, fileBytes: OutboxFraming.headerBytes)
         active = (id, descriptor, OutboxFraming.headerBytes)
         return active!
     }
 
-    /// `fsync`s the active segment.
-    mutating func syncActive() throws(OutboxError) {
-        guard let active, let activePath else { return }
-        try OutboxFileSystem.sync(active.descriptor, path: activePath)
-        dirty = false
+    /// `fsync`s the directory, recording which changes that covered.
+    mutating func syncDirectory() throws(OutboxError) {
+        let changes = directoryChanges
+        try fileSystem.syncDirectory(path)
+        syncedDirectoryChanges = max(syncedDirectoryChanges, changes)
     }
 
-    /// Closes the active segment (syncing unsynced writes under a sync policy); deletes it when
-    /// all its events are done.
+    /// `fsync`s the active segment, every sealed segment with unsynced writes and, when a name
+    /// changed, the directory. A segment whose `fsync` fails stays unsynced (retried next time).
+    /// - Throws: the first failure, after trying everything.
+    mutating func syncAll() throws(OutboxError) {
+        var failure: OutboxError?
+        if let active, let activePath {
+            let written = writeCount
+            do {
+                try fileSystem.sync(active.descriptor, path: activePath)
+                syncedWriteCount = max(syncedWriteCount, written)
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        var remaining: [(id: UInt64, descriptor: Int32)] = []
+        for sealed in unsyncedSealed {
+            do {
+                try fileSystem.sync(sealed.descriptor, path: file(OutboxIndex.segmentName(sealed.id)))
+                fileSystem.close(sealed.descriptor)
+            } catch {
+                failure = failure ?? error
+                remaining.append(sealed)
+            }
+        }
+        unsyncedSealed = remaining
+        if directoryDirty {
+            do { try syncDirectory() } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Closes the active segment; deletes it when all its events are done. Unsynced writes
+    /// (``OutboxDurability/syncInterval(milliseconds:)``) keep its handle open in
+    /// ``unsyncedSealed`` for the next sync tick, so sealing never waits for the disk.
     mutating func sealActive() {
         guard let segment = active else { return }
-        if dirty, configuration.durability != .writeOnly { try? syncActive() }
-        dirty = false
-        Glibc.close(segment.descriptor)
         active = nil
+        if dirty {
+            unsyncedSealed.append((segment.id, segment.descriptor))
+            syncedWriteCount = writeCount
+        } else {
+            fileSystem.close(segment.descriptor)
+        }
         if index.segments[segment.id]?.live == 0 { try? deleteSegment(segment.id) }
+    }
+
+    /// Stops tracking a sealed segment's unsynced writes (it is deleted or rewritten).
+    private mutating func forgetUnsynced(_ id: UInt64) {
+        for sealed in unsyncedSealed where sealed.id == id { fileSystem.close(sealed.descriptor) }
+        unsyncedSealed.removeAll { $0.id == id }
     }
 
     // MARK: Acknowledging and dropping
@@ -113,16 +181,16 @@ struct OutboxStorage: Sendable {
         for (segment, done) in bySegment.sorted(by: { $0.key < $1.key }) {
             let name = file(OutboxIndex.acknowledgementName(segment))
             do {
-                let descriptor = try OutboxFileSystem.openForAppend(name)
-                defer { Glibc.close(descriptor) }
-                try OutboxFileSystem.write(OutboxFraming.sequencesFrame(done), to: descriptor, path: name)
+                let descriptor = try fileSystem.openForAppend(name)
+                defer { fileSystem.close(descriptor) }
+                try fileSystem.write(OutboxFraming.sequencesFrame(done), to: descriptor, path: name)
             } catch {
                 logger.warning("outbox could not record acknowledgements", metadata: ["error": "\(error)"])
             }
             guard active?.id != segment, let info = index.segments[segment] else { continue }
             if info.live == 0 {
                 try? deleteSegment(segment)
-            } else if info.liveBytes * 4 < info.fileBytes, info.fileBytes >= 64 << 10 {
+            } else if info.liveBytes * 4 < info.fileBytes, info.fileBytes >= compactionMinimumBytes {
                 try? rewrite(segment, keeping: index.entries(in: segment))
             }
         }
@@ -168,26 +236,38 @@ struct OutboxStorage: Sendable {
 
     // MARK: Segment files
 
-    /// Marks the segment done in its `.acks` file, then removes the segment and the `.acks` file.
+    /// Marks the segment done in its `.acks` file (`fsync`ed unless ``OutboxDurability/writeOnly``,
+    /// so a power loss that keeps the segment's removal keeps the mark too and the `.acks` file
+    /// left behind is not taken for a lost segment), then removes the segment and the `.acks`
+    /// file. The removals are durable with the next directory `fsync`.
     mutating func deleteSegment(_ id: UInt64) throws(OutboxError) {
+        forgetUnsynced(id)
         let acknowledgements = file(OutboxIndex.acknowledgementName(id))
-        if let descriptor = try? OutboxFileSystem.openForAppend(acknowledgements) {
-            try? OutboxFileSystem.write(OutboxFraming.completeFrame(), to: descriptor, path: acknowledgements)
-            Glibc.close(descriptor)
+        if let descriptor = try? fileSystem.openForAppend(acknowledgements) {
+            try? fileSystem.write(OutboxFraming.completeFrame(), to: descriptor, path: acknowledgements)
+            if configuration.durability != .writeOnly { try? fileSystem.sync(descriptor, path: acknowledgements) }
+            fileSystem.close(descriptor)
         }
-        try OutboxFileSystem.remove(file(OutboxIndex.segmentName(id)))
-        try OutboxFileSystem.remove(acknowledgements)
+        try fileSystem.remove(file(OutboxIndex.segmentName(id)))
+        directoryChanges += 1
+        try fileSystem.remove(acknowledgements)
+        directoryChanges += 1
         index.removeSegment(id)
     }
 
     /// Replaces a sealed segment's file with one holding only `kept` (atomically), then resets
     /// its `.acks` file. A crash between the two leaves acknowledgements of records that are no
     /// longer there: harmless.
+    /// The renames are durable with the next directory `fsync` (until then a power loss keeps
+    /// the old files, which hold every kept event too).
     mutating func rewrite(_ id: UInt64, keeping kept: [OutboxIndex.Entry]) throws(OutboxError) {
         var bytes = OutboxFraming.segmentMagic
         for entry in kept { bytes += OutboxFraming.eventFrame(entry.record) }
-        try OutboxFileSystem.replace(file(OutboxIndex.segmentName(id)), with: bytes)
-        try OutboxFileSystem.replace(file(OutboxIndex.acknowledgementName(id)), with: OutboxFraming.acknowledgementMagic)
+        try fileSystem.replace(file(OutboxIndex.segmentName(id)), with: bytes)
+        directoryChanges += 2  // the temporary file, its rename
+        forgetUnsynced(id)  // its handle is the old file's; the new one is synced
+        try fileSystem.replace(file(OutboxIndex.acknowledgementName(id)), with: OutboxFraming.acknowledgementMagic)
+        directoryChanges += 2
         index.setFileBytes(bytes.count, of: id)
     }
 
@@ -201,12 +281,15 @@ struct OutboxStorage: Sendable {
         var ids = Set(index.segments.keys)
         index.removeAll()
         var others: [String] = []
-        for name in (try? OutboxFileSystem.list(path)) ?? [] {
+        for name in (try? fileSystem.list(path)) ?? [] {
             if let parsed = OutboxIndex.parse(name) { ids.insert(parsed.id) } else if name.hasSuffix(".tmp") { others.append(name) }
         }
         for id in ids.sorted() { try deleteSegment(id) }
-        for name in others { try OutboxFileSystem.remove(file(name)) }
-        try OutboxFileSystem.syncDirectory(path)
+        for name in others {
+            try fileSystem.remove(file(name))
+            directoryChanges += 1
+        }
+        try syncDirectory()
     }
 
     /// Rewrites every segment holding an event of `profileId` (delivered or not) without it.
@@ -214,7 +297,7 @@ struct OutboxStorage: Sendable {
     mutating func eraseProfile(_ profileId: String) throws(OutboxError) -> Int {
         var erased = 0
         for id in index.segments.keys.sorted() {
-            guard let bytes = try? OutboxFileSystem.readAll(file(OutboxIndex.segmentName(id))) else { continue }
+            guard let bytes = try? fileSystem.readAll(file(OutboxIndex.segmentName(id))) else { continue }
             let scan = OutboxFraming.scan(bytes, magic: OutboxFraming.segmentMagic)
             guard scan.payloads.contains(where: { OutboxFraming.decodeEvent($0.payload)?.profileId == profileId }) else { continue }
             if active?.id == id { sealActive() }
@@ -229,15 +312,24 @@ struct OutboxStorage: Sendable {
             }
             erased += entries.count - kept.count
         }
-        try OutboxFileSystem.syncDirectory(path)
+        try syncDirectory()
         return erased
     }
 
     /// Syncs (unless write-only) and closes every file, releasing the directory's lock.
     mutating func closeFiles() {
         sealActive()
+        if configuration.durability != .writeOnly {
+            do {
+                try syncAll()
+            } catch {
+                logger.warning("outbox fsync failed while closing", metadata: ["error": "\(error)"])
+            }
+        }
+        for sealed in unsyncedSealed { fileSystem.close(sealed.descriptor) }
+        unsyncedSealed = []
         if lockDescriptor >= 0 {
-            Glibc.close(lockDescriptor)
+            fileSystem.close(lockDescriptor)
             lockDescriptor = -1
         }
     }
