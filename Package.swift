@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Optimization", targets: ["Optimization"]),
         .library(name: "JavaScriptHost", targets: ["JavaScriptHost"]),
+        .library(name: "EventOutbox", targets: ["EventOutbox"]),
         .library(name: "OptimizationTesting", targets: ["OptimizationTesting"]),
         .executable(name: "optimization", targets: ["OptimizationCLI"]),
     ],
@@ -35,11 +36,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The durable outbox: a crash-safe, bounded store of accepted events waiting for
+        // delivery, in one directory (segment files, acknowledgements, recovery).
+        .target(
+            name: "EventOutbox",
+            dependencies: [
+                "JavaScriptHost",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The public façade: OptimizationClient and its value types. Embeds JSRuntime/.
         .target(
             name: "Optimization",
             dependencies: [
                 "JavaScriptHost",
+                "EventOutbox",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -87,6 +98,10 @@ let package = Package(
         .executableTarget(
             name: "OutboxCrashHelper",
             dependencies: ["Optimization", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "EventOutboxTests",
+            dependencies: ["EventOutbox", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "JavaScriptHostTests",

@@ -20,7 +20,7 @@ struct OutboxCrashTests {
     func everyAcceptedEventSurvivesSIGKILL(_ round: Int) async throws {
         let seed = UInt64(0xC0FFEE) &+ UInt64(round) &* 7_919
         let durability = ["writeOnly", "syncInterval", "syncEveryAppend"][round % 3]
-        let fixture = OutboxFixture()
+        let fixture = CrashDirectory()
         defer { fixture.remove() }
         var random = CrashRandom(state: seed)
         var accepted: [QueueEvent.Queue: [String]] = [:]
@@ -79,7 +79,7 @@ struct OutboxCrashTests {
     }
 
     @Test func aSecondProcessGetsAClearLockError() async throws {
-        let fixture = OutboxFixture()
+        let fixture = CrashDirectory()
         defer { fixture.remove() }
         let outbox = try fixture.open()
         let directory = fixture.directory
@@ -209,5 +209,19 @@ enum CrashHelper {
             return []
         }
         return text.split(separator: "\n").map(String.init)
+    }
+}
+
+/// A temporary outbox directory for one crash round (removed by ``remove()``).
+private struct CrashDirectory {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-crash-\(UUID().uuidString)")
+    var directory: URL { root.appendingPathComponent("outbox") }
+
+    func open(_ configuration: OutboxConfiguration = .init(), clock: any HostClock = ManualClock()) throws -> DurableOutbox {
+        try DurableOutbox(directory: directory, configuration: configuration, clock: clock, logger: Logger(label: "outbox-crash-test"))
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: root)
     }
 }

@@ -21,13 +21,8 @@ public enum QueueEventType: String, Sendable, CaseIterable {
 
 /// One report of a delivery queue.
 public struct QueueEvent: Sendable, Equatable {
-    /// The two delivery queues.
-    public enum Queue: String, Sendable, CaseIterable {
-        /// Identify, page, screen, track and sticky views (Experience API).
-        case experience
-        /// Views, clicks, hovers and flag views (Insights API).
-        case insights
-    }
+    /// The two delivery queues (``EventQueue``).
+    public typealias Queue = EventQueue
 
     /// What happened.
     public let type: QueueEventType

@@ -2,7 +2,7 @@
 /// as the caller gave it, and what delivery and erasure need to know without parsing it.
 public struct OutboxEvent: Sendable, Equatable {
     /// The queue (and so the API) the event goes to.
-    public var queue: QueueEvent.Queue
+    public var queue: EventQueue
     /// The event's `messageId` (non-empty, at most 1,024 UTF-8 bytes): the key of
     /// ``DurableOutbox/acknowledge(messageIds:)`` and of re-sends.
     public var messageId: String
@@ -18,7 +18,7 @@ public struct OutboxEvent: Sendable, Equatable {
     public var payload: [UInt8]
 
     public init(
-        queue: QueueEvent.Queue, messageId: String, profileId: String? = nil, consent: Bool, acceptedAt: Double? = nil,
+        queue: EventQueue, messageId: String, profileId: String? = nil, consent: Bool, acceptedAt: Double? = nil,
         payload: [UInt8]
     ) {
         self.queue = queue
@@ -37,7 +37,7 @@ public struct OutboxRecord: Sendable, Equatable {
     /// or when the directory is empty at open).
     public let sequence: UInt64
     /// The queue the event goes to.
-    public let queue: QueueEvent.Queue
+    public let queue: EventQueue
     /// The event's `messageId`.
     public let messageId: String
     /// The profile the event belongs to, if the caller gave one.
@@ -50,7 +50,7 @@ public struct OutboxRecord: Sendable, Equatable {
     public let payload: [UInt8]
 
     public init(
-        sequence: UInt64, queue: QueueEvent.Queue, messageId: String, profileId: String?, consent: Bool,
+        sequence: UInt64, queue: EventQueue, messageId: String, profileId: String?, consent: Bool,
         acceptedAt: Double, payload: [UInt8]
     ) {
         self.sequence = sequence

@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 import JavaScriptHost
-@testable import Optimization
+@testable import EventOutbox
 import Synchronization
 
 /// An in-memory ``OutboxFileSystem`` for one directory that models what a power loss keeps, and

@@ -1,7 +1,7 @@
 import Foundation
 import JavaScriptHost
 import Logging
-@testable import Optimization
+@testable import EventOutbox
 import Synchronization
 
 /// A temporary outbox directory (removed by ``remove()``) and helpers shared by the outbox tests.
@@ -33,7 +33,7 @@ struct OutboxFixture {
 
     /// An event whose JSON carries its own messageId (so a recovered payload can be checked).
     static func event(
-        _ messageId: String, queue: QueueEvent.Queue = .experience, profile: String? = nil, consent: Bool = true,
+        _ messageId: String, queue: EventQueue = .experience, profile: String? = nil, consent: Bool = true,
         acceptedAt: Double? = nil, padding: Int = 0
     ) -> OutboxEvent {
         let json = #"{"messageId":"\#(messageId)","type":"track","pad":"\#(String(repeating: "p", count: padding))"}"#
@@ -48,4 +48,16 @@ final class DropCollector: Sendable {
     private let reports = Mutex<[OutboxDropReport]>([])
     var all: [OutboxDropReport] { reports.withLock { $0 } }
     var callback: @Sendable (OutboxDropReport) -> Void { { [self] report in reports.withLock { $0.append(report) } } }
+}
+
+/// A seeded generator (SplitMix64), so a workload is the same in every run.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import JavaScriptHost
 import Logging
-@testable import Optimization
+@testable import EventOutbox
 import Synchronization
 import Testing
 
@@ -178,7 +178,7 @@ final class CrashPointRun: Sendable {
     struct Driver {
         let run: CrashPointRun
         let outbox: DurableOutbox
-        var random = CrashRandom(state: 0x0B0C_5EED)
+        var random = SplitMix64(state: 0x0B0C_5EED)
         var next = 0
         var fileSystem: FaultInjectingFileSystem { run.fileSystem }
         var ledger: CrashPointLedger { run.ledger }
@@ -192,7 +192,7 @@ final class CrashPointRun: Sendable {
 
         mutating func event(profile: String? = nil, acceptedAt: Double? = nil, padding: Int? = nil) -> OutboxEvent {
             next += 1
-            let queue: QueueEvent.Queue = Bool.random(using: &random) ? .experience : .insights
+            let queue: EventQueue = Bool.random(using: &random) ? .experience : .insights
             return OutboxFixture.event(
                 "m\(next)", queue: queue, profile: profile, consent: next % 4 != 0, acceptedAt: acceptedAt,
                 padding: padding ?? Int.random(in: 0...80, using: &random))
@@ -215,7 +215,7 @@ final class CrashPointRun: Sendable {
 
         /// The oldest `count` pending events of a random queue, as a 2xx would.
         mutating func acknowledgeOldest(_ count: Int) {
-            let queue: QueueEvent.Queue = Bool.random(using: &random) ? .experience : .insights
+            let queue: EventQueue = Bool.random(using: &random) ? .experience : .insights
             acknowledge(outbox.pendingRecords(queue: queue).prefix(count).map(\.messageId))
         }
 

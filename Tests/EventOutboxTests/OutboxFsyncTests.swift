@@ -6,7 +6,7 @@ import Musl
 import Foundation
 import JavaScriptHost
 import Logging
-@testable import Optimization
+@testable import EventOutbox
 import Testing
 
 /// The outbox's `fsync` discipline, on a ``FaultInjectingFileSystem``: failed syncs are retried,

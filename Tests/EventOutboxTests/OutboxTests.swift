@@ -1,7 +1,7 @@
 import Foundation
 import JavaScriptHost
 import Logging
-@testable import Optimization
+@testable import EventOutbox
 import Testing
 
 @Suite("DurableOutbox")
