@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Optimization", targets: ["Optimization"]),
         .library(name: "JavaScriptHost", targets: ["JavaScriptHost"]),
         .library(name: "EventOutbox", targets: ["EventOutbox"]),
+        .library(name: "OptimizationJSON", targets: ["OptimizationJSON"]),
         .library(name: "OptimizationTesting", targets: ["OptimizationTesting"]),
         .executable(name: "optimization", targets: ["OptimizationCLI"]),
     ],
@@ -36,6 +37,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // JSON as the engine reads and writes it: JSONValue (ordered objects, exact numbers), a
+        // strict parser, a validating index over a document's text (JSONTape), and the writer.
+        .target(
+            name: "OptimizationJSON",
+            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
+        ),
         // The durable outbox: a crash-safe, bounded store of accepted events waiting for
         // delivery, in one directory (segment files, acknowledgements, recovery).
         .target(
@@ -51,6 +58,7 @@ let package = Package(
             dependencies: [
                 "JavaScriptHost",
                 "EventOutbox",
+                "OptimizationJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -98,6 +106,10 @@ let package = Package(
         .executableTarget(
             name: "OutboxCrashHelper",
             dependencies: ["Optimization", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "OptimizationJSONTests",
+            dependencies: ["OptimizationJSON"]
         ),
         .testTarget(
             name: "EventOutboxTests",

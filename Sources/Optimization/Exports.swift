@@ -1,3 +1,5 @@
-// The durable outbox is part of this library's API (OptimizationClient.Environment.outbox,
-// OptimizationService.Options.outbox): importing Optimization imports it.
+// Types of these targets are part of this library's API (JSONValue in every payload, the durable
+// outbox in OptimizationClient.Environment.outbox and OptimizationService.Options.outbox):
+// importing Optimization imports them.
 @_exported import EventOutbox
+@_exported import OptimizationJSON

@@ -41,7 +41,7 @@ struct JSONValueReader: EntryDocumentReader {
 extension JSONTape: EntryDocumentReader {
     typealias Node = Int
 
-    var root: Int { Self.root }
+    var root: Int { Self.rootNode }
 
     func kindName(of node: Int) -> String { kind(of: node).name }
 

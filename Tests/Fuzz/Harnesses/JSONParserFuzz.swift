@@ -25,5 +25,5 @@ private func checkTapeAgreesWithParser(_ text: String) {
     let tape = JSONTape.scan(text)
     precondition((tape != nil) == (parsed != nil), "scan and parser disagree on: \(text.prefix(200))")
     guard let tape, let parsed else { return }
-    precondition((try? tape.value(of: JSONTape.root).jsonText()) == (try? parsed.jsonText()), "the tape built another value: \(text.prefix(200))")
+    precondition((try? tape.value(of: JSONTape.rootNode).jsonText()) == (try? parsed.jsonText()), "the tape built another value: \(text.prefix(200))")
 }

@@ -5,8 +5,8 @@
 /// metadata on every call: on the parser's hot path that was a third of the time spent on a
 /// Contentful entry. This is a plain loop over the bytes, with an ASCII fast path eight bytes
 /// at a time.
-enum UTF8Validation {
-    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+package enum UTF8Validation {
+    package static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count
         var index = 0

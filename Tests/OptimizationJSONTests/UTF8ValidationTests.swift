@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Optimization
+@testable import OptimizationJSON
 
 @Suite("UTF-8 validation")
 struct UTF8ValidationTests {

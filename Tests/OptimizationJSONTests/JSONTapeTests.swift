@@ -1,5 +1,5 @@
 import Foundation
-@testable import Optimization
+@testable import OptimizationJSON
 import Testing
 
 @Suite("JSON tape: a validating index over the text")
@@ -36,7 +36,7 @@ struct JSONTapeTests {
             #expect((tape != nil) == (parsed != nil), "\(input.prefix(120))")
             guard let tape, let parsed else { continue }
             accepted += 1
-            #expect(try tape.value(of: JSONTape.root).jsonText() == parsed.jsonText(), "\(input.prefix(120))")
+            #expect(try tape.value(of: JSONTape.rootNode).jsonText() == parsed.jsonText(), "\(input.prefix(120))")
         }
         #expect(accepted > 60 && accepted < inputs.count - 1_000, "both outcomes are exercised")
     }
@@ -46,23 +46,23 @@ struct JSONTapeTests {
         let tape = try #require(JSONTape.scan(text))
         let tree = try JSONValue(jsonText: text)
         for key in ["a", "b", "sys", "é", "e\u{301}", "\u{212A}", "K", "list", "missing"] {
-            let node = tape.member(key, of: JSONTape.root)
+            let node = tape.member(key, of: JSONTape.rootNode)
             #expect(node.map(tape.value(of:)) == tree[key], "\(key)")
         }
-        #expect(tape.member("a", of: JSONTape.root).map(tape.value(of:)) == 2, "a repeated key's last value wins")
-        let object = try #require(tape.member("b", of: JSONTape.root))
+        #expect(tape.member("a", of: JSONTape.rootNode).map(tape.value(of:)) == 2, "a repeated key's last value wins")
+        let object = try #require(tape.member("b", of: JSONTape.rootNode))
         let list = try #require(tape.member("c", of: object))
         #expect(tape.elements(of: list)?.map(tape.value(of:)) == tree["b"]?["c"]?.arrayValue)
         #expect(tape.element(1, of: list).flatMap(tape.string(at:)) == "x\"y")
         #expect(tape.element(3, of: list) == nil)
         #expect(tape.element(-1, of: list) == nil)
         #expect(tape.member("a", of: list) == nil, "an array has no members")
-        #expect(tape.element(0, of: JSONTape.root) == nil, "an object has no elements")
-        let emptyList = try #require(tape.member("list", of: JSONTape.root))
+        #expect(tape.element(0, of: JSONTape.rootNode) == nil, "an object has no elements")
+        let emptyList = try #require(tape.member("list", of: JSONTape.rootNode))
         #expect(tape.elements(of: emptyList) == [])
-        #expect(tape.elements(of: JSONTape.root) == nil, "an object is not an array")
-        let escapedKey = try #require(tape.member("sys", of: JSONTape.root))
+        #expect(tape.elements(of: JSONTape.rootNode) == nil, "an object is not an array")
+        let escapedKey = try #require(tape.member("sys", of: JSONTape.rootNode))
         #expect(tape.string(at: escapedKey) == "escaped key")
-        #expect(tape.string(at: try #require(tape.member("a", of: JSONTape.root))) == nil, "a number is not a string")
+        #expect(tape.string(at: try #require(tape.member("a", of: JSONTape.rootNode))) == nil, "a number is not a string")
     }
 }

@@ -93,7 +93,7 @@ extension JSONValue {
 
     /// Appends `string` as a JSON string literal (quoted and escaped as ``jsonText(maximumDepth:)``
     /// writes it).
-    static func appendStringLiteral(_ string: String, to output: inout String) {
+    package static func appendStringLiteral(_ string: String, to output: inout String) {
         writeString(string, to: &output)
     }
 

@@ -1,4 +1,4 @@
-@testable import Optimization
+@testable import OptimizationJSON
 import Testing
 
 @Suite("JSON text output")

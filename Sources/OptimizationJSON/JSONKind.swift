@@ -1,9 +1,9 @@
 /// The six kinds of JSON value, as a ``JSONValue`` case or a ``JSONTape`` node holds them.
-enum JSONKind: UInt8, Sendable {
+package enum JSONKind: UInt8, Sendable {
     case null, bool, number, string, array, object
 
     /// "an object", "an array", … for error messages.
-    var name: String {
+    package var name: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
@@ -28,5 +28,5 @@ extension JSONValue {
     }
 
     /// "an object", "an array", … for error messages.
-    var kindName: String { kind.name }
+    package var kindName: String { kind.name }
 }

@@ -17,6 +17,15 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
     public var line: Int
     public var column: Int
 
+    /// An error at a place in the text (`offset` 0-based; `line` and `column` 1-based, 0 when
+    /// writing).
+    public init(reason: Reason, offset: Int, line: Int, column: Int) {
+        self.reason = reason
+        self.offset = offset
+        self.line = line
+        self.column = column
+    }
+
     public var description: String {
         let place = line > 0 ? "line \(line), column \(column)" : "byte \(offset)"
         switch reason {

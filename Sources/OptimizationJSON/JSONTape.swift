@@ -9,7 +9,7 @@
 /// lookup here finds what a subscript of the parsed tree finds.
 ///
 /// Immutable and `Sendable`. Documents of 4 GiB or more are not indexed (`scan` returns nil).
-struct JSONTape: Sendable {
+package struct JSONTape: Sendable {
     /// The record of one value (a node of the document; nodes are named by their index in the
     /// tape). Strings span their quotes. A container's first child (if any) follows it at
     /// the next index; `next` is the index after its whole subtree. Object members are a key
@@ -24,15 +24,15 @@ struct JSONTape: Sendable {
     }
 
     /// The document's text, UTF-8 contiguous; node offsets index its bytes.
-    let text: String
+    package let text: String
     private let nodes: ContiguousArray<Slot>
 
     /// The index of the document's top-level value.
-    static let root = 0
+    package static let rootNode = 0
 
     /// Indexes `text` (which must not start with a byte order mark); nil when it is not a JSON
     /// document ``JSONParser`` would accept with the same `maximumDepth`.
-    static func scan(_ text: String, maximumDepth: Int = JSONParser.defaultMaximumDepth) -> JSONTape? {
+    package static func scan(_ text: String, maximumDepth: Int = JSONParser.defaultMaximumDepth) -> JSONTape? {
         var contiguous = text
         contiguous.makeContiguousUTF8()
         let nodes = contiguous.utf8.withContiguousStorageIfAvailable { buffer -> ContiguousArray<Slot>? in
@@ -44,11 +44,11 @@ struct JSONTape: Sendable {
         return JSONTape(text: contiguous, nodes: nodes)
     }
 
-    func kind(of node: Int) -> JSONKind { nodes[node].kind }
+    package func kind(of node: Int) -> JSONKind { nodes[node].kind }
 
     /// The value of the member `key` of the object at `node` (the last one, as the parser keeps
     /// the last value of a repeated key); nil when `node` is not an object or has no such key.
-    func member(_ key: String, of node: Int) -> Int? {
+    package func member(_ key: String, of node: Int) -> Int? {
         guard nodes[node].kind == .object else { return nil }
         return withBytes { bytes in
             var found: Int?
@@ -63,7 +63,7 @@ struct JSONTape: Sendable {
     }
 
     /// The element at `index` of the array at `node`; nil when not an array or out of range.
-    func element(_ index: Int, of node: Int) -> Int? {
+    package func element(_ index: Int, of node: Int) -> Int? {
         guard nodes[node].kind == .array, index >= 0 else { return nil }
         var child = node + 1
         let end = Int(nodes[node].next)
@@ -77,7 +77,7 @@ struct JSONTape: Sendable {
     }
 
     /// The elements of the array at `node`, in order; nil when it is not an array.
-    func elements(of node: Int) -> [Int]? {
+    package func elements(of node: Int) -> [Int]? {
         guard nodes[node].kind == .array else { return nil }
         var result: [Int] = []
         var child = node + 1
@@ -90,7 +90,7 @@ struct JSONTape: Sendable {
     }
 
     /// The text of the string at `node`, decoded as the parser decodes it; nil for other kinds.
-    func string(at node: Int) -> String? {
+    package func string(at node: Int) -> String? {
         guard nodes[node].kind == .string else { return nil }
         if nodes[node].isPlain {
             return withBytes { bytes in
@@ -102,7 +102,7 @@ struct JSONTape: Sendable {
 
     /// The subtree at `node` as a ``JSONValue``, built by the parser from the node's bytes (which
     /// form a JSON document of their own).
-    func value(of node: Int) -> JSONValue {
+    package func value(of node: Int) -> JSONValue {
         withBytes { bytes in
             let slice = UnsafeBufferPointer(rebasing: bytes[Int(nodes[node].start)..<Int(nodes[node].end)])
             do {
