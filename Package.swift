@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "JavaScriptHost", targets: ["JavaScriptHost"]),
         .library(name: "EventOutbox", targets: ["EventOutbox"]),
         .library(name: "OptimizationJSON", targets: ["OptimizationJSON"]),
+        .library(name: "OptimizationContent", targets: ["OptimizationContent"]),
+        .library(name: "OptimizationTransport", targets: ["OptimizationTransport"]),
+        .library(name: "ContentfulDelivery", targets: ["ContentfulDelivery"]),
         .library(name: "OptimizationTesting", targets: ["OptimizationTesting"]),
         .executable(name: "optimization", targets: ["OptimizationCLI"]),
     ],
@@ -43,6 +46,35 @@ let package = Package(
             name: "OptimizationJSON",
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
         ),
+        // The content the engine resolves: ContentfulEntry (a Contentful entry indexed over its
+        // JSON), the visitor's selected optimizations, and the resolution of an entry to its
+        // baseline or variant.
+        .target(
+            name: "OptimizationContent",
+            dependencies: ["OptimizationJSON", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
+        // HTTP for the engine and the Contentful client: HTTPFetchTransport (AsyncHTTPClient) with
+        // a host allow-list, request timeouts and cancellation.
+        .target(
+            name: "OptimizationTransport",
+            dependencies: [
+                "JavaScriptHost",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // A client of Contentful's Content Delivery API: fetches entries (with their links) into
+        // a bounded cache with revalidation and invalidation, as ContentfulEntry values.
+        .target(
+            name: "ContentfulDelivery",
+            dependencies: [
+                "OptimizationContent", "OptimizationJSON", "OptimizationTransport", "JavaScriptHost",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         // The durable outbox: a crash-safe, bounded store of accepted events waiting for
         // delivery, in one directory (segment files, acknowledgements, recovery).
         .target(
@@ -59,6 +91,9 @@ let package = Package(
                 "JavaScriptHost",
                 "EventOutbox",
                 "OptimizationJSON",
+                "OptimizationContent",
+                "OptimizationTransport",
+                "ContentfulDelivery",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -123,6 +158,7 @@ let package = Package(
             name: "OptimizationTests",
             dependencies: [
                 "Optimization", "JavaScriptHost", "OptimizationTesting", "OutboxCrashHelper",
+                "OptimizationJSON", "OptimizationContent", "OptimizationTransport", "ContentfulDelivery", "EventOutbox",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

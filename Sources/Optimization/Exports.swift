@@ -1,5 +1,9 @@
-// Types of these targets are part of this library's API (JSONValue in every payload, the durable
-// outbox in OptimizationClient.Environment.outbox and OptimizationService.Options.outbox):
-// importing Optimization imports them.
+// Types of these targets are part of this library's API (JSONValue in every payload, entries and
+// selections in every resolution, the durable outbox in OptimizationClient.Environment.outbox,
+// the HTTP transport and the Contentful source in the configurations): importing Optimization
+// imports them.
+@_exported import ContentfulDelivery
 @_exported import EventOutbox
+@_exported import OptimizationContent
 @_exported import OptimizationJSON
+@_exported import OptimizationTransport

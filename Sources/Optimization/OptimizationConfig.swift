@@ -74,8 +74,3 @@ public enum OptimizationLogLevel: String, Sendable, CaseIterable {
     case fatal, error, warn, info, debug, log
 }
 
-/// This library's identity, stamped on every event as `context.library`.
-public enum OptimizationLibrary {
-    public static let name = "swift-optimization-linux"
-    public static let version = "0.1.0"
-}

@@ -2,6 +2,7 @@ import Foundation
 import JavaScriptHost
 import Logging
 @testable import Optimization
+@testable import ContentfulDelivery
 import OptimizationTesting
 import Testing
 

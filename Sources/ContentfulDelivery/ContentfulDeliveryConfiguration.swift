@@ -1,3 +1,6 @@
+import OptimizationContent
+import OptimizationJSON
+import OptimizationTransport
 /// Where and how a ``ContentfulDeliverySource`` fetches entries. Units are in the names.
 public struct ContentfulDeliveryConfiguration: Sendable {
     /// Which Contentful API serves the entries.

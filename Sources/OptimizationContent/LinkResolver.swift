@@ -1,3 +1,4 @@
+import OptimizationJSON
 import OrderedCollections
 
 /// Replaces entry links in a value by the linked entries of a CDA collection, for output.
@@ -6,27 +7,27 @@ import OrderedCollections
 /// rich-text embed that points back, a back-reference) stays a link. Expansion also stops at
 /// ``maximumIncludeDepth`` nested entries (the CDA's own include limit) and after
 /// ``maximumExpandedEntries`` expansions, so shared sub-graphs cannot blow up the output.
-struct LinkResolver {
-    static let maximumIncludeDepth = 10
-    static let maximumExpandedEntries = 10_000
+package struct LinkResolver {
+    package static let maximumIncludeDepth = 10
+    package static let maximumExpandedEntries = 10_000
 
-    let entriesById: [String: JSONValue]
+    package let entriesById: [String: JSONValue]
     private var path: Set<String> = []
     private var expanded = 0
 
-    init(entriesById: [String: JSONValue]) {
+    package init(entriesById: [String: JSONValue]) {
         self.entriesById = entriesById
     }
 
     /// `value` with every resolvable entry link replaced.
-    func resolve(_ value: JSONValue) -> JSONValue {
+    package func resolve(_ value: JSONValue) -> JSONValue {
         var resolver = self
         if let id = value["sys"]?["id"]?.stringValue { resolver.path.insert(id) }
         return resolver.walk(value)
     }
 
     /// The id of an unresolved entry link (`{"sys":{"type":"Link","linkType":"Entry","id":…}}`).
-    static func entryLinkID(_ value: JSONValue) -> String? {
+    package static func entryLinkID(_ value: JSONValue) -> String? {
         guard let sys = value["sys"], sys["type"]?.stringValue == "Link",
               sys["linkType"]?.stringValue == "Entry"
         else { return nil }

@@ -1,3 +1,6 @@
+import OptimizationContent
+import OptimizationJSON
+import OptimizationTransport
 /// One entries-collection query of a ``ContentfulDeliverySource``: what to select, in which
 /// locale. Hashable: it keys the cache and the single-flight table.
 struct ContentfulEntryQuery: Hashable, Sendable, CustomStringConvertible {

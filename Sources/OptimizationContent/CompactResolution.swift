@@ -1,13 +1,14 @@
+import OptimizationJSON
 /// The compact `resolvePrepared` answer: `"<sel>|<exp>|<var>|<empty>|<contextId>"`
 /// (see JSRuntime/README.md).
-struct CompactResolution: Equatable {
-    var selectionIndex: Int
-    var experienceIndex: Int
-    var variantIndex: Int
-    var isEmptyVariant: Bool
-    var contextId: String?
+package struct CompactResolution: Equatable {
+    package var selectionIndex: Int
+    package var experienceIndex: Int
+    package var variantIndex: Int
+    package var isEmptyVariant: Bool
+    package var contextId: String?
 
-    init?(_ text: String) {
+    package init?(_ text: String) {
         let fields = text.split(separator: "|", maxSplits: 4, omittingEmptySubsequences: false)
         guard fields.count == 5, let selection = Int(fields[0]), let experience = Int(fields[1]),
               let variant = Int(fields[2]), fields[3] == "0" || fields[3] == "1"
@@ -20,7 +21,7 @@ struct CompactResolution: Equatable {
     }
 
     /// Maps indices back onto the caller's own values; nil if they do not fit the documents.
-    func resolved(entry: ContentfulEntry, selections: SelectedOptimizations?) -> ResolvedOptimizedEntry? {
+    package func resolved(entry: ContentfulEntry, selections: SelectedOptimizations?) -> ResolvedOptimizedEntry? {
         var selection: JSONValue?
         if selectionIndex >= 0 {
             guard let selections, selections.selections.indices.contains(selectionIndex) else { return nil }

@@ -1,3 +1,4 @@
+import OptimizationJSON
 import OrderedCollections
 
 /// The entry to render for a visitor, and why.

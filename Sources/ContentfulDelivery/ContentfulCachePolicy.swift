@@ -1,3 +1,6 @@
+import OptimizationContent
+import OptimizationJSON
+import OptimizationTransport
 /// How a ``ContentfulDeliverySource`` keeps fetched entries. Times are milliseconds of the
 /// source's clock; sizes are counts and bytes of the entries' JSON text.
 public struct ContentfulCachePolicy: Sendable, Equatable {

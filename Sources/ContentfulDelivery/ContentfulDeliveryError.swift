@@ -1,3 +1,6 @@
+import OptimizationContent
+import OptimizationJSON
+import OptimizationTransport
 /// Why a ``ContentfulDeliverySource`` fetch failed. Messages carry the CDA's own `message` where
 /// it sent one; they never contain the access token.
 public enum ContentfulDeliveryError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,6 @@
+import OptimizationContent
+import OptimizationJSON
+import OptimizationTransport
 /// The result of ``ContentfulDeliverySource/entries(ids:locale:)``.
 public struct ContentfulEntryBatch: Sendable {
     /// The entries found, in the order their ids were asked (duplicates asked once).

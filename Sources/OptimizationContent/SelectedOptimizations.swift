@@ -1,3 +1,4 @@
+import OptimizationJSON
 import Foundation
 
 /// A visitor's selected optimizations (the Experience API's `experiences`), prepared for
@@ -9,9 +10,9 @@ import Foundation
 public struct SelectedOptimizations: Sendable, Equatable {
     /// The selections in their original order.
     public let selections: [JSONValue]
-    let jsonText: String
-    let cacheKey: String
-    let handle = DocumentHandle.next()
+    package let jsonText: String
+    package let cacheKey: String
+    package let handle = DocumentHandle.next()
 
     /// No selections: every entry resolves to its baseline.
     public static let empty = try! SelectedOptimizations([])

@@ -1,9 +1,10 @@
+import OptimizationJSON
 /// A cache key for immutable JSON content: length plus two independent 64-bit hashes of its
 /// UTF-8 text (a word-at-a-time multiply-xorshift hash, and the process-seeded standard hasher).
 /// Identical text ⇒ identical key; different text colliding on all three is not a practical
 /// concern, and the seeded half cannot be targeted from outside the process.
-enum ContentKey {
-    static func make(for text: String, salt: String = "") -> String {
+package enum ContentKey {
+    package static func make(for text: String, salt: String = "") -> String {
         var mixed: UInt64 = 0xcbf2_9ce4_8422_2325
         var hasher = Hasher()
         var length = 0
@@ -19,7 +20,7 @@ enum ContentKey {
     }
 
     /// Eight bytes per step: xor, multiply by a 64-bit odd constant, fold the high half down.
-    static func wordHash(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
+    package static func wordHash(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
         var hash = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
         let raw = UnsafeRawBufferPointer(bytes)
         var offset = 0

@@ -1,3 +1,4 @@
+import OptimizationJSON
 import Foundation
 import OrderedCollections
 import Synchronization
@@ -26,10 +27,10 @@ public final class ContentfulEntry: Sendable {
     /// Whether ``document`` is a CDA collection response.
     public let isCollection: Bool
 
-    let jsonText: String
+    package let jsonText: String
     /// The content key under which engines keep this entry's prepared form (``ContentKey``):
     /// computed on the first hand-over to an engine, not when parsing.
-    var cacheKey: String {
+    package var cacheKey: String {
         contentKey.withLock { key in
             if let key { return key }
             let made = ContentKey.make(for: jsonText, salt: isCollection ? id : "")
@@ -37,15 +38,15 @@ public final class ContentfulEntry: Sendable {
             return made
         }
     }
-    let handle = DocumentHandle.next()
+    package let handle = DocumentHandle.next()
     /// One bit per runtime (its identifier modulo 64) that this entry was handed to: a runtime
     /// whose bit is clear skips the lookup that would certainly miss. Once every engine of a pool
     /// has the entry, resolving only READS this word, so threads sharing one entry never write
     /// to a common cache line (no ping-pong). A false "seen" (two runtimes on one bit, or an
     /// entry evicted from an engine's cache) only costs the engine's own miss answer.
-    let knownRuntimes = Atomic<UInt64>(0)
+    package let knownRuntimes = Atomic<UInt64>(0)
     /// For collections: `sys.id` → entry, from `items` then `includes.Entry` (first wins).
-    var entriesById: [String: JSONValue] { tree.entriesById }
+    package var entriesById: [String: JSONValue] { tree.entriesById }
 
     /// The index of a parsed single entry, for building only the variants it resolves to; nil
     /// when the entry was built from a value, or is a collection (whose links need the tree).
@@ -209,7 +210,7 @@ public final class ContentfulEntry: Sendable {
     /// The entry to render at `location`, with entry links resolved from the includes for
     /// collection documents (cycle-safe), memoized. Nil when the location does not lead to an
     /// entry object in this document.
-    func renderedEntry(at location: EntryLocation) -> JSONValue? {
+    package func renderedEntry(at location: EntryLocation) -> JSONValue? {
         if let cached = rendered.withLock({ $0[location] }) { return cached }
         guard let raw = rawEntry(at: location) else { return nil }
         let value = isCollection ? LinkResolver(entriesById: entriesById).resolve(raw) : raw
@@ -218,7 +219,7 @@ public final class ContentfulEntry: Sendable {
     }
 
     /// The baseline as rendered (links resolved for collections): what every fallback returns.
-    var renderedBaseline: JSONValue {
+    package var renderedBaseline: JSONValue {
         renderedEntry(at: .baseline) ?? baseline
     }
 
@@ -253,7 +254,7 @@ public final class ContentfulEntry: Sendable {
 }
 
 /// Which entry of a document to render.
-enum EntryLocation: Hashable, Sendable {
+package enum EntryLocation: Hashable, Sendable {
     case baseline
     /// `fields.nt_experiences[experience]` → `fields.nt_variants[variant]`.
     case variant(experience: Int, variant: Int)

@@ -1,3 +1,6 @@
+import OptimizationContent
+import OptimizationJSON
+import OptimizationTransport
 import OrderedCollections
 
 /// Turns one CDA collection response into one prepared ``ContentfulEntry`` per item, each in

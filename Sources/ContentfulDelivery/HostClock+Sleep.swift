@@ -1,3 +1,6 @@
+import OptimizationContent
+import OptimizationJSON
+import OptimizationTransport
 import JavaScriptHost
 import Synchronization
 
