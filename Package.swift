@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "OptimizationContent", targets: ["OptimizationContent"]),
         .library(name: "OptimizationTransport", targets: ["OptimizationTransport"]),
         .library(name: "ContentfulDelivery", targets: ["ContentfulDelivery"]),
+        .library(name: "ViewTracking", targets: ["ViewTracking"]),
         .library(name: "OptimizationTesting", targets: ["OptimizationTesting"]),
         .executable(name: "optimization", targets: ["OptimizationCLI"]),
     ],
@@ -75,6 +76,15 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // View tracking: turns the visibility of a rendered entry into view events (dwell time,
+        // duration updates, a final update), on an injected clock.
+        .target(
+            name: "ViewTracking",
+            dependencies: [
+                "OptimizationContent", "OptimizationJSON", "JavaScriptHost",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         // The durable outbox: a crash-safe, bounded store of accepted events waiting for
         // delivery, in one directory (segment files, acknowledgements, recovery).
         .target(
@@ -94,6 +104,7 @@ let package = Package(
                 "OptimizationContent",
                 "OptimizationTransport",
                 "ContentfulDelivery",
+                "ViewTracking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -158,7 +169,7 @@ let package = Package(
             name: "OptimizationTests",
             dependencies: [
                 "Optimization", "JavaScriptHost", "OptimizationTesting", "OutboxCrashHelper",
-                "OptimizationJSON", "OptimizationContent", "OptimizationTransport", "ContentfulDelivery", "EventOutbox",
+                "OptimizationJSON", "OptimizationContent", "OptimizationTransport", "ContentfulDelivery", "EventOutbox", "ViewTracking",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -7,3 +7,4 @@
 @_exported import OptimizationContent
 @_exported import OptimizationJSON
 @_exported import OptimizationTransport
+@_exported import ViewTracking

@@ -142,13 +142,13 @@ extension OptimizationClient {
     /// Fire-and-forget ``trackView(_:)`` for the view-tracking controller: gate, build and
     /// publication happen before this returns; the result is ignored (a failure is logged
     /// without the payload). No-op before `initialize`. Synchronous, thread-safe.
-    func submitView(_ payload: TrackViewPayload) {
+    package func submitView(_ payload: TrackViewPayload) {
         guard let runtime = currentRuntime else { return }
         runtime.channel.submit("trackView", payload: payload.jsonValue, on: runtime.engine)
     }
 
     /// Fire-and-forget ``trackClick(_:)``; see ``submitView(_:)``.
-    func submitClick(_ payload: TrackClickPayload) {
+    package func submitClick(_ payload: TrackClickPayload) {
         guard let runtime = currentRuntime else { return }
         runtime.channel.submit("trackClick", payload: payload.jsonValue, on: runtime.engine)
     }

@@ -1,5 +1,7 @@
 import Foundation
 import JavaScriptHost
+import OptimizationContent
+import OptimizationJSON
 import Synchronization
 
 /// Turns the visibility of one rendered entry into view events (DECISIONS 14): a view event after
@@ -95,55 +97,9 @@ public final class ViewTrackingController: Sendable {
 
     // MARK: - Initializers
 
-    /// A controller for an entry rendered from `resolved`.
-    ///
-    /// Metadata: `componentId` = `baseline.id`; `experienceId`, `variantIndex` (default 0) and
-    /// `sticky` from `resolved.selectedOptimization`; `optimizationContextId` from `resolved`.
-    /// Events go through `client` and timers run on `client.environment.clock`.
-    /// - Parameters:
-    ///   - baseline: the entry that was passed to `resolveOptimizedEntry` (views are always
-    ///     reported against the baseline, also when a variant or the empty variant is rendered).
-    ///   - resolved: what `resolveOptimizedEntry` returned for it.
-    /// - Throws: ``ViewTrackingError/invalidOption(_:value:)`` for invalid `options`.
-    public convenience init(
-        client: OptimizationClient, baseline: ContentfulEntry, resolved: ResolvedOptimizedEntry,
-        options: ViewTrackingOptions = .init()
-    ) throws(ViewTrackingError) {
-        try self.init(client: client, baselineId: baseline.id, resolved: resolved, options: options)
-    }
-
-    /// Like ``init(client:baseline:resolved:options:)``, for a host that only kept the
-    /// baseline's `sys.id`.
-    /// - Throws: ``ViewTrackingError/emptyComponentId`` when `baselineId` is empty,
-    ///   ``ViewTrackingError/invalidOption(_:value:)`` for invalid `options`.
-    public convenience init(
-        client: OptimizationClient, baselineId: String, resolved: ResolvedOptimizedEntry,
-        options: ViewTrackingOptions = .init()
-    ) throws(ViewTrackingError) {
-        try self.init(sink: client, clock: client.environment.clock, baselineId: baselineId, resolved: resolved, options: options)
-    }
-
-    /// A controller with explicit metadata. Events go through `client` and timers run on
-    /// `client.environment.clock`.
-    /// - Parameters:
-    ///   - componentId: `sys.id` of the baseline entry.
-    ///   - experienceId: the matched experience, if any.
-    ///   - variantIndex: the rendered variant, 0 for the baseline.
-    ///   - sticky: whether the experience is sticky, if known.
-    ///   - optimizationContextId: from the ``ResolvedOptimizedEntry``, if any.
-    /// - Throws: ``ViewTrackingError/emptyComponentId`` when `componentId` is empty,
-    ///   ``ViewTrackingError/invalidOption(_:value:)`` for invalid `options`.
-    public convenience init(
-        client: OptimizationClient, componentId: String, experienceId: String? = nil, variantIndex: Int = 0,
-        sticky: Bool? = nil, optimizationContextId: String? = nil, options: ViewTrackingOptions = .init()
-    ) throws(ViewTrackingError) {
-        try self.init(
-            sink: client, clock: client.environment.clock, componentId: componentId, experienceId: experienceId,
-            variantIndex: variantIndex, sticky: sticky, optimizationContextId: optimizationContextId, options: options)
-    }
-
-    /// Test seam: metadata derived from `resolved` as in the public initializers.
-    convenience init(
+    /// A controller whose events go to `sink` and whose timers run on `clock`, with metadata
+    /// derived from `resolved` (as ``OptimizationClient``'s initializers do).
+    package convenience init(
         sink: any ViewEventSink, clock: any HostClock, baselineId: String, resolved: ResolvedOptimizedEntry,
         options: ViewTrackingOptions = .init()
     ) throws(ViewTrackingError) {
@@ -156,8 +112,8 @@ public final class ViewTrackingController: Sendable {
             optimizationContextId: resolved.optimizationContextId, options: options)
     }
 
-    /// Test seam: any sink, any clock.
-    init(
+    /// A controller whose events go to `sink` and whose timers run on `clock`.
+    package init(
         sink: any ViewEventSink, clock: any HostClock, componentId: String, experienceId: String? = nil,
         variantIndex: Int = 0, sticky: Bool? = nil, optimizationContextId: String? = nil,
         options: ViewTrackingOptions = .init()

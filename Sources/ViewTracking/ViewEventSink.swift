@@ -9,12 +9,9 @@
 /// that released its last reference (the final update sent from `deinit`). Implementations must
 /// therefore not call back into the calling controller.
 ///
-/// `OptimizationClient` is the production sink: its conformance,
-/// `extension OptimizationClient: ViewEventSink {}`, is declared with
-/// `OptimizationClient.submitView(_:)` / `submitClick(_:)` in Events/OptimizationClient+Events.swift
-/// (they route through `trackView` / `trackClick`), not in this directory. Tests inject a
-/// recording sink.
-protocol ViewEventSink: Sendable {
+/// `OptimizationClient` is the production sink (its `submitView(_:)` / `submitClick(_:)` route
+/// through `trackView` / `trackClick`). Tests inject a recording sink.
+package protocol ViewEventSink: Sendable {
     /// Hands an entry view (or a duration update / final update of one) to the engine.
     func submitView(_ payload: TrackViewPayload)
     /// Hands an entry click to the engine.

@@ -1,3 +1,4 @@
+import OptimizationJSON
 import OrderedCollections
 
 /// An entry view (Insights `component` event; also sent to the Experience API when sticky).
