@@ -24,12 +24,15 @@ function evaluate(file) {
 }
 
 const manifest = JSON.parse(fs.readFileSync(path.join(runtimeRoot, 'manifest.json'), 'utf8'));
+const benchmarkManifest = JSON.parse(fs.readFileSync(path.join(runtimeRoot, 'benchmarks', 'manifest.json'), 'utf8'));
 const testFiles = JSON.parse(fs.readFileSync(path.join(testsRoot, 'js-test-files.json'), 'utf8'));
 const specFiles = fs.readdirSync(testsRoot).filter((name) => name.endsWith('.spec.js')).sort();
 
 nodeAssert.equal(testFiles[0], 'fake-host.js', 'js-test-files.json must start with fake-host.js');
 evaluate(path.join(testsRoot, 'fake-host.js'));
 for (const file of manifest) evaluate(path.join(runtimeRoot, file));
+// Benchmark-only scripts are tested here; production engines never load them.
+for (const file of benchmarkManifest) evaluate(path.join(runtimeRoot, 'benchmarks', file));
 for (const file of testFiles.slice(1)) evaluate(path.join(testsRoot, file));
 
 test('js-test-files.json lists harness.js, fixtures.js and every *.spec.js in order', () => {
@@ -44,6 +47,8 @@ test('every JSRuntime script is listed in the manifest or is a test file', () =>
     }
   }
   nodeAssert.deepEqual([...scripts].sort(), [...manifest].sort());
+  const benchmarks = fs.readdirSync(path.join(runtimeRoot, 'benchmarks')).filter((name) => name.endsWith('.js'));
+  nodeAssert.deepEqual(benchmarks.sort(), [...benchmarkManifest].sort());
 });
 
 for (const jsTestCase of globalThis.__jsTests) {

@@ -10,13 +10,16 @@ struct EmbedJSRuntimePlugin: BuildToolPlugin {
         let runtime = context.package.directoryURL.appending(path: "JSRuntime")
         let manifest = runtime.appending(path: "manifest.json")
         let scripts = try JSONDecoder().decode([String].self, from: Data(contentsOf: manifest))
+        let benchmarkManifest = runtime.appending(path: "benchmarks/manifest.json")
+        let benchmarkScripts = try JSONDecoder().decode([String].self, from: Data(contentsOf: benchmarkManifest))
         let output = context.pluginWorkDirectoryURL.appending(path: "GeneratedJSRuntimeScripts.swift")
         return [
             .buildCommand(
                 displayName: "Embedding JSRuntime (\(scripts.count) scripts)",
                 executable: try context.tool(named: "EmbedJSRuntimeTool").url,
                 arguments: [runtime.path, output.path],
-                inputFiles: [manifest] + scripts.map { runtime.appending(path: $0) },
+                inputFiles: [manifest, benchmarkManifest] + scripts.map { runtime.appending(path: $0) }
+                    + benchmarkScripts.map { runtime.appending(path: "benchmarks/" + $0) },
                 outputFiles: [output]
             )
         ]

@@ -35,6 +35,10 @@ struct JSRuntimeSuiteTests {
         for script in EmbeddedJSRuntime.scripts {
             try engine.evaluate(script.source, sourceURL: script.path)
         }
+        // Benchmark-only scripts are tested too (production engines never load them).
+        for script in EmbeddedJSRuntime.benchmarkScripts {
+            try engine.evaluate(script.source, sourceURL: script.path)
+        }
         for file in testFiles.dropFirst() { try evaluateTestFile(file) }
         let report = ReportBox()
         try engine.registerFunction("__reportJsTests") { arguments in
@@ -57,4 +61,17 @@ private final class ReportBox: @unchecked Sendable {
     private var stored: String?
     var value: String? { lock.withLock { stored } }
     func set(_ value: String?) { lock.withLock { stored = value } }
+}
+
+@Suite("Production engines carry no benchmark code")
+struct ProductionEngineContentsTests {
+    @Test func theJSONCallBaselineIsLoadedOnlyByTheBenchmark() throws {
+        #expect(!EmbeddedJSRuntime.scripts.contains { $0.path.contains("json-call-baseline") })
+        #expect(EmbeddedJSRuntime.benchmarkScripts.map(\.path) == ["benchmarks/json-call-baseline.js"])
+        let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
+        try client.initialize(config: OptimizationConfig(clientId: "c"))
+        defer { client.destroy() }
+        let engine = try #require(client.currentRuntime?.engine)
+        #expect(try engine.evaluate("typeof __optimization.jsonCallBaseline") == .string("undefined"))
+    }
 }

@@ -4,7 +4,8 @@ import JavaScriptHost
 /// this client's own engine: the entry and the selections cross as JSON text, JavaScript parses
 /// both (`JSON.parse`), resolves with the shared resolver, stringifies the result, and this
 /// library's JSON parser reads it back. Nothing is cached between calls (see
-/// `JSRuntime/core/json-call-baseline.js`).
+/// `JSRuntime/benchmarks/json-call-baseline.js`, which only this type loads, into the engine it
+/// measures; production engines never carry it).
 ///
 /// For measurement only. Thread-safe like the client (the engine's lock, one call at a time).
 @_spi(Benchmarking)
@@ -12,6 +13,11 @@ public final class JSONCallBaseline: Sendable {
     private let function: JavaScriptFunction
 
     init(runtime: OptimizationRuntime) throws {
+        if try runtime.engine.evaluate("typeof __optimization.jsonCallBaseline") != .string("function") {
+            for script in EmbeddedJSRuntime.benchmarkScripts {
+                try runtime.engine.evaluate(script.source, sourceURL: "JSRuntime/\(script.path)")
+            }
+        }
         function = try runtime.engine.function("__optimization.jsonCallBaseline")
     }
 

@@ -1,11 +1,12 @@
-// core/json-call-baseline.js
+// benchmarks/json-call-baseline.js
 // Contract: `__optimization.jsonCallBaseline(entryText, selectionsText)` → JSON text
 // {entry, selectedOptimization?, isEmptyVariant?: true}. The per-call JSON pattern that
 // `optimization bench` compares the engine against: both documents arrive as JSON text and are
 // parsed here (`JSON.parse`), resolved with the shared resolver, and the result is stringified
 // (`JSON.stringify`); nothing is cached between calls. A single entry or a CDA collection
 // (items[0] is the baseline); `selectionsText` may be "null". Throws a SyntaxError on invalid JSON.
-// For measurement only: hosts resolve through __bridge.resolvePrepared.
+// For measurement only: never loaded into a production engine (it is not in JSRuntime/manifest.json);
+// the benchmark loads it into its own engine. Hosts resolve through __bridge.resolvePrepared.
 (function () {
   'use strict';
   var ns = globalThis.__optimization || (globalThis.__optimization = {});
