@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ViewTracking", targets: ["ViewTracking"]),
         .library(name: "OptimizationTesting", targets: ["OptimizationTesting"]),
         .executable(name: "optimization", targets: ["OptimizationCLI"]),
+        .executable(name: "optimization-bench", targets: ["OptimizationBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -134,6 +135,17 @@ let package = Package(
             dependencies: [
                 "Optimization",
                 "JavaScriptHost",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `optimization-bench`: the benchmarks (resolve, engine start, service, view tracking,
+        // outbox), one JSON object of figures. Kept out of the `optimization` tool.
+        .executableTarget(
+            name: "OptimizationBenchmarks",
+            dependencies: [
+                "Optimization",
+                "JavaScriptHost",
                 "OptimizationTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -177,7 +189,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationCLITests",
-            dependencies: ["Optimization", "OptimizationCLI", "OptimizationTesting"]
+            dependencies: ["Optimization", "OptimizationCLI", "OptimizationBenchmarks", "OptimizationTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

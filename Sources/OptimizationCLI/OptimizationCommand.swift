@@ -7,8 +7,8 @@ import Foundation
 struct OptimizationCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "optimization",
-        abstract: "Resolve Contentful entries to their baseline or variant, render merge tags, and measure the engine.",
-        subcommands: [ResolveCommand.self, MergeTagsCommand.self, BenchCommand.self]
+        abstract: "Resolve Contentful entries to their baseline or variant and render merge tags.",
+        subcommands: [ResolveCommand.self, MergeTagsCommand.self]
     )
 
     /// Runs the command, printing every failure as `error: …` on stderr with a sysexits code:

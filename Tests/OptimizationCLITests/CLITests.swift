@@ -105,8 +105,8 @@ struct CLITests {
     }
 
     @Test func benchPrintsOneJSONObjectWithTheFigures() throws {
-        let run = try CLI.run(["bench", "--warm-iterations", "200", "--cold-iterations", "50", "--engine-starts", "2",
-                               "--memory-resolves", "2000"])
+        let run = try CLI.run(["--warm-iterations", "200", "--cold-iterations", "50", "--engine-starts", "2",
+                               "--memory-resolves", "2000"], executable: try CLI.executable(named: "optimization-bench"))
         #expect(run.status == 0, "\(run.stderr)")
         let report = try JSONValue(jsonText: run.stdout)
         for key in ["warm_p50_us", "warm_p99_us", "cold_p50_us", "engine_start_ms", "baseline_json_call_p50_us",
@@ -128,15 +128,16 @@ enum CLI {
         var stderr: String
     }
 
-    static func executable() throws -> URL {
+    /// The built executable `name` (default `optimization`) next to the test bundle.
+    static func executable(named name: String = "optimization") throws -> URL {
         let testBundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var directory = testBundle.deletingLastPathComponent()
         for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("optimization")
+            let candidate = directory.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory = directory.deletingLastPathComponent()
         }
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "optimization next to \(testBundle.path)"])
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(name) next to \(testBundle.path)"])
     }
 
     static func run(

@@ -61,7 +61,7 @@ enum OutboxDrainBench {
             return count
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        guard delivered >= events, seconds > 0 else { throw CLIFailure.software("the backlog was not drained (\(delivered) of \(events))") }
+        guard delivered >= events, seconds > 0 else { throw BenchFailure("the backlog was not drained (\(delivered) of \(events))") }
         return Double(events) / seconds
     }
 }

@@ -4,11 +4,14 @@ import Foundation
 import JavaScriptHost
 @_spi(Benchmarking) import Optimization
 
-/// `optimization bench`: measures the resolve path and engine start on this machine and prints
-/// one JSON object. Timing goals are checked here, never in timed tests.
+/// `optimization-bench`: measures the resolve path, engine start, the service, view tracking
+/// and the durable outbox on this machine and prints one JSON object. Timing goals are checked
+/// here, never in timed tests. A separate executable, so the `optimization` tool carries no
+/// benchmark code and no test kit.
+@main
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
+        commandName: "optimization-bench",
         abstract: "Measure resolve latency and engine start; print one JSON object.",
         discussion: """
             warm_*: the same prepared entry resolved again for the same selections (answered from
@@ -58,6 +61,28 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
+    /// Runs the benchmark; a failure prints `error: …` on stderr and exits non-zero (70 when a
+    /// measurement went wrong, 64 for bad arguments).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as BenchFailure {
+            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
+            Foundation.exit(70)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            var message = fullMessage(for: error)
+            if message.hasPrefix("Error: ") { message = String(message.dropFirst("Error: ".count)) }
+            FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+            Foundation.exit(code.rawValue == 1 ? 64 : code.rawValue)
+        }
+    }
+
     func run() throws {
         var report: [(String, Double)] = []
         if outboxOnly {
@@ -76,7 +101,7 @@ struct BenchCommand: ParsableCommand {
         let selections = try SelectedOptimizations(jsonData: Array(BenchmarkFixture.selectionsJSON.utf8))
         guard client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections).entryId
             == "4k6ZyFQnR2POY5IJLLlJRb"
-        else { throw CLIFailure.software("benchmark entry did not resolve to its variant") }
+        else { throw BenchFailure("benchmark entry did not resolve to its variant") }
 
         for _ in 0..<2_000 { _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections) }
         let warm = time(warmIterations) { _ in
@@ -164,7 +189,7 @@ struct BenchCommand: ParsableCommand {
         let selectionsText = BenchmarkFixture.selectionsJSON
         guard try baseline.resolve(entryJSON: entryText, selectionsJSON: selectionsText)["entry"]?["sys"]?["id"]
             == "4k6ZyFQnR2POY5IJLLlJRb"
-        else { throw CLIFailure.software("the JSON-call baseline did not resolve to the variant") }
+        else { throw BenchFailure("the JSON-call baseline did not resolve to the variant") }
         for _ in 0..<200 { _ = try? baseline.resolve(entryJSON: entryText, selectionsJSON: selectionsText) }
         let samples = time(coldIterations) { _ in
             _ = try? baseline.resolve(entryJSON: entryText, selectionsJSON: selectionsText)

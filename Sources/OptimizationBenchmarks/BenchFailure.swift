@@ -1,0 +1,13 @@
+import Foundation
+
+/// A benchmark that could not measure what it should (a wrong answer, a step that failed):
+/// `optimization-bench` prints `error: <message>` and exits with 70.
+struct BenchFailure: Error, CustomStringConvertible {
+    let message: String
+
+    init(_ message: String) {
+        self.message = message
+    }
+
+    var description: String { message }
+}
