@@ -1,9 +1,11 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// Linux only: the engine runs on GTK's JavaScriptCore (libjavascriptcoregtk-4.1-dev, found with
+// pkg-config), which Apple platforms do not have; JavaScriptHost stops a build elsewhere with a
+// clear error.
 let package = Package(
     name: "swift-optimization-linux",
-    platforms: [.macOS(.v14)],
     products: [
         .library(name: "Optimization", targets: ["Optimization"]),
         .library(name: "JavaScriptHost", targets: ["JavaScriptHost"]),

@@ -80,7 +80,7 @@ extension JavaScriptEngine {
     }
 
     /// Number of JavaScript timers scheduled and not yet fired or cleared.
-    public var pendingTimerCount: Int {
+    package var pendingTimerCount: Int {
         lock.withLock { timers.count }
     }
 
@@ -153,14 +153,14 @@ extension JavaScriptEngine {
 
     /// Number of `__nativeFetch` requests started and neither delivered back to JavaScript nor
     /// cancelled (by `__nativeCancelFetch` or ``close()``).
-    public var pendingFetchCount: Int {
+    package var pendingFetchCount: Int {
         lock.withLock { fetches.count }
     }
 
     /// Number of `__nativeFetch` tasks whose transport call has not returned yet, cancelled ones
     /// included: a cancelled request counts until the transport has actually stopped it. Tasks
     /// still running when the engine is deallocated are no longer counted by anyone.
-    public var runningFetchCount: Int {
+    package var runningFetchCount: Int {
         lock.withLock { fetchTasksRunning }
     }
 

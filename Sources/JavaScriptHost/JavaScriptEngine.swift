@@ -182,7 +182,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
     }
 
     /// Checks `script` for syntax errors without running it.
-    public func checkSyntax(_ script: String, sourceURL: String? = nil) throws {
+    package func checkSyntax(_ script: String, sourceURL: String? = nil) throws {
         try withContext { context in
             let source = makeJSString(script)
             defer { JSStringRelease(source) }
@@ -276,7 +276,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
     // MARK: Diagnostics
 
     /// Runs a real, synchronous full garbage collection. For tests; slow.
-    public func collectGarbage() {
+    package func collectGarbage() {
         lock.withLock {
             guard let context else { return }
             JSSynchronousGarbageCollectForDebugging(context)

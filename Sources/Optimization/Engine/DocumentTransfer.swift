@@ -3,7 +3,8 @@ import Synchronization
 
 /// Hands prepared documents (``ContentfulEntry``, ``SelectedOptimizations``) to one engine by
 /// handle: adopted from equal content the engine already holds (by content key), or transferred
-/// as JSON. Call with the engine lock held. Thread-safe counters.
+/// as JSON. Call with the engine lock held. The counters are relaxed atomics (no lock on the
+/// resolve path), readable from any thread.
 final class DocumentTransfer: Sendable {
     /// How many entries and selection sets were handed to the engine as JSON (each one costs a
     /// parse inside JavaScript; an entry the engine already holds costs none), and how often the
@@ -19,7 +20,9 @@ final class DocumentTransfer: Sendable {
     private let prepareSelections: JavaScriptFunction
     private let adoptEntry: JavaScriptFunction
     private let adoptSelections: JavaScriptFunction
-    private let countsStorage = Mutex(Counts())
+    private let entriesTransferred = Atomic<Int>(0)
+    private let selectionsTransferred = Atomic<Int>(0)
+    private let resolveCalls = Atomic<Int>(0)
 
     init(engine: JavaScriptEngine) throws {
         prepareEntry = try engine.function("__bridge.prepareEntry")
@@ -28,10 +31,14 @@ final class DocumentTransfer: Sendable {
         adoptSelections = try engine.function("__bridge.adoptSelections")
     }
 
-    var counts: Counts { countsStorage.withLock { $0 } }
+    var counts: Counts {
+        Counts(
+            entries: entriesTransferred.load(ordering: .relaxed), selections: selectionsTransferred.load(ordering: .relaxed),
+            resolveCalls: resolveCalls.load(ordering: .relaxed))
+    }
 
     func countResolveCall() {
-        countsStorage.withLock { $0.resolveCalls += 1 }
+        resolveCalls.wrappingAdd(1, ordering: .relaxed)
     }
 
     /// Makes the engine hold `entry` under its handle.
@@ -40,7 +47,7 @@ final class DocumentTransfer: Sendable {
         let key = JavaScriptValue.string(entry.cacheKey)
         if try adoptEntry.call(entryHandle, key) != .bool(true) {
             try prepareEntry.call(entryHandle, .json(entry.jsonText), entry.isCollection ? .string(entry.id) : .undefined, key)
-            countsStorage.withLock { $0.entries += 1 }
+            entriesTransferred.wrappingAdd(1, ordering: .relaxed)
         }
     }
 
@@ -50,7 +57,7 @@ final class DocumentTransfer: Sendable {
         let key = JavaScriptValue.string(selections.cacheKey)
         if try adoptSelections.call(selectionsHandle, key) != .bool(true) {
             try prepareSelections.call(selectionsHandle, .json(selections.jsonText), key)
-            countsStorage.withLock { $0.selections += 1 }
+            selectionsTransferred.wrappingAdd(1, ordering: .relaxed)
         }
     }
 }
