@@ -4,7 +4,8 @@
 //   installEvents(instance)   builds the consent controller, event builder, delivery
 //                             (bridge-delivery.js), emitter and de-dupe trackers of a new instance
 //   async (payload, requestId): identify, page, screen, trackCurrentScreen, track, trackView,
-//                             trackClick — validated (core/payload-rules.js), settled with
+//                             trackClick, trackHover, trackFlagView — validated
+//                             (core/payload-rules.js), settled with
 //                             EmissionResult JSON {"accepted": bool, "data"?}
 //   sync: consent(input), hasConsent(method), setOnline(bool) (also before initialize)
 (function () {
@@ -165,6 +166,14 @@
     return thenEmission(target.events.trackClick(payload));
   });
 
+  var trackHover = asyncMethod('trackHover', rules.TRACK_HOVER, function (target, payload) {
+    return thenEmission(target.events.trackHover(payload));
+  });
+
+  var trackFlagView = asyncMethod('trackFlagView', rules.TRACK_FLAG_VIEW, function (target, payload) {
+    return thenEmission(target.events.trackFlagView(payload));
+  });
+
   function consent(input) {
     if (shared.current === null) return;
     shared.current.consent.set(input);
@@ -195,6 +204,8 @@
     track: track,
     trackView: trackView,
     trackClick: trackClick,
+    trackHover: trackHover,
+    trackFlagView: trackFlagView,
     consent: consent,
     hasConsent: hasConsent,
     setOnline: setOnline,

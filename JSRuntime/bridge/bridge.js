@@ -132,6 +132,8 @@
     track: events.track,
     trackView: events.trackView,
     trackClick: events.trackClick,
+    trackHover: events.trackHover,
+    trackFlagView: events.trackFlagView,
     consent: events.consent,
     hasConsent: events.hasConsent,
     setOnline: events.setOnline,

@@ -139,6 +139,39 @@ extension OptimizationClient {
         try await emit("trackClick", payload.jsonValue)
     }
 
+    /// Reports a hover over an entry (Insights `component_hover` event), as
+    /// ``OptimizationRequest/trackHover(componentId:hoverId:hoverDurationMs:experienceId:variantIndex:)``
+    /// does on the service. Gated by the `component_hover` allow-list entry before consent.
+    /// - Parameters:
+    ///   - hoverId: identifies the hover (one per continuous hover).
+    ///   - hoverDurationMs: how long the pointer stayed, in milliseconds.
+    /// - Returns: `accepted` false when consent blocked the call.
+    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    @discardableResult
+    public func trackHover(
+        componentId: String, hoverId: String, hoverDurationMs: Int, experienceId: String? = nil, variantIndex: Int? = nil
+    ) async throws(OptimizationError) -> EventEmissionResult {
+        var payload: OrderedDictionary<String, JSONValue> = [
+            "componentId": .string(componentId), "hoverId": .string(hoverId), "hoverDurationMs": .number(JSONNumber(hoverDurationMs)),
+        ]
+        if let experienceId { payload["experienceId"] = .string(experienceId) }
+        if let variantIndex { payload["variantIndex"] = .number(JSONNumber(variantIndex)) }
+        return try await emit("trackHover", .object(payload))
+    }
+
+    /// Reports that a flag's value was shown (Insights `component` event of type `Variable`), as
+    /// ``OptimizationRequest/trackFlagView(componentId:experienceId:variantIndex:)`` does on the
+    /// service. Gated by the `flag` (or `component`) allow-list entry before consent.
+    /// - Returns: `accepted` false when consent blocked the call.
+    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    @discardableResult
+    public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> EventEmissionResult {
+        var payload: OrderedDictionary<String, JSONValue> = ["componentId": .string(componentId)]
+        if let experienceId { payload["experienceId"] = .string(experienceId) }
+        if let variantIndex { payload["variantIndex"] = .number(JSONNumber(variantIndex)) }
+        return try await emit("trackFlagView", .object(payload))
+    }
+
     /// Fire-and-forget ``trackView(_:)`` for the view-tracking controller: gate, build and
     /// publication happen before this returns; the result is ignored (a failure is logged
     /// without the payload). No-op before `initialize`. Synchronous, thread-safe.
