@@ -70,7 +70,7 @@ public final class DurableOutbox: Sendable {
     /// ``init(directory:configuration:clock:logger:)`` over another file system (tests: a model
     /// of what a crash keeps, with injected faults).
     /// - Parameter compactionMinimumBytes: the smallest sealed segment that is compacted.
-    init(
+    package init(
         directory: URL, configuration: OutboxConfiguration = .init(), clock: any HostClock = SystemClock(),
         logger: Logger, fileSystem: any OutboxFileSystem, compactionMinimumBytes: Int = 64 << 10
     ) throws(OutboxError) {

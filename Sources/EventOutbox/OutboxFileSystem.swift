@@ -13,7 +13,7 @@ import Darwin
 ///
 /// Implementations must be safe to call from any thread; the outbox never uses one handle from
 /// two threads at once (it syncs a ``duplicate(_:)`` outside its lock).
-protocol OutboxFileSystem: Sendable {
+package protocol OutboxFileSystem: Sendable {
     /// Creates `path` (and missing parents) with mode 0700; an existing directory is set to 0700.
     /// - Throws: ``OutboxError/cannotOpen(path:errno:)``.
     func makePrivateDirectory(_ path: String) throws(OutboxError)
@@ -90,8 +90,10 @@ extension OutboxFileSystem {
 /// The outbox's files on the real disk: raw descriptors, so an append is exactly one `write(2)`
 /// and nothing waits in a process buffer. Stateless; callers serialize access to their
 /// descriptors.
-struct PosixOutboxFileSystem: OutboxFileSystem {
-    func makePrivateDirectory(_ path: String) throws(OutboxError) {
+package struct PosixOutboxFileSystem: OutboxFileSystem {
+    package init() {}
+
+    package func makePrivateDirectory(_ path: String) throws(OutboxError) {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component
@@ -107,7 +109,7 @@ struct PosixOutboxFileSystem: OutboxFileSystem {
         }
     }
 
-    func lockFile(_ path: String, directory: String) throws(OutboxError) -> Int32 {
+    package func lockFile(_ path: String, directory: String) throws(OutboxError) -> Int32 {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .cannotOpen(path: path, errno: errno) }
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
@@ -120,7 +122,7 @@ struct PosixOutboxFileSystem: OutboxFileSystem {
         return descriptor
     }
 
-    func createForAppend(_ path: String, header: [UInt8]) throws(OutboxError) -> Int32 {
+    package func createForAppend(_ path: String, header: [UInt8]) throws(OutboxError) -> Int32 {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .ioFailure(path: path, operation: "create", errno: errno) }
         do {
@@ -133,7 +135,7 @@ struct PosixOutboxFileSystem: OutboxFileSystem {
         return descriptor
     }
 
-    func openForAppend(_ path: String) throws(OutboxError) -> Int32 {
+    package func openForAppend(_ path: String) throws(OutboxError) -> Int32 {
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard descriptor >= 0 else { throw .ioFailure(path: path, operation: "open", errno: errno) }
         return descriptor
@@ -141,7 +143,7 @@ struct PosixOutboxFileSystem: OutboxFileSystem {
 
     /// One `write(2)` (retrying `EINTR`).
     @inline(__always)
-    func writeOnce(_ bytes: UnsafeRawBufferPointer, to handle: Int32, path: String) throws(OutboxError) -> Int {
+    package func writeOnce(_ bytes: UnsafeRawBufferPointer, to handle: Int32, path: String) throws(OutboxError) -> Int {
         while true {
             let written = Glibc.write(handle, bytes.baseAddress, bytes.count)
             if written >= 0 { return written }
@@ -151,25 +153,25 @@ struct PosixOutboxFileSystem: OutboxFileSystem {
     }
 
     /// `fsync(2)`, retrying `EINTR`.
-    func sync(_ handle: Int32, path: String) throws(OutboxError) {
+    package func sync(_ handle: Int32, path: String) throws(OutboxError) {
         while fsync(handle) != 0 {
             if errno == EINTR { continue }
             throw .ioFailure(path: path, operation: "fsync", errno: errno)
         }
     }
 
-    func syncDirectory(_ path: String) throws(OutboxError) {
+    package func syncDirectory(_ path: String) throws(OutboxError) {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .ioFailure(path: path, operation: "open directory", errno: errno) }
         defer { close(descriptor) }
         try sync(descriptor, path: path)
     }
 
-    func truncate(_ handle: Int32, to length: Int) -> Bool {
+    package func truncate(_ handle: Int32, to length: Int) -> Bool {
         ftruncate(handle, off_t(length)) == 0
     }
 
-    func readAll(_ path: String) throws(OutboxError) -> [UInt8] {
+    package func readAll(_ path: String) throws(OutboxError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .ioFailure(path: path, operation: "open", errno: errno) }
         defer { close(descriptor) }
@@ -196,7 +198,7 @@ struct PosixOutboxFileSystem: OutboxFileSystem {
         return bytes
     }
 
-    func replace(_ path: String, with bytes: [UInt8]) throws(OutboxError) {
+    package func replace(_ path: String, with bytes: [UInt8]) throws(OutboxError) {
         let temporary = path + ".tmp"
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -217,11 +219,11 @@ struct PosixOutboxFileSystem: OutboxFileSystem {
         }
     }
 
-    func remove(_ path: String) throws(OutboxError) {
+    package func remove(_ path: String) throws(OutboxError) {
         if unlink(path) != 0, errno != ENOENT { throw .ioFailure(path: path, operation: "remove", errno: errno) }
     }
 
-    func list(_ directory: String) throws(OutboxError) -> [String] {
+    package func list(_ directory: String) throws(OutboxError) -> [String] {
         guard let stream = opendir(directory) else { throw .cannotOpen(path: directory, errno: errno) }
         defer { closedir(stream) }
         var names: [String] = []
@@ -234,17 +236,17 @@ struct PosixOutboxFileSystem: OutboxFileSystem {
         return names
     }
 
-    func size(_ handle: Int32) -> Int {
+    package func size(_ handle: Int32) -> Int {
         var status = stat()
         return fstat(handle, &status) == 0 ? Int(status.st_size) : 0
     }
 
-    func duplicate(_ handle: Int32) -> Int32? {
+    package func duplicate(_ handle: Int32) -> Int32? {
         let copy = dup(handle)
         return copy >= 0 ? copy : nil
     }
 
-    func close(_ handle: Int32) {
+    package func close(_ handle: Int32) {
         _ = Glibc.close(handle)
     }
 }

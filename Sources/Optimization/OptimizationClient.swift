@@ -36,6 +36,8 @@ public final class OptimizationClient: Sendable {
         public var storage: OptimizationStorage
         /// Durability policy, bounds and time to live of the outbox (used with a storage directory).
         public var outbox: OutboxConfiguration
+        /// The outbox's file access (tests inject faults such as a full disk); nil: the real one.
+        package var outboxFileSystem: (any OutboxFileSystem)?
 
         public init(
             logger: Logger = Logger(label: "Optimization", factory: { _ in SwiftLogNoOpLogHandler() }),
@@ -100,7 +102,8 @@ public final class OptimizationClient: Sendable {
             outbox = try directory.map { directory throws(OptimizationError) in
                 try OutboxLink.open(
                     directory: directory.appendingPathComponent("outbox", isDirectory: true),
-                    configuration: environment.outbox, clock: environment.clock, logger: environment.logger)
+                    configuration: environment.outbox, clock: environment.clock, logger: environment.logger,
+                    fileSystem: environment.outboxFileSystem ?? PosixOutboxFileSystem())
             }
         } catch {
             if let ownedTransport { Task { try? await ownedTransport.shutdown() } }

@@ -2,6 +2,7 @@ import Foundation
 import JavaScriptHost
 @testable import Optimization
 import OptimizationTesting
+import Synchronization
 import Testing
 
 /// Issue 12 for the single-visitor client: with a storage directory every accepted event is in
@@ -227,5 +228,71 @@ struct ClientAppendFailureTests {
         #expect(client.currentRuntime?.outbox?.outbox.count == 0, "not stored")
         #expect(try await client.track(event: "small").accepted, "the next event is unaffected")
         #expect(await iterator.next()?["event"]?.stringValue == "small", "the refused event was never published")
+    }
+}
+
+/// The real file system, except that writes to segment files fail with ENOSPC while `isFull`.
+final class FullDiskFileSystem: OutboxFileSystem {
+    private let real = PosixOutboxFileSystem()
+    private let full = Mutex(false)
+
+    var isFull: Bool {
+        get { full.withLock { $0 } }
+        set { full.withLock { $0 = newValue } }
+    }
+
+    func makePrivateDirectory(_ path: String) throws(OutboxError) { try real.makePrivateDirectory(path) }
+    func lockFile(_ path: String, directory: String) throws(OutboxError) -> Int32 { try real.lockFile(path, directory: directory) }
+    func createForAppend(_ path: String, header: [UInt8]) throws(OutboxError) -> Int32 {
+        if isFull { throw .ioFailure(path: path, operation: "create", errno: ENOSPC) }
+        return try real.createForAppend(path, header: header)
+    }
+    func openForAppend(_ path: String) throws(OutboxError) -> Int32 { try real.openForAppend(path) }
+    func writeOnce(_ bytes: UnsafeRawBufferPointer, to handle: Int32, path: String) throws(OutboxError) -> Int {
+        if isFull, path.hasSuffix(".log") { throw .ioFailure(path: path, operation: "write", errno: ENOSPC) }
+        return try real.writeOnce(bytes, to: handle, path: path)
+    }
+    func sync(_ handle: Int32, path: String) throws(OutboxError) { try real.sync(handle, path: path) }
+    func syncDirectory(_ path: String) throws(OutboxError) { try real.syncDirectory(path) }
+    func truncate(_ handle: Int32, to length: Int) -> Bool { real.truncate(handle, to: length) }
+    func readAll(_ path: String) throws(OutboxError) -> [UInt8] { try real.readAll(path) }
+    func replace(_ path: String, with bytes: [UInt8]) throws(OutboxError) { try real.replace(path, with: bytes) }
+    func remove(_ path: String) throws(OutboxError) { try real.remove(path) }
+    func list(_ directory: String) throws(OutboxError) -> [String] { try real.list(directory) }
+    func size(_ handle: Int32) -> Int { real.size(handle) }
+    func duplicate(_ handle: Int32) -> Int32? { real.duplicate(handle) }
+    func close(_ handle: Int32) { real.close(handle) }
+}
+
+@Suite("OptimizationClient on a full disk")
+struct ClientFullDiskTests {
+    @Test func aFullDiskFailsTheCallAndNothingIsQueuedOrAcknowledged() async throws {
+        let directory = ClientOutboxTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let disk = FullDiskFileSystem()
+        var environment = OptimizationClient.Environment(clock: ManualClock(), storage: .directory(directory))
+        environment.outboxFileSystem = disk
+        let client = OptimizationClient(environment: environment)
+        client.setOnline(false)
+        try client.initialize(config: OptimizationConfig(
+            clientId: "org-1", defaults: StorageDefaults(consent: true),
+            api: OptimizationAPIConfig(experienceBaseURL: "http://127.0.0.1:1/experience/", insightsBaseURL: "http://127.0.0.1:1/insights/")))
+        defer { client.destroy() }
+        #expect(try await client.track(event: "before").accepted)
+        disk.isFull = true
+        do {
+            _ = try await client.track(event: "on-a-full-disk")
+            Issue.record("the call must fail while the disk is full")
+        } catch {
+            guard case .eventNotStored(.ioFailure(_, "write", ENOSPC)) = error else {
+                Issue.record("expected eventNotStored(ioFailure write ENOSPC), got \(error)")
+                return
+            }
+        }
+        #expect(client.queueSizes()?.experience == 1, "only the first event is queued")
+        #expect(client.currentRuntime?.outbox?.outbox.pendingRecords().map(\.queue) == [.experience], "the first stays stored: nothing acknowledged")
+        disk.isFull = false
+        #expect(try await client.track(event: "after").accepted, "storing works again once there is room")
+        #expect(client.currentRuntime?.outbox?.outbox.count == 2)
     }
 }

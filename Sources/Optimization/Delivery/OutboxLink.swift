@@ -41,9 +41,11 @@ final class OutboxLink: Sendable {
     /// Opens the outbox in `directory` for a link.
     /// - Throws: ``OptimizationError/configError(_:)`` naming the directory when it cannot be
     ///   used (another process owns it, or it cannot be created).
-    static func open(directory: URL, configuration: OutboxConfiguration, clock: any HostClock, logger: Logger) throws(OptimizationError) -> OutboxLink {
+    static func open(
+        directory: URL, configuration: OutboxConfiguration, clock: any HostClock, logger: Logger, fileSystem: any OutboxFileSystem
+    ) throws(OptimizationError) -> OutboxLink {
         do {
-            let outbox = try DurableOutbox(directory: directory, configuration: configuration, clock: clock, logger: logger)
+            let outbox = try DurableOutbox(directory: directory, configuration: configuration, clock: clock, logger: logger, fileSystem: fileSystem)
             return OutboxLink(outbox: outbox, logger: logger)
         } catch {
             throw .configError("the outbox at \(directory.path) cannot be used: \(error)")
