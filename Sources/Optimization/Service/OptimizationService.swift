@@ -144,11 +144,7 @@ public final class OptimizationService: Sendable {
         self.environment = environment
         metrics = ServiceMetrics(factory: environment.metricsFactory ?? MetricsSystem.factory)
         tracer = environment.tracer ?? InstrumentationSystem.tracer
-        let flush = config.queuePolicy?.flush
-        circuit = ExperienceCircuitBreaker(
-            clock: environment.clock,
-            maximumConsecutiveFailures: flush?.maxConsecutiveFailures ?? 8,
-            openMilliseconds: Double(flush?.circuitOpenMs ?? 120_000))
+        circuit = ExperienceCircuitBreaker(clock: environment.clock)
     }
 
     deinit {
@@ -224,6 +220,7 @@ public final class OptimizationService: Sendable {
         var pool = runtimes
         let deliveryRuntime = pool.removeLast()
         do {
+            try configureCircuit(from: deliveryRuntime)
             let delivery = try ServiceDelivery(runtime: deliveryRuntime, outbox: outbox, logger: environment.logger)
             return Running(pool: EnginePool(engines: pool, busyGauge: metrics.poolBusy), delivery: delivery, ownedTransport: ownedTransport)
         } catch {
@@ -231,6 +228,24 @@ public final class OptimizationService: Sendable {
             outbox?.close()
             if let ownedTransport { try? await ownedTransport.shutdown() }
             throw error
+        }
+    }
+
+    /// Gives the Experience circuit the thresholds the shared core resolves from the configured
+    /// ``QueueFlushPolicy`` (the defaults are stated there, once).
+    private func configureCircuit(from runtime: OptimizationRuntime) throws(OptimizationError) {
+        let policyText = (try? (config.queuePolicy?.flush?.bridgeValue ?? .null).jsonText()) ?? "null"
+        do {
+            let resolved = try runtime.engine.evaluate(
+                "JSON.stringify(__optimization.queueFlushPolicy.resolveQueueFlushPolicy(\(policyText)))")
+            guard let text = resolved.stringValue, let policy = try? JSONValue(jsonText: text),
+                  let failures = policy["maxConsecutiveFailures"]?.intValue, let open = policy["circuitOpenMs"]?.doubleValue
+            else { throw OptimizationError.bridgeError("the shared core resolved no queue flush policy") }
+            circuit.configure(maximumConsecutiveFailures: failures, openMilliseconds: open)
+        } catch let error as OptimizationError {
+            throw error
+        } catch {
+            throw .bridgeError("the queue flush policy could not be resolved: \(error)")
         }
     }
 
