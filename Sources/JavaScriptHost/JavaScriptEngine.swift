@@ -91,6 +91,8 @@ public final class JavaScriptEngine: @unchecked Sendable {
     private var entryHook: (() -> Void)?
     /// True while ``entryHook`` runs, so the calls it makes do not run it again.
     private var runningEntryHook = false
+    /// Boundary crossings (guarded by the lock).
+    let crossings = BoundaryCrossings()
     /// Written on every id drawn (by the host on each memoized resolve, too): on lines of its own.
     let uuidGenerator = CacheLineIsolated(RandomUUIDGenerator())
 
@@ -228,7 +230,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
     /// Installs a global function `name` that runs `body`. Replaces an existing global.
     public func registerFunction(_ name: String, _ body: @escaping NativeFunctionBody) throws {
         try withContext { context in
-            let box = Unmanaged.passRetained(NativeFunctionBox(name: name, body: body)).toOpaque()
+            let box = Unmanaged.passRetained(NativeFunctionBox(name: name, body: body, crossings: crossings)).toOpaque()
             let function = JSObjectMake(context, nativeFunctionClass, box)
             // Give it .call/.apply/.bind (JSC notes, pitfall 4).
             let functionPrototype = try evaluateInternal("Function.prototype", in: context)
@@ -308,6 +310,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let context else { throw JavaScriptError.engineClosed }
+        crossings.intoJavaScript += 1
         if callDepth == 0, !runningEntryHook, let entryHook {
             runningEntryHook = true
             entryHook()

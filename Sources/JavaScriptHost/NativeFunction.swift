@@ -12,10 +12,13 @@ public typealias NativeFunctionBody = @Sendable (_ arguments: [JavaScriptValue])
 final class NativeFunctionBox {
     let name: String
     let body: NativeFunctionBody
+    /// The owning engine's counters (incremented under its lock, where native functions run).
+    let crossings: BoundaryCrossings
 
-    init(name: String, body: @escaping NativeFunctionBody) {
+    init(name: String, body: @escaping NativeFunctionBody, crossings: BoundaryCrossings) {
         self.name = name
         self.body = body
+        self.crossings = crossings
     }
 }
 
@@ -40,6 +43,7 @@ private func nativeFunctionCall(
         return context.map { JSValueMakeUndefined($0) } ?? nil
     }
     let native = Unmanaged<NativeFunctionBox>.fromOpaque(box).takeUnretainedValue()
+    native.crossings.intoHost += 1
     do {
         var values: [JavaScriptValue] = []
         values.reserveCapacity(argumentCount)

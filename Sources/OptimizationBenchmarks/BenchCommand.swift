@@ -46,8 +46,14 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Timed parses of the bench entry (parse_p50_us).")
     var parseIterations = 2_000
 
+    @Option(help: "Events in the backlog that outbox_backlog_drain_per_s drains.")
+    var drainEvents = 100_000
+
     @Flag(help: "Only the durable outbox's figures (outbox_*).")
     var outboxOnly = false
+
+    @Flag(help: "Only the event path's boundary figures (event_crossings_*, event_serializations_*).")
+    var eventsOnly = false
 
     @Option(help: "Engine starts to time.")
     var engineStarts = 30
@@ -56,7 +62,7 @@ struct BenchCommand: ParsableCommand {
     var memoryResolves = 1_000_000
 
     func validate() throws {
-        guard warmIterations > 0, coldIterations > 0, parseIterations > 0, engineStarts > 0, memoryResolves >= 10 else {
+        guard warmIterations > 0, coldIterations > 0, parseIterations > 0, engineStarts > 0, memoryResolves >= 10, drainEvents > 0 else {
             throw ValidationError("iteration counts must be positive")
         }
     }
@@ -85,8 +91,12 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         var report: [(String, Double)] = []
+        if eventsOnly {
+            print(Self.json(EventPathBench.figures()))
+            return
+        }
         if outboxOnly {
-            print(Self.json(OutboxBench.figures() + OutboxDrainBench.figures()))
+            print(Self.json(OutboxBench.figures() + OutboxDrainBench.figures(events: drainEvents)))
             return
         }
         let starts = try measureEngineStarts()
@@ -150,7 +160,8 @@ struct BenchCommand: ParsableCommand {
         report += trackerFigures()
         report += try ServiceBenchmark.run(entry: entry, selections: selections, resolves: warmIterations)
         report += OutboxBench.figures()
-        report += OutboxDrainBench.figures()
+        report += OutboxDrainBench.figures(events: drainEvents)
+        report += EventPathBench.figures()
         report.append(("entry_bytes", Double(entryText.utf8.count)))
         report.append(("selections", Double(selections.selections.count)))
         report.append(("warm_iterations", Double(warmIterations)))
