@@ -14,6 +14,8 @@ import OrderedCollections
 ///   (``SelectionHandoff``) are written back as cookies.
 /// - `GET /handoff`: personalized from the handoff cookie only: resolution, no Experience call,
 ///   no events (the load test's "resolve only" case).
+/// - `GET /events`: as `/handoff`, plus one `trackView` per rendered entry (when the request has
+///   a profile id): the event path without an Experience call (the load test's "events" case).
 /// - `GET /plain`: the baselines, without the engine (the load test's reference).
 /// - `POST /consent`: form field `consent=accept|decline`; sets the consent cookie (declining
 ///   also deletes the profile and handoff cookies) and redirects to `/`.
@@ -39,6 +41,9 @@ public struct PageRoutes: Sendable {
         router.get("/handoff") { request, _ in
             handoffPage(request)
         }
+        router.get("/events") { request, context in
+            await eventsPage(request, context: context)
+        }
         router.get("/") { request, context in
             await personalizedPage(request, context: context)
         }
@@ -56,6 +61,41 @@ public struct PageRoutes: Sendable {
             PageRenderer.Section(baseline: baseline, resolved: service.resolveOptimizedEntry(baseline: baseline, selectedOptimizations: selections))
         }
         return html(PageRenderer.page(sections: sections, consent: cookies.consent, mode: "handoff"))
+    }
+
+    func eventsPage(_ request: Request, context: BasicRequestContext) async -> Response {
+        let cookies = VisitorCookies(request: request)
+        let optimization = service.forRequest(RequestOptions(
+            consent: cookies.requestConsent,
+            profileId: cookies.profileId,
+            locale: Self.locale(request),
+            eventContext: Self.eventContext(request),
+            selectedOptimizations: cookies.handoff,
+            requestId: Self.requestId(context)))
+        let resolved = content.entries.map { ($0, optimization.resolveOptimizedEntry(baseline: $0)) }
+        let response = html(PageRenderer.page(
+            sections: resolved.map { PageRenderer.Section(baseline: $0.0, resolved: $0.1) },
+            consent: cookies.consent, mode: "events"))
+        if optimization.profileId != nil { await trackViews(resolved, on: optimization, context: context) }
+        return response
+    }
+
+    /// One view per rendered entry: server-rendered, every entry counts as seen once, as the
+    /// reference server SDK does (duration 0, a fresh view id); the consent gate decides what
+    /// leaves.
+    func trackViews(_ resolved: [(ContentfulEntry, ResolvedOptimizedEntry)], on optimization: OptimizationRequest, context: BasicRequestContext) async {
+        for (baseline, entry) in resolved {
+            do {
+                try await optimization.trackView(TrackViewPayload(
+                    componentId: baseline.id, viewId: UUID().uuidString,
+                    experienceId: entry.selectedOptimization?["experienceId"]?.stringValue,
+                    optimizationContextId: entry.optimizationContextId,
+                    variantIndex: entry.selectedOptimization?["variantIndex"]?.intValue ?? 0,
+                    viewDurationMs: 0))
+            } catch {
+                context.logger.warning("view not tracked", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
     func personalizedPage(_ request: Request, context: BasicRequestContext) async -> Response {
@@ -87,22 +127,7 @@ public struct PageRoutes: Sendable {
                 response.setCookie(VisitorCookies.cookie(name: SelectionHandoff.cookieName, value: value))
             }
         }
-        if optimization.profileId != nil {
-            // Server-rendered: every rendered entry counts as seen once, as the reference server
-            // SDK does (duration 0, a fresh view id); the consent gate decides what leaves.
-            for (baseline, entry) in resolved {
-                do {
-                    try await optimization.trackView(TrackViewPayload(
-                        componentId: baseline.id, viewId: UUID().uuidString,
-                        experienceId: entry.selectedOptimization?["experienceId"]?.stringValue,
-                        optimizationContextId: entry.optimizationContextId,
-                        variantIndex: entry.selectedOptimization?["variantIndex"]?.intValue ?? 0,
-                        viewDurationMs: 0))
-                } catch {
-                    context.logger.warning("view not tracked", metadata: ["error": "\(error)"])
-                }
-            }
-        }
+        if optimization.profileId != nil { await trackViews(resolved, on: optimization, context: context) }
         return response
     }
 

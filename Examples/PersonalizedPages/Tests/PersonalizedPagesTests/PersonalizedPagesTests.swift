@@ -140,6 +140,28 @@ import Testing
         }
     }
 
+    @Test func theEventsRouteTracksTheRenderedEntriesWithoutAnExperienceCall() async throws {
+        try await withLocalAPIServer { server in
+            server.setExperienceData(perProfile: { Self.experienceData(forProfile: $0) })
+            try await withApp(server) { baseURL, app in
+                try await withHTTPClient { client in
+                    var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_consent": "yes", "pp_profile": "visitor-c"])
+                    let personalized = try await visitor.get("/")
+                    let experienceCalls = server.requests(matching: .experience).count
+                    await app.service.flush()
+                    let viewsBefore = server.insightsEvents.filter { $0["type"] == "component" }.count
+                    let events = try await visitor.get("/events")
+                    #expect(events.status == 200)
+                    #expect(events.renderedEntries == personalized.renderedEntries, "the handoff selections")
+                    await app.service.flush()
+                    #expect(server.requests(matching: .experience).count == experienceCalls, "no Experience call")
+                    let views = server.insightsEvents.filter { $0["type"] == "component" }
+                    #expect(views.count == viewsBefore + 3, "one view per rendered entry")
+                }
+            }
+        }
+    }
+
     @Test func healthAndBadConsentForm() async throws {
         try await withLocalAPIServer { server in
             try await withApp(server) { baseURL, _ in
