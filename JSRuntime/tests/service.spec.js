@@ -1,5 +1,5 @@
 // tests/service.spec.js — the request-scoped, stateless service core (service/request-events.js,
-// service/service-bridge.js; reference facts ../shared/spec/server.md §1).
+// service/service-bridge.js).
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
