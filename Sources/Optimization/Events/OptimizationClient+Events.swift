@@ -151,11 +151,8 @@ extension OptimizationClient {
     public func trackHover(
         componentId: String, hoverId: String, hoverDurationMs: Int, experienceId: String? = nil, variantIndex: Int? = nil
     ) async throws(OptimizationError) -> EventEmissionResult {
-        var payload: OrderedDictionary<String, JSONValue> = [
-            "componentId": .string(componentId), "hoverId": .string(hoverId), "hoverDurationMs": .number(JSONNumber(hoverDurationMs)),
-        ]
-        if let experienceId { payload["experienceId"] = .string(experienceId) }
-        if let variantIndex { payload["variantIndex"] = .number(JSONNumber(variantIndex)) }
+        let payload = InsightsPayloads.hover(
+            componentId: componentId, hoverId: hoverId, hoverDurationMs: hoverDurationMs, experienceId: experienceId, variantIndex: variantIndex)
         return try await emit("trackHover", .object(payload))
     }
 
@@ -166,9 +163,7 @@ extension OptimizationClient {
     /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
     @discardableResult
     public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> EventEmissionResult {
-        var payload: OrderedDictionary<String, JSONValue> = ["componentId": .string(componentId)]
-        if let experienceId { payload["experienceId"] = .string(experienceId) }
-        if let variantIndex { payload["variantIndex"] = .number(JSONNumber(variantIndex)) }
+        let payload = InsightsPayloads.flagView(componentId: componentId, experienceId: experienceId, variantIndex: variantIndex)
         return try await emit("trackFlagView", .object(payload))
     }
 

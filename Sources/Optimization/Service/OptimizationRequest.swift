@@ -178,11 +178,8 @@ public final class OptimizationRequest: Sendable {
     public func trackHover(
         componentId: String, hoverId: String, hoverDurationMs: Int, experienceId: String? = nil, variantIndex: Int? = nil
     ) async throws(OptimizationError) -> RequestEventResult {
-        var payload: OrderedDictionary<String, JSONValue> = [
-            "componentId": .string(componentId), "hoverId": .string(hoverId), "hoverDurationMs": .number(JSONNumber(hoverDurationMs)),
-        ]
-        if let experienceId { payload["experienceId"] = .string(experienceId) }
-        if let variantIndex { payload["variantIndex"] = .number(JSONNumber(variantIndex)) }
+        let payload = InsightsPayloads.hover(
+            componentId: componentId, hoverId: hoverId, hoverDurationMs: hoverDurationMs, experienceId: experienceId, variantIndex: variantIndex)
         return try await call("trackHover", payload)
     }
 
@@ -190,10 +187,7 @@ public final class OptimizationRequest: Sendable {
     /// `flag` or `component`). Needs a profile id.
     @discardableResult
     public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> RequestEventResult {
-        var payload: OrderedDictionary<String, JSONValue> = ["componentId": .string(componentId)]
-        if let experienceId { payload["experienceId"] = .string(experienceId) }
-        if let variantIndex { payload["variantIndex"] = .number(JSONNumber(variantIndex)) }
-        return try await call("trackFlagView", payload)
+        return try await call("trackFlagView", InsightsPayloads.flagView(componentId: componentId, experienceId: experienceId, variantIndex: variantIndex))
     }
 
     // MARK: The call

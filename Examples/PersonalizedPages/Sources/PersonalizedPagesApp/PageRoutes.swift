@@ -65,13 +65,7 @@ public struct PageRoutes: Sendable {
 
     func eventsPage(_ request: Request, context: BasicRequestContext) async -> Response {
         let cookies = VisitorCookies(request: request)
-        let optimization = service.forRequest(RequestOptions(
-            consent: cookies.requestConsent,
-            profileId: cookies.profileId,
-            locale: Self.locale(request),
-            eventContext: Self.eventContext(request),
-            selectedOptimizations: cookies.handoff,
-            requestId: Self.requestId(context)))
+        let optimization = service.forRequest(Self.options(request, cookies: cookies, context: context))
         let resolved = content.entries.map { ($0, optimization.resolveOptimizedEntry(baseline: $0)) }
         let response = html(PageRenderer.page(
             sections: resolved.map { PageRenderer.Section(baseline: $0.0, resolved: $0.1) },
@@ -100,13 +94,7 @@ public struct PageRoutes: Sendable {
 
     func personalizedPage(_ request: Request, context: BasicRequestContext) async -> Response {
         let cookies = VisitorCookies(request: request)
-        let optimization = service.forRequest(RequestOptions(
-            consent: cookies.requestConsent,
-            profileId: cookies.profileId,
-            locale: Self.locale(request),
-            eventContext: Self.eventContext(request),
-            selectedOptimizations: cookies.handoff,
-            requestId: Self.requestId(context)))
+        let optimization = service.forRequest(Self.options(request, cookies: cookies, context: context))
         do {
             let result = try await optimization.page()
             if let outcome = result.experience, outcome != .success {
@@ -155,6 +143,18 @@ public struct PageRoutes: Sendable {
 
     /// Hummingbird's request id (from the request logger's metadata; `context.id` traps when the
     /// log handler keeps no metadata, as the no-op handler does), or a fresh one.
+    /// The request's options: consent and profile from the cookies, locale from
+    /// `Accept-Language`, URL and user agent as event context, the handoff selections.
+    static func options(_ request: Request, cookies: VisitorCookies, context: BasicRequestContext) -> RequestOptions {
+        RequestOptions(
+            consent: cookies.requestConsent,
+            profileId: cookies.profileId,
+            locale: locale(request),
+            eventContext: eventContext(request),
+            selectedOptimizations: cookies.handoff,
+            requestId: requestId(context))
+    }
+
     static func requestId(_ context: BasicRequestContext) -> String {
         context.logger[metadataKey: "hb.request.id"]?.description ?? UUID().uuidString
     }
