@@ -91,27 +91,51 @@ struct ClientOutboxCrashTests {
             reportedDropped.formUnion(await finalDrops.value)
             var totals = (accepted: 0, delivered: 0, dropped: reportedDropped.count, lost: 0)
             for queue in QueueEvent.Queue.allCases {
-                let events = delivered[queue] ?? []
-                let names = Set(events.map(\.name))
-                let lost = accepted[queue, default: []].filter { !names.contains($0) && !reportedDropped.contains($0) }
-                totals.accepted += accepted[queue, default: []].count
-                totals.delivered += accepted[queue, default: []].filter { names.contains($0) }.count
-                totals.lost += lost.count
-                #expect(lost.isEmpty, "\(context): lost \(lost.count) \(queue) events, first \(lost.prefix(3))")
-                // In order: the first delivery of each event follows the order they were accepted in
-                // (an event written just before the kill may come without its "accepted" line).
-                var firstSeen: [String] = []
-                for event in events where !firstSeen.contains(event.name) { firstSeen.append(event.name) }
-                let keys = firstSeen.map { CrashHelper.orderKey($0) }
-                #expect(keys.allSatisfy { $0 != nil } && keys == keys.sorted { $0!.lexicographicallyPrecedes($1!) },
-                        "\(context): \(queue) order broken: \(firstSeen)")
-                let idsPerName = Dictionary(grouping: events, by: \.name).mapValues { Set($0.map(\.messageId)) }
-                #expect(idsPerName.values.allSatisfy { $0.count == 1 }, "\(context): a \(queue) duplicate with a new messageId")
+                let stream = CrashRoundStream(accepted: accepted[queue, default: []], delivered: delivered[queue] ?? [])
+                totals.accepted += stream.accepted.count
+                totals.delivered += stream.deliveredCount
+                totals.lost += stream.lost(reportedDropped: reportedDropped).count
+                stream.check(reportedDropped: reportedDropped, context: context, stream: "\(queue)")
             }
             #expect(outboxCount == 0, "\(context): everything delivered is acknowledged")
             if Self.soak {
                 print("soak round \(round): accepted \(totals.accepted) delivered \(totals.delivered) dropped \(totals.dropped) lost \(totals.lost)")
             }
         }
+    }
+}
+
+/// What one stream (a queue, a visitor) of a crash round delivered, checked against the contract.
+struct CrashRoundStream {
+    /// Names reported accepted by the killed processes, in order.
+    let accepted: [String]
+    /// Deliveries as the server saw them, in order (duplicates included).
+    let delivered: [(name: String, messageId: String)]
+
+    /// Accepted names neither delivered nor reported dropped.
+    func lost(reportedDropped: Set<String>) -> [String] {
+        let names = Set(delivered.map(\.name))
+        return accepted.filter { !names.contains($0) && !reportedDropped.contains($0) }
+    }
+
+    /// Accepted names that were delivered.
+    var deliveredCount: Int {
+        let names = Set(delivered.map(\.name))
+        return accepted.filter { names.contains($0) }.count
+    }
+
+    /// Records an issue when an event is lost, the first deliveries are out of accepted order
+    /// (an event written just before a kill may arrive without its "accepted" line), or a
+    /// duplicate carries a new messageId.
+    func check(reportedDropped: Set<String>, context: String, stream: String) {
+        let lost = lost(reportedDropped: reportedDropped)
+        #expect(lost.isEmpty, "\(context): lost \(lost.count) \(stream) events, first \(lost.prefix(3))")
+        var firstSeen: [String] = []
+        for event in delivered where !firstSeen.contains(event.name) { firstSeen.append(event.name) }
+        let keys = firstSeen.map { CrashHelper.orderKey($0) }
+        #expect(keys.allSatisfy { $0 != nil } && keys == keys.sorted { $0!.lexicographicallyPrecedes($1!) },
+                "\(context): \(stream) order broken: \(firstSeen)")
+        let idsPerName = Dictionary(grouping: delivered, by: \.name).mapValues { Set($0.map(\.messageId)) }
+        #expect(idsPerName.values.allSatisfy { $0.count == 1 }, "\(context): a \(stream) duplicate with a new messageId")
     }
 }

@@ -71,17 +71,8 @@ struct ServiceOutboxCrashTests {
                 }
             }
             for (profile, names) in accepted {
-                let events = delivered[profile] ?? []
-                let seen = Set(events.map(\.name))
-                let lost = names.filter { !seen.contains($0) && !reportedDropped.contains($0) }
-                #expect(lost.isEmpty, "\(context): lost \(lost.count) events of \(profile), first \(lost.prefix(3))")
-                var firstSeen: [String] = []
-                for event in events where !firstSeen.contains(event.name) { firstSeen.append(event.name) }
-                let keys = firstSeen.map { CrashHelper.orderKey($0) }
-                #expect(keys.allSatisfy { $0 != nil } && keys == keys.sorted { $0!.lexicographicallyPrecedes($1!) },
-                        "\(context): \(profile) order broken: \(firstSeen)")
-                let idsPerName = Dictionary(grouping: events, by: \.name).mapValues { Set($0.map(\.messageId)) }
-                #expect(idsPerName.values.allSatisfy { $0.count == 1 }, "\(context): a duplicate with a new messageId")
+                CrashRoundStream(accepted: names, delivered: delivered[profile] ?? [])
+                    .check(reportedDropped: reportedDropped, context: context, stream: profile)
             }
         }
     }
