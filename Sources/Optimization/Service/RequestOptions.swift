@@ -3,7 +3,7 @@ import OrderedCollections
 /// What a service knows about one incoming request before it calls the engine: the visitor's
 /// consent, profile id, locale, and the context every event of the request carries
 /// (``OptimizationService/forRequest(_:)``). Mirrors the reference server SDK's `forRequest`
-/// options (`../shared/spec/server.md` §1).
+/// options.
 public struct RequestOptions: Sendable, Equatable {
     /// The visitor's consent as the service recorded it (typically from its own consent cookie).
     public var consent: RequestConsent
