@@ -91,8 +91,8 @@
       api: readApi(config.api),
       queuePolicy: optional(config, 'queuePolicy', guards.isRecord, 'an object'),
       defaults: readDefaults(config.defaults),
-      // What the host persisted (same shape as defaults); resolved against `defaults` per
-      // DECISIONS 15 by ns.resolveStatefulDefaults.
+      // What the host persisted (same shape as defaults); resolved against `defaults`
+      // by ns.resolveStatefulDefaults (configured values win).
       persisted: readDefaults(config.persisted),
     };
   }

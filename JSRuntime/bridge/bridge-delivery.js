@@ -1,10 +1,10 @@
 // bridge/bridge-delivery.js
-// Contract: `__optimization.bridgeDelivery` — the delivery of the stateful bridge (spec §6;
-// DECISIONS 9–13; JSRuntime/README.md "Delivery"):
+// Contract: `__optimization.bridgeDelivery` — the delivery of the stateful bridge
+// (JSRuntime/README.md "Delivery"):
 //   installDelivery(instance)   the Experience/Insights API clients and both queues, wired to the
 //                               instance's state and to __nativeOnQueueEvent
 //   reconnect(instance)         offline → online: cancel scheduled retries, force-flush Insights
-//                               then Experience (spec §6.5)
+//                               then Experience
 //   closeDelivery(instance)     destroy(): forced best-effort flushes (not awaited), then no timers
 //   flush(requestId) / flush(payload, requestId)   async; settles "null" once both flushed
 //   queueSizes() → JSON {"experience": n, "insights": m}
@@ -27,7 +27,7 @@
   var NOT_INITIALIZED = shared.NOT_INITIALIZED;
 
 
-  // Builds the API clients and both delivery queues of `target` (spec §6).
+  // Builds the API clients and both delivery queues of `target`.
   function installDelivery(target) {
     var state = target.state;
     var settings = target.config;
@@ -103,7 +103,7 @@
       outbox: durable ? link.forQueue('insights') : null,
       onRemoved: durable ? link.removedHook('insights') : null,
     });
-    // Spec §8.3: the anonymous id follows the profile while persistence consent is true and is
+    // The anonymous id follows the profile while persistence consent is true and is
     // forgotten when it becomes false; held Insights events join the first profile.
     var sync = function (snapshot) {
       if (snapshot.persistenceConsent === false) target.anonymousId = undefined;
@@ -138,7 +138,7 @@
     return gone.length;
   }
 
-  // Spec §8.3: (persistenceConsent === true ? anonymous id : none) ?? profile.id; "" ⇒ none.
+  // The profile id sent: (persistenceConsent === true ? anonymous id : none) ?? profile.id; "" ⇒ none.
   function upsertProfileId(target) {
     var snapshot = target.state.get();
     var anonymous = snapshot.persistenceConsent === true ? target.anonymousId : undefined;
@@ -147,7 +147,7 @@
     return guards.isRecord(profile) && isString(profile.id) && profile.id.length > 0 ? profile.id : undefined;
   }
 
-  // Spec §6.5: cancel both scheduled retries, then force-flush Insights, then Experience.
+  // Going online: cancel both scheduled retries, then force-flush Insights, then Experience.
   function reconnect(target) {
     target.insightsQueue.cancelScheduledRetry();
     target.experienceQueue.cancelScheduledRetry();

@@ -1,6 +1,6 @@
 // bridge/bridge-events.js
 // Contract: `__optimization.bridgeEvents` — consent and the event methods of the stateful bridge
-// (spec §4, §5, §8.2; DECISIONS 5–7; JSRuntime/README.md "Consent and events"):
+// (JSRuntime/README.md "Consent and events"):
 //   installEvents(instance)   builds the consent controller, event builder, delivery
 //                             (bridge-delivery.js), emitter and de-dupe trackers of a new instance
 //   async (payload, requestId): identify, page, screen, trackCurrentScreen, track, trackView,
@@ -130,8 +130,8 @@
     return thenEmission(target.events.screen(screenArgs(payload)));
   });
 
-  // De-duplicated by routeKey ?? name (B10). The bridge gates and reports the block itself
-  // (DECISIONS 6), so core.screen never reports the same call a second time.
+  // De-duplicated by routeKey ?? name. The bridge gates and reports the block itself
+  // once, so core.screen never reports the same call a second time.
   var trackCurrentScreen = asyncMethod('trackCurrentScreen', rules.SCREEN, function (target, payload) {
     if (!target.consent.hasConsent('screen')) return emission(target.events.block('trackCurrentScreen', payload));
     var key = payload.routeKey !== undefined ? payload.routeKey : payload.name;
@@ -146,7 +146,7 @@
     return thenEmission(target.events.track(payload));
   });
 
-  // Sticky de-dupe (spec §8.2): key = stickyTrackingKey ?? viewId; the view is sent sticky only
+  // Sticky de-dupe: key = stickyTrackingKey ?? viewId; the view is sent sticky only
   // if payload.sticky === true and the key has not been accepted yet; the key is remembered once
   // a sticky view was accepted.
   var trackView = asyncMethod('trackView', rules.TRACK_VIEW, function (target, payload) {

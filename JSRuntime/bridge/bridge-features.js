@@ -1,6 +1,6 @@
 // bridge/bridge-features.js
 // Contract: `__optimization.bridgeFeatures` — flags, merge tags, preview overrides, locale and
-// reset of the stateful bridge (spec §7, §8.2, §8.3; DECISIONS 6, 8, 17; JSRuntime/README.md
+// reset of the stateful bridge (JSRuntime/README.md
 // "Flags, merge tags, preview overrides, locale and reset"):
 //   installFeatures(instance) / teardownFeatures(instance)   the flag tracker and the preview
 //                               override manager of an instance
@@ -40,7 +40,7 @@
       },
     });
     // After an intercepted Experience response, push the preview state once the response's
-    // state change was applied (spec §8.1: after every API refresh).
+    // state change was applied (after every API refresh).
     target.unsubscribeOverrides = state.subscribe(function () {
       if (target.overrides.takeRefresh()) pushOverrides(target);
     });
@@ -98,7 +98,7 @@
   }
 
   // setLocale(locale) → the normalised locale (null before initialize). Invalid input throws the
-  // spec §8.3 message and leaves the state unchanged. Events and Experience requests read the
+  // locale validation message and leaves the state unchanged. Events and Experience requests read the
   // state's locale when they are built/sent.
   function setLocale(value) {
     if (shared.current === null) return null;
@@ -107,7 +107,7 @@
     return normalized;
   }
 
-  // reset() (spec §6.5, native §4.5): clears the profile, changes, selections, contexts, preview
+  // reset(): clears the profile, changes, selections, contexts, preview
   // overrides (and their baseline), the anonymous id, the current-screen de-dupe, the accepted
   // sticky keys and the flag-view de-dupe; experienceRequestState back to idle. Consent, locale,
   // online, flag subscriptions and queued events are kept. One state push. No-op before

@@ -4,7 +4,7 @@
 // `adoptEntry`, `adoptSelections`, `resolvePrepared` and its compact result):
 //   {resolveOptimizedEntry, prepareEntry, prepareSelections, adoptEntry, adoptSelections,
 //    resolvePrepared, registerDeferred, resetPreparedCaches(size), experienceDefinitions() → the nt_experience
-//    entries seen (preview overrides derive flags from them, DECISIONS 17)}
+//    entries seen (preview overrides derive flags from them)}
 // The caches are bounded LRUs (`entryCacheSize` each); resolution works before initialize (it
 // then selects nothing). The hot path (`resolvePrepared`) allocates nothing but its result.
 (function () {
@@ -26,7 +26,7 @@
   var entriesByContent = ns.createLruCache(DEFAULT_ENTRY_CACHE_SIZE);
   var selectionsByContent = ns.createLruCache(DEFAULT_ENTRY_CACHE_SIZE);
   // nt_experience entries seen through prepareEntry / resolveOptimizedEntry / loadDefinitions:
-  // preview overrides derive the flags of overridden experiences from them (DECISIONS 17).
+  // preview overrides derive the flags of overridden experiences from them.
   var experienceDefinitions = ns.createExperienceDefinitions(DEFAULT_ENTRY_CACHE_SIZE);
   // Reused by resolvePrepared so the hot path allocates no result object.
   var scratch = resolver.createResult();

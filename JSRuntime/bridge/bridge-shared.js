@@ -7,11 +7,11 @@
 // installs `globalThis.__bridge`, whose contract is in its header and JSRuntime/README.md).
 //   __optimization.bridgeShared = {
 //     current            the running instance, null before initialize / after destroy
-//     carried            {online, experienceRequestState}: what a new instance inherits (spec §3.6)
+//     carried            {online, experienceRequestState}: what a new instance inherits
 //     NOT_INITIALIZED    the message of async calls made before initialize
 //     messageOf(error), callHost(name, args) (an optional host push-back; a missing one is
 //     skipped, a throwing one logged), absent(value), isString(value), isBoolean(value),
-//     orNull(value), bridgeState(snapshot) → BridgeState (spec §8.1), pushState(snapshot) }
+//     orNull(value), bridgeState(snapshot) → BridgeState, pushState(snapshot) }
 //   __optimization.settle(requestId, promiseOrValue): reports the outcome of an async bridge call
 //     through `__nativeSettle(requestId, ok, json)` exactly once (see its comment).
 (function () {
@@ -21,7 +21,7 @@
 
   var shared = {
     current: null,
-    // Spec §3.6: `online` and `experienceRequestState` are not reset by a new instance.
+    // `online` and `experienceRequestState` are not reset by a new instance.
     carried: { online: true, experienceRequestState: { status: 'idle' } },
     NOT_INITIALIZED: 'SDK not initialized. Call initialize() first.',
   };
@@ -65,7 +65,7 @@
     return value === undefined ? null : value;
   }
 
-  // BridgeState (spec §8.1); `consent`/`persistenceConsent` are omitted while undefined.
+  // BridgeState; `consent`/`persistenceConsent` are omitted while undefined.
   function bridgeState(snapshot) {
     return {
       profile: orNull(snapshot.profile),

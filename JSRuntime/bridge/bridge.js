@@ -8,7 +8,7 @@
 //                          and prepared-selection LRUs (`entryCacheSize`, default 1000), builds the
 //                          state from `config.defaults` and pushes it to `__nativeOnStateChange`.
 //   destroy()              idempotent; clears contexts and prepared caches, resets the log level.
-//   getState()             JSON BridgeState (spec §8.1), also before initialize.
+//   getState()             JSON BridgeState, also before initialize.
 //   resolveOptimizedEntry(baseline, selections?)   JSON {entry, selectedOptimization?,
 //                          optimizationContextId?, isEmptyVariant?: true}; `selections` undefined ⇒
 //                          current state selections, null/[] ⇒ none; before initialize {entry}.
@@ -21,16 +21,16 @@
 //                          "?e<pair>"/"?s<pair>" (prepare that pair's document, call again).
 // Async plumbing: `__optimization.settle(requestId, promiseOrValue)` reports through
 // `__nativeSettle(requestId, ok, json)` exactly once (see its comment).
-// Consent and events (spec §4, §5, §8.2; DECISIONS 5–7), see "consent and events" below:
+// Consent and events, see "consent and events" below:
 //   async (payload, requestId): identify, page, screen, trackCurrentScreen, track, trackView,
-//                          trackClick — validated (spec §8.2 messages), settle with EmissionResult
+//                          trackClick — validated, settle with EmissionResult
 //                          JSON {"accepted": bool, "data"?}; trackClick settles {"accepted": bool}
 //                          too (not "null", so the host learns whether it was blocked).
 //   sync: consent(input), hasConsent(method) (false before initialize), setOnline(bool) (also
 //                          before initialize; going online cancels scheduled retries and
 //                          force-flushes Insights, then Experience), queueSizes() → JSON
 //                          {"experience": n, "insights": m} (debug/tests).
-// Delivery (spec §6; DECISIONS 9–13): `api` and `queuePolicy` of the config configure the
+// Delivery: `api` and `queuePolicy` of the config configure the
 //   Experience/Insights clients (core/experience-api.js, core/insights-api.js) and queues; async
 //   flush(requestId) settles "null" after a non-forced Insights flush, then Experience flush.
 //   destroy() fires forced best-effort flushes of both queues (not awaited). Queue events go to
@@ -39,9 +39,9 @@
 //   "context": {...}}).
 //   push-backs: __nativeOnEventEmitted(json) per accepted event, __nativeOnEventBlocked(json) once
 //                          per blocked call ({"reason":"consent","method","args":[payload]},
-//                          trackCurrentScreen included: DECISIONS 6), __nativeOnQueueEvent(json)
+//                          trackCurrentScreen included), __nativeOnQueueEvent(json)
 //                          for offline drops, __nativeOnStateChange on every consent change.
-// Flags, merge tags, preview overrides, locale, reset (spec §7, §8.2, §8.3; DECISIONS 6, 8, 17),
+// Flags, merge tags, preview overrides, locale, reset,
 // see "flags, merge tags, preview overrides, locale and reset" below. All sync:
 //   getFlag(name) → JSON ("null" before initialize / when absent), observeFlag(subId, name),
 //   unobserveFlag(subId) (pushes __nativeOnFlagValueChanged(subId, json), first synchronously),

@@ -1,10 +1,10 @@
 // core/api-response.js
-// Contract: `__optimization.apiResponse`, what the Experience and Insights clients share (spec §6.1,
-// DECISIONS 9, 12, 13): URL joining and the classification of every HTTP answer into a delivery
+// Contract: `__optimization.apiResponse`, what the Experience and Insights clients share:
+// URL joining and the classification of every HTTP answer into a delivery
 // outcome. Pure functions; nothing here sends or logs.
 //   joinUrl(base, path) → string      trailing slashes of `base` and leading slashes of `path` are
 //                                     trimmed and exactly one "/" is put between them, so a base
-//                                     works with or without a trailing slash (DECISIONS 13).
+//                                     works with or without a trailing slash.
 //   classifyStatus(status) → "success" (2xx) | "disable" (401, 403, 404: wrong client id,
 //                                     environment or base URL — retrying cannot help) | "drop"
 //                                     (any other 4xx: the batch itself is refused) | "retry" (408,
@@ -12,8 +12,8 @@
 //   parseRetryAfter(value, now) → ms | undefined   a `Retry-After` header: delay-seconds ("120")
 //                                     or an HTTP date (relative to `now`, never negative).
 //   isTimeout(error) → boolean        an AbortError, or a transport error whose message starts
-//                                     with "request timed out" (the native transport's timeout,
-//                                     DECISIONS 12).
+//                                     with "request timed out" (the native transport's
+//                                     timeout).
 //   outcomeOfStatus(apiName, response, now) → outcome for a non-2xx response (see below).
 //   outcomeOfError(apiName, error) → {ok: false, kind: "retry", status: 0, timeout, reason}
 // Outcomes: {ok: true, status, …} | {ok: false, kind: "retry"|"drop"|"disable"|"invalid", status,

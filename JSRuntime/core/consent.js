@@ -1,6 +1,6 @@
 // core/consent.js
-// Contract: `__optimization.consent` — the consent model (spec §4, DECISIONS 5).
-//   hasEventConsent(method, consent, allowedEventTypes) → boolean   the gate of spec §4.2:
+// Contract: `__optimization.consent` — the consent model.
+//   hasEventConsent(method, consent, allowedEventTypes) → boolean   the consent gate:
 //       consent === true allows everything; otherwise the allow-list decides: trackView needs
 //       "component", trackFlagView "flag" or "component", trackClick "component_click", trackHover
 //       "component_hover", any other method its own name. `false` and `undefined` gate alike; a

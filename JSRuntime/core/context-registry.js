@@ -1,6 +1,6 @@
 // core/context-registry.js
 // Contract: `__optimization.createContextRegistry({capacity?, idleTtlMs?})` → the stateful
-// optimization-context registry (spec §2.4). `register(context)` stores the context under a fresh
+// optimization-context registry. `register(context)` stores the context under a fresh
 // `host.randomUUID()` (every call a new id) and returns the id; `lookup(id)` returns the context or
 // undefined and counts as an access; `clear()`; `size` (getter). Defaults: capacity 1000 (when
 // full, the least recently accessed context is evicted to make room) and idle TTL 1 800 000 ms

@@ -1,6 +1,6 @@
 // core/entry-index.js
 // Contract: `__optimization.entryIndex`, reading raw Contentful Delivery API collection responses
-// (`{sys: {type: "Array"}, items: [...], includes: {Entry: [...]}}`, DECISIONS 3).
+// (`{sys: {type: "Array"}, items: [...], includes: {Entry: [...]}}`).
 //   isCollection(v)               sys.type "Array" and an `items` array.
 //   findBaseline(collection, entryId?)  the item whose sys.id equals `entryId` (a string), else
 //                                 `items[0]` when no entryId is given; undefined when none.

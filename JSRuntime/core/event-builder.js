@@ -1,6 +1,6 @@
 // core/event-builder.js
-// Contract: `__optimization.createEventBuilder(options)` → builders of the wire events of spec
-// §5.1–5.3 (DECISIONS 7). Options (all optional):
+// Contract: `__optimization.createEventBuilder(options)` → builders of the wire events
+// (the payloads the Experience and Insights APIs receive). Options (all optional):
 //   channel              string, default "server"
 //   library              {name, version}, default {name: "optimization-js-core", version: "0.0.0"}
 //   getLocale()          the SDK locale (undefined ⇒ "en-US")

@@ -1,6 +1,6 @@
 // core/event-emitter.js
 // Contract: `__optimization.createEventEmitter(options)` → the event methods of the stateful core
-// (spec §4.3, §5.4, §5.6; DECISIONS 5, 11). Options:
+// (gate → build → publish → path). Options:
 //   consent           a consent controller (core/consent.js): hasConsent(method)
 //   builder           an event builder (core/event-builder.js)
 //   contexts          optional context registry (core/context-registry.js): lookup(id)
@@ -137,7 +137,7 @@
         var insightsEvent = builder.buildView(args);
         var experienceResult = sendExperience(stickyEvent, optimization);
         function thenInsights(result) {
-          // The same check is repeated before each path (spec §4.3).
+          // The same check is repeated before each path.
           if (!consent.hasConsent('trackView')) return normalize(result);
           sendInsights(insightsEvent, optimization);
           return normalize(result);

@@ -1,5 +1,5 @@
 // core/experience-api.js
-// Contract: the Experience API client (spec §3, §6.1; DECISIONS 4, 12, 13).
+// Contract: the Experience API client.
 //   __optimization.createExperienceApi({clientId, environment, baseUrl?, enabledFeatures?,
 //       preflight?, getLocale?, host?}) → {upsertProfile, profilesUrl, features}
 //     baseUrl          falsy ⇒ DEFAULT_BASE_URL; joined with or without a trailing slash.
@@ -26,9 +26,9 @@
 //                      `data.experiences` (selections: string experienceId, number variantIndex,
 //                      object variants, boolean-or-absent sticky; parsed copies always carry
 //                      `sticky`, unknown keys stripped) and `data.changes`. A change whose `type` is
-//                      not "Variable" is dropped on its own and counted in `ignoredChanges`
-//                      (DECISIONS 4); a malformed "Variable" change fails the envelope.
-//     applyOptimizationData(state, data) → undefined   spec §3.5: runs the state interceptors
+//                      not "Variable" is dropped on its own and counted in `ignoredChanges`;
+//                      a malformed "Variable" change fails the envelope.
+//     applyOptimizationData(state, data) → undefined   runs the state interceptors
 //                      (`__optimization.applyInterceptors` or `stateInterceptors.apply`, when
 //                      present) on {profile, selectedOptimizations, changes}, then in ONE state
 //                      write sets each key that is present and not deep-equal to the current value,
@@ -122,7 +122,7 @@
     };
   }
 
-  // ---- state application (spec §3.5) ------------------------------------------------------------
+  // ---- state application ------------------------------------------------------------
 
   function deepEqual(a, b) {
     if (a === b) return true;

@@ -1,6 +1,6 @@
 // core/experience-queue.js
-// Contract: `__optimization.createExperienceQueue(options)` → the Experience path (spec §6.2,
-// §6.4, §3.5; DECISIONS 9). One ordered buffer of built, already-published events holding at most
+// Contract: `__optimization.createExperienceQueue(options)` → the Experience path.
+// One ordered buffer of built, already-published events holding at most
 // `maxEvents` (a positive number, floored; invalid ⇒ 100):
 //   - without `outbox`, a cap: when full, the OLDEST events that are not in flight are dropped so
 //     the new one fits and onDrop({droppedCount, droppedEvents (oldest first), maxEvents,
@@ -18,7 +18,7 @@
 //   api                 {upsertProfile({profileId, events}) → Promise<outcome>} (core/experience-api.js)
 //   isOnline()          default: always online
 //   getProfileId()      the upsert id (the bridge: persistence-consented anonymous id ?? profile.id)
-//   onResponse(data)    applies a successful response (spec §3.5; sets experienceRequestState success)
+//   onResponse(data)    applies a successful response (through the state interceptors; sets experienceRequestState success)
 //   setRequestState(s)  experienceRequestState: {status: "pending"} when a request starts,
 //                       {status: "failed", reason: "timeout"|"api-error"} when it fails
 //   onQueueEvent(type, context)   "batchDropped" {status, reason, droppedCount, droppedEvents} and
@@ -37,7 +37,7 @@
 //   send(event) → result | Promise<result>   offline ⇒ enqueue, {accepted: true}. Online ⇒ enqueue
 //       and flush; the promise resolves {accepted: true, data} when the request carrying the event
 //       succeeded (data = the raw, un-intercepted response data), or {accepted: true} as soon as
-//       the event stays queued (failed and queued for retry — DECISIONS 9 —, waiting for backoff or
+//       the event stays queued (failed and queued for retry, waiting for backoff or
 //       an open circuit, dropped by the cap, purged), and rejects with the reason when its batch
 //       was refused (other 4xx) or delivery is disabled. Events are sent strictly in order, one
 //       request at a time, so an event never overtakes one queued before it.

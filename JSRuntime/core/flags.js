@@ -1,5 +1,5 @@
 // core/flags.js
-// Contract: custom flags (spec §7.1, §9.3 F1–F9; DECISIONS 6).
+// Contract: custom flags: reads, flag-view de-duplication, observation and catch-up.
 //   __optimization.flags = {
 //     unwrap(value)            the F1 rule: a non-null object with a `value` key whose typeof is
 //                              "object" (object, array or null) gives `value.value`; anything else
@@ -17,8 +17,8 @@
 //     getFlag(name) → value    the flag over the state's `changes`, plus a flag-view attempt:
 //        payload {componentId: name, experienceId?, variantIndex?} from firstChange(name);
 //        not allowed (hasConsent("trackFlagView") false) ⇒ reported as blocked through
-//        emitter.block, ONCE per distinct (name, value) until consent changes or reset()
-//        (DECISIONS 6), nothing else; no profile (or no string profile.id) ⇒ nothing; else
+//        emitter.block, ONCE per distinct (name, value) until consent changes or reset(),
+//        nothing else; no profile (or no string profile.id) ⇒ nothing; else
 //        de-duplicated by the signature [value, componentId, experienceId, variantIndex,
 //        profileId] against the last ACCEPTED and the pending attempts of that name (F2–F7),
 //        then emitter.trackFlagView(payload). A failed attempt is warn-logged.

@@ -1,5 +1,5 @@
 // core/guards.js
-// Contract: `__optimization.guards`, pure shape checks of Contentful data (spec §1, R21–R24). None
+// Contract: `__optimization.guards`, pure shape checks of Contentful data. None
 // of them throws on JSON-shaped data, recurses into consumer fields or allocates (except
 // normalizeOptimizationConfig).
 //   isRecord(v)                 typeof "object", not null, not an array (null-prototype objects count).

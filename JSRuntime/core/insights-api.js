@@ -1,5 +1,5 @@
 // core/insights-api.js
-// Contract: the Insights API client (spec §5.5, §6.1; DECISIONS 12, 13).
+// Contract: the Insights API client.
 //   __optimization.createInsightsApi({clientId, environment, baseUrl?, host?}) → {sendBatches, eventsUrl}
 //     baseUrl        falsy ⇒ DEFAULT_BASE_URL (`__optimization.insightsApi.DEFAULT_BASE_URL`),
 //                    joined with or without a trailing slash.

@@ -1,6 +1,6 @@
 // core/insights-queue.js
-// Contract: `__optimization.createInsightsQueue(options)` → the Insights path (spec §5.5, §6.3,
-// §6.4; DECISIONS 10, 11). Options: getProfile() → the current profile object or undefined;
+// Contract: `__optimization.createInsightsQueue(options)` → the Insights path.
+// Options: getProfile() → the current profile object or undefined;
 // maxEvents (most events in memory over buckets and held events, a positive number, floored;
 // invalid ⇒ 1000). Without `outbox` it is a cap: beyond it the oldest held events go first, then
 // the oldest bucket's oldest events that are not in flight (warn-logged); events in flight are
@@ -13,7 +13,7 @@
 // Events are kept per profile id (`profile.id`, which may be ""), each bucket remembering the
 // last profile object seen for that id. An event sent while no profile exists is HELD (not
 // dropped) and moves into the bucket of the first profile that exists at a later send, flush or
-// `adoptHeld()` (DECISIONS 11).
+// `adoptHeld()`.
 //
 // Without `api` the queue only buffers. With delivery options:
 //   api                 {sendBatches(batches) → Promise<outcome>} (core/insights-api.js)
@@ -41,7 +41,7 @@
 //                       profile's bucket; no batches ⇒ cancel the retry; else ONE POST with one
 //                       {profile, events} per profile id (map insertion order). A flush while one
 //                       is running returns the running one. Outcomes:
-//         success        removes exactly the sent events (DECISIONS 10: events queued meanwhile
+//         success        removes exactly the sent events (events queued meanwhile
 //                        stay); handleSuccess.
 //         retry          kept; handleFailure({queuedBatches, queuedEvents, minRetryDelayMs}).
 //         drop (4xx)     the sent events are removed; batchDropped; warn-logged; handleSuccess.

@@ -1,5 +1,5 @@
 // core/locale.js
-// Contract: `__optimization.locale` (spec §8.3, E12/E13).
+// Contract: `__optimization.locale`.
 //   normalizeLocale(v) → string | undefined   trims, turns "_" into "-", and returns the result when
 //                        it matches /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/ and is not "*" or "und"
 //                        (any case); anything else, including non-strings and "", gives undefined.

@@ -1,10 +1,10 @@
 // core/merge-tags.js
-// Contract: `__optimization.mergeTags` — merge-tag values (spec §1.2, §7.2, §9.3 M1–M3;
-// DECISIONS 8).
+// Contract: `__optimization.mergeTags` — merge-tag values of rich text
+// for a profile.
 //   isMergeTagEntry(v)          a resolved entry (guards.isResolvedEntry) of content type
 //                               nt_mergetag with string nt_name and nt_mergetag_id, and
 //                               nt_fallback a string or absent (null counts as absent).
-//   isProfile(v)                the full Profile schema of spec §3.4 (id, stableId strings; random
+//   isProfile(v)                the full Profile schema (id, stableId strings; random
 //                               number; audiences string[]; traits object; location GeoLocation —
 //                               optional string fields, countryCode exactly 2 chars, coordinates
 //                               {latitude, longitude} numbers; session SessionStatistics with a
@@ -16,7 +16,7 @@
 //                               objects and arrays, "."-separated, empty segments ignored) for each
 //                               selector in order and takes the FIRST PRESENT value (not
 //                               undefined, null or ""): a string, number or boolean gives
-//                               String(value) — 0 and false included (DECISIONS 8) — an object or
+//                               String(value) — 0 and false included — an object or
 //                               array gives undefined (the caller falls back).
 //   resolve(entry, profile) → string | undefined   not a merge-tag entry ⇒ warn-log, undefined;
 //                               a profile failing isProfile ⇒ warn-log, nt_fallback (may be

@@ -1,5 +1,5 @@
 // core/payload-rules.js
-// Contract: `__optimization.payloadRules` — validation of event-method payloads with the spec §8.2
+// Contract: `__optimization.payloadRules` — validation of event-method payloads with their error
 // messages, shared by the stateful bridge (bridge/events.js) and the request-scoped service
 // (service/request-events.js).
 //   validate(method, payload, rules) → Error | null   `rules` is a list of [key, type, required]

@@ -1,8 +1,8 @@
 // core/preview-overrides.js
-// Contract: preview overrides (spec §3.5 step 2, §7.3, §9.8 P1–P6; DECISIONS 17) and the state
+// Contract: preview overrides of audiences and variants and the state
 // interceptor hook.
 //
-// State interceptors (spec §3.5):
+// State interceptors:
 //   __optimization.stateInterceptors = {add(fn) → remove(), remove(fn), clear(), size(),
 //       apply(data) → data}   one registry per JS runtime (one core instance at a time).
 //   __optimization.applyInterceptors(data) → data   = stateInterceptors.apply(data).
@@ -43,7 +43,7 @@
 //   selectedOptimizations: {expId: {experienceId, variantIndex}}}. The baseline (natural)
 //   selections and changes are captured from the state at construction (defaults) and from
 //   every intercepted response that carries the key. Every mutation recomputes the state's
-//   selectedOptimizations AND changes (DECISIONS 17) from the cached baseline — with no
+//   selectedOptimizations AND changes from the cached baseline — with no
 //   experience override left, the baseline itself — then calls onChange().
 //     activateAudience(audId, expIds) / deactivateAudience(audId, expIds)   audience record
 //         isActive true/false; each expId → variantIndex 1 / 0 (none given ⇒ only the record).

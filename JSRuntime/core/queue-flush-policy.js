@@ -1,6 +1,6 @@
 // core/queue-flush-policy.js
-// Contract: the retry/backoff/circuit-breaker policy of the delivery queues (spec §6.4, §9.5
-// Q1–Q9, Q17). One runtime per queue (Experience offline buffer, Insights). Publishes
+// Contract: the retry/backoff/circuit-breaker policy of the delivery queues.
+// One runtime per queue (Experience offline buffer, Insights). Publishes
 // `__optimization.createQueueFlushRuntime` and the namespace `__optimization.queueFlushPolicy` =
 // {toPositiveInt, toRatio, DEFAULT_QUEUE_FLUSH_POLICY, resolveQueueFlushPolicy, computeRetryDelay,
 // computeFailureWindow}:

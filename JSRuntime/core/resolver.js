@@ -1,5 +1,5 @@
 // core/resolver.js
-// Contract: `__optimization.resolver`, variant resolution (spec §2.2/§2.3 with DECISIONS 1–3).
+// Contract: `__optimization.resolver`, variant resolution.
 //   resolveOptimizedEntry(input, selections, options?) → result
 //   resolveInto(result, input, selections, options?) → result   (fills a caller-owned result made
 //                                 by createResult(), so the hot path allocates nothing per call
@@ -21,7 +21,7 @@
 // baseline with the selection still reported (no Array.prototype.at wrap-around); a malformed
 // nt_experiences element (bad shape, bad nt_config, audience without nt_audience_id) is skipped
 // like an unresolved link and other experiences still resolve. Never throws: any failure gives
-// {entry: baseline}. Logs only at "debug" (spec §2.2 messages).
+// {entry: baseline}. Logs only at "debug".
 (function () {
   'use strict';
   var ns = globalThis.__optimization || (globalThis.__optimization = {});
@@ -107,7 +107,7 @@
       return;
     }
 
-    // Step 2: the baseline must be a resolved entry with an nt_experiences array (DECISIONS 2: the
+    // Step 2: the baseline must be a resolved entry with an nt_experiences array (the
     // elements are judged one by one in step 3).
     if (!guards.isResolvedEntry(baseline) || !Array.isArray(baseline.fields.nt_experiences)) {
       if (debugEnabled()) debug(FAILURE_PREFIX + 'entry ' + entryId(baseline) + ' is not optimized');
@@ -159,7 +159,7 @@
       return;
     }
 
-    // Step 6: the replacement variant for this baseline (DECISIONS 1: integers 1…length only).
+    // Step 6: the replacement variant for this baseline (integers 1…length only).
     var component = findReplacement(fields.nt_config, baselineId);
     if (component === undefined || !Number.isInteger(variantIndex) || variantIndex < 1 ||
       variantIndex > component.variants.length) {

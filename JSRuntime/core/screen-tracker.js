@@ -1,6 +1,6 @@
 // core/screen-tracker.js
 // Contract: `__optimization.createCurrentStateTracker()` → the de-duplication behind the
-// bridge's `trackCurrentScreen` (spec §8.2, B10): a state (the current screen, keyed by
+// bridge's `trackCurrentScreen`: a state (the current screen, keyed by
 // `routeKey ?? name`) is emitted only when it differs from the last ACCEPTED one.
 //   track(key, emit, isAllowed?) → result | Promise<result>
 //       Skips with {accepted: false, attempted: false} — without calling emit — when

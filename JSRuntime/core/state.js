@@ -1,8 +1,8 @@
 // core/state.js
-// Contract: `__optimization.createStateStore(initial?)` → the stateful core's state (spec §3.6).
+// Contract: `__optimization.createStateStore(initial?)` → the stateful core's state.
 // Cells: profile, selectedOptimizations, changes, consent, persistenceConsent, locale (all
 // undefined by default), experienceRequestState ({status: "idle"}), online (true) and
-// allowedEventTypes (["identify", "screen"], DECISIONS 5). Other keys may be added freely.
+// allowedEventTypes (["identify", "screen"]). Other keys may be added freely.
 // Derived (read-only): canOptimize = selectedOptimizations !== undefined; optimizationPossible =
 // consent === true OR allowedEventTypes contains identify/page/screen/track/group/alias/component.
 //   get()            the current snapshot: a frozen object, replaced (never mutated) on change, so

@@ -1,7 +1,7 @@
 // core/stateful-defaults.js
 // Contract: `__optimization.resolveStatefulDefaults(configured, persisted)` — the start-up
 // precedence between what the application configured and what a host persisted
-// (spec §4.1 "StatefulDefaults", with DECISIONS 15):
+// (configured values win; stored continuity only with persistence consent):
 //   consent            = configured.consent ?? persisted.consent
 //   persistenceConsent = configured.persistenceConsent ?? configured.consent ?? persisted.persistenceConsent
 //                        (a persisted event consent alone never implies persistence consent)

@@ -1,6 +1,6 @@
 // core/sticky-views.js
-// Contract: `__optimization.stickyViews` — sticky entry-view de-duplication (spec §5.4, §8.2,
-// B11). A view of a sticky selection goes to the Experience API once per key (the bridge keys it
+// Contract: `__optimization.stickyViews` — sticky entry-view de-duplication.
+// A view of a sticky selection goes to the Experience API once per key (the bridge keys it
 // by `stickyTrackingKey ?? viewId`); later views of the same key are sent as plain views.
 //   shouldSendStickyEntryView(sticky, alreadyAccepted) → sticky === true && !alreadyAccepted
 //   shouldRememberStickyEntryView(stickySent, accepted) → stickySent === true && accepted === true

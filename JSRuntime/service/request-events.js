@@ -1,7 +1,7 @@
 // service/request-events.js
 // Contract: `__optimization.createRequestEvents(settings)` → the STATELESS event pipeline of the
-// request-scoped service (Swift `OptimizationService.forRequest`, as Contentful's server SDK's
-// `forRequest`). Nothing about a visitor is kept between calls: everything a call
+// request-scoped service (Swift `OptimizationService.forRequest`).
+// Nothing about a visitor is kept between calls: everything a call
 // needs arrives in its `request` argument.
 // `settings` (the service's, validated by service/service-bridge.js):
 //   {clientId, environment, allowedEventTypes, channel, library?, api: {experienceBaseUrl?,

@@ -63,7 +63,7 @@ public final class OptimizationClient: Sendable {
     let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
     let stateBroadcaster = EventBroadcaster<OptimizationState>()
     let queueEventBroadcaster = EventBroadcaster<QueueEvent>()
-    /// The host's last ``setOnline(_:)``; a new engine starts in it (spec §3.6).
+    /// The host's last ``setOnline(_:)``; a new engine starts in it.
     let isOnline = Mutex(true)
 
     public init(environment: Environment = Environment()) {

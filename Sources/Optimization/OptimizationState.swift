@@ -1,5 +1,5 @@
 /// A snapshot of the engine's state, as the shared core last pushed it
-/// (`__nativeOnStateChange`, spec §8.1 BridgeState).
+/// (`__nativeOnStateChange`, the bridge state).
 ///
 /// Read it through ``OptimizationClient/state``; it is a value, safe to keep and to pass across
 /// threads. Before `initialize` and after `destroy()` the client reports ``empty``.

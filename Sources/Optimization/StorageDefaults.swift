@@ -1,6 +1,6 @@
 import OrderedCollections
 
-/// Initial values for a client's state, handed to the engine at `initialize` (spec §4.1, §3.6).
+/// Initial values for a client's state, handed to the engine at `initialize`.
 ///
 /// Event consent starts as ``consent``; persistence consent as ``persistenceConsent`` ??
 /// ``consent``. `profile`, `changes` and `selectedOptimizations` seed the corresponding state

@@ -1,10 +1,10 @@
 // The response data the local API server returns by default: realistic Experience API `data`
-// objects (`{profile, experiences, changes}`, spec §3) written for this project (the same visitors
+// objects (`{profile, experiences, changes}`) written for this project (the same visitors
 // as Fixtures/selections/new-visitor.json and identified-visitor.json). The server replaces
 // `profile.id`/`profile.stableId` with the requested or created profile id.
 
 extension LocalOptimizationAPIServer {
-    /// The profile id the server knows from the start (spec §6.7, §9.9 K1). It answers with the
+    /// The profile id the server knows from the start. It answers with the
     /// new-visitor data.
     public static let fixtureProfileID = "f0837a67eed5f1c93978f6d53fa948df93897137bcd048366f30ba590420754b"
 

@@ -235,7 +235,7 @@ final class LocalAPIServerState: Sendable {
         }
     }
 
-    // MARK: The contract (spec §6.7)
+    // MARK: The contract
 
     /// The standard answer to `request`. Creates/updates remembered profiles and stores Insights
     /// batches as a side effect.
@@ -302,8 +302,8 @@ final class LocalAPIServerState: Sendable {
     }
 
     /// `POST v2/…/events`: one profile per distinct `anonymousId`, in first-seen order. Answers the
-    /// documented shape `{data:{profiles:[Profile]}, message, error}` (spec §6.1), not the reference
-    /// mock's envelope-in-profiles quirk (§10.2 #17).
+    /// documented shape `{data:{profiles:[Profile]}, message, error}`, not the reference
+    /// mock's envelope-in-profiles quirk.
     private func batchUpsert(body: JSONValue?) -> PlannedResponse {
         guard let events = Self.validEvents(body), events.allSatisfy({ $0["anonymousId"]?.stringValue?.isEmpty == false })
         else { return Self.json(400, ["error": "Invalid Batch Event Array"]) }

@@ -6,7 +6,7 @@ import NIOPosix
 import Synchronization
 
 /// A local Experience and Insights API for tests: a SwiftNIO HTTP/1.1 server on `127.0.0.1` and
-/// an ephemeral port that implements the contract of spec §6.7, records every request and can be
+/// an ephemeral port that answers like the real APIs (profiles, Insights batches), records every request and can be
 /// scripted, per request, to fail in the ways real networks do.
 ///
 /// ```swift

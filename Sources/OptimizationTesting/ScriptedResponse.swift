@@ -34,7 +34,7 @@ public enum RequestMatcher: Sendable, Equatable {
 /// first entry whose ``RequestMatcher`` selects the request; a request no entry selects gets
 /// ``standard``.
 public indirect enum ScriptedResponse: Sendable, Equatable {
-    /// The contract behaviour of spec §6.7 (what an empty script does).
+    /// The standard answer, as the real APIs would give it (what an empty script does).
     case standard
     /// Answer with `status`, `body` and `headers` (a non-empty body without a `content-type` header
     /// is sent as `application/json`).

@@ -5,7 +5,7 @@
 /// becomes the `errorMessage` the shared JavaScript core sees (`TypeError(message)`), so it never
 /// contains request or response bodies.
 public enum DeliveryError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The URL is outside every allowed base URL (DECISIONS 13 comparison: scheme, host, port and
+    /// The URL is outside every allowed base URL (compared by scheme, host, port and
     /// path prefix). No network attempt was made.
     case urlNotAllowed(String)
     /// A configured base URL is not an absolute `http`/`https` URL with a host.

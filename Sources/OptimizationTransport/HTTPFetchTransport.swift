@@ -16,13 +16,13 @@ import Synchronization
 /// response), so the allow-list cannot be escaped through a `Location` header.
 ///
 /// **Allow-list.** Only URLs inside ``allowList`` (the configured Experience and Insights base
-/// URLs, compared by scheme, host, port and whole-segment path prefix, DECISIONS 13) are requested;
+/// URLs, compared by scheme, host, port and whole-segment path prefix) are requested;
 /// anything else fails with ``DeliveryError/urlNotAllowed(_:)`` before any network activity.
 ///
 /// **Timeout.** Every request has a real deadline, ``Configuration/requestTimeoutMilliseconds``
 /// (default 3000 ms), covering connection, upload, response head and the whole body. On expiry the
 /// request is cancelled through AsyncHTTPClient (its connection is closed, nothing keeps running)
-/// and `send` throws ``DeliveryError/timeout(milliseconds:)`` (DECISIONS 12). Timeouts run on real
+/// and `send` throws ``DeliveryError/timeout(milliseconds:)``. Timeouts run on real
 /// (continuous) time: they bound network I/O, not the engine's injectable clock.
 ///
 /// **Errors.** `send` returns a `FetchResponse` for every HTTP status and throws only
@@ -41,7 +41,7 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
         /// The base URLs the core may reach (Experience and Insights), with or without a trailing
         /// slash.
         public var allowedBaseURLs: [String]
-        /// Deadline of one request, in milliseconds (≥ 1). Default 3000 (spec §6.1).
+        /// Deadline of one request, in milliseconds (≥ 1). Default 3000.
         public var requestTimeoutMilliseconds: Int
         /// Largest accepted response body, in bytes. Default 10 MiB.
         public var maximumResponseBodyBytes: Int

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// A URL is allowed when, for one base, it has the same scheme (`http`/`https`, case-insensitive),
 /// the same host (case-insensitive), the same port (default 80/443 filled in) and its path starts
-/// with the base path **as a whole segment**: the base path is normalised to end with `/`
-/// (DECISIONS 13), so base `http://h/experience` allows `http://h/experience/v2/…` (and
+/// with the base path **as a whole segment**: the base path is normalised to end with `/`,
+/// so base `http://h/experience` allows `http://h/experience/v2/…` (and
 /// `http://h/experience` itself) but not `http://h/experience-evil/…`. Query and fragment are
 /// ignored. URLs with user info, or with a `.`/`..` path segment or an encoded `/` or `\` in the
 /// path (tricks to leave the prefix on the server), are refused.
@@ -55,8 +55,8 @@ public struct HostAllowList: Sendable, Equatable {
         }
     }
 
-    /// Joins a base URL and a relative path the way the shared core does (DECISIONS 13, spec
-    /// §10.2 #15): trailing slashes of `base` and leading slashes of `path` are trimmed and exactly
+    /// Joins a base URL and a relative path the way the shared core does
+    /// (`apiResponse.joinUrl`): trailing slashes of `base` and leading slashes of `path` are trimmed and exactly
     /// one `/` is put between them, so `join("http://h/experience", "v2/x")` and
     /// `join("http://h/experience/", "/v2/x")` both give `http://h/experience/v2/x`.
     public static func join(base: String, path: String) -> String {

@@ -4,7 +4,7 @@ import OptimizationContent
 import OptimizationJSON
 import Synchronization
 
-/// Turns the visibility of one rendered entry into view events (DECISIONS 14): a view event after
+/// Turns the visibility of one rendered entry into view events: a view event after
 /// `dwellTimeMs` of continuous visibility, a duration update every
 /// `viewDurationUpdateIntervalMs` while the entry stays visible, and a final update when it
 /// leaves view. Create one controller per rendered entry and feed it from the render loop.

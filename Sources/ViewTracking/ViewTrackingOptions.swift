@@ -1,4 +1,4 @@
-/// The three tunable numbers of entry view tracking (DECISIONS 14), per controller.
+/// The three tunable numbers of entry view tracking, per controller.
 ///
 /// The initializer does not validate; ``validate()`` does, and every ``ViewTrackingController``
 /// initializer calls it, so an invalid value is reported when the controller is created.

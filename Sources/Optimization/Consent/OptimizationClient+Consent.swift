@@ -1,6 +1,6 @@
 import OrderedCollections
 
-// Consent (spec §4, DECISIONS 5).
+// Consent.
 //
 // Two independent tri-state values: event consent (may events be emitted) and persistence
 // consent (may profile continuity be stored). Before the visitor decides both are nil. Only event

@@ -7,9 +7,9 @@ import OrderedCollections
 /// ``HTTPFetchTransport`` whose allow-list holds exactly the two base URLs below (or their
 /// defaults), so the shared core can reach nothing else.
 public struct OptimizationAPIConfig: Sendable, Equatable {
-    /// The public Experience API (spec §6.1).
+    /// The public Experience API.
     public static let defaultExperienceBaseURL = "https://experience.ninetailed.co/"
-    /// The public Insights API (spec §6.1).
+    /// The public Insights API.
     public static let defaultInsightsBaseURL = "https://ingest.insights.ninetailed.co/"
 
     /// Experience API base URL, with or without a trailing slash. Nil or empty: the default.

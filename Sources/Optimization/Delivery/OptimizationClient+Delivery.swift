@@ -1,7 +1,7 @@
 import JavaScriptHost
 import Logging
 
-// Delivery to the Experience and Insights APIs (spec §6; DECISIONS 9–13).
+// Delivery to the Experience and Insights APIs.
 //
 // Experience events (identify, page, screen, track, sticky views) are sent at once while online,
 // one request at a time and in order; Insights events (views, clicks, hovers, flag views) are

@@ -1,6 +1,6 @@
 import OrderedCollections
 
-/// Retry, backoff and circuit-breaker settings of the delivery queues (spec §6.4). Every field is
+/// Retry, backoff and circuit-breaker settings of the delivery queues. Every field is
 /// optional; nil uses the core's default. The core normalises the values: integers must be
 /// finite and ≥ 1 (floored; anything else ⇒ default), `maxBackoffMs` is raised to
 /// `baseBackoffMs`, `jitterRatio` is clamped to [0, 1]. All times are milliseconds on the
@@ -47,7 +47,7 @@ public struct QueueFlushPolicy: Sendable, Equatable {
     }
 }
 
-/// Delivery queue settings and callbacks (spec §6.2–6.4). Part of ``OptimizationConfig``.
+/// Delivery queue settings and callbacks. Part of ``OptimizationConfig``.
 ///
 /// The callbacks receive the same ``QueueEvent``s as ``OptimizationClient/queueEvents``. They run
 /// synchronously on the thread that is inside the engine, while the engine's lock is held: keep

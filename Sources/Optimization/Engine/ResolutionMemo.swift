@@ -10,7 +10,7 @@ import Synchronization
 /// handles, so an answer keyed by the pair of handles never goes stale. Pairs are remembered from
 /// an entry's second resolve on, so entries wrapped once per call are never kept here.
 ///
-/// What is not pure is the context registration (spec §2.4): every resolve that finds a selection
+/// What is not pure is the context registration: every resolve that finds a selection
 /// registers its context under a fresh id. For an answer served from here the runtime draws that id itself, from the
 /// engine's own id source, notes the registration with the engine clock's time, and replays the
 /// notes, in order and at their own times, before anything else enters JavaScript (the engine's

@@ -1,7 +1,7 @@
 import JavaScriptHost
 import OrderedCollections
 
-// The event API of OptimizationClient (spec §5, §8.2; DECISIONS 5–7, 11).
+// The event API of OptimizationClient.
 //
 // Threading: every method is safe from any thread or task. The gate, the event build and the
 // publication on ``OptimizationClient/events`` / ``OptimizationClient/blockedEvents`` happen
@@ -11,7 +11,7 @@ import OrderedCollections
 //
 // Errors: before `initialize` (or after `destroy()`) every async method throws
 // ``OptimizationError/notInitialized``; a payload the core rejects, or any failure inside the
-// engine, throws ``OptimizationError/bridgeError(_:)`` with the core's message (spec §8.2
+// engine, throws ``OptimizationError/bridgeError(_:)`` with the core's message (its
 // validation messages); with a storage directory, an event the durable outbox could not store (a
 // full disk) throws ``OptimizationError/eventNotStored(_:)`` and is neither queued nor published.
 // A call blocked by consent does NOT throw: it returns
@@ -101,7 +101,7 @@ extension OptimizationClient {
     /// (`routeKey ?? name`) differs from the last ACCEPTED one (and none with that key is in
     /// flight); a duplicate returns `accepted` false without being reported as blocked. A call
     /// blocked by consent (the `screen` gate) is reported once on ``blockedEvents`` with method
-    /// `trackCurrentScreen` (DECISIONS 6) and does not remember its key.
+    /// `trackCurrentScreen` and does not remember its key.
     /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
     @discardableResult
     public func trackCurrentScreen(

@@ -1,6 +1,6 @@
 import JavaScriptHost
 
-// Custom flags (spec §7.1; DECISIONS 6, 17).
+// Custom flags.
 //
 // A flag is the value of an Experience API change (`changes`, keyed by `key`; a `{"value": …}`
 // object wrapper is unwrapped). Reading a flag also attempts a flag-view event (Insights
@@ -8,7 +8,7 @@ import JavaScriptHost
 // (value, experience, variant, profile id); nothing without a profile; before consent (and
 // unless the allow-list has `flag` or `component`) reported on ``OptimizationClient/blockedEvents``
 // once per distinct (flag, value) rather than on every read. Preview overrides change flags
-// derived from inline-variable components (DECISIONS 17).
+// derived from inline-variable components.
 //
 // Threading: both methods are synchronous and safe from any thread; the flag-view event (or the
 // blocked report) is published before they return. Errors: none are thrown.

@@ -1,6 +1,6 @@
 import JavaScriptHost
 
-// Locale and reset (spec §6.5, §8.3; native-host §1.1, §4.5).
+// Locale and reset.
 //
 // Threading: synchronous, safe from any thread; ``state`` (and ``stateChanges``) reflect the
 // change before the method returns.

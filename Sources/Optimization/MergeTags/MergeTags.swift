@@ -1,6 +1,6 @@
 import OrderedCollections
 
-/// Merge tags in rich text (spec §1.2, §7.2; DECISIONS 8).
+/// Merge tags in rich text.
 ///
 /// A merge tag is an `nt_mergetag` entry (`nt_name`, `nt_mergetag_id` — a profile path such as
 /// `location.continent` or `traits_firstname` — and an optional `nt_fallback`) embedded in a

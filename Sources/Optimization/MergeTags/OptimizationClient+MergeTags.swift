@@ -1,7 +1,7 @@
 import JavaScriptHost
 import OrderedCollections
 
-// Merge tags (spec §7.2; DECISIONS 8).
+// Merge tags.
 //
 // The value of a merge tag is the first present value among the profile paths its
 // `nt_mergetag_id` may denote (`a_b_c` is tried as `a_b_c`, `a.b_c`, `a.b.c`); any present

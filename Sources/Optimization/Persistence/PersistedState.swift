@@ -1,5 +1,5 @@
 /// What survives a restart. Consent is always persisted; the profile continuity fields only
-/// while persistence consent is `true` (DECISIONS 15).
+/// while persistence consent is `true`.
 public struct PersistedState: Sendable, Equatable {
     /// Event consent (`accepted` / `denied` on disk; nil = never decided).
     public var consent: Bool?

@@ -2,8 +2,7 @@ import Logging
 import OrderedCollections
 import Synchronization
 
-/// Applies the persistence rules between the engine's state and an ``OptimizationStore``
-/// (native-host spec §4, DECISIONS 15).
+/// Applies the persistence rules between the engine's state and an ``OptimizationStore``.
 ///
 /// - At start-up it hands the persisted state to the shared core, which resolves it against the
 ///   configured defaults (configured values win; continuity only with persistence consent).
@@ -23,7 +22,7 @@ final class PersistenceCoordinator: Sendable {
     }
 
     /// What was persisted, as the bridge's `persisted` configuration object. The shared core
-    /// resolves it against the configured defaults (`resolveStatefulDefaults`, DECISIONS 15);
+    /// resolves it against the configured defaults (`resolveStatefulDefaults`: configured values win);
     /// the first state push then erases continuity from disk if persistence consent is `false`.
     var persistedConfiguration: JSONValue {
         let persisted = saved.withLock { $0 }

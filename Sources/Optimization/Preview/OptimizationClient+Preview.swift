@@ -1,6 +1,6 @@
 import JavaScriptHost
 
-// Preview overrides (spec §7.3; DECISIONS 17): force an audience or a variant for this client's
+// Preview overrides: force an audience or a variant for this client's
 // visitor, e.g. from an internal tool or a debug endpoint. No UI.
 //
 // An override changes BOTH the selected optimizations (``state``, and every resolution that uses

@@ -1,5 +1,5 @@
-/// A snapshot of the preview overrides and what they produce (spec §7.3, §8.2
-/// `getPreviewState`; DECISIONS 17), for an internal tool or a debug endpoint.
+/// A snapshot of the preview overrides and what they produce (the bridge's
+/// `getPreviewState`), for an internal tool or a debug endpoint.
 ///
 /// A value; safe to keep and to pass across threads. Read it through
 /// ``OptimizationClient/previewState``.
