@@ -11,7 +11,7 @@ import Synchronization
 /// - `__nativeOutboxAppend(queue, messageId, profileId|null, consent, acceptedAtMs, payloadJSON)`:
 ///   the event is written (per the outbox's durability policy) and its sequence returned before
 ///   the accepting call goes on; when the write fails the function throws, the accepting call
-///   fails and nothing is queued or acknowledged for the event (``takeAppendFailure()`` then
+///   fails and nothing is queued or acknowledged for the event (``lastAppendFailure`` then
 ///   holds the ``OutboxError``).
 /// - `__nativeOutboxLoad(queue, afterSequence, limit)`: the next stored events of a queue, for
 ///   the queue's in-memory window over the backlog (`[{"sequence": n, "payload": …}]`).
@@ -95,12 +95,11 @@ final class OutboxLink: Sendable {
         outbox.forwardDrops(logger: logger, to: removal)
     }
 
-    /// The failure of the last append that failed, taken once (nil when there is none).
-    func takeAppendFailure() -> OutboxError? {
-        appendFailure.withLock { failure in
-            defer { failure = nil }
-            return failure
-        }
+    /// The error of the most recent append that failed (nil while none has). A call that failed
+    /// because its event could not be stored reports this error: concurrent failures of the
+    /// same disk all see one of them.
+    var lastAppendFailure: OutboxError? {
+        appendFailure.withLock { $0 }
     }
 
     /// Releases the directory; what is undelivered stays on disk for the next start.

@@ -203,7 +203,7 @@ extension OptimizationClient {
         } catch {
             // The outbox could not store the accepted event: the call fails with its reason.
             if case .bridgeError(let message) = error, message.contains("__nativeOutboxAppend"),
-               let failure = runtime.outbox?.takeAppendFailure() {
+               let failure = runtime.outbox?.lastAppendFailure {
                 throw .eventNotStored(failure)
             }
             throw error

@@ -71,14 +71,17 @@ final class ServiceDelivery: Sendable {
         }
         let engine = runtime.engine
         let link = link
-        // Under the engine's lock, so the failure taken is this call's.
+        // Under the engine's lock, so the failure read is this call's.
         let result = engine.withExclusiveAccess { () -> Result<Int, OptimizationError> in
             do {
                 return .success(Int(try engine.call("__service.enqueueInsights", .json(itemsText)).numberValue ?? 0))
             } catch JavaScriptError.engineClosed {
                 return .failure(.notInitialized)
             } catch {
-                if let failure = link?.takeAppendFailure() { return .failure(.eventNotStored(failure)) }
+                if case JavaScriptError.exception(let exception) = error, exception.message.contains("__nativeOutboxAppend"),
+                   let failure = link?.lastAppendFailure {
+                    return .failure(.eventNotStored(failure))
+                }
                 return .failure(.bridgeError("\(error)"))
             }
         }
