@@ -1,5 +1,4 @@
-// tests/bridge-events.spec.js — consent and event methods of __bridge (spec §8.2, §9.7 B1–B10,
-// §9.2 C1/C2 through the bridge, DECISIONS 5–7).
+// tests/bridge-events.spec.js — consent and event methods of __bridge.
 (function () {
   'use strict';
   var fx = globalThis.fixtures;
@@ -126,7 +125,7 @@
     return Promise.all(['r1', 'r2', 'r3'].map(function (id) { return expectSettle(id, true, { accepted: false }); }));
   }));
 
-  jsTest('DECISIONS 5: the native default allow-list lets identify and screen through before consent', withBridge(undefined, function (rec) {
+  jsTest('the native default allow-list lets identify and screen through before consent', withBridge(undefined, function (rec) {
     assert.equal(__bridge.hasConsent('identify'), true);
     assert.equal(__bridge.hasConsent('screen'), true);
     assert.equal(__bridge.hasConsent('page'), false);
@@ -160,7 +159,7 @@
     return expectSettle('r1', true, { accepted: true });
   }));
 
-  jsTest('channel is configurable (DECISIONS 7)', withBridge({ channel: 'kiosk', defaults: { consent: true } }, function (rec) {
+  jsTest('channel is configurable', withBridge({ channel: 'kiosk', defaults: { consent: true } }, function (rec) {
     __bridge.screen({ name: 'Home' }, 'r1');
     assert.equal(rec.emitted[0].channel, 'kiosk');
     assert.deepEqual(rec.emitted[0].properties, { name: 'Home' });
@@ -194,7 +193,7 @@
 
   jsTest('trackCurrentScreen: de-duplicated by routeKey ?? name; blocked calls reported once as trackCurrentScreen', withBridge({ allowedEventTypes: [] }, function (rec) {
     __bridge.trackCurrentScreen({ name: 'Home' }, 'b1');
-    assert.deepEqual(rec.blocked, [{ reason: 'consent', method: 'trackCurrentScreen', args: [{ name: 'Home' }] }], 'DECISIONS 6: exactly one report');
+    assert.deepEqual(rec.blocked, [{ reason: 'consent', method: 'trackCurrentScreen', args: [{ name: 'Home' }] }], 'exactly one report');
     assert.equal(rec.emitted.length, 0);
     __bridge.consent(true);
     __bridge.trackCurrentScreen({ name: 'Home' }, 'a1');

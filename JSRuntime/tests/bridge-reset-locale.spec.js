@@ -1,5 +1,4 @@
-// tests/bridge-reset-locale.spec.js — the bridge's setLocale (spec §8.3, E12), reset() (spec
-// §6.5, native §4.5) and getProfile().
+// tests/bridge-reset-locale.spec.js — the bridge's setLocale, reset() and getProfile().
 (function () {
   'use strict';
   var fx = globalThis.fixtures;

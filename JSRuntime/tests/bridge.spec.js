@@ -1,4 +1,4 @@
-// tests/bridge.spec.js — the __bridge contract (README, spec §2.5, §8, B9, R18).
+// tests/bridge.spec.js — the __bridge contract.
 (function () {
   'use strict';
   var fx = globalThis.fixtures;

@@ -1,4 +1,4 @@
-// tests/consent.spec.js — the consent model (spec §4, DECISIONS 5; C5, C6, C11, C20).
+// tests/consent.spec.js — the consent model.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -25,7 +25,7 @@
     });
   });
 
-  jsTest('gate: false and undefined gate alike through the allow-list (spec §4.2)', function () {
+  jsTest('gate: false and undefined gate alike through the allow-list', function () {
     [false, undefined].forEach(function (c) {
       assert.equal(hasEventConsent('identify', c, ['identify']), true);
       assert.equal(hasEventConsent('page', c, ['identify', 'screen']), false);

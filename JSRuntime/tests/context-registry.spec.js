@@ -1,4 +1,4 @@
-// tests/context-registry.spec.js — the optimization-context registry (spec §2.4, R19, R20).
+// tests/context-registry.spec.js — the optimization-context registry.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;

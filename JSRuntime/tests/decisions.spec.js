@@ -1,4 +1,5 @@
-// tests/decisions.spec.js — DECISIONS.md items 1–3 (resolution), each pinned by tests.
+// tests/decisions.spec.js — where resolution is stricter than a plain lookup: non-integer or out-of-range indexes,
+// malformed experiences, raw CDA collections.
 (function () {
   'use strict';
   var fx = globalThis.fixtures;
@@ -18,9 +19,9 @@
     return oe;
   }
 
-  // ---- DECISIONS 1 ------------------------------------------------------------------------------
+  // ---- variant indexes ------------------------------------------------------------------------------
 
-  jsTest('DECISIONS 1: a valid integer variantIndex still picks its variant', function () {
+  jsTest('a valid integer variantIndex still picks its variant', function () {
     var oe = twoVariantOE();
     assert.equal(resolve(oe, [fx.selection(ids.EU, 1)]).entry.sys.id, ids.EU_VARIANT);
     var second = resolve(oe, [fx.selection(ids.EU, 2)]);
@@ -40,7 +41,7 @@
     ['missing', undefined],
     ['out of range (3 of 2)', 3],
   ].forEach(function (testCase) {
-    jsTest('DECISIONS 1: variantIndex ' + testCase[0] + ' gives the baseline and still reports the selection', function () {
+    jsTest('variantIndex ' + testCase[0] + ' gives the baseline and still reports the selection', function () {
       var oe = twoVariantOE();
       var selection = { experienceId: ids.EU, variantIndex: testCase[1], variants: {}, sticky: false };
       var result = resolve(oe, [selection]);
@@ -53,7 +54,7 @@
     });
   });
 
-  // ---- DECISIONS 2 ------------------------------------------------------------------------------
+  // ---- malformed experiences ------------------------------------------------------------------------------
 
   // Each case breaks something on OE; the selections name both EU and NA. Expected: the broken
   // part is skipped and the next valid experience on the same entry resolves.
@@ -86,7 +87,7 @@
       oe.fields.nt_experiences[0].fields.nt_variants.push({ title: 'not an entry' });
     }],
   ].forEach(function (testCase) {
-    jsTest('DECISIONS 2: ' + testCase[0] + ' disables only that experience', function () {
+    jsTest(testCase[0] + ' disables only that experience', function () {
       var oe = fx.optimizedEntry();
       testCase[2](oe);
       var result = resolve(oe, [fx.selection(ids.EU, 1), fx.selection(ids.NA, 1)]);
@@ -101,7 +102,7 @@
     });
   });
 
-  jsTest('DECISIONS 2: the baseline itself must be a resolved entry with an nt_experiences array', function () {
+  jsTest('the baseline itself must be a resolved entry with an nt_experiences array', function () {
     var oe = fx.optimizedEntry();
     var localized = Object.assign({}, oe, { fields: { nt_experiences: { 'en-US': oe.fields.nt_experiences } } });
     assert.equal(resolve(localized, [fx.selection(ids.EU, 1)]).entry, localized);
@@ -110,9 +111,9 @@
     assert.equal(resolve(noMetadata, [fx.selection(ids.EU, 1)]).entry, noMetadata);
   });
 
-  // ---- DECISIONS 3 ------------------------------------------------------------------------------
+  // ---- raw CDA collections ------------------------------------------------------------------------------
 
-  jsTest('DECISIONS 3: a raw CDA collection resolves through includes, output in the input form', function () {
+  jsTest('a raw CDA collection resolves through includes, output in the input form', function () {
     var collection = fx.optimizedCollection();
     var result = resolve(collection, fx.selectedOptimizations());
     var variant = collection.includes.Entry[2];
@@ -126,7 +127,7 @@
     assert.equal(collection.items[0].fields.nt_experiences[0].sys.type, 'Link');
   });
 
-  jsTest('DECISIONS 3: the baseline is items[0] or the item named by options.entryId', function () {
+  jsTest('the baseline is items[0] or the item named by options.entryId', function () {
     var collection = fx.optimizedCollection();
     var other = fx.entry('otherItem', 'content', { internalTitle: 'Other' });
     collection.items.unshift(other);
@@ -137,13 +138,13 @@
     assert.equal(missing.entry, collection, 'no such baseline: the input comes back unchanged');
   });
 
-  jsTest('DECISIONS 3: without selections the collection resolves to its baseline item', function () {
+  jsTest('without selections the collection resolves to its baseline item', function () {
     var collection = fx.optimizedCollection();
     assert.equal(resolve(collection, []).entry, collection.items[0]);
     assert.equal(resolve(collection).entry, collection.items[0]);
   });
 
-  jsTest('DECISIONS 3: rich-text embed and back-reference cycles in a collection are safe', function () {
+  jsTest('rich-text embed and back-reference cycles in a collection are safe', function () {
     var collection = fx.optimizedCollection();
     var baseline = collection.items[0];
     var variant = collection.includes.Entry[2];
@@ -159,7 +160,7 @@
     assert.equal(JSON.parse(JSON.stringify(result.entry)).sys.id, ids.EU_VARIANT, 'the output is still JSON-serializable');
   });
 
-  jsTest('DECISIONS 3: an object-cycle back reference in a resolved graph is safe', function () {
+  jsTest('an object-cycle back reference in a resolved graph is safe', function () {
     var oe = fx.optimizedEntry();
     var experience = oe.fields.nt_experiences[0];
     experience.fields.nt_variants[0].fields.parent = oe;
@@ -168,7 +169,7 @@
     assert.equal(resolve(oe, fx.selectedOptimizations()).entry.sys.id, ids.EU_VARIANT);
   });
 
-  jsTest('DECISIONS 3: a link whose target is not included is skipped, other experiences resolve', function () {
+  jsTest('a link whose target is not included is skipped, other experiences resolve', function () {
     var collection = fx.optimizedCollection();
     collection.includes.Entry.splice(1, 1); // drop the EU experience
     var result = resolve(collection, [fx.selection(ids.EU, 1), fx.selection(ids.NA, 1)]);
@@ -179,7 +180,7 @@
     assert.equal(onlyMissing.selectedOptimization, undefined);
   });
 
-  jsTest('DECISIONS 3: an unincluded variant or audience link is tolerated', function () {
+  jsTest('an unincluded variant or audience link is tolerated', function () {
     var collection = fx.optimizedCollection();
     collection.includes.Entry = collection.includes.Entry.filter(function (e) {
       return e.sys.id !== ids.EU_VARIANT && e.sys.id !== ids.EU_AUDIENCE;
@@ -191,14 +192,14 @@
     assert.equal('audienceEntry' in result.context, false);
   });
 
-  jsTest('DECISIONS 3: an included but malformed audience disables only its experience', function () {
+  jsTest('an included but malformed audience disables only its experience', function () {
     var collection = fx.optimizedCollection();
     delete collection.includes.Entry[0].fields.nt_audience_id; // EU audience
     var result = resolve(collection, [fx.selection(ids.EU, 1), fx.selection(ids.NA, 1)]);
     assert.equal(result.entry.sys.id, ids.NA_VARIANT);
   });
 
-  jsTest('DECISIONS 3: a prebuilt entry index is used as given', function () {
+  jsTest('a prebuilt entry index is used as given', function () {
     var collection = fx.optimizedCollection();
     var index = globalThis.__optimization.entryIndex.buildEntryIndex(collection);
     assert.equal(index.get(ids.EU_VARIANT), collection.includes.Entry[2]);

@@ -1,5 +1,4 @@
-// tests/delivery-api.spec.js — the Experience and Insights API clients (spec §3.1–3.5, §6.1,
-// §9.6 A1–A7; DECISIONS 4, 12, 13) and the status/Retry-After classification they share.
+// tests/delivery-api.spec.js — the Experience and Insights API clients and the status/Retry-After classification they share.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -86,7 +85,7 @@
     });
   });
 
-  jsTest('DECISIONS 13: base URLs join with or without a trailing slash, on both APIs', function () {
+  jsTest('base URLs join with or without a trailing slash, on both APIs', function () {
     assert.equal(http.joinUrl('http://h/experience', 'v2/x'), 'http://h/experience/v2/x');
     assert.equal(http.joinUrl('http://h/experience/', '/v2/x'), 'http://h/experience/v2/x');
     assert.equal(http.joinUrl('http://h/experience//', '//v2/x'), 'http://h/experience/v2/x');
@@ -103,7 +102,7 @@
     assert.equal(experienceApi({ baseUrl: '' }).profilesUrl(), 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles', 'falsy ⇒ default');
   });
 
-  jsTest('DECISIONS 4: a change whose type is not Variable is dropped on its own', function () {
+  jsTest('a change whose type is not Variable is dropped on its own', function () {
     var body = envelope('p-1', {
       changes: [
         { key: 'kept', type: 'Variable', value: { a: 1 }, meta: { experienceId: 'e', variantIndex: 0 }, extra: 'stripped' },
@@ -175,7 +174,7 @@
     });
   });
 
-  jsTest('§3.5: applyOptimizationData runs the state interceptors, writes changed keys and success in one push', function () {
+  jsTest('applyOptimizationData runs the state interceptors, writes changed keys and success in one push', function () {
     var store = ns.createStateStore({ experienceRequestState: { status: 'pending' } });
     var notified = [];
     store.subscribe(function (snapshot) { notified.push(snapshot); });

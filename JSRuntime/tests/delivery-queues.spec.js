@@ -1,5 +1,4 @@
-// tests/delivery-queues.spec.js — delivery through the bridge on the fake host (spec §3.5, §6.2–6.5,
-// §8.3, §9.5 Q10–Q16, Q18, Q19; DECISIONS 9–11): online sends, offline buffering, batching,
+// tests/delivery-queues.spec.js — delivery through the bridge on the fake host : online sends, offline buffering, batching,
 // retries with backoff and Retry-After, the circuit breaker, status handling, consent purges,
 // reconnect and destroy flushes. Every timer runs on __testHost.advance.
 (function () {
@@ -116,7 +115,7 @@
     });
   }));
 
-  jsTest('§8.3 anonymous id: used with persistence consent, forgotten without it; profile.id otherwise; reset ⇒ create', withDelivery({
+  jsTest('anonymous id: used with persistence consent, forgotten without it; profile.id otherwise; reset ⇒ create', withDelivery({
     defaults: { consent: true, persistenceConsent: true, anonymousId: 'anon-1' },
     api: { handler: (function () { var api = fakeApi(); api.script.experience.push({ status: 200, body: envelope('server-1') }); return api; })() },
   }, function () {
@@ -141,7 +140,7 @@
     });
   }));
 
-  jsTest('§8.3: without persistence consent a configured anonymous id is not used', withDelivery({
+  jsTest('without persistence consent a configured anonymous id is not used', withDelivery({
     defaults: { consent: true, persistenceConsent: false, anonymousId: 'anon-1' },
   }, function () {
     __bridge.track({ event: 'a' }, 't1');
@@ -150,7 +149,7 @@
     });
   }));
 
-  jsTest('DECISIONS 9 + Q15: an online failure is queued, retried on the clock, not lost; failed api-error → pending → success', withDelivery({
+  jsTest('an online failure is queued, retried on the clock, not lost; failed api-error → pending → success', withDelivery({
     queuePolicy: { flush: { baseBackoffMs: 100, maxBackoffMs: 100, jitterRatio: 0 } },
   }, function (rec) {
     rec.api.script.experience.push({ status: 500 });
@@ -309,7 +308,7 @@
     });
   }));
 
-  jsTest('DECISIONS 10: a successful Insights flush removes exactly the events it sent', withDelivery({ defaults: { consent: true, profile: PF } }, function () {
+  jsTest('a successful Insights flush removes exactly the events it sent', withDelivery({ defaults: { consent: true, profile: PF } }, function () {
     __testHost.fetchHandler = null; // answered by hand
     __bridge.trackClick({ componentId: 'a', variantIndex: 0 }, 'c1');
     __bridge.flush('f1');
@@ -323,7 +322,7 @@
     });
   }));
 
-  jsTest('DECISIONS 11: events before any profile are held, then sent with the first profile', withDelivery({}, function () {
+  jsTest('events before any profile are held, then sent with the first profile', withDelivery({}, function () {
     __bridge.trackClick({ componentId: 'early-1', variantIndex: 0 }, 'c1');
     __bridge.trackClick({ componentId: 'early-2', variantIndex: 0 }, 'c2');
     __bridge.flush('f0');
@@ -516,7 +515,7 @@
     });
   }));
 
-  jsTest('§3.5 through the bridge: interceptors shape the state, the caller receives the raw data; Q19 canOptimize', withDelivery({}, function (rec) {
+  jsTest('through the bridge: interceptors shape the state, the caller receives the raw data; Q19 canOptimize', withDelivery({}, function (rec) {
     var registry = ns.stateInterceptors;
     var remove = registry && typeof registry.add === 'function'
       ? registry.add(function () { return { selectedOptimizations: [] }; }) : function () {};

@@ -1,4 +1,4 @@
-// tests/event-builder.spec.js — event builders (spec §5.1–5.3, §9.4 E1–E9, E12/E13, DECISIONS 7).
+// tests/event-builder.spec.js — event builders.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -6,7 +6,7 @@
   var START_ISO = '2026-01-01T00:00:00.000Z';
   var DEFAULT_PAGE = { path: '', query: {}, referrer: '', search: '', title: '', url: '' };
 
-  // Builder as in §9.4 (channel "mobile", library ios 0.0.1) unless overridden.
+  // A builder (channel "mobile", library ios 0.0.1) unless overridden.
   function builder(extra) {
     return ns.createEventBuilder(Object.assign({
       channel: 'mobile',

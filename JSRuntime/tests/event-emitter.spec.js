@@ -1,5 +1,4 @@
-// tests/event-emitter.spec.js — the event pipeline of the stateful core (spec §4.3, §5.4, §5.6;
-// §9.2 C1–C4, C7–C10, C12, C13; §9.4 E10, E11; DECISIONS 5, 11).
+// tests/event-emitter.spec.js — the event pipeline of the stateful core .
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -221,7 +220,7 @@
     });
   });
 
-  jsTest('DECISIONS 11: Insights events without a profile are held, published, and adopted later', function () {
+  jsTest('Insights events without a profile are held, published, and adopted later', function () {
     var t = makeCore({ consent: true });
     var r = t.core.trackClick({ componentId: 'c' });
     assert.deepEqual(r, { accepted: true });

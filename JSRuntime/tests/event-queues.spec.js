@@ -1,5 +1,4 @@
-// tests/event-queues.spec.js — the Experience and Insights queue interfaces (spec §6.2, §6.3,
-// DECISIONS 11) as far as this layer goes: enqueue, cap, purge, size, drain.
+// tests/event-queues.spec.js — the Experience and Insights queue interfaces as far as this layer goes: enqueue, cap, purge, size, drain.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;

@@ -1,6 +1,6 @@
 // tests/fixtures.js
 // Contract: `globalThis.fixtures`, factories of Contentful-shaped test data (composed for this
-// project after the shapes in spec §1.5/§9 and the public mock space; every call returns a fresh,
+// project in the shapes Contentful and the Experience API use; every call returns a fresh,
 // unshared graph, so tests may mutate what they get). No Node APIs.
 //   ids                          the ids used below (OE, EU, NA, their audiences and variants, …)
 //   entry(id, contentType, fields)   the spec's T(id, fields, ct): a resolved CDA entry

@@ -1,4 +1,4 @@
-// tests/flags.spec.js — custom flags (spec §7.1, §9.3 F1–F9; DECISIONS 6) and the bridge's
+// tests/flags.spec.js — custom flags and the bridge's
 // getFlag / observeFlag / unobserveFlag.
 (function () {
   'use strict';
@@ -69,7 +69,7 @@
     assert.equal(t.calls.views.length, 1, 'same value, same profile: one event');
   });
 
-  jsTest('F3 + DECISIONS 6: pre-consent reads report once per distinct (flag, value); after consent one view', function () {
+  jsTest('pre-consent reads report once per distinct (flag, value); after consent one view', function () {
     var t = setup({ profile: PF, changes: flags() });
     t.tracker.getFlag('dark-mode');
     t.tracker.getFlag('dark-mode');
@@ -89,7 +89,7 @@
     assert.equal(t.calls.blocked.length, 3);
   });
 
-  jsTest('DECISIONS 6: the flag allow-list entry lets views through before consent; a new consent decision re-arms reports', function () {
+  jsTest('the flag allow-list entry lets views through before consent; a new consent decision re-arms reports', function () {
     var t = setup({ profile: PF, changes: flags(), allowedEventTypes: ['flag'] });
     t.tracker.getFlag('dark-mode');
     assert.equal(t.calls.views.length, 1);
@@ -262,7 +262,7 @@
     assert.throws(function () { __bridge.getFlag(1); }, /name must be a string/);
   }));
 
-  jsTest('bridge getFlag before consent: one blocked report per distinct (flag, value) (DECISIONS 6)', withBridge({ allowedEventTypes: [], defaults: { profile: PF, changes: flags() } }, function (rec) {
+  jsTest('bridge getFlag before consent: one blocked report per distinct (flag, value)', withBridge({ allowedEventTypes: [], defaults: { profile: PF, changes: flags() } }, function (rec) {
     for (var i = 0; i < 5; i++) __bridge.getFlag('dark-mode');
     assert.deepEqual(rec.blocked, [{ reason: 'consent', method: 'trackFlagView', args: [{ componentId: 'dark-mode', experienceId: HERO, variantIndex: 0 }] }]);
     assert.equal(rec.emitted.length, 0);

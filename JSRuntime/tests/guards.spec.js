@@ -1,4 +1,4 @@
-// tests/guards.spec.js — type guards and nt_config handling (R21, R22, R24, spec §1).
+// tests/guards.spec.js — type guards and nt_config handling.
 (function () {
   'use strict';
   var fx = globalThis.fixtures;

@@ -1,4 +1,4 @@
-// tests/locale.spec.js — locale normalization (spec §8.3, E12, E13).
+// tests/locale.spec.js — locale normalization.
 (function () {
   'use strict';
   var locale = globalThis.__optimization.locale;

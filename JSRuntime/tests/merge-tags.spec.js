@@ -1,4 +1,4 @@
-// tests/merge-tags.spec.js — merge tags (spec §7.2, §9.3 M1–M3; DECISIONS 8) and the bridge's
+// tests/merge-tags.spec.js — merge tags and the bridge's
 // getMergeTagValue.
 (function () {
   'use strict';
@@ -6,7 +6,7 @@
   var fx = globalThis.fixtures;
   var mergeTags = ns.mergeTags;
 
-  // PF of spec §9 (a full, schema-valid profile).
+  // A full, schema-valid profile.
   function profile() {
     return {
       id: '',
@@ -26,7 +26,7 @@
     };
   }
 
-  // MT of spec §9.
+  // A merge-tag entry.
   function mergeTag(id, fallback) {
     var fields = { nt_name: 'Continent', nt_mergetag_id: id === undefined ? 'location.continent' : id };
     if (fallback !== null) fields.nt_fallback = fallback === undefined ? 'Nowhere' : fallback;
@@ -68,7 +68,7 @@
     assert.equal(mergeTags.resolve(mergeTag('location.continent', null), {}), undefined);
   });
 
-  jsTest('DECISIONS 8: 0 and false are returned as strings; missing, null and "" fall back', function () {
+  jsTest('0 and false are returned as strings; missing, null and "" fall back', function () {
     var pf = profile();
     pf.traits.zero = 0;
     pf.traits.no = false;

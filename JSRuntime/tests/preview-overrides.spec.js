@@ -1,5 +1,5 @@
-// tests/preview-overrides.spec.js — preview overrides (spec §7.3, §9.8 P1–P6; DECISIONS 17), the
-// state interceptor hook (spec §3.5) and the bridge's override / preview-state methods.
+// tests/preview-overrides.spec.js — preview overrides, the
+// state interceptor hook and the bridge's override / preview-state methods.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -133,7 +133,7 @@
     assert.deepEqual(appended, [{ key: 'flag-b', type: 'Variable', value: 42, meta: { experienceId: EMPTY, variantIndex: 1 } }]);
   });
 
-  jsTest('DECISIONS 17: overrides rewrite selections AND changes; reset restores both', function () {
+  jsTest('overrides rewrite selections AND changes; reset restores both', function () {
     var definitions = definitionsOf(flagExperiences());
     var natural = [{ key: 'flag-a', type: 'Variable', value: false, meta: { experienceId: HERO, variantIndex: 0 } }];
     var t = setup({ selectedOptimizations: bl(), changes: natural }, definitions);
@@ -174,7 +174,7 @@
     assert.equal(t.registry.size(), 0);
   });
 
-  jsTest('state interceptors: order, sparse returns, deep copies, failures (spec §3.5)', function () {
+  jsTest('state interceptors: order, sparse returns, deep copies, failures', function () {
     ns.host.setLogLevel('debug');
     var registry = ns.createStateInterceptorRegistry();
     var seen = [];
@@ -234,7 +234,7 @@
     return fx.entry('flags-page', 'page', fields);
   }
 
-  jsTest('bridge: overrideVariant changes selections, flags and default resolution (DECISIONS 17)', withBridge({
+  jsTest('bridge: overrideVariant changes selections, flags and default resolution', withBridge({
     defaults: { consent: true, selectedOptimizations: [], changes: [{ key: 'flag-a', type: 'Variable', value: false, meta: { experienceId: HERO, variantIndex: 0 } }] },
   }, function (pushes) {
     var flagPushes = [];

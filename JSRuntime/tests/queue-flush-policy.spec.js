@@ -1,5 +1,5 @@
 // tests/queue-flush-policy.spec.js — retry/backoff/circuit policy of the delivery queues
-// (spec §6.4; vectors Q1–Q9 and Q17 of §9.5). Timers run on the fake host's manual clock.
+// . Timers run on the fake host's manual clock.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;

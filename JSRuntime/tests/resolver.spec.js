@@ -1,4 +1,4 @@
-// tests/resolver.spec.js — variant resolution vectors R1–R17 and R23 (spec §9.1).
+// tests/resolver.spec.js — variant resolution vectors R1–R17 and R23.
 (function () {
   'use strict';
   var fx = globalThis.fixtures;
@@ -290,7 +290,7 @@
     assert.equal(resolve(oe, [fx.selection(ids.EU, 1)]).entry, oe);
   });
 
-  jsTest('the spec §1.5 example: variant, empty variant, baseline', function () {
+  jsTest('a three-experience example: variant, empty variant, baseline', function () {
     var variantB = fx.entry('heroVariantB', 'hero', { headline: 'Welcome back!' });
     var experience = fx.experience({
       id: 'expReturning01',

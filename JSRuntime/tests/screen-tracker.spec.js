@@ -1,4 +1,4 @@
-// tests/screen-tracker.spec.js — trackCurrentScreen de-duplication (spec §8.2, B10).
+// tests/screen-tracker.spec.js — trackCurrentScreen de-duplication.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;

@@ -1,4 +1,4 @@
-// tests/state.spec.js — the state store (spec §3.6, §4.2 optimizationPossible).
+// tests/state.spec.js — the state store (and optimizationPossible).
 (function () {
   'use strict';
   var createStateStore = globalThis.__optimization.createStateStore;

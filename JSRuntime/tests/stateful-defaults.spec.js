@@ -1,5 +1,5 @@
 // tests/stateful-defaults.spec.js — start-up precedence of configured vs persisted values
-// (spec C17, C18, native-host §6 scenarios 11/12, DECISIONS 15).
+//.
 (function () {
   'use strict';
   var resolve = globalThis.__optimization.resolveStatefulDefaults;
@@ -23,7 +23,7 @@
     assert.equal(loaded.anonymousId, 'p-1');
   });
 
-  jsTest('DECISIONS 15: a persisted event consent alone does not imply persistence consent', function () {
+  jsTest('a persisted event consent alone does not imply persistence consent', function () {
     var result = resolve({}, { consent: true, profile: profile });
     assert.equal(result.consent, true);
     assert.equal(result.persistenceConsent, undefined);

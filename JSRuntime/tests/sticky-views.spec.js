@@ -1,4 +1,4 @@
-// tests/sticky-views.spec.js — sticky entry-view de-duplication rules (spec §5.4, B11).
+// tests/sticky-views.spec.js — sticky entry-view de-duplication rules.
 (function () {
   'use strict';
   var sticky = globalThis.__optimization.stickyViews;

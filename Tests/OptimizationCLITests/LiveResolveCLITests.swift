@@ -5,24 +5,19 @@ import Testing
 
 /// `optimization resolve --space …` end to end: the real executable against a local CDA server
 /// and a local Experience API server on loopback.
-private let sharedMock = CLITests.root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/contentful-mock")
-private let sharedMockEntries: URL? = {
-    let directory = sharedMock.appendingPathComponent("entries")
-    return FileManager.default.fileExists(atPath: directory.path) ? directory : nil
-}()
 
-@Suite("optimization resolve, live mode", .serialized, .enabled(if: sharedMockEntries != nil, "../shared/fixtures is absent"))
+@Suite("optimization resolve, live mode", .serialized)
 struct LiveResolveCLITests {
-    static let shared = sharedMock
-    static let sharedEntries = sharedMockEntries
+    /// The test space (`Fixtures/space`): CDA responses and a new visitor's selections.
+    static let space = CLITests.root.appendingPathComponent("Fixtures/space")
 
-    /// Runs `body` with a CDA server (shared entries) and an Experience API server (the shared
+    /// Runs `body` with a CDA server (the test space's entries) and an Experience API server (the test
     /// new-visitor selections), both stopped afterwards.
     private func withServers(_ body: (LocalContentfulDeliveryServer, LocalOptimizationAPIServer) async throws -> Void) async throws {
         let cda = LocalContentfulDeliveryServer()
-        try cda.space.load(directory: try #require(Self.sharedEntries))
+        try cda.space.load(directory: Self.space.appendingPathComponent("entries"))
         let experience = LocalOptimizationAPIServer()
-        let newVisitor = try JSONValue(jsonData: Data(contentsOf: Self.shared.appendingPathComponent("experience/new-visitor.json")))
+        let newVisitor = try JSONValue(jsonData: Data(contentsOf: Self.space.appendingPathComponent("experience/new-visitor.json")))
         experience.setExperienceData(newVisitor: newVisitor["data"])
         try await cda.start()
         try await experience.start()
@@ -51,35 +46,35 @@ struct LiveResolveCLITests {
         try await withServers { cda, experience in
             let token = try tokenFile(cda.space.accessToken)
             defer { try? FileManager.default.removeItem(at: token) }
-            let run = try CLI.run(live(cda, "4ib0hsHWoSOnCVdDkizE8d", [
+            let run = try CLI.run(live(cda, "hero-home", [
                 "--access-token-file", token.path, "--profile", LocalOptimizationAPIServer.fixtureProfileID,
                 "--client-id", "org-1", "--experience-base-url", experience.experienceBaseURL,
             ]))
             #expect(run.status == 0, "\(run.stderr)")
             let output = try JSONValue(jsonText: run.stdout)
-            #expect(output["entry"]?["sys"]?["id"] == "4k6ZyFQnR2POY5IJLLlJRb")
+            #expect(output["entry"]?["sys"]?["id"] == "hero-home-europe")
             #expect(output["selectedOptimization"] != nil)
             let preflight = try #require(experience.requests.first)
             #expect(preflight.method == "POST" && preflight.queryValue("type") == "preflight")
             #expect(preflight.path.hasSuffix("/organizations/org-1/environments/main/profiles/\(LocalOptimizationAPIServer.fixtureProfileID)"))
-            #expect(cda.entryRequests.first?.queryValue("sys.id") == "4ib0hsHWoSOnCVdDkizE8d")
+            #expect(cda.entryRequests.first?.queryValue("sys.id") == "hero-home")
             #expect(cda.entryRequests.first?.queryValue("include") == "10")
         }
     }
 
     @Test func tokenFromTheEnvironmentAndNoSelectionsRendersTheBaseline() async throws {
         try await withServers { cda, _ in
-            let run = try CLI.run(live(cda, "4ib0hsHWoSOnCVdDkizE8d", ["--environment", "master", "--locale", "en-US"]),
+            let run = try CLI.run(live(cda, "hero-home", ["--environment", "master", "--locale", "en-US"]),
                                   environment: ["CONTENTFUL_ACCESS_TOKEN": cda.space.accessToken])
             #expect(run.status == 0, "\(run.stderr)")
-            #expect(try JSONValue(jsonText: run.stdout)["entry"]?["sys"]?["id"] == "4ib0hsHWoSOnCVdDkizE8d")
+            #expect(try JSONValue(jsonText: run.stdout)["entry"]?["sys"]?["id"] == "hero-home")
             #expect(cda.entryRequests.first?.queryValue("locale") == "en-US")
         }
     }
 
     @Test func aRejectedTokenExits77WithoutEchoingIt() async throws {
         try await withServers { cda, _ in
-            let run = try CLI.run(live(cda, "4ib0hsHWoSOnCVdDkizE8d"), environment: ["CONTENTFUL_ACCESS_TOKEN": "s3cret-wrong-token"])
+            let run = try CLI.run(live(cda, "hero-home"), environment: ["CONTENTFUL_ACCESS_TOKEN": "s3cret-wrong-token"])
             #expect(run.status == 77)
             #expect(run.stderr.hasPrefix("error: ") && run.stderr.contains("401"), "\(run.stderr)")
             #expect(!run.stderr.contains("s3cret") && !run.stdout.contains("s3cret"))
@@ -100,7 +95,7 @@ struct LiveResolveCLITests {
     @Test func aFailingOrUnreachableAPIExits69() async throws {
         try await withServers { cda, _ in
             for _ in 0..<3 { cda.enqueue(.contentfulServerError(503)) }
-            let failing = try CLI.run(live(cda, "4ib0hsHWoSOnCVdDkizE8d"), environment: ["CONTENTFUL_ACCESS_TOKEN": cda.space.accessToken])
+            let failing = try CLI.run(live(cda, "hero-home"), environment: ["CONTENTFUL_ACCESS_TOKEN": cda.space.accessToken])
             #expect(failing.status == 69)
             #expect(failing.stderr.hasPrefix("error: ") && failing.stderr.contains("503"), "\(failing.stderr)")
         }

@@ -5,7 +5,7 @@ import Testing
 
 /// Model-based randomized test of the consent gate and the event pipeline (issue 3).
 ///
-/// A plain Swift model of the rules (spec §4.2, DECISIONS 5–6, §8.2 de-duplication) predicts for
+/// A plain Swift model of the rules (gating, the allow-list, one blocked report per distinct call, de-duplication) predicts for
 /// every call whether it is accepted or blocked, how many events it emits, and what the queues
 /// hold. The engine must agree on every call; every accepted event must carry
 /// `context.gdpr.isConsentGiven` equal to the consent when it was built; every blocked call must

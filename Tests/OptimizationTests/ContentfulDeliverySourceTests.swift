@@ -73,25 +73,25 @@ final class SignallingClock: HostClock, @unchecked Sendable {
 }
 
 private let newVisitor: SelectedOptimizations? = {
-    guard let data = try? Data(contentsOf: sharedFixturesDirectory.appendingPathComponent("experience/new-visitor.json")) else { return nil }
+    guard let data = try? Data(contentsOf: spaceFixturesDirectory.appendingPathComponent("experience/new-visitor.json")) else { return nil }
     return try? SelectedOptimizations(jsonData: data)
 }()
 
-/// Resolution of `entry` for the shared fixtures' new visitor.
+/// Resolution of `entry` for the test space's new visitor.
 private func resolvedId(_ client: OptimizationClient, _ entry: ContentfulEntry) -> String? {
     client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: newVisitor).entry["sys"]?["id"]?.stringValue
 }
 
 private func fileEntry(_ id: String) throws -> ContentfulEntry {
-    try ContentfulEntry(jsonData: Data(contentsOf: sharedCDAEntriesDirectory!.appendingPathComponent("\(id).json")))
+    try ContentfulEntry(jsonData: Data(contentsOf: spaceEntriesDirectory.appendingPathComponent("\(id).json")))
 }
 
-@Suite("ContentfulDeliverySource", .enabled(if: sharedCDAEntriesDirectory != nil, "../shared/fixtures is absent"))
+@Suite("ContentfulDeliverySource")
 struct ContentfulDeliverySourceTests {
     static let expected = [
-        "4ib0hsHWoSOnCVdDkizE8d": "4k6ZyFQnR2POY5IJLLlJRb", "2Z2WLOx07InSewC3LUB3eX": "1UFf7qr4mHET3HYuYmcpEj",
-        "xFwgG3oNaOcjzWiGe4vXo": "6iyPl6vfDH5AoClf3MtYlh", "5XHssysWUDECHzKLzoIsg1": "4bmHsNUaEibELHwWCon3dt",
-        "5i4SdJXw9oDEY0vgO7CwF4": "5i4SdJXw9oDEY0vgO7CwF4",
+        "hero-home": "hero-home-europe", "promo-strip": "promo-strip-b",
+        "holiday-banner": "holiday-banner-c", "shipping-note": "shipping-note-eu",
+        "gear-grid": "gear-grid",
     ]
 
     // MARK: Query forms, compared with the files
@@ -120,7 +120,7 @@ struct ContentfulDeliverySourceTests {
         let client = try makeClient()
         try await withLocalCDAServer { server in
             try await withCDASource(server) { source in
-                let asked = ["xFwgG3oNaOcjzWiGe4vXo", "missing-1", "4ib0hsHWoSOnCVdDkizE8d", "5i4SdJXw9oDEY0vgO7CwF4", "2Z2WLOx07InSewC3LUB3eX"]
+                let asked = ["holiday-banner", "missing-1", "hero-home", "gear-grid", "promo-strip"]
                 let batch = try await source.entries(ids: asked)
                 #expect(batch.entries.map(\.id) == asked.filter { $0 != "missing-1" })
                 #expect(batch.missingIds == ["missing-1"])
@@ -158,8 +158,8 @@ struct ContentfulDeliverySourceTests {
     @Test func bySlugNeedsExactlyOneMatch() async throws {
         try await withLocalCDAServer { server in
             try await withCDASource(server) { source in
-                let one = try await source.entry(contentType: "nt_experience", field: "nt_experience_id", value: "2cSY1TX0nDfYe4fuIrGQ1K")
-                #expect(one.id == "2cSY1TX0nDfYe4fuIrGQ1K")
+                let one = try await source.entry(contentType: "nt_experience", field: "nt_experience_id", value: "exp-promo-ab")
+                #expect(one.id == "exp-promo-ab")
                 await #expect(throws: ContentfulDeliveryError.noMatch(contentType: "content", field: "internalTitle", value: "nope")) {
                     try await source.entry(contentType: "content", field: "internalTitle", value: "nope")
                 }
@@ -181,15 +181,15 @@ struct ContentfulDeliverySourceTests {
     @Test func unknownEntryAndUnresolvableLinks() async throws {
         let client = try makeClient()
         try await withLocalCDAServer { server in
-            server.space.removeEntry(id: "4k6ZyFQnR2POY5IJLLlJRb")
+            server.space.removeEntry(id: "hero-home-europe")
             try await withCDASource(server) { source in
                 await #expect(throws: ContentfulDeliveryError.entryNotFound(id: "no-such-entry")) {
                     try await source.entry(id: "no-such-entry")
                 }
                 // The variant is gone: its link stays a link; resolution still works (the baseline).
-                let hero = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
-                #expect(hero.document["errors"]?[0]?["details"]?["id"] == "4k6ZyFQnR2POY5IJLLlJRb")
-                #expect(resolvedId(client, hero) == "4ib0hsHWoSOnCVdDkizE8d")
+                let hero = try await source.entry(id: "hero-home")
+                #expect(hero.document["errors"]?[0]?["details"]?["id"] == "hero-home-europe")
+                #expect(resolvedId(client, hero) == "hero-home")
             }
         }
     }
@@ -200,7 +200,7 @@ struct ContentfulDeliverySourceTests {
         try await withLocalCDAServer { server in
             try await withCDASource(server, token: "wrong") { source in
                 do {
-                    _ = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
+                    _ = try await source.entry(id: "hero-home")
                     Issue.record("expected a 401")
                 } catch let error as ContentfulDeliveryError {
                     guard case .unauthorized(let message) = error else { Issue.record("\(error)"); return }
@@ -211,12 +211,12 @@ struct ContentfulDeliverySourceTests {
             }
             _ = try await withCDASource(server, configure: { $0.spaceId = "other" }) { source in
                 await #expect(throws: ContentfulDeliveryError.notFound("The resource could not be found.")) {
-                    try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
+                    try await source.entry(id: "hero-home")
                 }
             }
             _ = try await withCDASource(server, configure: { $0.locale = "xx-XX" }) { source in
                 await #expect(throws: ContentfulDeliveryError.badRequest("Unknown locale: xx-XX")) {
-                    try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
+                    try await source.entry(id: "hero-home")
                 }
             }
         }
@@ -229,7 +229,7 @@ struct ContentfulDeliverySourceTests {
             server.enqueue(.contentfulRateLimit(resetSeconds: 2))
             try await withCDASource(server, clock: signalling) { source in
                 let start = clock.now()
-                let fetch = Task { try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d") }
+                let fetch = Task { try await source.entry(id: "hero-home") }
                 try await signalling.waitForScheduledTimers(1)
                 #expect(clock.nextDueTime == start + 2000)
                 #expect(server.entryRequests.count == 1)
@@ -237,7 +237,7 @@ struct ContentfulDeliverySourceTests {
                 #expect(clock.pendingTimerCount == 1)
                 clock.advance(by: 1)
                 let entry = try await fetch.value
-                #expect(entry.id == "4ib0hsHWoSOnCVdDkizE8d")
+                #expect(entry.id == "hero-home")
                 #expect(server.entryRequests.count == 2)
             }
         }
@@ -251,7 +251,7 @@ struct ContentfulDeliverySourceTests {
             try await withCDASource(server, clock: signalling, configure: { $0.maximumAttempts = 3 }) { source in
                 let fetch = Task { () -> Result<ContentfulEntry, ContentfulDeliveryError> in
                     do throws(ContentfulDeliveryError) {
-                        return .success(try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d"))
+                        return .success(try await source.entry(id: "hero-home"))
                     } catch {
                         return .failure(error)
                     }
@@ -280,7 +280,7 @@ struct ContentfulDeliverySourceTests {
             server.enqueue(.contentfulRateLimit(resetSeconds: 60))
             try await withCDASource(server, clock: clock, configure: { $0.fetchDeadlineMilliseconds = 10_000 }) { source in
                 do {
-                    _ = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
+                    _ = try await source.entry(id: "hero-home")
                     Issue.record("expected the deadline")
                 } catch let error as ContentfulDeliveryError {
                     guard case .deadlineExceeded(let ms, let last) = error else { Issue.record("\(error)"); return }
@@ -297,12 +297,12 @@ struct ContentfulDeliverySourceTests {
         let clock = ManualClock()
         try await withLocalCDAServer { server in
             try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 0, staleIfErrorMilliseconds: 0)) { source in
-                let first = try await source.entry(id: "xFwgG3oNaOcjzWiGe4vXo")
+                let first = try await source.entry(id: "holiday-banner")
                 clock.advance(by: 999)
-                #expect(try await source.entry(id: "xFwgG3oNaOcjzWiGe4vXo") === first)
+                #expect(try await source.entry(id: "holiday-banner") === first)
                 #expect(server.entryRequests.count == 1)
                 clock.advance(by: 1)
-                #expect(try await source.entry(id: "xFwgG3oNaOcjzWiGe4vXo") === first)   // same revision: same instance
+                #expect(try await source.entry(id: "holiday-banner") === first)   // same revision: same instance
                 #expect(server.entryRequests.count == 2)
             }
         }
@@ -312,16 +312,16 @@ struct ContentfulDeliverySourceTests {
         let clock = ManualClock()
         try await withLocalCDAServer { server in
             try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 5000)) { source in
-                let first = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
-                server.space.publish(entryId: "4ib0hsHWoSOnCVdDkizE8d", field: "internalTitle", value: "new title")
+                let first = try await source.entry(id: "hero-home")
+                server.space.publish(entryId: "hero-home", field: "internalTitle", value: "new title")
                 clock.advance(by: 1500)
                 server.enqueue(.delay(milliseconds: 200))
-                let stale1 = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
-                let stale2 = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
+                let stale1 = try await source.entry(id: "hero-home")
+                let stale2 = try await source.entry(id: "hero-home")
                 #expect(stale1 === first && stale2 === first)
                 await source.waitForPendingRefreshes()
                 #expect(server.entryRequests.count == 2)
-                let fresh = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
+                let fresh = try await source.entry(id: "hero-home")
                 #expect(fresh !== first && fresh.baseline["fields"]?["internalTitle"] == "new title")
                 #expect(server.entryRequests.count == 2)
             }
@@ -333,24 +333,24 @@ struct ContentfulDeliverySourceTests {
         try await withLocalCDAServer { server in
             try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 0, staleIfErrorMilliseconds: 60_000),
                                     configure: { $0.maximumAttempts = 1 }) { source in
-                let first = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
-                let batchFirst = try await source.entries(ids: ["xFwgG3oNaOcjzWiGe4vXo"])
+                let first = try await source.entry(id: "hero-home")
+                let batchFirst = try await source.entries(ids: ["holiday-banner"])
                 clock.advance(by: 2000)
                 server.enqueue(.contentfulServerError(500), .contentfulServerError(503))
-                #expect(try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d") === first)
-                #expect(try await source.entries(ids: ["xFwgG3oNaOcjzWiGe4vXo"]).entries.first === batchFirst.entries.first)
+                #expect(try await source.entry(id: "hero-home") === first)
+                #expect(try await source.entries(ids: ["holiday-banner"]).entries.first === batchFirst.entries.first)
                 #expect(server.entryRequests.count == 4)
                 // Beyond the stale-if-error window the failure surfaces.
                 clock.advance(by: 60_000)
                 server.enqueue(.contentfulServerError(500))
-                await #expect(throws: ContentfulDeliveryError.self) { try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d") }
+                await #expect(throws: ContentfulDeliveryError.self) { try await source.entry(id: "hero-home") }
             }
             // A 401 is never masked by a cached copy.
             try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 0, staleIfErrorMilliseconds: 60_000)) { source in
-                _ = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
+                _ = try await source.entry(id: "hero-home")
                 clock.advance(by: 2000)
                 server.enqueue(.status(401, body: #"{"message":"revoked"}"#))
-                await #expect(throws: ContentfulDeliveryError.unauthorized("revoked")) { try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d") }
+                await #expect(throws: ContentfulDeliveryError.unauthorized("revoked")) { try await source.entry(id: "hero-home") }
             }
         }
     }
@@ -360,7 +360,7 @@ struct ContentfulDeliverySourceTests {
             server.enqueue(.delay(milliseconds: 300))
             try await withCDASource(server) { source in
                 let entries = try await withThrowingTaskGroup(of: ContentfulEntry.self) { group in
-                    for _ in 0..<20 { group.addTask { try await source.entry(id: "2Z2WLOx07InSewC3LUB3eX") } }
+                    for _ in 0..<20 { group.addTask { try await source.entry(id: "promo-strip") } }
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
                 #expect(entries.count == 20 && entries.allSatisfy { $0 === entries[0] })
@@ -372,18 +372,18 @@ struct ContentfulDeliverySourceTests {
     @Test func invalidationDropsEveryDocumentContainingTheEntry() async throws {
         try await withLocalCDAServer { server in
             try await withCDASource(server) { source in
-                let hero = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
-                let other = try await source.entry(id: "xFwgG3oNaOcjzWiGe4vXo")
+                let hero = try await source.entry(id: "hero-home")
+                let other = try await source.entry(id: "holiday-banner")
                 // A webhook for the hero's variant: the hero is dropped, the other entry is kept.
-                server.space.publish(entryId: "4k6ZyFQnR2POY5IJLLlJRb", field: "internalTitle", value: "variant v2")
-                source.invalidate(entryId: "4k6ZyFQnR2POY5IJLLlJRb")
-                let heroAgain = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
+                server.space.publish(entryId: "hero-home-europe", field: "internalTitle", value: "variant v2")
+                source.invalidate(entryId: "hero-home-europe")
+                let heroAgain = try await source.entry(id: "hero-home")
                 #expect(heroAgain !== hero)
-                #expect(try await source.entry(id: "xFwgG3oNaOcjzWiGe4vXo") === other)
+                #expect(try await source.entry(id: "holiday-banner") === other)
                 #expect(server.entryRequests.count == 3)
                 source.invalidateAll()
                 #expect(source.cachedQueryCount == 0 && source.cachedBytes == 0)
-                #expect(try await source.entry(id: "xFwgG3oNaOcjzWiGe4vXo") === other)   // refetched; same revisions
+                #expect(try await source.entry(id: "holiday-banner") === other)   // refetched; same revisions
                 #expect(server.entryRequests.count == 4)
             }
         }
@@ -393,7 +393,7 @@ struct ContentfulDeliverySourceTests {
         try await withLocalCDAServer { server in
             let sizes = try await withCDASource(server, cache: .disabled) { source in
                 var sizes: [Int] = []
-                for id in ["4ib0hsHWoSOnCVdDkizE8d", "xFwgG3oNaOcjzWiGe4vXo", "2Z2WLOx07InSewC3LUB3eX"] {
+                for id in ["hero-home", "holiday-banner", "promo-strip"] {
                     sizes.append(try await source.entry(id: id).jsonText.utf8.count)
                 }
                 return sizes
@@ -402,16 +402,16 @@ struct ContentfulDeliverySourceTests {
             let bound = sizes.sorted().suffix(2).reduce(0, +)
             server.clearRecordedRequests()
             try await withCDASource(server, cache: .init(maximumBytes: bound)) { source in
-                for id in ["4ib0hsHWoSOnCVdDkizE8d", "xFwgG3oNaOcjzWiGe4vXo", "2Z2WLOx07InSewC3LUB3eX"] {
+                for id in ["hero-home", "holiday-banner", "promo-strip"] {
                     _ = try await source.entry(id: id)
                 }
                 #expect(source.cachedBytes <= bound && source.cachedQueryCount == 2)
-                _ = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")   // the oldest was evicted
+                _ = try await source.entry(id: "hero-home")   // the oldest was evicted
                 #expect(server.entryRequests.count == 4)
             }
             try await withCDASource(server, cache: .init(maximumEntries: 1)) { source in
-                _ = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
-                _ = try await source.entry(id: "xFwgG3oNaOcjzWiGe4vXo")
+                _ = try await source.entry(id: "hero-home")
+                _ = try await source.entry(id: "holiday-banner")
                 #expect(source.cachedQueryCount == 1)
             }
         }
@@ -423,20 +423,20 @@ struct ContentfulDeliverySourceTests {
         let clock = ManualClock()
         try await withLocalCDAServer { server in
             try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 0)) { source in
-                let first = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
+                let first = try await source.entry(id: "hero-home")
                 _ = resolvedId(client, first)
                 let before = runtime.transfers.entries
                 source.invalidateAll()
                 clock.advance(by: 5000)
-                let again = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
+                let again = try await source.entry(id: "hero-home")
                 #expect(again === first)
-                #expect(resolvedId(client, again) == "4k6ZyFQnR2POY5IJLLlJRb")
+                #expect(resolvedId(client, again) == "hero-home-europe")
                 #expect(runtime.transfers.entries == before)
                 #expect(server.entryRequests.count == 2)
                 // A new revision is a new prepared entry, transferred once.
-                server.space.publish(entryId: "4ib0hsHWoSOnCVdDkizE8d", field: "internalTitle", value: "v2")
-                source.invalidate(entryId: "4ib0hsHWoSOnCVdDkizE8d")
-                let changed = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
+                server.space.publish(entryId: "hero-home", field: "internalTitle", value: "v2")
+                source.invalidate(entryId: "hero-home")
+                let changed = try await source.entry(id: "hero-home")
                 #expect(changed !== first)
                 _ = resolvedId(client, changed)
                 #expect(runtime.transfers.entries == before + 1)
@@ -445,16 +445,16 @@ struct ContentfulDeliverySourceTests {
     }
 }
 
-@Suite("ContentfulDeliverySource: batches and the client convenience", .enabled(if: sharedCDAEntriesDirectory != nil, "../shared/fixtures is absent"))
+@Suite("ContentfulDeliverySource: batches and the client convenience")
 struct ContentfulDeliveryIntegrationTests {
     @Test func staleIdsOfABatchAreRefreshedInOneChunkedRequest() async throws {
         let clock = ManualClock()
         try await withLocalCDAServer { server in
             try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 5000)) { source in
-                let ids = ["4ib0hsHWoSOnCVdDkizE8d", "xFwgG3oNaOcjzWiGe4vXo", "2Z2WLOx07InSewC3LUB3eX"]
+                let ids = ["hero-home", "holiday-banner", "promo-strip"]
                 let first = try await source.entries(ids: ids)
                 clock.advance(by: 2000)
-                let stale = try await source.entries(ids: ids + ["5XHssysWUDECHzKLzoIsg1"])
+                let stale = try await source.entries(ids: ids + ["shipping-note"])
                 #expect(zip(first.entries, stale.entries).allSatisfy { $0 === $1 })
                 await source.waitForPendingRefreshes()
                 // First batch, the missing id, then ONE refresh for the three stale ids.
@@ -467,16 +467,16 @@ struct ContentfulDeliveryIntegrationTests {
 
     @Test func fetchOptimizedEntryUsesTheClientsSelectionsAndLocale() async throws {
         let client = try makeClient(OptimizationConfig(clientId: "c", locale: "en-US"))
-        let data = try Data(contentsOf: sharedFixturesDirectory.appendingPathComponent("experience/new-visitor.json"))
+        let data = try Data(contentsOf: spaceFixturesDirectory.appendingPathComponent("experience/new-visitor.json"))
         let selections = try SelectedOptimizations(jsonData: data)
         try await withLocalCDAServer { server in
             try await withCDASource(server) { source in
-                let explicit = try await client.fetchOptimizedEntry(id: "4ib0hsHWoSOnCVdDkizE8d", from: source, selectedOptimizations: selections)
-                #expect(explicit.entry["sys"]?["id"] == "4k6ZyFQnR2POY5IJLLlJRb" && explicit.selectedOptimization != nil)
+                let explicit = try await client.fetchOptimizedEntry(id: "hero-home", from: source, selectedOptimizations: selections)
+                #expect(explicit.entry["sys"]?["id"] == "hero-home-europe" && explicit.selectedOptimization != nil)
                 #expect(server.entryRequests.first?.queryValue("locale") == "en-US")
                 // No Experience response yet: the client's current selections are none.
-                let current = try await client.fetchOptimizedEntry(id: "4ib0hsHWoSOnCVdDkizE8d", from: source)
-                #expect(current.entry["sys"]?["id"] == "4ib0hsHWoSOnCVdDkizE8d" && current.selectedOptimization == nil)
+                let current = try await client.fetchOptimizedEntry(id: "hero-home", from: source)
+                #expect(current.entry["sys"]?["id"] == "hero-home" && current.selectedOptimization == nil)
                 await #expect(throws: ContentfulDeliveryError.entryNotFound(id: "nope")) {
                     try await client.fetchOptimizedEntry(id: "nope", from: source)
                 }

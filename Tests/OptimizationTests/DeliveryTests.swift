@@ -107,14 +107,14 @@ struct DeliveryTests {
 
             server.enqueue(.status(500), for: .experience)
             let failing = try makeDeliveryClient(server)
-            #expect(try await failing.page().accepted, "queued for retry (DECISIONS 9)")
+            #expect(try await failing.page().accepted, "queued for retry")
             #expect(failing.state.experienceRequestState == ["status": "failed", "reason": "api-error"])
             #expect(failing.state.selectedOptimizations == nil)
             failing.destroy()
-            // destroy() still fires a best-effort flush of the queued event (Q12).
+            // destroy() still fires a best-effort flush of the queued event.
             try await server.waitForRequests(count: 3, matching: .experience)
 
-            // The transport enforces the timeout and cancels the request (DECISIONS 12).
+            // The transport enforces the timeout and cancels the request.
             server.enqueue(.delay(milliseconds: 20_000), for: .experience)
             let slow = try makeDeliveryClient(server, api: OptimizationAPIConfig(requestTimeoutMilliseconds: 60))
             defer { slow.destroy() }
@@ -126,7 +126,7 @@ struct DeliveryTests {
 
     @Test func a1A2A7FeaturesPreflightAndInsightsBatchesOverHTTP() async throws {
         try await withLocalAPIServer { server in
-            // Bases without the trailing slash join the same way (DECISIONS 13).
+            // Bases without the trailing slash join the same way.
             let client = try makeDeliveryClient(
                 server, defaults: StorageDefaults(consent: true),
                 api: OptimizationAPIConfig(
@@ -224,7 +224,7 @@ struct DeliveryTests {
             client.setOnline(false)
             try client.initialize(config: config)
             #expect(try await client.track(event: "a").accepted)
-            try client.initialize(config: config)   // the old engine's final flush is forced (Q12)
+            try client.initialize(config: config)   // the old engine's final flush is forced
             try await server.waitForRequests(count: 1, matching: .experience)
             #expect(try await client.track(event: "b").accepted)
             try await client.flush()

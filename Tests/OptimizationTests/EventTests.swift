@@ -109,7 +109,7 @@ struct EventTests {
     }
 
     @Test func e4ScreenEventBeforeConsent() async throws {
-        // The native default allow-list lets `screen` through before consent (DECISIONS 5).
+        // The native default allow-list lets `screen` through before consent.
         let client = try makeEventClient()
         defer { client.destroy() }
         var probe = EventProbe(client)

@@ -27,7 +27,7 @@ func next(_ count: Int, of iterator: inout AsyncStream<JSONValue>.AsyncIterator)
     return values
 }
 
-@Suite("Custom flags through OptimizationClient (spec §7.1, §9.3 F1–F9; DECISIONS 6)")
+@Suite("Custom flags through OptimizationClient")
 struct FlagTests {
     @Test func beforeInitializeAFlagIsNullAndItsStreamFinishesAtOnce() async throws {
         let client = OptimizationClient(environment: .init(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .disabled))

@@ -24,7 +24,7 @@ private func identify(channel: String, library: String) -> String {
     #"{"type":"identify","userId":"user-123","traits":{"plan":"pro"},"channel":"\#(channel)","messageId":"m-\#(channel)","context":{"library":{"name":"\#(library)","version":"1.0.0"},"app":{"name":"\#(channel)-app"}}}"#
 }
 
-@Suite("LocalOptimizationAPIServer contract (spec §6.7, §9.9)")
+@Suite("LocalOptimizationAPIServer contract")
 struct LocalAPIServerTests {
     @Test func k1KnownFixtureProfileIsReturned() async throws {
         try await withLocalAPIServer { server in

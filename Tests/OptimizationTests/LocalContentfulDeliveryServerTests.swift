@@ -6,17 +6,13 @@ import Testing
 
 // MARK: Helpers shared with the Contentful source tests
 
-/// The shared real-world CDA entries (`../shared/fixtures/contentful-mock/entries`), or nil when
-/// that folder is absent (a user's clone).
-let sharedCDAEntriesDirectory: URL? = {
-    let directory = sharedFixturesDirectory.appendingPathComponent("entries")
-    return FileManager.default.fileExists(atPath: directory.path) ? directory : nil
-}()
+/// The test space's CDA responses, one file per entry (`Fixtures/space/entries`).
+let spaceEntriesDirectory = spaceFixturesDirectory.appendingPathComponent("entries")
 
-/// Starts a local CDA server serving the shared entries for the duration of `body`, always stopped.
+/// Starts a local CDA server serving the test space's entries for the duration of `body`, always stopped.
 func withLocalCDAServer<T>(_ body: (LocalContentfulDeliveryServer) async throws -> T) async throws -> T {
     let server = LocalContentfulDeliveryServer()
-    if let directory = sharedCDAEntriesDirectory { try server.space.load(directory: directory) }
+    try server.space.load(directory: spaceEntriesDirectory)
     try await server.start()
     do {
         let result = try await body(server)
@@ -44,14 +40,14 @@ private func ids(_ values: [JSONValue]?) -> Set<String> {
     Set((values ?? []).compactMap { $0["sys"]?["id"]?.stringValue })
 }
 
-@Suite("LocalContentfulDeliveryServer (CDA contract)", .enabled(if: sharedCDAEntriesDirectory != nil, "../shared/fixtures is absent"))
+@Suite("LocalContentfulDeliveryServer (CDA contract)")
 struct LocalContentfulDeliveryServerTests {
     static let entries = "/spaces/local-space/environments/master/entries"
 
     @Test func sysIdWithIncludeTenMatchesTheRealResponse() async throws {
         try await withLocalCDAServer { server in
-            for id in ["4ib0hsHWoSOnCVdDkizE8d", "5i4SdJXw9oDEY0vgO7CwF4", "1AO5WTwDq75JD9xpJ9EsDv"] {
-                let real = try JSONValue(jsonData: Data(contentsOf: sharedCDAEntriesDirectory!.appendingPathComponent("\(id).json")))
+            for id in ["hero-home", "gear-grid", "aud-europe"] {
+                let real = try JSONValue(jsonData: Data(contentsOf: spaceEntriesDirectory.appendingPathComponent("\(id).json")))
                 let (status, json, _) = try await get(server, "\(Self.entries)?sys.id=\(id)&include=10")
                 #expect(status == 200)
                 #expect(json?["sys"]?["type"] == "Array" && json?["total"] == 1)
@@ -64,10 +60,10 @@ struct LocalContentfulDeliveryServerTests {
 
     @Test func includeDepthLimitsTheIncludes() async throws {
         try await withLocalCDAServer { server in
-            let zero = try await get(server, "\(Self.entries)?sys.id=4ib0hsHWoSOnCVdDkizE8d&include=0")
+            let zero = try await get(server, "\(Self.entries)?sys.id=hero-home&include=0")
             #expect(zero.json?["includes"] == nil)
-            let one = try await get(server, "\(Self.entries)?sys.id=4ib0hsHWoSOnCVdDkizE8d&include=1")
-            let ten = try await get(server, "\(Self.entries)?sys.id=4ib0hsHWoSOnCVdDkizE8d&include=10")
+            let one = try await get(server, "\(Self.entries)?sys.id=hero-home&include=1")
+            let ten = try await get(server, "\(Self.entries)?sys.id=hero-home&include=10")
             let oneCount = one.json?["includes"]?["Entry"]?.arrayValue?.count ?? 0
             #expect(oneCount > 0 && oneCount < (ten.json?["includes"]?["Entry"]?.arrayValue?.count ?? 0))
         }
@@ -75,10 +71,10 @@ struct LocalContentfulDeliveryServerTests {
 
     @Test func sysIdInContentTypeFieldsLimitAndSkip() async throws {
         try await withLocalCDAServer { server in
-            let many = try await get(server, "\(Self.entries)?sys.id%5Bin%5D=xFwgG3oNaOcjzWiGe4vXo,4ib0hsHWoSOnCVdDkizE8d,nope&include=0")
-            #expect(ids(many.json?["items"]?.arrayValue) == ["xFwgG3oNaOcjzWiGe4vXo", "4ib0hsHWoSOnCVdDkizE8d"])
-            let slug = try await get(server, "\(Self.entries)?content_type=nt_experience&fields.nt_experience_id=2cSY1TX0nDfYe4fuIrGQ1K")
-            #expect(ids(slug.json?["items"]?.arrayValue) == ["2cSY1TX0nDfYe4fuIrGQ1K"])
+            let many = try await get(server, "\(Self.entries)?sys.id%5Bin%5D=holiday-banner,hero-home,nope&include=0")
+            #expect(ids(many.json?["items"]?.arrayValue) == ["holiday-banner", "hero-home"])
+            let slug = try await get(server, "\(Self.entries)?content_type=nt_experience&fields.nt_experience_id=exp-promo-ab")
+            #expect(ids(slug.json?["items"]?.arrayValue) == ["exp-promo-ab"])
             let audiences = try await get(server, "\(Self.entries)?content_type=nt_audience&limit=3&skip=2&include=0")
             #expect(audiences.json?["items"]?.arrayValue?.count == 3)
             #expect(audiences.json?["skip"] == 2 && audiences.json?["limit"] == 3 && (audiences.json?["total"]?.intValue ?? 0) > 5)
@@ -87,12 +83,12 @@ struct LocalContentfulDeliveryServerTests {
 
     @Test func missingLinkTargetsAreReportedNotResolvable() async throws {
         try await withLocalCDAServer { server in
-            server.space.removeEntry(id: "4k6ZyFQnR2POY5IJLLlJRb")
-            let (_, json, _) = try await get(server, "\(Self.entries)?sys.id=4ib0hsHWoSOnCVdDkizE8d&include=10")
+            server.space.removeEntry(id: "hero-home-europe")
+            let (_, json, _) = try await get(server, "\(Self.entries)?sys.id=hero-home&include=10")
             #expect(json?["errors"]?[0]?["sys"]?["id"] == "notResolvable")
-            #expect(json?["errors"]?[0]?["details"]?["id"] == "4k6ZyFQnR2POY5IJLLlJRb")
+            #expect(json?["errors"]?[0]?["details"]?["id"] == "hero-home-europe")
             let included = ids(json?["includes"]?["Entry"]?.arrayValue)
-            #expect(!included.contains("4k6ZyFQnR2POY5IJLLlJRb"))
+            #expect(!included.contains("hero-home-europe"))
         }
     }
 
@@ -115,7 +111,7 @@ struct LocalContentfulDeliveryServerTests {
     @Test func scriptedRateLimitCarriesTheResetHeader() async throws {
         try await withLocalCDAServer { server in
             server.enqueue(.contentfulRateLimit(resetSeconds: 7), .contentfulServerError(503))
-            let limited = try await get(server, "\(Self.entries)?sys.id=4ib0hsHWoSOnCVdDkizE8d")
+            let limited = try await get(server, "\(Self.entries)?sys.id=hero-home")
             #expect(limited.status == 429 && limited.headers["x-contentful-ratelimit-reset"] == "7")
             #expect(try await get(server, "\(Self.entries)").status == 503)
             #expect(try await get(server, "\(Self.entries)?limit=1").status == 200)
@@ -126,8 +122,8 @@ struct LocalContentfulDeliveryServerTests {
 
     @Test func republishRaisesTheRevision() async throws {
         try await withLocalCDAServer { server in
-            #expect(server.space.publish(entryId: "4k6ZyFQnR2POY5IJLLlJRb", field: "text", value: "changed"))
-            let (_, json, _) = try await get(server, "\(Self.entries)?sys.id=4k6ZyFQnR2POY5IJLLlJRb")
+            #expect(server.space.publish(entryId: "hero-home-europe", field: "text", value: "changed"))
+            let (_, json, _) = try await get(server, "\(Self.entries)?sys.id=hero-home-europe")
             #expect(json?["items"]?[0]?["sys"]?["revision"] == 2)
             #expect(json?["items"]?[0]?["fields"]?["text"] == "changed")
         }

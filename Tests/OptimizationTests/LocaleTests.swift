@@ -3,7 +3,7 @@ import JavaScriptHost
 @testable import Optimization
 import Testing
 
-@Suite("Locale and reset through OptimizationClient (spec §8.3, §9.4 E12/E13, §6.5; native §4.5)")
+@Suite("Locale and reset through OptimizationClient")
 struct LocaleTests {
     @Test func e12TheConfiguredLocaleIsNormalisedAndUsedByEvents() async throws {
         let client = try makeEventClient(defaults: StorageDefaults(consent: true), locale: " de_DE ")

@@ -3,9 +3,9 @@ import JavaScriptHost
 @testable import Optimization
 import Testing
 
-@Suite("Merge tags (spec §7.2, §9.3 M1–M3; DECISIONS 8)")
+@Suite("Merge tags")
 struct MergeTagTests {
-    /// PF of spec §9: a complete profile.
+    /// A complete profile.
     static let profile: JSONValue = [
         "id": "", "stableId": "", "random": 0.42, "audiences": [],
         "traits": ["firstname": "John", "nested": ["foo": "bar", "baz": ["qux": "grml"], "baz_qux": "quux"], "non_nested": 123,
@@ -15,7 +15,7 @@ struct MergeTagTests {
                     "landingPage": ["path": "/", "query": [:], "referrer": "", "search": "", "url": "https://example.test/"]],
     ]
 
-    /// MT of spec §9, with another id / fallback when asked.
+    /// A merge-tag entry, with another id / fallback when asked.
     static func mergeTag(_ id: String = "location.continent", fallback: String? = "Nowhere") -> JSONValue {
         var fields: JSONValue = ["nt_name": "Merge tag", "nt_mergetag_id": .string(id)]
         if let fallback, case .object(var members) = fields {

@@ -5,7 +5,7 @@ import Logging
 import OptimizationTesting
 import Testing
 
-/// native-host spec §6 persistence scenarios that apply off Apple platforms, DECISIONS 15–16,
+/// persistence scenarios that apply on Linux,
 /// each against a real temporary directory; "restart" = a new client on the same directory.
 @Suite("Persistence of consent and profile continuity")
 struct PersistenceTests {
@@ -95,7 +95,7 @@ struct PersistenceTests {
 
     @Test func eventConsentAloneDoesNotImplyPersistenceConsent() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        // DECISIONS 15: no inference of persistence consent from event consent.
+        // No inference of persistence consent from event consent.
         seed(PersistedState(consent: true, profile: Self.profile, anonymousId: "a19c"))
         let client = try client()
         #expect(client.state.consent == true && client.state.persistenceConsent == nil)

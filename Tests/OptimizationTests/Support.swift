@@ -6,7 +6,8 @@ import Foundation
 /// The repository root, from this file's location.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let fixturesDirectory = repositoryRoot.appendingPathComponent("Fixtures")
-let sharedFixturesDirectory = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/contentful-mock")
+/// The Trailhead Outfitters test space (`Fixtures/space`): CDA responses and a new visitor's selections.
+let spaceFixturesDirectory = fixturesDirectory.appendingPathComponent("space")
 
 func fixtureData(_ relativePath: String) throws -> Data {
     try Data(contentsOf: fixturesDirectory.appendingPathComponent(relativePath))

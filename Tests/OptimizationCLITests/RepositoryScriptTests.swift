@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+/// The checks the README's test command runs before and after the tests: a clone with nothing
+/// beside it must pass them, and they must fail on what they exist to catch.
+@Suite("Repository checks (scripts/)")
+struct RepositoryScriptTests {
+    static let scripts = CLITests.root.appendingPathComponent("scripts")
+
+    private func script(_ name: String, _ arguments: [String] = [], stdin: String? = nil) throws -> CLI.Run {
+        try CLI.run(arguments, stdin: stdin.map { Data($0.utf8) }, executable: Self.scripts.appendingPathComponent(name))
+    }
+
+    @Test func skippedTestsAreCountedFromSwiftTestingXCTestAndNode() throws {
+        let clean = """
+            ✔ Test fetchesTheEntry() passed after 0.2 seconds.
+            ✔ Test run with 12 tests in 3 suites passed after 1.5 seconds.
+            # skipped 0
+            """
+        #expect(try script("lib/count-skipped", stdin: clean).stdout == "0\n")
+        let skipping = """
+            ◇ Test oneByIdResolvesLikeTheFile() skipped: "Fixtures/space is absent"
+            Test Case 'LegacyTests.testOld' skipped (0.001 seconds).
+            ✔ Test run with 12 tests in 3 suites passed after 1.5 seconds.
+            # skipped 2
+            """
+        #expect(try script("lib/count-skipped", stdin: skipping).stdout == "4\n")
+    }
+
+    @Test func theRepositoryNamesNoPathOutsideItself() throws {
+        let run = try script("check-self-contained")
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+
+    @Test func aFileNamingASiblingCheckoutFailsTheCheck() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("self-contained-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("# Notes\nNothing outside.\n".utf8).write(to: directory.appendingPathComponent("README.md"))
+        #expect(try script("check-self-contained", [directory.path]).status == 0)
+
+        // Spelled so that this file does not trip the check itself.
+        let outside = ["..", "shared", "spec", "core.md"].joined(separator: "/")
+        try Data("let spec = \"\(outside)\"\n".utf8).write(to: directory.appendingPathComponent("Loader.swift"))
+        let run = try script("check-self-contained", [directory.path])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("Loader.swift:1:"), "\(run.stderr)")
+    }
+}
