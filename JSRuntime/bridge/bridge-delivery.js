@@ -8,7 +8,7 @@
 //   closeDelivery(instance)     destroy(): forced best-effort flushes (not awaited), then no timers
 //   flush(requestId) / flush(payload, requestId)   async; settles "null" once both flushed
 //   queueSizes() → JSON {"experience": n, "insights": m}
-// Durable outbox (docs/outbox.md), only when the host registered the natives of
+// Durable outbox (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md), only when the host registered the natives of
 // core/outbox-link.js: both queues store every accepted event before the accepting call returns
 // (a failed store fails the call), keep a window of the stored backlog in memory (the queue
 // sizes of queuePolicy), and acknowledge what leaves them for good;

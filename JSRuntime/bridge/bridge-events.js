@@ -30,7 +30,7 @@
       onPurge: function () {
         target.experienceQueue.purge();
         target.insightsQueue.purge();
-        // The durable outbox (docs/outbox.md) is purged inside the same call.
+        // The durable outbox (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md) is purged inside the same call.
         ns.outboxLink.purge();
       },
     });

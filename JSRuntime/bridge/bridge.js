@@ -2,7 +2,7 @@
 // Contract: owns the bridge lifecycle (initialize, destroy, getState) and installs
 // `globalThis.__bridge` from the parts (bridge-shared, -config, -resolution, -events, -delivery,
 // -features; see bridge-shared.js): the adapter the Swift host calls (JSRuntime/README.md
-// "The __bridge contract"). Every own key of `__bridge` is a function (spec B9). Sync methods:
+// "The __bridge contract"). Every own key of `__bridge` is a function. Sync methods:
 //   initialize(config)     destroys a previous instance, validates `config` (throws an Error whose
 //                          message names the key), sets the log threshold, sizes the prepared-entry
 //                          and prepared-selection LRUs (`entryCacheSize`, default 1000), builds the

@@ -1,7 +1,7 @@
 // core/backlog-window.js
 // Contract: `__optimization.createBacklogWindow(options)` → the in-memory window a delivery queue
 // (core/experience-queue.js, core/insights-queue.js) holds over its durable backlog
-// (docs/outbox.md). One implementation for both queues. Options:
+// (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md). One implementation for both queues. Options:
 //   outbox      {append(event, profile) → sequence, load(afterSequence, limit) → [{sequence,
 //               event, profile?}]} (core/outbox-link.js `forQueue`)
 //   capacity    most events in memory (the queue's maxEvents)

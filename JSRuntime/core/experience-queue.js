@@ -25,7 +25,7 @@
 //                       "deliveryDisabled" {status, reason, droppedCount}
 //   flushPolicy, callbacks, random, host   for the flush runtime (core/queue-flush-policy.js;
 //                       callbacks get onFlushFailure/onCircuitOpen/onFlushRecovered)
-// Durable-outbox hooks (docs/outbox.md; optional, called synchronously):
+// Durable-outbox hooks (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md; optional, called synchronously):
 //   outbox              {append(event) → sequence, load(afterSequence, limit) → [{sequence, event}]}
 //                       (see above); a throwing load is logged and retried at the next drain.
 //   onRemoved(events, reason)   events that left the queue for good: "delivered" (2xx, also with

@@ -24,7 +24,7 @@
 //   flushPolicy, callbacks, random, host   for the flush runtime (core/queue-flush-policy.js); the
 //                       periodic flush runs every policy.flushIntervalMs (default 30 000) on the
 //                       host clock, and only while bucketed events are queued.
-// Durable-outbox hooks (docs/outbox.md; optional, called synchronously):
+// Durable-outbox hooks (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md; optional, called synchronously):
 //   outbox              {append(event, profile) → sequence, load(afterSequence, limit)} (above);
 //                       a throwing load is logged and retried at the next drain.
 //   onRemoved(events, reason)   events that left the queue for good: "delivered" (2xx),

@@ -1,6 +1,6 @@
 // core/outbox-link.js
 // Contract: `__optimization.outboxLink` — the engine's side of the host's durable outbox
-// (docs/outbox.md), one implementation for the stateful bridge and the service's delivery engine.
+// (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md), one implementation for the stateful bridge and the service's delivery engine.
 // It is active only when the host registered the native functions:
 //   __nativeOutboxAppend(queue, messageId, profileId|null, consent, acceptedAtMs, payloadJSON)
 //       → the stored event's sequence (a number); throws when the event could not be stored.

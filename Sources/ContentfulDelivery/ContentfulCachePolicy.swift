@@ -18,6 +18,7 @@ public struct ContentfulCachePolicy: Sendable, Equatable {
     /// unreachable, deadline: stale-if-error). Default 10 min. 401/403/404/400 are never masked.
     public var staleIfErrorMilliseconds: Double
 
+    /// A policy; each parameter sets the property of the same name (defaults as documented there).
     public init(
         maximumEntries: Int = 1000,
         maximumBytes: Int = 64 << 20,

@@ -3,7 +3,7 @@ import OptimizationJSON
 import OptimizationTransport
 import OrderedCollections
 
-/// Turns one CDA collection response into one prepared ``ContentfulEntry`` per item, each in
+/// Turns one CDA collection response into one prepared `ContentfulEntry` per item, each in
 /// collection form (`items: [item]` plus only the includes reachable from it), so every entry
 /// is cached, keyed and transferred to engines on its own.
 enum ContentfulCollectionSplitter {

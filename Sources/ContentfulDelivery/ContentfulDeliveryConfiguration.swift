@@ -28,7 +28,7 @@ public struct ContentfulDeliveryConfiguration: Sendable {
     public var accessToken: String
     /// Delivery or preview. Default ``API/delivery``.
     public var api: API
-    /// Overrides the API's base URL (for tests: a ``LocalContentfulDeliveryServer``). Nil: the
+    /// Overrides the API's base URL (for tests: a `LocalContentfulDeliveryServer`). Nil: the
     /// API's public host.
     public var baseURL: String?
     /// The locale entries are fetched in (`locale=`); nil: the space's default locale. `*` is
@@ -57,6 +57,8 @@ public struct ContentfulDeliveryConfiguration: Sendable {
     /// Largest accepted response body, in bytes. Default 20 MiB.
     public var maximumResponseBodyBytes: Int
 
+    /// A configuration; each parameter sets the property of the same name (defaults as documented
+    /// there). `spaceId` and `accessToken` are required.
     public init(
         spaceId: String,
         environment: String = "master",

@@ -5,7 +5,7 @@ import Foundation
 import JavaScriptHost
 import Logging
 
-/// Sends entries-collection queries to the CDA over an ``HTTPFetchTransport`` (AsyncHTTPClient),
+/// Sends entries-collection queries to the CDA over an `HTTPFetchTransport` (AsyncHTTPClient),
 /// with the error policy of a ``ContentfulDeliverySource``:
 /// - 401/403/404/400 become typed errors carrying the CDA's `message`, never retried;
 /// - 429 waits `X-Contentful-RateLimit-Reset` seconds on the injected clock (at most

@@ -7,14 +7,14 @@ import Logging
 import Synchronization
 
 /// Fetches Contentful entries from the Content Delivery (or Preview) API, ready to resolve:
-/// every result is a prepared ``ContentfulEntry`` in collection form (the item plus the
+/// every result is a prepared `ContentfulEntry` in collection form (the item plus the
 /// experiences, variants and assets it links, `include` levels deep), so
-/// ``OptimizationClient/resolveOptimizedEntry(baseline:selectedOptimizations:)`` can use it as is.
+/// `OptimizationClient/resolveOptimizedEntry(baseline:selectedOptimizations:)` can use it as is.
 ///
 /// ```swift
 /// let source = try ContentfulDeliverySource(
 ///     configuration: .init(spaceId: "abc123", accessToken: token), logger: logger)
-/// let hero = try await source.entry(id: "4ib0hsHWoSOnCVdDkizE8d")
+/// let hero = try await source.entry(id: "hero-home")
 /// let resolved = client.resolveOptimizedEntry(baseline: hero, selectedOptimizations: selections)
 /// ```
 ///
@@ -42,7 +42,9 @@ public final class ContentfulDeliverySource: Sendable {
     /// Ids per `sys.id[in]` request (the CDA's default page size).
     public static let idsPerRequest = 100
 
+    /// Where and how the source fetches: space, environment, API, locale, timeouts and retries.
     public let configuration: ContentfulDeliveryConfiguration
+    /// How fetched entries are cached, shared by every caller of this source.
     public let cachePolicy: ContentfulCachePolicy
     let cache: ContentfulEntryCache
     private let requester: ContentfulDeliveryRequester
@@ -52,10 +54,15 @@ public final class ContentfulDeliverySource: Sendable {
     private let flights = Mutex<[ContentfulEntryQuery: Task<Result<[ContentfulEntry], ContentfulDeliveryError>, Never>]>([:])
     private let refreshes = Mutex<[ContentfulEntryQuery: Task<Void, Never>]>([:])
 
+    /// A source for one space and environment. Cheap to keep for the life of the process; call
+    /// ``shutdown()`` before releasing it.
     /// - Parameters:
+    ///   - configuration: the space, environment, token, API, locale, timeouts and retries.
+    ///   - cachePolicy: how fetched entries are kept (default: ``ContentfulCachePolicy/init(maximumEntries:maximumBytes:timeToLiveMilliseconds:staleWhileRevalidateMilliseconds:staleIfErrorMilliseconds:)``'s defaults).
     ///   - transport: carries the HTTP requests; nil (the default) creates an
-    ///     ``HTTPFetchTransport`` (AsyncHTTPClient) allowed to reach only the configured base URL.
-    ///   - clock: drives TTLs, backoff and rate-limit waits. Inject a ``ManualClock`` in tests.
+    ///     `HTTPFetchTransport` (AsyncHTTPClient) allowed to reach only the configured base URL.
+    ///   - clock: drives TTLs, backoff and rate-limit waits. Inject a `ManualClock` in tests.
+    ///   - logger: receives fetch failures, retries and cache events; never the access token.
     /// - Throws: ``ContentfulDeliveryError/invalidConfiguration(_:)``.
     public init(
         configuration: ContentfulDeliveryConfiguration,
@@ -112,7 +119,9 @@ public final class ContentfulDeliverySource: Sendable {
     // MARK: Fetching
 
     /// The entry `id`, with its includes.
-    /// - Parameter locale: overrides the configured locale for this fetch.
+    /// - Parameters:
+    ///   - id: the entry's `sys.id`.
+    ///   - locale: overrides the configured locale for this fetch.
     /// - Throws: ``ContentfulDeliveryError/entryNotFound(id:)`` when the space has no such
     ///   (published) entry; the other ``ContentfulDeliveryError`` cases.
     public func entry(id: String, locale: String? = nil) async throws(ContentfulDeliveryError) -> ContentfulEntry {

@@ -8,6 +8,7 @@ public struct ContentfulEntryBatch: Sendable {
     /// The ids asked that the space does not have (or has not published), in asked order.
     public let missingIds: [String]
 
+    /// A batch of `entries` found and `missingIds` not found.
     public init(entries: [ContentfulEntry], missingIds: [String]) {
         self.entries = entries
         self.missingIds = missingIds

@@ -6,7 +6,7 @@ import Synchronization
 
 /// The entry cache of a ``ContentfulDeliverySource``: bounded (entries and bytes, least recently
 /// used evicted first), with fetch times on the source's clock, and identity-preserving stores
-/// (an entry stored again with the same revisions keeps its prepared ``ContentfulEntry``).
+/// (an entry stored again with the same revisions keeps its prepared `ContentfulEntry`).
 ///
 /// **Threading.** Thread-safe (one lock, held for dictionary work only, never across a fetch).
 final class ContentfulEntryCache: Sendable {

@@ -6,7 +6,7 @@ import Synchronization
 
 extension HostClock {
     /// Suspends the calling task for `milliseconds` of this clock's time (a timer on the clock,
-    /// so a ``ManualClock`` decides when it ends; no thread is blocked).
+    /// so a `ManualClock` decides when it ends; no thread is blocked).
     /// - Throws: `CancellationError` when the task is cancelled first (the timer is cancelled).
     func sleep(milliseconds: Double) async throws {
         let state = SleepBox()

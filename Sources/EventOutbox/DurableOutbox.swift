@@ -10,7 +10,7 @@ import Synchronization
 /// `.acks` file) is deleted once every event in it was acknowledged or dropped. Opening the
 /// directory recovers every undelivered event in order (``recovery``); damaged or missing parts
 /// are skipped and reported, never fatal. Format, guarantees and the integration contract:
-/// docs/outbox.md.
+/// <doc:TheDurableOutbox>.
 ///
 /// - **Durability.** ``append(_:)`` returns after the record was written with `write(2)`, so it
 ///   survives a crash of the process; ``OutboxConfiguration/durability`` says what survives a
@@ -55,6 +55,7 @@ public final class DurableOutbox: Sendable {
     /// Opens (creating if needed) the outbox in `directory` and recovers what it holds.
     /// - Parameters:
     ///   - directory: created with mode 0700 (an existing one is set to 0700).
+    ///   - configuration: bounds, time to live, durability and the drop callback.
     ///   - clock: time for `acceptedAt`, the time to live and the periodic `fsync`.
     ///   - logger: recovery issues at `warning`, drops at `notice` (counts only).
     /// - Throws: ``OutboxError/directoryLocked(path:)`` when another outbox owns the directory;

@@ -19,6 +19,8 @@ public struct OutboxConfiguration: Sendable {
     /// ``DurableOutbox/drops``.
     public var onDrop: (@Sendable (OutboxDropReport) -> Void)?
 
+    /// A configuration; each parameter sets the property of the same name (defaults: 10,000
+    /// events, 16 MiB, 7 days, 1 MiB segments, ``OutboxDurability/default``).
     public init(
         durability: OutboxDurability = .default, maxEvents: Int = 10_000, maxBytes: Int = 16 << 20,
         timeToLiveMs: Double = 7 * 24 * 3_600_000, segmentBytes: Int = 1 << 20,

@@ -11,12 +11,14 @@ public struct OutboxDropReport: Sendable, Equatable {
         case expired
     }
 
+    /// Why the events were dropped.
     public let reason: Reason
     /// The dropped events, oldest first (payloads may carry visitor data: do not log them).
     public let records: [OutboxRecord]
     /// When: milliseconds since the Unix epoch on the outbox's clock.
     public let timestamp: Double
 
+    /// A report of `records` dropped for `reason` at `timestamp` (milliseconds since the epoch).
     public init(reason: Reason, records: [OutboxRecord], timestamp: Double) {
         self.reason = reason
         self.records = records

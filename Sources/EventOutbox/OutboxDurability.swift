@@ -14,7 +14,7 @@ public enum OutboxDurability: Sendable, Equatable, CustomStringConvertible {
     /// `milliseconds` of events. The default, with 1,000 ms.
     case syncInterval(milliseconds: Int)
 
-    /// The default: ``syncInterval(milliseconds:)`` with 1,000 ms (see docs/outbox.md for the
+    /// The default: ``syncInterval(milliseconds:)`` with 1,000 ms (see <doc:TheDurableOutbox> for the
     /// measurements behind it).
     public static let `default` = OutboxDurability.syncInterval(milliseconds: 1_000)
 

@@ -1,4 +1,4 @@
-/// The on-disk format of outbox files (docs/outbox.md, "File format").
+/// The on-disk format of outbox files (<doc:TheDurableOutbox>, "File format").
 ///
 /// Every file starts with an 8-byte magic, then frames:
 ///

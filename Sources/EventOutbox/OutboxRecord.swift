@@ -17,6 +17,7 @@ public struct OutboxEvent: Sendable, Equatable {
     /// The event JSON, byte for byte as it must be sent again.
     public var payload: [UInt8]
 
+    /// An event to append; each parameter sets the property of the same name.
     public init(
         queue: EventQueue, messageId: String, profileId: String? = nil, consent: Bool, acceptedAt: Double? = nil,
         payload: [UInt8]
@@ -49,6 +50,7 @@ public struct OutboxRecord: Sendable, Equatable {
     /// The event JSON exactly as appended.
     public let payload: [UInt8]
 
+    /// A stored event; the outbox builds these (tests and custom stores may too).
     public init(
         sequence: UInt64, queue: EventQueue, messageId: String, profileId: String?, consent: Bool,
         acceptedAt: Double, payload: [UInt8]

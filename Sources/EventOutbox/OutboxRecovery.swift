@@ -12,6 +12,7 @@ public struct OutboxRecovery: Sendable, Equatable {
         records.filter { $0.queue == queue }
     }
 
+    /// A recovery of `records` with the `issues` met while reading them.
     public init(records: [OutboxRecord], issues: [OutboxRecoveryIssue]) {
         self.records = records
         self.issues = issues

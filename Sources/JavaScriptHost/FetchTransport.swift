@@ -1,10 +1,20 @@
 /// One HTTP request made by the hosted JavaScript through `__nativeFetch`.
 public struct FetchRequest: Sendable, Equatable {
+    /// The URL to request, as JavaScript passed it.
     public var url: String
+    /// The HTTP method, for example `GET` or `POST`.
     public var method: String
+    /// Request header values by header name.
     public var headers: [String: String]
+    /// The request body as text; nil sends no body.
     public var body: String?
 
+    /// Creates a request.
+    /// - Parameters:
+    ///   - url: the URL to request.
+    ///   - method: the HTTP method, for example `GET`.
+    ///   - headers: header values by name; none by default.
+    ///   - body: the body as text; nil (the default) sends no body.
     public init(url: String, method: String, headers: [String: String] = [:], body: String? = nil) {
         self.url = url
         self.method = method
@@ -15,10 +25,18 @@ public struct FetchRequest: Sendable, Equatable {
 
 /// The answer to a ``FetchRequest``. Any HTTP status is a response, not an error.
 public struct FetchResponse: Sendable, Equatable {
+    /// The HTTP status code, for example 200 or 404.
     public var status: Int
+    /// Response header values by header name.
     public var headers: [String: String]
+    /// The response body as text; empty when there is none.
     public var body: String
 
+    /// Creates a response.
+    /// - Parameters:
+    ///   - status: the HTTP status code.
+    ///   - headers: header values by name; none by default.
+    ///   - body: the body as text; empty by default.
     public init(status: Int, headers: [String: String] = [:], body: String = "") {
         self.status = status
         self.headers = headers
@@ -34,14 +52,21 @@ public struct FetchResponse: Sendable, Equatable {
 /// release what it holds (its connection) promptly: the engine cancels that task when JavaScript
 /// aborts the fetch (`__nativeCancelFetch`) or the engine closes, and delivers nothing for it.
 public protocol FetchTransport: Sendable {
+    /// Sends `request` and returns its response, whatever its HTTP status; cancelling the calling
+    /// task must cancel the request promptly.
+    /// - Throws: only for transport failures; the error's description becomes JavaScript's
+    ///   `errorMessage`.
     func send(_ request: FetchRequest) async throws -> FetchResponse
 }
 
 /// The transport of an engine that was given none: every request fails without touching the
 /// network.
 public struct UnconfiguredFetchTransport: FetchTransport {
+    /// Creates the transport.
     public init() {}
 
+    /// Fails at once without touching the network.
+    /// - Throws: ``FetchTransportError/notConfigured``, always.
     public func send(_ request: FetchRequest) async throws -> FetchResponse {
         throw FetchTransportError.notConfigured
     }
@@ -49,6 +74,8 @@ public struct UnconfiguredFetchTransport: FetchTransport {
 
 /// Transport failures reported by this module's transports.
 public enum FetchTransportError: Error, Sendable, CustomStringConvertible {
+    /// The engine was given no transport (``UnconfiguredFetchTransport``), so no request can be
+    /// sent.
     case notConfigured
 
     public var description: String {

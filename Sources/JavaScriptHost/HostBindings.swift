@@ -203,6 +203,8 @@ extension JavaScriptEngine {
 
 /// A host binding was called with arguments that break its contract.
 public enum HostBindingError: Error, Sendable, CustomStringConvertible {
+    /// The arguments do not match the binding; the value is its expected signature, for example
+    /// `__nativeSetTimeout(id, delayMs)`. JavaScript sees it as a thrown `Error`.
     case invalidArguments(String)
 
     public var description: String {

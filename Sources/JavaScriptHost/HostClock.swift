@@ -28,6 +28,8 @@ public struct SystemClock: HostClock {
         self.queue = queue
     }
 
+    /// The serial, utility-QoS queue on which the timers of every ``SystemClock`` created without
+    /// a queue run.
     public static let sharedQueue = DispatchQueue(label: "optimization.host-clock", qos: .utility)
 
     public func now() -> Double {

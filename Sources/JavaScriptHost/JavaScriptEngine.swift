@@ -17,8 +17,8 @@ import Logging
 /// **Fetches.** Every `__nativeFetch` runs in its own task. When JavaScript aborts the request
 /// (`__nativeCancelFetch`, called by the fetch facade on an aborted `AbortSignal`) or the engine
 /// closes (``close()``), that task is cancelled, which cancels the transport's HTTP request and
-/// frees its connection; nothing more is delivered for it. ``pendingFetchCount`` counts requests
-/// JavaScript still waits for, ``runningFetchCount`` transport calls not yet returned.
+/// frees its connection; nothing more is delivered for it. `pendingFetchCount` counts requests
+/// JavaScript still waits for, `runningFetchCount` transport calls not yet returned.
 ///
 /// **Memory.** Every JavaScriptCore handle stays inside this type. Values that outlive one call
 /// (function handles) are protected once and unprotected exactly once; call arguments are
@@ -51,6 +51,20 @@ public final class JavaScriptEngine: @unchecked Sendable {
         /// the default (every 20,000 calls) adds well under 1 % to a busy engine.
         public var fullCollectionInterval: Int?
 
+        /// Creates a configuration; every parameter has a default.
+        /// - Parameters:
+        ///   - clock: time source for `__nativeNow` and every JavaScript timer; ``SystemClock``
+        ///     by default.
+        ///   - transport: carries `__nativeFetch` requests; by default an
+        ///     ``UnconfiguredFetchTransport``, which fails every request.
+        ///   - executionTimeLimit: longest time, in seconds, one entry into JavaScript may run;
+        ///     default 10, nil disables the watchdog.
+        ///   - logger: receives the engine's diagnostics and the scripts' logs; discards
+        ///     everything by default.
+        ///   - randomUUID: overrides `__nativeRandomUUID`; nil (the default) uses the built-in
+        ///     generator.
+        ///   - fullCollectionInterval: entries into JavaScript between forced full collections;
+        ///     default 20,000, values below 1 count as 1, nil never forces one.
         public init(
             clock: any HostClock = SystemClock(),
             transport: any FetchTransport = UnconfiguredFetchTransport(),
@@ -68,6 +82,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         }
     }
 
+    /// The configuration the engine was created with.
     public let configuration: Configuration
     var logger: Logger { configuration.logger }
 
@@ -164,7 +179,9 @@ public final class JavaScriptEngine: @unchecked Sendable {
     // MARK: Running scripts
 
     /// Evaluates `script` as a classic script in the global scope.
-    /// - Parameter sourceURL: the name JavaScript errors and stacks report for this script.
+    /// - Parameters:
+    ///   - script: the JavaScript source text.
+    ///   - sourceURL: the name JavaScript errors and stacks report for this script.
     /// - Returns: the completion value (objects and arrays as JSON text).
     /// - Throws: ``JavaScriptError``.
     @discardableResult
@@ -417,6 +434,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
 public struct JavaScriptMemoryStatistics: Sendable, Equatable {
     /// Bytes of live JavaScript heap.
     public var heapSize: Int
+    /// Number of objects on the JavaScript heap.
     public var objectCount: Int
     /// Values currently protected from collection (must return to its start value after work).
     public var protectedObjectCount: Int

@@ -38,12 +38,21 @@ public struct JavaScriptException: Sendable, Equatable, CustomStringConvertible 
     public var message: String
     /// The script's source URL (the name given to ``JavaScriptEngine/evaluate(_:sourceURL:)``).
     public var sourceURL: String?
-    /// 1-based line and column of the throw site, when known.
+    /// 1-based line of the throw site, when known.
     public var line: Int?
+    /// 1-based column of the throw site, when known.
     public var column: Int?
     /// The JavaScript stack trace, when known.
     public var stack: String?
 
+    /// Creates an exception description; only `message` is required.
+    /// - Parameters:
+    ///   - name: `error.name`, or nil when a non-Error value was thrown.
+    ///   - message: `error.message`, or the string form of the thrown value.
+    ///   - sourceURL: the script's source URL, when known.
+    ///   - line: 1-based line of the throw site, when known.
+    ///   - column: 1-based column of the throw site, when known.
+    ///   - stack: the JavaScript stack trace, when known.
     public init(
         name: String? = nil, message: String, sourceURL: String? = nil, line: Int? = nil,
         column: Int? = nil, stack: String? = nil

@@ -4,6 +4,7 @@
 /// until the handle is deinitialized or the engine closes; after ``JavaScriptEngine/close()``
 /// calls throw ``JavaScriptError/engineClosed``. Thread-safe like the engine.
 public final class JavaScriptFunction: @unchecked Sendable {
+    /// The engine the function lives in and every call runs on (held strongly).
     public let engine: JavaScriptEngine
     /// The global property path this handle was resolved from.
     public let path: String

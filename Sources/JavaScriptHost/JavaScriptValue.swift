@@ -4,10 +4,15 @@
 /// This keeps every JavaScriptCore handle inside this module (handles are not `Sendable`, and a
 /// value held only in Swift memory is invisible to the JS garbage collector).
 public enum JavaScriptValue: Sendable, Hashable {
+    /// JavaScript `undefined`; also what a function value becomes as a result.
     case undefined
+    /// JavaScript `null`.
     case null
+    /// A JavaScript boolean.
     case bool(Bool)
+    /// A JavaScript number (a double).
     case number(Double)
+    /// A JavaScript string.
     case string(String)
     /// An object or array, passed as JSON text. As an argument it is parsed with the engine's
     /// JSON parser (`JSON.parse` semantics); as a result it is produced by `JSON.stringify`.

@@ -6,7 +6,7 @@ import Synchronization
 /// The engine's public façade: resolves Contentful entries to their baseline or variant for a
 /// visitor, on top of the shared JavaScript core running in JavaScriptCore.
 ///
-/// **Threading.** Every method is safe from any thread. ``resolveOptimizedEntry(baseline:selectedOptimizations:)``
+/// **Threading.** Every method is safe from any thread. `resolveOptimizedEntry(baseline:selectedOptimizations:)`
 /// is synchronous and takes the engine's lock for one call (no actor hop); one client runs one
 /// JavaScript VM, so concurrent callers on one client are serialized. Use one client per thread
 /// of work for parallelism.
@@ -20,10 +20,10 @@ public final class OptimizationClient: Sendable {
         /// only ever logged at `debug`.
         public var logger: Logger
         /// Drives every timer of the engine (flush intervals, backoff, dwell). Inject a
-        /// ``ManualClock`` in tests.
+        /// `ManualClock` in tests.
         public var clock: any HostClock
         /// Carries the core's HTTP requests to the Experience and Insights APIs. Nil (the
-        /// default): `initialize` creates an ``HTTPFetchTransport`` that may reach exactly the
+        /// default): `initialize` creates an `HTTPFetchTransport` that may reach exactly the
         /// configured (or default) Experience and Insights base URLs, and ``destroy()`` shuts it
         /// down. An injected transport is used as is (and never shut down by the client).
         public var transport: (any FetchTransport)?
@@ -32,13 +32,25 @@ public final class OptimizationClient: Sendable {
         /// Where consent and profile continuity survive restarts. Default ``OptimizationStorage/automatic``.
         /// With a directory (``OptimizationStorage/automatic`` or ``OptimizationStorage/directory(_:)``)
         /// accepted events are also kept in a durable outbox, `<directory>/outbox`, until they are
-        /// delivered, so a crash or restart loses none (docs/outbox.md); one client per directory.
+        /// delivered, so a crash or restart loses none (the EventOutbox article “The durable outbox”); one client per directory.
         public var storage: OptimizationStorage
         /// Durability policy, bounds and time to live of the outbox (used with a storage directory).
         public var outbox: OutboxConfiguration
         /// The outbox's file access (tests inject faults such as a full disk); nil: the real one.
         package var outboxFileSystem: (any OutboxFileSystem)?
 
+        /// Creates an environment.
+        /// - Parameters:
+        ///   - logger: receives diagnostics and the core's log output; default a no-op logger.
+        ///   - clock: drives every timer of the engine; default `SystemClock` (wall-clock time).
+        ///   - transport: carries the core's HTTP requests; nil (the default) lets `initialize`
+        ///     create an `HTTPFetchTransport` limited to the configured base URLs.
+        ///   - executionTimeLimit: longest time, in seconds, one call into JavaScript may run;
+        ///     default 10, nil for no limit.
+        ///   - storage: where consent and profile continuity (and, with a directory, the durable
+        ///     outbox) are kept; default ``OptimizationStorage/automatic``.
+        ///   - outbox: durability policy, bounds and time to live of the outbox; default
+        ///     `OutboxConfiguration()`.
         public init(
             logger: Logger = Logger(label: "Optimization", factory: { _ in SwiftLogNoOpLogHandler() }),
             clock: any HostClock = SystemClock(),
@@ -56,6 +68,7 @@ public final class OptimizationClient: Sendable {
         }
     }
 
+    /// The host-side dependencies the client was created with; fixed for its lifetime.
     public let environment: Environment
     private let runtime = Mutex<OptimizationRuntime?>(nil)
     /// Feed ``events`` / ``blockedEvents``; they outlive one engine (a re-initialize keeps them).
@@ -66,6 +79,9 @@ public final class OptimizationClient: Sendable {
     /// The host's last ``setOnline(_:)``; a new engine starts in it.
     let isOnline = Mutex(true)
 
+    /// Creates an uninitialized client; nothing runs until ``initialize(config:)``.
+    /// - Parameter environment: host-side dependencies; the default has a no-op logger, the
+    ///   system clock, a transport created at `initialize` and ``OptimizationStorage/automatic``.
     public init(environment: Environment = Environment()) {
         self.environment = environment
     }
@@ -189,7 +205,7 @@ public final class OptimizationClient: Sendable {
     ///   - selectedOptimizations: the visitor's selections; nil means the engine's CURRENT
     ///     selections (the last accepted Experience API response, preview overrides applied, or
     ///     the configured defaults; none known ⇒ nothing selected). Pass
-    ///     ``SelectedOptimizations/empty`` for "nothing selected".
+    ///     `SelectedOptimizations/empty` for "nothing selected".
     /// - Returns: the baseline or variant. Before ``initialize(config:)``, and on any internal
     ///   failure (logged), the baseline.
     public func resolveOptimizedEntry(
@@ -202,7 +218,7 @@ public final class OptimizationClient: Sendable {
     }
 
     /// Convenience for a one-off JSON value. It serializes `baseline` on every call; prefer a
-    /// reused ``ContentfulEntry`` on hot paths. A value that is not an entry resolves to itself.
+    /// reused `ContentfulEntry` on hot paths. A value that is not an entry resolves to itself.
     /// `selectedOptimizations` nil means the current selections, `[]` nothing selected.
     public func resolveOptimizedEntry(
         baseline: JSONValue, selectedOptimizations: [JSONValue]? = nil

@@ -26,6 +26,20 @@ public struct OptimizationConfig: Sendable, Equatable {
     /// Delivery queue capacity, retry/backoff/circuit settings and callbacks. Nil: the defaults.
     public var queuePolicy: QueuePolicy?
 
+    /// Creates a configuration; only `clientId` is required.
+    /// - Parameters:
+    ///   - clientId: the Contentful optimization client id; must not be empty (starting a client
+    ///     or service throws ``OptimizationError/configError(_:)`` otherwise).
+    ///   - environment: the Contentful environment; default `"main"`.
+    ///   - locale: default locale for events and Experience requests; nil uses `en-US` for events.
+    ///   - allowedEventTypes: event types allowed before consent; nil means `["identify", "screen"]`
+    ///     (``OptimizationService/defaultAllowedEventTypes`` for a service), `[]` strict opt-in.
+    ///   - channel: `channel` stamped on every event; default `"server"`.
+    ///   - logLevel: threshold of the shared core's logging; default ``OptimizationLogLevel/error``.
+    ///   - entryCacheSize: distinct entries (and selection sets) one engine keeps parsed; default 1000.
+    ///   - defaults: initial consent and state; nil means consent undecided, nothing known.
+    ///   - api: API base URLs and request options; nil uses the public APIs.
+    ///   - queuePolicy: delivery queue settings and callbacks; nil uses the defaults.
     public init(
         clientId: String,
         environment: String = "main",
@@ -71,6 +85,17 @@ public struct OptimizationConfig: Sendable, Equatable {
 
 /// Severity threshold of the shared core's logging (`fatal` highest).
 public enum OptimizationLogLevel: String, Sendable, CaseIterable {
-    case fatal, error, warn, info, debug, log
+    /// Only fatal messages (forwarded to the `Logger` at `error`).
+    case fatal
+    /// Errors and fatal messages. The default.
+    case error
+    /// Warnings and above.
+    case warn
+    /// Informational messages and above.
+    case info
+    /// Debug messages and above.
+    case debug
+    /// Everything, including the core's plain `log` output (the most verbose).
+    case log
 }
 

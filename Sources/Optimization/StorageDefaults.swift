@@ -17,6 +17,13 @@ public struct StorageDefaults: Sendable, Equatable {
     /// An array of selected optimizations.
     public var selectedOptimizations: JSONValue?
 
+    /// Creates defaults; every argument defaults to nil (not known).
+    /// - Parameters:
+    ///   - consent: initial event consent; nil means not decided.
+    ///   - persistenceConsent: initial persistence consent; nil falls back to `consent`.
+    ///   - profile: a profile object (`{"id": …, …}`).
+    ///   - changes: an array of Experience API changes.
+    ///   - selectedOptimizations: an array of selected optimizations.
     public init(
         consent: Bool? = nil, persistenceConsent: Bool? = nil, profile: JSONValue? = nil, changes: JSONValue? = nil,
         selectedOptimizations: JSONValue? = nil

@@ -11,7 +11,7 @@ import Synchronization
 /// so an engine that has seen it resolves it again without re-serializing anything.
 ///
 /// Parsing from text validates the whole document and checks its shape, but builds no
-/// ``JSONValue`` tree: it indexes the text (``JSONTape``). ``document`` and ``baseline`` are
+/// `JSONValue` tree: it indexes the text (`JSONTape`). ``document`` and ``baseline`` are
 /// built on first access (then kept); resolving a single entry builds only the variant it
 /// returns.
 /// Immutable and `Sendable`; safe to share across threads and clients.
@@ -65,8 +65,10 @@ public final class ContentfulEntry: Sendable {
     }
 
     /// Parses `data` (UTF-8 JSON) as a single entry or a CDA collection response.
-    /// - Parameter entryId: for collections, the `sys.id` of the item to use as the baseline;
-    ///   nil means `items[0]`. Ignored for single entries unless it disagrees with `sys.id`.
+    /// - Parameters:
+    ///   - data: the document's bytes, UTF-8.
+    ///   - entryId: for collections, the `sys.id` of the item to use as the baseline;
+    ///     nil means `items[0]`. Ignored for single entries unless it disagrees with `sys.id`.
     /// - Throws: ``ContentfulEntryError`` naming what is wrong and where.
     public convenience init(jsonData data: some Collection<UInt8>, entryId: String? = nil) throws(ContentfulEntryError) {
         // A JSON document is valid UTF-8 throughout, and then decoding it changes no byte. Bytes
@@ -262,9 +264,13 @@ package enum EntryLocation: Hashable, Sendable {
 
 /// Why a document cannot be used as a ``ContentfulEntry``.
 public enum ContentfulEntryError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The text is not JSON (or is nested too deeply); the error says where.
     case invalidJSON(JSONError)
+    /// The JSON is not an entry or a collection response; the text names what is missing.
     case wrongShape(String)
+    /// A collection response with no items.
     case emptyCollection
+    /// No item of the collection has the requested `sys.id` (the id).
     case entryNotFound(String)
 
     public var description: String {

@@ -1,7 +1,7 @@
 import OptimizationJSON
 
-/// Read access to a JSON document, the same for a parsed ``JSONValue`` tree and for a
-/// ``JSONTape`` index, so that ``ContentfulEntry`` checks a document's shape and finds its
+/// Read access to a JSON document, the same for a parsed `JSONValue` tree and for a
+/// `JSONTape` index, so that ``ContentfulEntry`` checks a document's shape and finds its
 /// entries with one piece of code whichever form the document is in.
 package protocol EntryDocumentReader {
     associatedtype Node

@@ -16,6 +16,7 @@ public struct ResolvedOptimizedEntry: Sendable, Equatable {
     /// the view (against the baseline).
     public let isEmptyVariant: Bool
 
+    /// A result with the given parts; the engine builds these, tests and custom resolvers may too.
     public init(entry: JSONValue, selectedOptimization: JSONValue? = nil, optimizationContextId: String? = nil, isEmptyVariant: Bool = false) {
         self.entry = entry
         self.selectedOptimization = selectedOptimization

@@ -17,6 +17,8 @@ public struct SelectedOptimizations: Sendable, Equatable {
     /// No selections: every entry resolves to its baseline.
     public static let empty = try! SelectedOptimizations([])
 
+    /// The selections `[{experienceId, variantIndex, variants, sticky?}]` as given, in order.
+    /// - Throws: `JSONError` when a value cannot be written as JSON (nesting beyond the limit).
     public init(_ selections: [JSONValue]) throws(JSONError) {
         self.selections = selections
         jsonText = try JSONValue.array(selections).jsonText()
@@ -61,7 +63,9 @@ public struct SelectedOptimizations: Sendable, Equatable {
 
 /// Why a document cannot be used as ``SelectedOptimizations``.
 public enum SelectedOptimizationsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The text is not JSON (or is nested too deeply); the error says where.
     case invalidJSON(JSONError)
+    /// The JSON is neither an array of selections nor an Experience API response envelope.
     case wrongShape(String)
 
     public var description: String {

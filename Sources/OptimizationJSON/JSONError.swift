@@ -1,5 +1,6 @@
 /// Why JSON text could not be read or written.
 public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of problem.
     public enum Reason: Sendable, Equatable {
         /// The text breaks JSON syntax; `expected` says what the parser wanted.
         case syntax(expected: String)
@@ -11,10 +12,13 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
         case empty
     }
 
+    /// The kind of problem.
     public var reason: Reason
-    /// 0-based byte offset, and 1-based line and column, of the problem (0 when writing).
+    /// The 0-based byte offset of the problem in the text (0 when writing).
     public var offset: Int
+    /// The 1-based line of the problem (0 when writing).
     public var line: Int
+    /// The 1-based column of the problem, in bytes from the start of its line (0 when writing).
     public var column: Int
 
     /// An error at a place in the text (`offset` 0-based; `line` and `column` 1-based, 0 when

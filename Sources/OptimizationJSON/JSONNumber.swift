@@ -9,6 +9,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         text = validatedText
     }
 
+    /// The integer `value`, exactly.
     public init(_ value: Int) {
         text = String(value)
     }

@@ -8,11 +8,17 @@ import OrderedCollections
 /// ``init(jsonData:maximumDepth:)`` / ``init(jsonText:maximumDepth:)``, and print them with
 /// ``jsonText(maximumDepth:)``.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, kept as its exact text.
     case number(JSONNumber)
+    /// A string (any Unicode, including U+2028/U+2029 and NUL).
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object, with its members in the order they were written or inserted.
     case object(OrderedDictionary<String, JSONValue>)
 
     /// The member `key` of an object, else nil.
@@ -27,16 +33,19 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// The string, if this is a string; else nil.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
+    /// The boolean, if this is `true` or `false`; else nil.
     public var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
 
+    /// The number, if this is a number; else nil.
     public var numberValue: JSONNumber? {
         if case .number(let value) = self { return value }
         return nil
@@ -45,18 +54,22 @@ public enum JSONValue: Sendable, Hashable {
     /// Whole numbers only; fractions give nil.
     public var intValue: Int? { numberValue?.intValue }
 
+    /// The number as the nearest `Double`, if this is a number; else nil.
     public var doubleValue: Double? { numberValue?.doubleValue }
 
+    /// The elements, if this is an array; else nil.
     public var arrayValue: [JSONValue]? {
         if case .array(let value) = self { return value }
         return nil
     }
 
+    /// The members in order, if this is an object; else nil.
     public var objectValue: OrderedDictionary<String, JSONValue>? {
         if case .object(let value) = self { return value }
         return nil
     }
 
+    /// Whether this is `null`.
     public var isNull: Bool {
         if case .null = self { return true }
         return false

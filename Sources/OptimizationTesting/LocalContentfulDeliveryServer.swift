@@ -48,6 +48,11 @@ public final class LocalContentfulDeliveryServer: Sendable {
     private let lifecycle = Mutex(Lifecycle.idle)
     private let logger: Logger
 
+    /// Creates a stopped server; ``start()`` binds it.
+    /// - Parameters:
+    ///   - space: the content to serve; by default a new, empty ``LocalContentfulSpace`` with
+    ///     its default space id, environment and token.
+    ///   - logger: receives the server's diagnostics; discards everything by default.
     public init(
         space: LocalContentfulSpace = LocalContentfulSpace(),
         logger: Logger = Logger(label: "OptimizationTesting.LocalContentfulDeliveryServer", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -22,6 +22,11 @@ public final class LocalContentfulSpace: Sendable {
     public let accessToken: String
     private let content = Mutex(Content())
 
+    /// Creates an empty space.
+    /// - Parameters:
+    ///   - spaceId: the space id the server answers for; default `local-space`.
+    ///   - environments: the environments the server answers for; default `master` only.
+    ///   - accessToken: the token requests must carry; default `local-cda-token`.
     public init(spaceId: String = "local-space", environments: Set<String> = ["master"], accessToken: String = "local-cda-token") {
         self.spaceId = spaceId
         self.environments = environments

@@ -65,6 +65,8 @@ public final class LocalOptimizationAPIServer: Sendable {
     private let lifecycle = Mutex(Lifecycle.idle)
     private let logger: Logger
 
+    /// Creates a stopped server; ``start()`` binds it.
+    /// - Parameter logger: receives the server's diagnostics; discards everything by default.
     public init(logger: Logger = Logger(label: "OptimizationTesting.LocalAPIServer", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.logger = logger
     }

@@ -11,9 +11,14 @@ import Synchronization
 /// #expect(!logs.all.contains { $0.level > .debug && $0.text.contains("secret-trait") })
 /// ```
 public final class LogRecorder: Sendable {
+    /// One log call as recorded.
     public struct Record: Sendable {
+        /// The level the call logged at.
         public let level: Logger.Level
+        /// The logged message.
         public let message: String
+        /// The call's metadata merged with the logger's and its metadata provider's; on a
+        /// conflicting key the call's value wins, then the logger's.
         public let metadata: Logger.Metadata
         /// The message followed by its metadata, for searching both at once.
         public var text: String { metadata.isEmpty ? message : "\(message) \(metadata)" }
@@ -21,6 +26,7 @@ public final class LogRecorder: Sendable {
 
     private let records = Mutex<[Record]>([])
 
+    /// Creates a recorder with no records.
     public init() {}
 
     /// Every record so far, oldest first.

@@ -124,6 +124,7 @@ public struct LocalAPIServerSnapshot: Sendable {
 public struct ServerConnection: Sendable, Equatable {
     /// 1-based, in acceptance order (``RecordedRequest/connectionID``).
     public let id: Int
+    /// When the server's event loop saw the connection become active.
     public let openedAt: ContinuousClock.Instant
     /// Nil while the connection is open.
     public internal(set) var closedAt: ContinuousClock.Instant?
@@ -131,7 +132,9 @@ public struct ServerConnection: Sendable, Equatable {
 
 /// Errors of ``LocalOptimizationAPIServer``.
 public enum LocalAPIServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The server could not be started: its bound socket reported no local port.
     case notStarted
+    /// `start()` was called while the server was already starting or running.
     case alreadyStarted
     /// A wait ran out of time; `detail` says what was awaited and what was seen.
     case waitTimedOut(String)

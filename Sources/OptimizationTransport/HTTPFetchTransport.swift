@@ -6,7 +6,7 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// The production ``FetchTransport``: carries the shared core's `__nativeFetch` requests over
+/// The production `FetchTransport`: carries the shared core's `__nativeFetch` requests over
 /// AsyncHTTPClient, built for long-running Linux services.
 ///
 /// **Connections.** One `HTTPClient` per transport, created with it, so connections to the
@@ -52,6 +52,18 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
         /// Sent as `User-Agent` when the request has none. Default `swift-optimization-linux/<version>`.
         public var userAgent: String?
 
+        /// Creates settings. Timeouts and limits below 1 are raised to 1 when the transport is
+        /// created.
+        /// - Parameters:
+        ///   - allowedBaseURLs: the base URLs the core may reach (Experience and Insights).
+        ///   - requestTimeoutMilliseconds: deadline of one request, in milliseconds; default 3000.
+        ///   - maximumResponseBodyBytes: largest accepted response body, in bytes; default 10 MiB.
+        ///   - maximumConnectionsPerHost: soft limit of concurrent HTTP/1.1 connections per host;
+        ///     default 8.
+        ///   - idleConnectionTimeoutSeconds: how long an idle pooled connection is kept, in
+        ///     seconds; default 60.
+        ///   - userAgent: sent as `User-Agent` when a request has none; nil sends none. Default
+        ///     `swift-optimization-linux/<version>`.
         public init(
             allowedBaseURLs: [String],
             requestTimeoutMilliseconds: Int = 3000,

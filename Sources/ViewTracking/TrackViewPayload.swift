@@ -7,15 +7,30 @@ public struct TrackViewPayload: Sendable, Equatable {
     public var componentId: String
     /// Identifies one visibility cycle; every event of the cycle shares it.
     public var viewId: String
+    /// The matched experience, if any.
     public var experienceId: String?
+    /// Identifies the resolution the entry was rendered from, if any.
     public var optimizationContextId: String?
+    /// The rendered variant: 0 for the baseline.
     public var variantIndex: Int
     /// Milliseconds the entry has been visible in this cycle.
     public var viewDurationMs: Int
+    /// Whether the matched experience is sticky; nil when unknown. A sticky view (`true`) is also
+    /// sent to the Experience API.
     public var sticky: Bool?
     /// De-duplicates sticky views across cycles (defaults to `viewId` in the core).
     public var stickyTrackingKey: String?
 
+    /// Creates a view payload.
+    /// - Parameters:
+    ///   - componentId: `sys.id` of the baseline entry.
+    ///   - viewId: identifies the visibility cycle.
+    ///   - experienceId: the matched experience; none by default.
+    ///   - optimizationContextId: the resolution the entry was rendered from; none by default.
+    ///   - variantIndex: the rendered variant; default 0 (the baseline).
+    ///   - viewDurationMs: milliseconds the entry has been visible in this cycle.
+    ///   - sticky: whether the matched experience is sticky; nil (unknown) by default.
+    ///   - stickyTrackingKey: de-duplicates sticky views across cycles; nil by default.
     public init(
         componentId: String, viewId: String, experienceId: String? = nil, optimizationContextId: String? = nil,
         variantIndex: Int = 0, viewDurationMs: Int, sticky: Bool? = nil, stickyTrackingKey: String? = nil
@@ -46,11 +61,21 @@ public struct TrackViewPayload: Sendable, Equatable {
 
 /// A click on an entry (Insights `component_click` event).
 public struct TrackClickPayload: Sendable, Equatable {
+    /// `sys.id` of the baseline entry.
     public var componentId: String
+    /// The matched experience, if any.
     public var experienceId: String?
+    /// Identifies the resolution the entry was rendered from, if any.
     public var optimizationContextId: String?
+    /// The rendered variant: 0 for the baseline.
     public var variantIndex: Int
 
+    /// Creates a click payload.
+    /// - Parameters:
+    ///   - componentId: `sys.id` of the baseline entry.
+    ///   - experienceId: the matched experience; none by default.
+    ///   - optimizationContextId: the resolution the entry was rendered from; none by default.
+    ///   - variantIndex: the rendered variant; default 0 (the baseline).
     public init(componentId: String, experienceId: String? = nil, optimizationContextId: String? = nil, variantIndex: Int = 0) {
         self.componentId = componentId
         self.experienceId = experienceId

@@ -31,8 +31,8 @@ import Synchronization
 /// its `viewId`; ``stickyTrackingKey`` is the same for the controller's whole life.
 ///
 /// **Time.** Every duration is a difference of the client's clock `now()` (milliseconds,
-/// truncated to an integer), and the only timer is one pending ``HostTimer`` of that clock per
-/// controller (none while not visible): no threads, no polling. With a ``ManualClock``, events
+/// truncated to an integer), and the only timer is one pending `HostTimer` of that clock per
+/// controller (none while not visible): no threads, no polling. With a `ManualClock`, events
 /// fire synchronously inside `advance(by:)`. A late timer (a busy queue) does not change the
 /// outcome: a view that fell due before the cycle ended is still sent, followed by the final
 /// update; updates missed by a late timer are skipped, not sent in a burst.

@@ -13,6 +13,11 @@ public struct ViewTrackingOptions: Sendable, Equatable {
     /// visible. Must be > 0 and finite. Default 5000.
     public var viewDurationUpdateIntervalMs: Double
 
+    /// Creates options without validating them (``validate()`` does).
+    /// - Parameters:
+    ///   - minVisibleRatio: fraction of the entry that must be visible, in (0, 1]; default 0.8.
+    ///   - dwellTimeMs: milliseconds of continuous visibility before the view event; default 2000.
+    ///   - viewDurationUpdateIntervalMs: milliseconds between duration updates; default 5000.
     public init(minVisibleRatio: Double = 0.8, dwellTimeMs: Double = 2000, viewDurationUpdateIntervalMs: Double = 5000) {
         self.minVisibleRatio = minVisibleRatio
         self.dwellTimeMs = dwellTimeMs
@@ -40,8 +45,11 @@ public struct ViewTrackingOptions: Sendable, Equatable {
 public enum ViewTrackingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A field of ``ViewTrackingOptions`` has an invalid value.
     public enum Field: String, Sendable, Equatable, CaseIterable {
+        /// ``ViewTrackingOptions/minVisibleRatio``.
         case minVisibleRatio
+        /// ``ViewTrackingOptions/dwellTimeMs``.
         case dwellTimeMs
+        /// ``ViewTrackingOptions/viewDurationUpdateIntervalMs``.
         case viewDurationUpdateIntervalMs
 
         /// The rule the field's value must satisfy.

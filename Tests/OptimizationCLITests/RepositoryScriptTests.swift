@@ -46,4 +46,31 @@ struct RepositoryScriptTests {
         #expect(run.status == 1)
         #expect(run.stderr.contains("Loader.swift:1:"), "\(run.stderr)")
     }
+
+    /// A symbol graph as swift-docc-plugin extracts it, with one public symbol documented or not.
+    private func symbolGraph(documented: Bool, in directory: URL) throws -> URL {
+        let comment = documented ? #""docComment": {"lines": [{"text": "The hero's id."}]},"# : ""
+        let graph = """
+            {"module": {"name": "Demo"}, "symbols": [
+              {"kind": {"identifier": "swift.property"}, "pathComponents": ["Hero", "id"], "accessLevel": "public",
+               \(comment) "location": {"uri": "file:///src/demo/Sources/Demo/Hero.swift", "position": {"line": 4, "character": 4}}},
+              {"kind": {"identifier": "swift.func"}, "pathComponents": ["Hero", "helper()"], "accessLevel": "internal",
+               "location": {"uri": "file:///src/demo/Sources/Demo/Hero.swift", "position": {"line": 9, "character": 4}}}
+            ]}
+            """
+        let file = directory.appendingPathComponent("Demo-\(documented).symbols.json")
+        try Data(graph.utf8).write(to: file)
+        return file
+    }
+
+    @Test func theDocumentationCheckFailsOnAPublicSymbolWithoutAComment() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("symbols-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let documented = try script("lib/undocumented-symbols.py", [try symbolGraph(documented: true, in: directory).path])
+        #expect(documented.status == 0 && documented.stdout.isEmpty, "\(documented.stdout)\(documented.stderr)")
+        let missing = try script("lib/undocumented-symbols.py", [try symbolGraph(documented: false, in: directory).path])
+        #expect(missing.status == 1)
+        #expect(missing.stdout == "Sources/Demo/Hero.swift:5: Hero.id (swift.property)\n", "\(missing.stdout)")
+    }
 }

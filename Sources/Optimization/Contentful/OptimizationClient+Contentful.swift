@@ -3,13 +3,15 @@ extension OptimizationClient {
     /// visitor, in one call.
     ///
     /// - Parameters:
+    ///   - id: the entry's `sys.id`.
+    ///   - source: where the entry is fetched from (its cache first).
     ///   - selectedOptimizations: nil means the client's CURRENT selections (as for
-    ///     ``resolveOptimizedEntry(baseline:selectedOptimizations:)``).
+    ///     `resolveOptimizedEntry(baseline:selectedOptimizations:)`).
     ///   - locale: the locale to fetch in; nil means the client's current locale (from its
     ///     configuration), else the source's configured one.
     /// - Returns: the baseline or variant to render (the baseline when the engine is not
     ///   initialized).
-    /// - Throws: only ``ContentfulDeliveryError`` (fetching); resolution itself never throws.
+    /// - Throws: only `ContentfulDeliveryError` (fetching); resolution itself never throws.
     public func fetchOptimizedEntry(
         id: String, from source: ContentfulDeliverySource,
         selectedOptimizations: SelectedOptimizations? = nil, locale: String? = nil

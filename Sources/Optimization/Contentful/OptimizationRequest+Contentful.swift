@@ -5,9 +5,12 @@ extension OptimizationRequest {
     /// visitor) and resolves it with this request's current selections, in one call. The
     /// rendered variant counts for ``renderCacheKey``.
     ///
-    /// - Parameter locale: the locale to fetch in; nil means the request's locale
-    ///   (``RequestOptions/locale``), else the service's configured locale, else the source's.
-    /// - Throws: only ``ContentfulDeliveryError`` (fetching); resolution itself never throws.
+    /// - Parameters:
+    ///   - id: the entry's `sys.id`.
+    ///   - source: where the entry is fetched from (its shared cache first).
+    ///   - locale: the locale to fetch in; nil means the request's locale
+    ///     (``RequestOptions/locale``), else the service's configured locale, else the source's.
+    /// - Throws: only `ContentfulDeliveryError` (fetching); resolution itself never throws.
     public func fetchOptimizedEntry(
         id: String, from source: ContentfulDeliverySource, locale: String? = nil
     ) async throws(ContentfulDeliveryError) -> ResolvedOptimizedEntry {

@@ -4,7 +4,7 @@ import OrderedCollections
 /// (views and clicks). Part of ``OptimizationConfig``; every field is optional.
 ///
 /// When the client's ``OptimizationClient/Environment/transport`` is nil, `initialize` creates an
-/// ``HTTPFetchTransport`` whose allow-list holds exactly the two base URLs below (or their
+/// `HTTPFetchTransport` whose allow-list holds exactly the two base URLs below (or their
 /// defaults), so the shared core can reach nothing else.
 public struct OptimizationAPIConfig: Sendable, Equatable {
     /// The public Experience API.
@@ -24,6 +24,15 @@ public struct OptimizationAPIConfig: Sendable, Equatable {
     /// for an injected transport). Nil: 3000.
     public var requestTimeoutMilliseconds: Int?
 
+    /// Creates an API configuration; every argument defaults to nil (the default in effect).
+    /// - Parameters:
+    ///   - experienceBaseURL: Experience API base URL; nil or empty uses ``defaultExperienceBaseURL``.
+    ///   - insightsBaseURL: Insights API base URL; nil or empty uses ``defaultInsightsBaseURL``.
+    ///   - enabledFeatures: `options.features` of Experience requests; nil or empty uses
+    ///     `["ip-enrichment", "location"]`.
+    ///   - preflight: true adds `type=preflight` to Experience requests (evaluated, not stored).
+    ///   - requestTimeoutMilliseconds: deadline of one request, in milliseconds, for the
+    ///     transport `initialize` creates; nil uses 3000.
     public init(
         experienceBaseURL: String? = nil, insightsBaseURL: String? = nil, enabledFeatures: [String]? = nil,
         preflight: Bool? = nil, requestTimeoutMilliseconds: Int? = nil

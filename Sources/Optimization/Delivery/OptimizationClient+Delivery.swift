@@ -10,7 +10,7 @@ import Logging
 // transport errors, timeouts) keep the events queued and retry with capped exponential backoff and
 // jitter (a `Retry-After` on 429/503 is the minimum wait); after `maxConsecutiveFailures` the
 // circuit opens and nothing is sent for `circuitOpenMs`. Every timer runs on the client's clock.
-// Queues live in memory only. See docs/delivery.md for the guarantees.
+// Queues live in memory only. See <doc:DeliveryGuarantees> for the guarantees.
 extension OptimizationClient {
     /// Every delivery queue report: offline drops, flush failures, circuit open and recovery,
     /// dropped batches and disabled delivery (see ``QueueEventType``), in the order they happen.
@@ -32,7 +32,7 @@ extension OptimizationClient {
         _ = try await runtime.channel.request("flush", payload: .null, on: runtime.engine)
     }
 
-    /// The transport for an engine: the injected one, or a new ``HTTPFetchTransport``
+    /// The transport for an engine: the injected one, or a new `HTTPFetchTransport`
     /// allow-listing exactly the configured (or default) Experience and Insights base URLs.
     func makeTransport(for config: OptimizationConfig) throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
         if let injected = environment.transport { return (injected, nil) }
@@ -42,7 +42,7 @@ extension OptimizationClient {
 }
 
 extension OptimizationAPIConfig {
-    /// A new ``HTTPFetchTransport`` that may reach exactly these (or the default) Experience and
+    /// A new `HTTPFetchTransport` that may reach exactly these (or the default) Experience and
     /// Insights base URLs, with this request timeout (default 3 s). The caller shuts it down.
     /// - Throws: ``OptimizationError/configError(_:)`` for an unusable base URL.
     func makeTransport(logger: Logger) throws(OptimizationError) -> HTTPFetchTransport {

@@ -5,7 +5,7 @@ import Synchronization
 
 /// The Swift end of `core/outbox-link.js` for one engine: the one integration of a
 /// ``DurableOutbox`` with the delivery queues, used by the single-visitor client and by the
-/// service's delivery engine alike (docs/outbox.md).
+/// service's delivery engine alike (the EventOutbox article “The durable outbox”).
 ///
 /// The engine's queues call, inside the engine call that accepts an event:
 /// - `__nativeOutboxAppend(queue, messageId, profileId|null, consent, acceptedAtMs, payloadJSON)`:

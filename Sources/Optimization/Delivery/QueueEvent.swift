@@ -21,7 +21,7 @@ public enum QueueEventType: String, Sendable, CaseIterable {
 
 /// One report of a delivery queue.
 public struct QueueEvent: Sendable, Equatable {
-    /// The two delivery queues (``EventQueue``).
+    /// The two delivery queues (`EventQueue`).
     public typealias Queue = EventQueue
 
     /// What happened.
@@ -33,6 +33,13 @@ public struct QueueEvent: Sendable, Equatable {
     /// When it happened: milliseconds since the Unix epoch on the client's clock.
     public let timestamp: Double
 
+    /// Creates a report, as the engine does for ``OptimizationClient/queueEvents`` and the
+    /// ``QueuePolicy`` callbacks.
+    /// - Parameters:
+    ///   - type: what happened.
+    ///   - queue: which queue it happened in.
+    ///   - context: details, by type (see ``QueueEventType``).
+    ///   - timestamp: when it happened, in milliseconds since the Unix epoch.
     public init(type: QueueEventType, queue: Queue, context: JSONValue, timestamp: Double) {
         self.type = type
         self.queue = queue

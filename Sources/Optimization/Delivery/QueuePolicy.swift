@@ -19,6 +19,16 @@ public struct QueueFlushPolicy: Sendable, Equatable {
     /// How long an open circuit sends nothing. Default 120 000.
     public var circuitOpenMs: Int?
 
+    /// Creates a flush policy; every argument defaults to nil (the core's default). Times are
+    /// milliseconds on the client's clock.
+    /// - Parameters:
+    ///   - flushIntervalMs: periodic Insights flush while events are queued; nil uses 30 000.
+    ///   - baseBackoffMs: delay after the first failure; nil uses 500.
+    ///   - maxBackoffMs: cap of the exponential backoff (raised to `baseBackoffMs`); nil uses 30 000.
+    ///   - jitterRatio: extra random delay as a fraction of the backoff, clamped to [0, 1]; nil
+    ///     uses 0.2.
+    ///   - maxConsecutiveFailures: consecutive failures after which the circuit opens; nil uses 8.
+    ///   - circuitOpenMs: how long an open circuit sends nothing; nil uses 120 000.
     public init(
         flushIntervalMs: Int? = nil, baseBackoffMs: Int? = nil, maxBackoffMs: Int? = nil, jitterRatio: Double? = nil,
         maxConsecutiveFailures: Int? = nil, circuitOpenMs: Int? = nil
@@ -75,6 +85,18 @@ public struct QueuePolicy: Sendable, Equatable {
     /// 401/403/404: delivery to that API stopped for this engine.
     public var onDeliveryDisabled: (@Sendable (QueueEvent) -> Void)?
 
+    /// Creates a queue policy; every argument defaults to nil (the default, or no callback). The
+    /// callbacks run synchronously while the engine's lock is held (see ``QueuePolicy``).
+    /// - Parameters:
+    ///   - flush: retry, backoff and circuit settings of both queues.
+    ///   - offlineMaxEvents: capacity of the Experience queue in memory; nil uses 100.
+    ///   - onOfflineDrop: called when Experience events are dropped because the queue is full.
+    ///   - onFlushFailure: called when a flush fails (it is retried after `context.retryDelayMs`).
+    ///   - onCircuitOpen: called when the circuit opens (nothing is sent for `context.retryDelayMs`).
+    ///   - onFlushRecovered: called when a flush succeeds after failures.
+    ///   - onBatchDropped: called when a batch the API refused with a 4xx (other than
+    ///     401/403/404) is dropped.
+    ///   - onDeliveryDisabled: called when a 401/403/404 stops delivery to that API for this engine.
     public init(
         flush: QueueFlushPolicy? = nil, offlineMaxEvents: Int? = nil,
         onOfflineDrop: (@Sendable (QueueEvent) -> Void)? = nil, onFlushFailure: (@Sendable (QueueEvent) -> Void)? = nil,

@@ -1,7 +1,7 @@
 import JavaScriptHost
 import Synchronization
 
-/// Hands prepared documents (``ContentfulEntry``, ``SelectedOptimizations``) to one engine by
+/// Hands prepared documents (`ContentfulEntry`, `SelectedOptimizations`) to one engine by
 /// handle: adopted from equal content the engine already holds (by content key), or transferred
 /// as JSON. Call with the engine lock held. The counters are relaxed atomics (no lock on the
 /// resolve path), readable from any thread.

@@ -53,7 +53,7 @@ extension OptimizationClient {
         }
     }
 
-    /// ``resolveOptimizedEntry(baseline:selectedOptimizations:)`` without the runtime's memo of
+    /// `resolveOptimizedEntry(baseline:selectedOptimizations:)` without the runtime's memo of
     /// answers: every call runs the shared resolver in the engine (the benchmark's engine-path
     /// figure). Context registration and fallbacks are as usual.
     @_spi(Benchmarking)

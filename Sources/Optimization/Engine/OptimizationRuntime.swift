@@ -27,11 +27,11 @@ final class OptimizationRuntime: Sendable {
     private let memo = ResolutionMemo.Storage()
     /// The engine's clock (read on every memoized resolve that registers a context).
     private let clock: any HostClock
-    /// Distinguishes runtimes for ``ContentfulEntry/knownRuntimes``.
+    /// Distinguishes runtimes for `ContentfulEntry/knownRuntimes`.
     /// Consecutive per process, so the engines of one pool (created together) get distinct bits.
     private let identifier = OptimizationRuntime.identifiers.wrappingAdd(1, ordering: .relaxed).newValue
     private static let identifiers = Atomic<Int>(0)
-    /// This runtime's bit in ``ContentfulEntry/knownRuntimes``.
+    /// This runtime's bit in `ContentfulEntry/knownRuntimes`.
     private var runtimeBit: UInt64 { 1 << UInt64(identifier % 64) }
 
     var transfers: DocumentTransfer.Counts { documents.counts }

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The visitor's current selected optimizations as a prepared ``SelectedOptimizations``, kept in
+/// The visitor's current selected optimizations as a prepared `SelectedOptimizations`, kept in
 /// step with the engine's state pushes, for resolutions that pass no explicit selections.
 ///
 /// ``update(_:)`` runs on every state push (inside the engine call) and rebuilds the value only

@@ -7,9 +7,14 @@ public struct EventEmissionResult: Sendable, Equatable {
     /// optimization data of the response (`profile`, `selectedOptimizations`, `changes`; preview
     /// overrides are not applied here, they are in the client's state). Nil when the event stays
     /// queued: offline, during a retry backoff or an open circuit, or after a failed request (it
-    /// is retried; see docs/delivery.md).
+    /// is retried; see <doc:DeliveryGuarantees>).
     public let data: JSONValue?
 
+    /// Creates a result.
+    /// - Parameters:
+    ///   - accepted: false when consent (or de-duplication) kept the event from being emitted.
+    ///   - data: the raw optimization data of an Experience response received before the call
+    ///     returned; nil (the default) otherwise, for example while the event stays queued.
     public init(accepted: Bool, data: JSONValue? = nil) {
         self.accepted = accepted
         self.data = data
@@ -27,6 +32,11 @@ public struct BlockedEvent: Sendable, Equatable {
     /// The call's original payload(s).
     public let args: [JSONValue]
 
+    /// Creates a report of a blocked call.
+    /// - Parameters:
+    ///   - reason: why it was blocked (`"consent"`).
+    ///   - method: the core method name, for example `track` or `trackView`.
+    ///   - args: the call's original payload(s).
     public init(reason: String, method: String, args: [JSONValue]) {
         self.reason = reason
         self.method = method

@@ -16,7 +16,7 @@ import OrderedCollections
 // full disk) throws ``OptimizationError/eventNotStored(_:)`` and is neither queued nor published.
 // A call blocked by consent does NOT throw: it returns
 // `EventEmissionResult(accepted: false)` and is reported once on ``OptimizationClient/blockedEvents``.
-// Delivery (docs/delivery.md): an online Experience call resumes when its request finished or the
+// Delivery (<doc:DeliveryGuarantees>): an online Experience call resumes when its request finished or the
 // event stays queued for a retry (`accepted` true either way, `data` only on success); it throws
 // ``OptimizationError/bridgeError(_:)`` when the API refused its batch (a 4xx) or Experience
 // delivery is disabled (401/403/404). A failed request never throws: the event is retried.
@@ -143,8 +143,11 @@ extension OptimizationClient {
     /// ``OptimizationRequest/trackHover(componentId:hoverId:hoverDurationMs:experienceId:variantIndex:)``
     /// does on the service. Gated by the `component_hover` allow-list entry before consent.
     /// - Parameters:
+    ///   - componentId: `sys.id` of the hovered (baseline) entry.
     ///   - hoverId: identifies the hover (one per continuous hover).
     ///   - hoverDurationMs: how long the pointer stayed, in milliseconds.
+    ///   - experienceId: the matched experience, if any.
+    ///   - variantIndex: the rendered variant (0 for the baseline), if known.
     /// - Returns: `accepted` false when consent blocked the call.
     /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
     @discardableResult

@@ -45,7 +45,11 @@ public enum MergeTags {
 
     /// Why a document is not a profile.
     public enum ProfileError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The document is not a JSON object; the value names what it is (such as `an array` or
+        /// `null`).
         case notAnObject(String)
+        /// The document looks like an Experience API response (a `data` object and no top-level
+        /// `id`) but has no `data.profile` object.
         case missingProfile
 
         public var description: String {
@@ -60,8 +64,9 @@ public enum MergeTags {
     /// node whose target is an `nt_mergetag` entry, resolved inline or — for a Content Delivery
     /// API collection — through `items` + `includes.Entry`. Only the rich-text node tree is
     /// walked (iteratively; embedded entries are never entered), so cyclic graphs are safe.
-    /// - Parameter field: scan only this field; nil scans every field holding a rich-text
-    ///   document.
+    /// - Parameters:
+    ///   - entry: the entry whose rich-text fields are scanned.
+    ///   - field: scan only this field; nil scans every field holding a rich-text document.
     /// - Throws: ``ScanError`` when `field` is missing or not rich text.
     public static func references(in entry: ContentfulEntry, field: String? = nil) throws(ScanError) -> Scan {
         let fields = entry.baseline["fields"]?.objectValue ?? [:]

@@ -28,6 +28,7 @@ extension OptimizationClient {
     /// Renders every merge tag embedded in `entry`'s rich text (see
     /// ``MergeTags/references(in:field:)``).
     /// - Parameters:
+    ///   - entry: the entry whose rich-text fields hold the merge tags.
     ///   - profile: the profile to render for; nil uses the current profile.
     ///   - field: only this rich-text field; nil scans every rich-text field.
     /// - Returns: merge tag id → value, in document order. Before `initialize` every value is nil.

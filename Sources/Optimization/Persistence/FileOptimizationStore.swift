@@ -14,6 +14,7 @@ import Synchronization
 /// or unreadable one is logged at `warning` (without its content) and treated as absent.
 /// Thread-safe.
 public final class FileOptimizationStore: OptimizationStore {
+    /// The directory holding `consent.json` and `profile-continuity.json`; created on the first save.
     public let directory: URL
     private let logger: Logger
     private let lock = Mutex(())
@@ -50,6 +51,8 @@ public final class FileOptimizationStore: OptimizationStore {
             .appendingPathComponent(safe(environment), isDirectory: true)
     }
 
+    /// Reads both files. A missing file leaves its fields nil; a corrupt, empty or unreadable one
+    /// is logged at `warning` and treated as absent, as is a continuity field of the wrong JSON type.
     public func load() -> PersistedState {
         lock.withLock { _ in
             var state = PersistedState()
@@ -67,6 +70,8 @@ public final class FileOptimizationStore: OptimizationStore {
         }
     }
 
+    /// Writes `consent.json`, and `profile-continuity.json` when `state` has profile continuity
+    /// (deletes it otherwise), each atomically. A failure is logged at `warning`, never thrown.
     public func save(_ state: PersistedState) {
         lock.withLock { _ in
             do {
@@ -143,10 +148,14 @@ public final class FileOptimizationStore: OptimizationStore {
 public final class InMemoryOptimizationStore: OptimizationStore {
     private let state: Mutex<PersistedState>
 
+    /// Creates a store holding `initial`.
+    /// - Parameter initial: the state ``load()`` returns until the first save; default empty.
     public init(_ initial: PersistedState = PersistedState()) {
         state = Mutex(initial)
     }
 
+    /// The last saved state (or the initial one). Thread-safe.
     public func load() -> PersistedState { state.withLock { $0 } }
+    /// Replaces the held state with `newState`. Thread-safe.
     public func save(_ newState: PersistedState) { state.withLock { $0 = newState } }
 }

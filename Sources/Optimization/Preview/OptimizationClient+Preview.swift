@@ -6,7 +6,7 @@ import JavaScriptHost
 // An override changes BOTH the selected optimizations (``state``, and every resolution that uses
 // the current selections) AND the flags derived from the overridden experiences' inline-variable
 // components, for experiences whose `nt_experience` entry the engine has seen (through
-// ``resolveOptimizedEntry(baseline:selectedOptimizations:)`` or
+// `resolveOptimizedEntry(baseline:selectedOptimizations:)` or
 // ``loadDefinitions(audiences:experiences:)``). New Experience API data keeps the overrides
 // applied; resetting restores the natural values. ``reset()`` clears every override.
 //

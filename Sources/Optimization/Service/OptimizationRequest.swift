@@ -22,7 +22,10 @@ import Synchronization
 /// **Threading.** Safe from any thread or task; calls of one request are meant to run in order
 /// (the request's state follows the last Experience answer).
 public final class OptimizationRequest: Sendable {
+    /// The service that created this request and whose engines and delivery path it uses.
     public let service: OptimizationService
+    /// What the service passed to ``OptimizationService/forRequest(_:)``: the request's consent,
+    /// profile id, locale, event context and handoff selections. Never changes.
     public let options: RequestOptions
     private let logger: Logger
 

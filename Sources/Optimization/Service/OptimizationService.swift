@@ -21,9 +21,9 @@ import Tracing
 /// let hero = request.resolveOptimizedEntry(baseline: preparedHero)
 /// ```
 ///
-/// **Threading.** Every method is safe from any thread or task. ``resolveOptimizedEntry(baseline:selectedOptimizations:)``
+/// **Threading.** Every method is safe from any thread or task. `resolveOptimizedEntry(baseline:selectedOptimizations:)`
 /// is synchronous, borrows a free engine (waiting only when every engine is busy) and never
-/// throws. A ``ContentfulEntry`` or ``SelectedOptimizations`` shared by all threads is
+/// throws. A `ContentfulEntry` or `SelectedOptimizations` shared by all threads is
 /// transferred to each engine at most once per revision.
 ///
 /// **Lifecycle.** ``start(timeout:)`` builds the engines (bounded); ``shutdown()`` stops
@@ -37,12 +37,12 @@ public final class OptimizationService: Sendable {
         /// Drives every timer: Experience budgets, Insights flush intervals, backoff, circuits.
         public var clock: any HostClock
         /// Carries every HTTP request. Nil (the default): ``start(timeout:)`` creates one
-        /// ``HTTPFetchTransport`` limited to the configured base URLs, shared by all engines
+        /// `HTTPFetchTransport` limited to the configured base URLs, shared by all engines
         /// (one bounded connection pool), and ``shutdown()`` shuts it down.
         public var transport: (any FetchTransport)?
         /// Longest time, in seconds, one call into JavaScript may run.
         public var executionTimeLimit: Double?
-        /// Receives the service's metrics (docs/service.md lists them). Nil: the process-wide
+        /// Receives the service's metrics (<doc:ServingManyVisitors> lists them). Nil: the process-wide
         /// `MetricsSystem.factory` (no-op unless the application bootstraps a backend).
         public var metricsFactory: (any MetricsFactory)?
         /// Traces every Experience and Insights request. Nil: `InstrumentationSystem.tracer`
@@ -51,6 +51,18 @@ public final class OptimizationService: Sendable {
         /// For tests: the scripts the engines load instead of the embedded JSRuntime.
         var scripts: [EmbeddedScript]?
 
+        /// Creates an environment.
+        /// - Parameters:
+        ///   - logger: receives diagnostics and the core's log output; default a no-op logger.
+        ///   - clock: drives every timer; default `SystemClock` (wall-clock time).
+        ///   - transport: carries every HTTP request; nil (the default) lets ``OptimizationService/start(timeout:)``
+        ///     create one shared `HTTPFetchTransport` limited to the configured base URLs.
+        ///   - executionTimeLimit: longest time, in seconds, one call into JavaScript may run;
+        ///     default 10, nil for no limit.
+        ///   - metricsFactory: receives the service's metrics; nil (the default) uses
+        ///     `MetricsSystem.factory`.
+        ///   - tracer: traces Experience and Insights requests; nil (the default) uses
+        ///     `InstrumentationSystem.tracer`.
         public init(
             logger: Logger = Logger(label: "Optimization", factory: { _ in SwiftLogNoOpLogHandler() }),
             clock: any HostClock = SystemClock(),
@@ -82,12 +94,23 @@ public final class OptimizationService: Sendable {
         /// spend flushing what is queued. Default 10 s.
         public var shutdownFlushTimeout: Duration
         /// Where the durable outbox keeps accepted Insights events until they are delivered
-        /// (docs/outbox.md); nil keeps them in memory only (lost if the process dies). One
+        /// (the EventOutbox article “The durable outbox”); nil keeps them in memory only (lost if the process dies). One
         /// process per directory.
         public var outboxDirectory: URL?
         /// Durability policy, bounds and time to live of the outbox.
         public var outbox: OutboxConfiguration
 
+        /// Creates service options.
+        /// - Parameters:
+        ///   - engines: engines in the pool; nil (the default) means one per active processor core.
+        ///   - experienceTimeoutMilliseconds: default latency budget of a request's Experience
+        ///     call, in milliseconds; default 1500.
+        ///   - insightsMaxEvents: capacity of the process-wide Insights queue; default 10 000.
+        ///   - shutdownFlushTimeout: how long shutdown may spend flushing; default 10 seconds.
+        ///   - outboxDirectory: directory of the durable outbox; nil (the default) keeps queued
+        ///     events in memory only.
+        ///   - outbox: durability policy, bounds and time to live of the outbox; default
+        ///     `OutboxConfiguration()`.
         public init(
             engines: Int? = nil, experienceTimeoutMilliseconds: Int = 1500, insightsMaxEvents: Int = 10_000,
             shutdownFlushTimeout: Duration = .seconds(10), outboxDirectory: URL? = nil,
@@ -105,8 +128,12 @@ public final class OptimizationService: Sendable {
     /// The server SDK's default pre-consent allow-list (the reference's; `[]` = strict opt-in).
     public static let defaultAllowedEventTypes = ["identify", "page"]
 
+    /// The configuration the service was created with. Its ``OptimizationConfig/defaults`` must
+    /// be nil (``start(timeout:)`` throws otherwise: a service keeps no visitor state).
     public let config: OptimizationConfig
+    /// The service-only settings the service was created with.
     public let options: Options
+    /// The host-side dependencies the service was created with.
     public let environment: Environment
 
     struct Running: Sendable {
@@ -277,7 +304,7 @@ public final class OptimizationService: Sendable {
         return runtime
     }
 
-    /// The transport every engine uses: the injected or an owned ``HTTPFetchTransport``, wrapped
+    /// The transport every engine uses: the injected or an owned `HTTPFetchTransport`, wrapped
     /// for tracing and delivery metrics.
     private func makeTransport() throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
         let (inner, owned) = try makeInnerTransport()
@@ -369,8 +396,11 @@ public final class OptimizationService: Sendable {
     /// The entry to render for a visitor with these selections. Synchronous, thread-safe, never
     /// throws: before ``start(timeout:)``, after ``shutdown()`` and on any internal failure
     /// (logged) it returns the baseline.
-    /// - Parameter selectedOptimizations: nil or ``SelectedOptimizations/empty`` ⇒ nothing
-    ///   selected (a service has no "current" visitor).
+    /// - Parameters:
+    ///   - baseline: the prepared entry (reuse it across calls: it is transferred to each engine
+    ///     at most once per revision).
+    ///   - selectedOptimizations: nil or `SelectedOptimizations/empty` ⇒ nothing selected (a
+    ///     service has no "current" visitor).
     public func resolveOptimizedEntry(
         baseline: ContentfulEntry, selectedOptimizations: SelectedOptimizations?
     ) -> ResolvedOptimizedEntry {

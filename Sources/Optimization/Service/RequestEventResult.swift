@@ -14,6 +14,13 @@ public struct RequestEventResult: Sendable, Equatable {
     /// The request's current flag changes after the call.
     public var changes: [JSONValue]?
 
+    /// Creates a result.
+    /// - Parameters:
+    ///   - accepted: false when consent blocked the call.
+    ///   - experience: how the Experience API call went; nil (the default) when none was made.
+    ///   - profile: the request's profile after the call.
+    ///   - selectedOptimizations: the request's current selections after the call.
+    ///   - changes: the request's current flag changes after the call.
     public init(
         accepted: Bool, experience: ExperienceOutcome? = nil, profile: JSONValue? = nil,
         selectedOptimizations: SelectedOptimizations? = nil, changes: [JSONValue]? = nil

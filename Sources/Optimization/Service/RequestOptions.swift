@@ -35,6 +35,21 @@ public struct RequestOptions: Sendable, Equatable {
     /// for it (never the profile).
     public var requestId: String?
 
+    /// Creates the options of one request; every argument has a default.
+    /// - Parameters:
+    ///   - consent: the visitor's consent; default ``RequestConsent/unset`` (nothing decided).
+    ///   - profileId: the visitor's profile id; nil (the default) for a first visit.
+    ///   - locale: locale of the request's events and Experience calls; nil uses the service
+    ///     configuration's locale.
+    ///   - eventContext: context merged under every event of this request; default empty.
+    ///   - ip: the visitor's IP address, sent as `X-Force-IP`; nil sends none.
+    ///   - preflight: true asks the Experience API to evaluate without storing; default false.
+    ///   - selectedOptimizations: selections to render with until an Experience call succeeds;
+    ///     nil (the default) means nothing selected.
+    ///   - changes: flag changes that go with `selectedOptimizations`.
+    ///   - experienceTimeoutMilliseconds: latency budget of each Experience call, in
+    ///     milliseconds; nil uses ``OptimizationService/Options/experienceTimeoutMilliseconds``.
+    ///   - requestId: the service's id for this request, added as `request-id` log metadata.
     public init(
         consent: RequestConsent = .unset,
         profileId: String? = nil,
@@ -65,9 +80,17 @@ public struct RequestOptions: Sendable, Equatable {
 /// Only `events == true` unlocks every event; false and undecided allow the service allow-list
 /// alone.
 public struct RequestConsent: Sendable, Equatable, ExpressibleByBooleanLiteral {
+    /// Event consent: true allows every event; false or nil (undecided) allows only the
+    /// service's allow-list.
     public var events: Bool?
+    /// Persistence consent: only true lets the service store the profile id
+    /// (``OptimizationRequest/canPersistProfile``).
     public var persistence: Bool?
 
+    /// Creates a consent; both default to nil (undecided).
+    /// - Parameters:
+    ///   - events: event consent.
+    ///   - persistence: persistence consent.
     public init(events: Bool? = nil, persistence: Bool? = nil) {
         self.events = events
         self.persistence = persistence

@@ -5,14 +5,14 @@ import Logging
 /// runs ONE process-wide Insights queue for the events of every request, batched per profile,
 /// with the delivery rules of the single-visitor client (flush at 25 queued events, every
 /// `flushIntervalMs`, and on ``flush(force:)``; backoff with jitter, circuit breaker,
-/// Retry-After, 401/403/404 disable; docs/delivery.md). One flush is in flight at a time, so
+/// Retry-After, 401/403/404 disable; <doc:DeliveryGuarantees>). One flush is in flight at a time, so
 /// HTTP concurrency stays bounded however many visitors there are.
 ///
 /// With a ``DurableOutbox`` the queue stores every accepted event before ``enqueue(_:)`` returns,
 /// holds a window of the stored backlog in memory (``OptimizationService/Options/insightsMaxEvents``
 /// events; the rest waits on disk and is loaded as the window drains), and acknowledges every
 /// event that leaves it for good; at start the window is filled from what is on disk. The same
-/// ``OutboxLink`` as the single-visitor client's does it (docs/outbox.md).
+/// ``OutboxLink`` as the single-visitor client's does it (the EventOutbox article “The durable outbox”).
 ///
 /// **Threading.** ``enqueue(_:)`` is synchronous and returns once the events are stored and in
 /// the queue (it takes the delivery engine's lock for one call); ``flush(force:)`` may be called

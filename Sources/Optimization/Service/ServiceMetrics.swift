@@ -3,7 +3,7 @@ import Dispatch
 
 /// The metrics of an ``OptimizationService`` (swift-metrics). Without a bootstrapped backend
 /// (`MetricsSystem.bootstrap`) or an injected factory they are no-ops. Names and dimensions (also
-/// in docs/service.md):
+/// in <doc:ServingManyVisitors>):
 ///
 /// | name | type | dimensions |
 /// |---|---|---|
