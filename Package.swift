@@ -177,6 +177,13 @@ let package = Package(
             dependencies: ["EventOutbox", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
+            name: "ContentfulDeliveryTests",
+            dependencies: [
+                "ContentfulDelivery", "Optimization", "OptimizationTesting", "JavaScriptHost",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "JavaScriptHostTests",
             dependencies: ["JavaScriptHost", "CJavaScriptCore"]
         ),

@@ -1,10 +1,11 @@
 import Foundation
+import JavaScriptHost
 @testable import Optimization
 import OptimizationTesting
 import Testing
 
-/// Issue 11, item 4: the request-bound object fetches and resolves in one call, with the
-/// request's selections and locale; the content is shared by every request.
+/// The request-bound object fetches and resolves in one call, with the request's selections and
+/// locale; the content is shared by every request.
 @Suite("OptimizationRequest.fetchOptimizedEntry")
 struct ServiceContentfulTests {
     @Test func fetchesWithTheRequestsLocaleAndResolvesWithItsSelections() async throws {
@@ -12,7 +13,7 @@ struct ServiceContentfulTests {
             jsonData: Data(contentsOf: spaceFixturesDirectory.appendingPathComponent("experience/new-visitor.json")))
         let service = OptimizationService(
             config: OptimizationConfig(clientId: "org-1", locale: "fr-FR"), options: .init(engines: 2),
-            environment: .init(transport: RecordingFetchTransport()))
+            environment: .init(transport: UnconfiguredFetchTransport()))
         try await service.start()
         try await withLocalCDAServer { server in
             try await withCDASource(server) { source in
