@@ -5,7 +5,7 @@ import Optimization
 import OptimizationTesting
 import Synchronization
 
-/// The request-scoped service's figures for `optimization bench` (issue 9): pool scaling across
+/// The request-scoped service's figures for `optimization bench`: pool scaling across
 /// threads sharing one prepared entry, CPU per call, memory per engine, a `forRequest` +
 /// `page()` round trip against a loopback API answering at once, and the shared Insights queue's
 /// accept rate.

@@ -4,7 +4,7 @@ import JavaScriptHost
 import OptimizationTesting
 import Testing
 
-/// Issue 12's crash test for the single-visitor client: a real process (`OutboxCrashHelper
+/// The crash test of the single-visitor client's outbox: a real process (`OutboxCrashHelper
 /// client`) runs an `OptimizationClient` with a storage directory while its API is down, accepts
 /// scripted Experience (`track`) and Insights (`trackClick`) events, and is killed with SIGKILL at
 /// a random moment; a second generation recovers and is killed too. A client in this process then

@@ -5,7 +5,7 @@ import OptimizationTesting
 import Synchronization
 import Testing
 
-/// Issue 12 for the single-visitor client: with a storage directory every accepted event is in
+/// The single-visitor client's durable outbox: with a storage directory every accepted event is in
 /// the durable outbox before the accepting call returns, survives a restart, is sent again with
 /// its original bytes, is acknowledged once delivered, is purged by consent withdrawal, and the
 /// outbox's own drops (time to live) leave the queues too.

@@ -3,7 +3,7 @@ import JavaScriptHost
 @testable import Optimization
 import Testing
 
-/// Model-based randomized test of the consent gate and the event pipeline (issue 3).
+/// Model-based randomized test of the consent gate and the event pipeline.
 ///
 /// A plain Swift model of the rules (gating, the allow-list, one blocked report per distinct call, de-duplication) predicts for
 /// every call whether it is accepted or blocked, how many events it emits, and what the queues

@@ -4,7 +4,7 @@ import JavaScriptHost
 import OptimizationTesting
 import Testing
 
-/// Issue 9, item 6: no request ever sees another visitor's profile, selections, consent or
+/// No request ever sees another visitor's profile, selections, consent or
 /// events, whichever engine serves it. Many simulated visitors (mixed consent, known and new
 /// profiles) run interleaved on a two-engine pool; then every call is replayed alone.
 @Suite("OptimizationService isolation (randomized)")

@@ -9,7 +9,7 @@ import ServiceLifecycle
 import Testing
 import Tracing
 
-/// Issue 10, items 1–4: lifecycle under swift-service-lifecycle, metrics, tracing, and
+/// Lifecycle under swift-service-lifecycle, metrics, tracing, and
 /// request-scoped logging.
 @Suite("OptimizationService in a Swift service: lifecycle, metrics, tracing, logging")
 struct ServiceObservabilityTests {

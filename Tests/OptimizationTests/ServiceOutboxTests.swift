@@ -4,7 +4,7 @@ import JavaScriptHost
 import OptimizationTesting
 import Testing
 
-/// Issue 12 for the service: accepted Insights events survive a restart through the durable
+/// The service's durable outbox: accepted Insights events survive a restart through the durable
 /// outbox, keep their messageId and consent flag, are erased per profile, and are not sent again
 /// once delivered.
 @Suite("OptimizationService with a durable outbox")

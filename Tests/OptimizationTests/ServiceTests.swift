@@ -5,7 +5,7 @@ import Logging
 import OptimizationTesting
 import Testing
 
-/// `OptimizationService` and `forRequest` (issue 9), against the local API server on the
+/// `OptimizationService` and `forRequest`, against the local API server on the
 /// injected clock.
 @Suite("OptimizationService: request-scoped engine on a pool")
 struct ServiceTests {
