@@ -98,10 +98,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The public façade: OptimizationClient and its value types. Embeds JSRuntime/.
+        // One JavaScript engine with JSRuntime loaded: the bridge to the shared core, document
+        // transfer and the resolution memo, the push-back channel, the outbox and persistence
+        // links. Embeds JSRuntime/. Shared by both faces; its API is package-scoped.
+        .target(
+            name: "OptimizationEngine",
+            dependencies: [
+                "JavaScriptHost",
+                "EventOutbox",
+                "OptimizationJSON",
+                "OptimizationContent",
+                "OptimizationTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            plugins: ["EmbedJSRuntimePlugin"]
+        ),
+        // The public façade: OptimizationClient (one visitor) and OptimizationService (many).
         .target(
             name: "Optimization",
             dependencies: [
+                "OptimizationEngine",
                 "JavaScriptHost",
                 "EventOutbox",
                 "OptimizationJSON",
@@ -117,8 +134,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ],
-            plugins: ["EmbedJSRuntimePlugin"]
+            ]
         ),
         // Test kit for users' and our own tests: a local Experience/Insights API server on an
         // ephemeral loopback port that records requests and injects faults.

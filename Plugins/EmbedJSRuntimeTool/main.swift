@@ -36,9 +36,9 @@ func rawDelimiter(for source: String) -> String {
     return String(repeating: "#", count: longest + 1)
 }
 
-/// `static let <name>: [EmbeddedScript]` with the scripts at `paths` (relative to `folder`).
+/// `package static let <name>: [EmbeddedScript]` with the scripts at `paths` (relative to `folder`).
 func declaration(_ name: String, folder: String, paths: [String]) -> String {
-    var swift = "    static let \(name): [EmbeddedScript] = [\n"
+    var swift = "    package static let \(name): [EmbeddedScript] = [\n"
     for path in paths {
         guard !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
             fail("manifest path \(path) must stay inside JSRuntime/")

@@ -5,6 +5,7 @@
 @_exported import ContentfulDelivery
 @_exported import EventOutbox
 @_exported import OptimizationContent
+@_exported import OptimizationEngine
 @_exported import OptimizationJSON
 @_exported import OptimizationTransport
 @_exported import ViewTracking

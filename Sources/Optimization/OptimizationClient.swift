@@ -99,9 +99,9 @@ public final class OptimizationClient: Sendable {
     /// one is destroyed first).
     /// With a storage directory the outbox is opened first, and the undelivered events it holds
     /// are queued again (ahead of new ones) and flushed as usual.
-    /// - Throws: ``OptimizationError/configError(_:)`` for an invalid configuration (for example
+    /// - Throws: `OptimizationError/configError(_:)` for an invalid configuration (for example
     ///   an invalid locale) or an outbox directory that cannot be used (another process owns
-    ///   it), ``OptimizationError/resourceLoadError(_:)`` if the embedded JavaScript cannot be
+    ///   it), `OptimizationError/resourceLoadError(_:)` if the embedded JavaScript cannot be
     ///   loaded.
     public func initialize(config: OptimizationConfig) throws(OptimizationError) {
         guard !config.clientId.isEmpty else { throw .configError("clientId must not be empty") }
@@ -160,7 +160,7 @@ public final class OptimizationClient: Sendable {
     /// awaited: requests in flight finish in the background, bounded by the request timeout, and
     /// a transport the client created is shut down afterwards; `await flush()` first for a
     /// graceful shutdown), cancels every timer (a pending event call throws
-    /// ``OptimizationError/notInitialized``) and finishes every ``events`` / ``blockedEvents`` /
+    /// `OptimizationError/notInitialized`) and finishes every ``events`` / ``blockedEvents`` /
     /// ``queueEvents`` stream handed out so far. Safe to call at any time; the client can be initialized again
     /// afterwards.
     public func destroy() {

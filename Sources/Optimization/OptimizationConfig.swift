@@ -29,7 +29,7 @@ public struct OptimizationConfig: Sendable, Equatable {
     /// Creates a configuration; only `clientId` is required.
     /// - Parameters:
     ///   - clientId: the Contentful optimization client id; must not be empty (starting a client
-    ///     or service throws ``OptimizationError/configError(_:)`` otherwise).
+    ///     or service throws `OptimizationError/configError(_:)` otherwise).
     ///   - environment: the Contentful environment; default `"main"`.
     ///   - locale: default locale for events and Experience requests; nil uses `en-US` for events.
     ///   - allowedEventTypes: event types allowed before consent; nil means `["identify", "screen"]`

@@ -13,11 +13,11 @@ import Logging
 // Queues live in memory only. See <doc:DeliveryGuarantees> for the guarantees.
 extension OptimizationClient {
     /// Every delivery queue report: offline drops, flush failures, circuit open and recovery,
-    /// dropped batches and disabled delivery (see ``QueueEventType``), in the order they happen.
+    /// dropped batches and disabled delivery (see `QueueEventType`), in the order they happen.
     ///
     /// Each access returns a NEW stream that receives only reports made after it was created (no
     /// replay). It keeps receiving across a re-`initialize` and finishes on ``destroy()``. The
-    /// same reports also reach the ``QueuePolicy`` callbacks, synchronously.
+    /// same reports also reach the `QueuePolicy` callbacks, synchronously.
     public var queueEvents: AsyncStream<QueueEvent> {
         queueEventBroadcaster.makeStream()
     }
@@ -26,7 +26,7 @@ extension OptimizationClient {
     /// (neither runs during a backoff wait or while a circuit is open; a flush already running is
     /// awaited instead). Returns once both finished, successfully or not: failures are reported on
     /// ``queueEvents`` and retried on their own, never thrown.
-    /// - Throws: ``OptimizationError/notInitialized`` before `initialize` or after ``destroy()``.
+    /// - Throws: `OptimizationError/notInitialized` before `initialize` or after ``destroy()``.
     public func flush() async throws(OptimizationError) {
         guard let runtime = currentRuntime else { throw .notInitialized }
         _ = try await runtime.channel.request("flush", payload: .null, on: runtime.engine)
@@ -44,7 +44,7 @@ extension OptimizationClient {
 extension OptimizationAPIConfig {
     /// A new `HTTPFetchTransport` that may reach exactly these (or the default) Experience and
     /// Insights base URLs, with this request timeout (default 3 s). The caller shuts it down.
-    /// - Throws: ``OptimizationError/configError(_:)`` for an unusable base URL.
+    /// - Throws: `OptimizationError/configError(_:)` for an unusable base URL.
     func makeTransport(logger: Logger) throws(OptimizationError) -> HTTPFetchTransport {
         do {
             return try HTTPFetchTransport(

@@ -10,15 +10,15 @@ import OrderedCollections
 // call returns). One client runs one JavaScript VM, so calls on one client are serialized.
 //
 // Errors: before `initialize` (or after `destroy()`) every async method throws
-// ``OptimizationError/notInitialized``; a payload the core rejects, or any failure inside the
-// engine, throws ``OptimizationError/bridgeError(_:)`` with the core's message (its
+// `OptimizationError/notInitialized`; a payload the core rejects, or any failure inside the
+// engine, throws `OptimizationError/bridgeError(_:)` with the core's message (its
 // validation messages); with a storage directory, an event the durable outbox could not store (a
-// full disk) throws ``OptimizationError/eventNotStored(_:)`` and is neither queued nor published.
+// full disk) throws `OptimizationError/eventNotStored(_:)` and is neither queued nor published.
 // A call blocked by consent does NOT throw: it returns
 // `EventEmissionResult(accepted: false)` and is reported once on ``OptimizationClient/blockedEvents``.
 // Delivery (<doc:DeliveryGuarantees>): an online Experience call resumes when its request finished or the
 // event stays queued for a retry (`accepted` true either way, `data` only on success); it throws
-// ``OptimizationError/bridgeError(_:)`` when the API refused its batch (a 4xx) or Experience
+// `OptimizationError/bridgeError(_:)` when the API refused its batch (a 4xx) or Experience
 // delivery is disabled (401/403/404). A failed request never throws: the event is retried.
 extension OptimizationClient {
     // MARK: Streams and state
@@ -43,14 +43,14 @@ extension OptimizationClient {
     }
 
     /// The engine's current state (consent, persistence consent, what is possible and known).
-    /// ``OptimizationState/empty`` before `initialize` and after ``destroy()``. Thread-safe;
+    /// `OptimizationState/empty` before `initialize` and after ``destroy()``. Thread-safe;
     /// updated synchronously whenever the core's state changes.
     public var state: OptimizationState {
         currentRuntime?.channel.state ?? .empty
     }
 
     /// Tells the engine whether the network is reachable (default: online). Offline, Experience
-    /// events are queued (in memory up to ``QueuePolicy/offlineMaxEvents``: without an outbox the
+    /// events are queued (in memory up to `QueuePolicy/offlineMaxEvents`: without an outbox the
     /// oldest are dropped beyond it, with one the rest waits on disk) and
     /// nothing is sent; Insights events keep batching. Going from offline to online cancels the
     /// scheduled retries and immediately sends both queues (Insights first), even during a
@@ -70,7 +70,7 @@ extension OptimizationClient {
     ///   - userId: the host's id for the visitor.
     ///   - traits: visitor traits (never logged above `debug`).
     /// - Returns: `accepted` false when consent blocked the call.
-    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func identify(userId: String, traits: [String: JSONValue]? = nil) async throws(OptimizationError) -> EventEmissionResult {
         var payload: OrderedDictionary<String, JSONValue> = ["userId": .string(userId)]
@@ -84,14 +84,14 @@ extension OptimizationClient {
     /// input — `properties` (the page properties merged over the default page), `name`, and the
     /// context keys `page`, `campaign`, `locale`, `location`, `userAgent`; other keys are
     /// dropped.
-    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func page(properties: [String: JSONValue] = [:]) async throws(OptimizationError) -> EventEmissionResult {
         try await emit("page", Self.object(properties))
     }
 
     /// Reports a screen view (`screen` event, Experience API); `properties` default to `{}`.
-    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func screen(name: String, properties: [String: JSONValue] = [:]) async throws(OptimizationError) -> EventEmissionResult {
         try await emit("screen", Self.screenPayload(name: name, properties: properties, routeKey: nil))
@@ -102,7 +102,7 @@ extension OptimizationClient {
     /// flight); a duplicate returns `accepted` false without being reported as blocked. A call
     /// blocked by consent (the `screen` gate) is reported once on ``blockedEvents`` with method
     /// `trackCurrentScreen` and does not remember its key.
-    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func trackCurrentScreen(
         name: String, properties: [String: JSONValue] = [:], routeKey: String? = nil
@@ -111,7 +111,7 @@ extension OptimizationClient {
     }
 
     /// Reports a custom event (`track` event, Experience API); `properties` default to `{}`.
-    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func track(event: String, properties: [String: JSONValue] = [:]) async throws(OptimizationError) -> EventEmissionResult {
         var payload: OrderedDictionary<String, JSONValue> = ["event": .string(event)]
@@ -124,7 +124,7 @@ extension OptimizationClient {
     /// Reports an entry view (Insights `component` event; a sticky view — `sticky == true`, once
     /// per `stickyTrackingKey ?? viewId` — also goes to the Experience API first). Gated by the
     /// `component` allow-list entry before consent.
-    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func trackView(_ payload: TrackViewPayload) async throws(OptimizationError) -> EventEmissionResult {
         try await emit("trackView", payload.jsonValue)
@@ -133,7 +133,7 @@ extension OptimizationClient {
     /// Reports a click on an entry (Insights `component_click` event). Gated by the
     /// `component_click` allow-list entry before consent.
     /// - Returns: `accepted` false when consent blocked the call.
-    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func trackClick(_ payload: TrackClickPayload) async throws(OptimizationError) -> EventEmissionResult {
         try await emit("trackClick", payload.jsonValue)
@@ -149,7 +149,7 @@ extension OptimizationClient {
     ///   - experienceId: the matched experience, if any.
     ///   - variantIndex: the rendered variant (0 for the baseline), if known.
     /// - Returns: `accepted` false when consent blocked the call.
-    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func trackHover(
         componentId: String, hoverId: String, hoverDurationMs: Int, experienceId: String? = nil, variantIndex: Int? = nil
@@ -163,7 +163,7 @@ extension OptimizationClient {
     /// ``OptimizationRequest/trackFlagView(componentId:experienceId:variantIndex:)`` does on the
     /// service. Gated by the `flag` (or `component`) allow-list entry before consent.
     /// - Returns: `accepted` false when consent blocked the call.
-    /// - Throws: ``OptimizationError/notInitialized``, ``OptimizationError/bridgeError(_:)``.
+    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> EventEmissionResult {
         let payload = InsightsPayloads.flagView(componentId: componentId, experienceId: experienceId, variantIndex: variantIndex)

@@ -8,8 +8,8 @@ extension OptimizationClient {
     /// Sets the locale of later events (`context.locale`) and Experience API requests
     /// (`?locale=`). The value is normalised: trimmed, `_` → `-` (`" de_DE "` → `"de-DE"`).
     /// - Returns: the normalised locale.
-    /// - Throws: ``OptimizationError/notInitialized`` before `initialize`;
-    ///   ``OptimizationError/configError(_:)`` for a value that is not a locale (`""`, `"*"`,
+    /// - Throws: `OptimizationError/notInitialized` before `initialize`;
+    ///   `OptimizationError/configError(_:)` for a value that is not a locale (`""`, `"*"`,
     ///   `"und"`, …), with the state unchanged.
     @discardableResult
     public func setLocale(_ locale: String) throws(OptimizationError) -> String {

@@ -3,7 +3,7 @@ import Logging
 import OrderedCollections
 import Synchronization
 
-/// An ``OptimizationStore`` in a directory of small JSON files.
+/// An `OptimizationStore` in a directory of small JSON files.
 ///
 /// - `consent.json`: `{"consent": "accepted"|"denied", "persistenceConsent": …}`, always written.
 /// - `profile-continuity.json`: `{"profile", "changes", "selectedOptimizations", "anonymousId"}`,
@@ -144,7 +144,7 @@ public final class FileOptimizationStore: OptimizationStore {
     }
 }
 
-/// An ``OptimizationStore`` in memory, for tests and for services that must not write to disk.
+/// An `OptimizationStore` in memory, for tests and for services that must not write to disk.
 public final class InMemoryOptimizationStore: OptimizationStore {
     private let state: Mutex<PersistedState>
 

@@ -51,7 +51,7 @@ extension OptimizationClient {
     /// API collection responses of `nt_audience` and `nt_experience` entries (`items`, optional
     /// `includes`) — for ``PreviewState/previewModel`` and for flag derivation.
     /// - Returns: how many audiences and experiences were loaded.
-    /// - Throws: ``OptimizationError/notInitialized``; ``OptimizationError/bridgeError(_:)`` when
+    /// - Throws: `OptimizationError/notInitialized`; `OptimizationError/bridgeError(_:)` when
     ///   a collection has no `items` array.
     @discardableResult
     public func loadDefinitions(audiences: JSONValue, experiences: JSONValue) throws(OptimizationError) -> (audiences: Int, experiences: Int) {

@@ -70,7 +70,7 @@ final class EnginePool: Sendable {
         busyGauge.record(busyCount.wrappingAdd(delta, ordering: .relaxed).newValue)
     }
 
-    /// Closes every engine (pending async calls fail with ``OptimizationError/notInitialized``).
+    /// Closes every engine (pending async calls fail with `OptimizationError/notInitialized`).
     /// A pool engine only carries request-scoped Experience calls, whose callers get no answer
     /// once the engine is closed: every request still in flight is cancelled and its connection
     /// closed (Insights deliveries run on the service's delivery engine, not here).

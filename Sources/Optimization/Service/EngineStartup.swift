@@ -23,7 +23,7 @@ final class EngineStartup: Sendable {
         self.make = make
     }
 
-    /// - Throws: the first engine's ``OptimizationError``, or ``OptimizationError/startTimedOut(_:)``.
+    /// - Throws: the first engine's `OptimizationError`, or `OptimizationError/startTimedOut(_:)`.
     func run(timeout: Duration) async throws(OptimizationError) -> [OptimizationRuntime] {
         do {
             return try await withCheckedThrowingContinuation { continuation in

@@ -5,7 +5,7 @@ import ServiceLifecycle
 ///
 /// `run()` starts the service if it is not running yet, keeps engines and the delivery path
 /// alive until graceful shutdown (or cancellation), then stops accepting events (event calls
-/// throw ``OptimizationError/shutDown``), flushes what is queued within
+/// throw `OptimizationError/shutDown`), flushes what is queued within
 /// ``OptimizationService/Options/shutdownFlushTimeout`` and shuts engines and connections down.
 /// With SIGTERM as the group's graceful-shutdown signal, nothing accepted before the signal is
 /// lost while the API is reachable.

@@ -201,10 +201,10 @@ public final class OptimizationService: Sendable {
     /// context group with JSRuntime loaded (~10 ms each; they are built in parallel).
     /// - Parameter timeout: the longest start-up may take (wall clock); engines built after it
     ///   are released.
-    /// - Throws: ``OptimizationError/configError(_:)`` for an invalid configuration (for example
-    ///   `defaults`, which hold visitor state), ``OptimizationError/resourceLoadError(_:)`` when
-    ///   JSRuntime cannot load (naming the script), ``OptimizationError/startTimedOut(_:)`` when
-    ///   the deadline passes, and ``OptimizationError/alreadyStarted`` when called twice.
+    /// - Throws: `OptimizationError/configError(_:)` for an invalid configuration (for example
+    ///   `defaults`, which hold visitor state), `OptimizationError/resourceLoadError(_:)` when
+    ///   JSRuntime cannot load (naming the script), `OptimizationError/startTimedOut(_:)` when
+    ///   the deadline passes, and `OptimizationError/alreadyStarted` when called twice.
     public func start(timeout: Duration = .seconds(30)) async throws(OptimizationError) {
         guard config.defaults == nil else {
             throw .configError("a service keeps no visitor state: pass consent, profile and selections per request (RequestOptions), not OptimizationConfig.defaults")
@@ -319,11 +319,11 @@ public final class OptimizationService: Sendable {
         return (transport, transport)
     }
 
-    /// Stops the service: event calls made from now on throw ``OptimizationError/shutDown``
+    /// Stops the service: event calls made from now on throw `OptimizationError/shutDown`
     /// (resolution keeps working until the engines close); what is queued is flushed (forced,
     /// one attempt) within ``Options/shutdownFlushTimeout``; engines, timers and an owned
     /// transport are released. Experience calls still in flight when the engines close throw
-    /// ``OptimizationError/shutDown`` and their HTTP requests are cancelled (even on an injected
+    /// `OptimizationError/shutDown` and their HTTP requests are cancelled (even on an injected
     /// transport). Idempotent: a second call (also while the first is still
     /// flushing) returns at once.
     public func shutdown() async {
@@ -364,8 +364,8 @@ public final class OptimizationService: Sendable {
         }
     }
 
-    /// The running state for an event call, or ``OptimizationError/shutDown`` /
-    /// ``OptimizationError/notInitialized``.
+    /// The running state for an event call, or `OptimizationError/shutDown` /
+    /// `OptimizationError/notInitialized`.
     func requireRunning() throws(OptimizationError) -> Running {
         switch phase.withLock({ $0 }) {
         case .running(let running): return running

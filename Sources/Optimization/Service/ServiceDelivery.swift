@@ -57,10 +57,10 @@ final class ServiceDelivery: Sendable {
     /// Puts events into the queue, each with the profile it belongs to (`[{profile, event}]`);
     /// with an outbox each is stored first.
     /// - Returns: the number of events queued in memory now.
-    /// - Throws: ``OptimizationError/eventNotStored(_:)`` when the outbox could not store an event
+    /// - Throws: `OptimizationError/eventNotStored(_:)` when the outbox could not store an event
     ///   (it and the events after it are not queued; those before it are),
-    ///   ``OptimizationError/notInitialized`` when the engine is closed,
-    ///   ``OptimizationError/bridgeError(_:)`` if the engine refuses them.
+    ///   `OptimizationError/notInitialized` when the engine is closed,
+    ///   `OptimizationError/bridgeError(_:)` if the engine refuses them.
     @discardableResult
     func enqueue(_ items: JSONValue) throws(OptimizationError) -> Int {
         let itemsText: String

@@ -1,4 +1,7 @@
-/// What happened in a delivery queue (``OptimizationClient/queueEvents``, ``QueuePolicy``).
+import EventOutbox
+import OptimizationJSON
+
+/// What happened in a delivery queue (`OptimizationClient/queueEvents`, ``QueuePolicy``).
 public enum QueueEventType: String, Sendable, CaseIterable {
     /// The Experience queue was full: the oldest events were dropped. Context: `droppedCount`,
     /// `droppedEvents` (oldest first), `maxEvents`, `queuedEvents`.
@@ -33,7 +36,7 @@ public struct QueueEvent: Sendable, Equatable {
     /// When it happened: milliseconds since the Unix epoch on the client's clock.
     public let timestamp: Double
 
-    /// Creates a report, as the engine does for ``OptimizationClient/queueEvents`` and the
+    /// Creates a report, as the engine does for `OptimizationClient/queueEvents` and the
     /// ``QueuePolicy`` callbacks.
     /// - Parameters:
     ///   - type: what happened.
@@ -48,7 +51,7 @@ public struct QueueEvent: Sendable, Equatable {
     }
 
     /// Reads the bridge's `{"type", "queue", "timestamp", "context"}`; nil for an unknown type.
-    init?(bridgeValue value: JSONValue) {
+    package init?(bridgeValue value: JSONValue) {
         guard let typeName = value["type"]?.stringValue, let type = QueueEventType(rawValue: typeName) else { return nil }
         self.init(
             type: type,

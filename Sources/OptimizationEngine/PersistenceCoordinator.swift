@@ -1,4 +1,5 @@
 import Logging
+import OptimizationJSON
 import OrderedCollections
 import Synchronization
 
@@ -12,11 +13,11 @@ import Synchronization
 ///   is while it is unset. Writes happen only when the persisted state actually changes.
 ///
 /// Thread-safe; state changes arrive on whichever thread runs the engine.
-final class PersistenceCoordinator: Sendable {
-    let store: any OptimizationStore
+package final class PersistenceCoordinator: Sendable {
+    package let store: any OptimizationStore
     private let saved: Mutex<PersistedState>
 
-    init(store: any OptimizationStore) {
+    package init(store: any OptimizationStore) {
         self.store = store
         saved = Mutex(store.load())
     }
@@ -24,7 +25,7 @@ final class PersistenceCoordinator: Sendable {
     /// What was persisted, as the bridge's `persisted` configuration object. The shared core
     /// resolves it against the configured defaults (`resolveStatefulDefaults`: configured values win);
     /// the first state push then erases continuity from disk if persistence consent is `false`.
-    var persistedConfiguration: JSONValue {
+    package var persistedConfiguration: JSONValue {
         let persisted = saved.withLock { $0 }
         var object = OrderedDictionary<String, JSONValue>()
         if let consent = persisted.consent { object["consent"] = .bool(consent) }
@@ -37,7 +38,7 @@ final class PersistenceCoordinator: Sendable {
     }
 
     /// Records the engine's new state (a bridge state JSON object).
-    func stateChanged(_ state: OptimizationState) {
+    package func stateChanged(_ state: OptimizationState) {
         var next = saved.withLock { $0 }
         next.consent = state.consent
         next.persistenceConsent = state.persistenceConsent
@@ -56,7 +57,7 @@ final class PersistenceCoordinator: Sendable {
     }
 
     /// Erases profile continuity, keeping consent (used by `reset()`).
-    func clearProfileContinuity() {
+    package func clearProfileContinuity() {
         write(saved.withLock { $0 }.consentOnly)
     }
 

@@ -1,24 +1,24 @@
 import JavaScriptHost
 import Logging
-import Synchronization
+import OptimizationJSON
 
 /// The Swift end of `__nativeOnQueueEvent` for one engine: parses each report into a
-/// ``QueueEvent``, yields it to the client's broadcaster (``OptimizationClient/queueEvents``) and
+/// ``QueueEvent``, yields it to the client's broadcaster (`OptimizationClient/queueEvents`) and
 /// calls the matching ``QueuePolicy`` callback.
 ///
 /// **Threading.** The native function runs inside the engine (its lock held); it only parses,
 /// yields (never blocks) and calls the host's callback synchronously.
-final class QueueEventRelay: Sendable {
-    let broadcaster: EventBroadcaster<QueueEvent>
+package final class QueueEventRelay: Sendable {
+    package let broadcaster: EventBroadcaster<QueueEvent>
     private let policy: QueuePolicy?
 
-    init(broadcaster: EventBroadcaster<QueueEvent> = .init(), policy: QueuePolicy? = nil) {
+    package init(broadcaster: EventBroadcaster<QueueEvent> = .init(), policy: QueuePolicy? = nil) {
         self.broadcaster = broadcaster
         self.policy = policy
     }
 
     /// Registers `__nativeOnQueueEvent` on `engine`. Call before `__bridge.initialize`.
-    func install(on engine: JavaScriptEngine) throws {
+    package func install(on engine: JavaScriptEngine) throws {
         let logger = engine.configuration.logger
         try engine.registerFunction("__nativeOnQueueEvent") { [self] arguments in
             guard let text = arguments.first?.stringValue, let value = try? JSONValue(jsonText: text),
@@ -32,7 +32,7 @@ final class QueueEventRelay: Sendable {
         }
     }
 
-    func deliver(_ event: QueueEvent) {
+    package func deliver(_ event: QueueEvent) {
         broadcaster.yield(event)
         policy?.callback(for: event.type)?(event)
     }

@@ -1,3 +1,5 @@
+import OptimizationJSON
+
 /// What survives a restart. Consent is always persisted; the profile continuity fields only
 /// while persistence consent is `true`.
 public struct PersistedState: Sendable, Equatable {
@@ -47,7 +49,7 @@ public struct PersistedState: Sendable, Equatable {
 }
 
 /// Durable storage of consent and profile continuity. Implement it to keep the state somewhere
-/// else (a database, a secrets store); ``FileOptimizationStore`` is the default.
+/// else (a database, a secrets store); `FileOptimizationStore` is the default.
 ///
 /// Contract: called from any thread; `load` never fails (unreadable or corrupt data is reported
 /// through the implementation's logger and treated as absent); `save` replaces the whole state
@@ -65,12 +67,12 @@ public protocol OptimizationStore: Sendable {
 }
 
 /// Consent encoding on disk (spec: ConsentStorage).
-enum ConsentEncoding {
-    static func encode(_ value: Bool?) -> String? {
+package enum ConsentEncoding {
+    package static func encode(_ value: Bool?) -> String? {
         value.map { $0 ? "accepted" : "denied" }
     }
 
-    static func decode(_ text: String?) -> Bool? {
+    package static func decode(_ text: String?) -> Bool? {
         switch text {
         case "accepted": return true
         case "denied": return false

@@ -1,5 +1,6 @@
 import JavaScriptHost
 import Logging
+import OptimizationJSON
 import Synchronization
 
 /// The Swift end of the bridge's async calls and push-backs for one engine (one
@@ -11,22 +12,22 @@ import Synchronization
 /// yield into broadcasters, never block or call back into the engine. ``request(_:payload:on:)``
 /// may be called from any task; the bridge settles each request exactly once, and a request
 /// still pending when the channel closes fails with ``OptimizationError/notInitialized``.
-final class BridgeChannel: Sendable {
+package final class BridgeChannel: Sendable {
     /// Accepted events as published on the bridge's event stream.
-    let events: EventBroadcaster<JSONValue>
+    package let events: EventBroadcaster<JSONValue>
     /// Calls blocked by consent.
-    let blockedEvents: EventBroadcaster<BlockedEvent>
+    package let blockedEvents: EventBroadcaster<BlockedEvent>
     /// Flag subscriptions (`__nativeOnFlagValueChanged`); finished on ``close()``.
-    let flags = FlagObservers()
+    package let flags = FlagObservers()
     /// Delivery queue reports (`__nativeOnQueueEvent`).
-    let queueEvents: QueueEventRelay
+    package let queueEvents: QueueEventRelay
     /// The state's selections, prepared for resolutions without explicit selections.
-    let selections = CurrentSelections()
+    package let selections = CurrentSelections()
 
     private struct Requests {
-        var nextId = 0
-        var waiting: [String: CheckedContinuation<String, any Error>] = [:]
-        var closed = false
+        package var nextId = 0
+        package var waiting: [String: CheckedContinuation<String, any Error>] = [:]
+        package var closed = false
     }
 
     private let requests = Mutex(Requests())
@@ -37,9 +38,9 @@ final class BridgeChannel: Sendable {
     private static let fireAndForgetPrefix = "f"
 
     /// Called synchronously with every new state, inside the engine call that changed it.
-    let stateObserver: (@Sendable (OptimizationState) -> Void)?
+    package let stateObserver: (@Sendable (OptimizationState) -> Void)?
 
-    init(
+    package init(
         events: EventBroadcaster<JSONValue> = .init(), blockedEvents: EventBroadcaster<BlockedEvent> = .init(),
         queueEvents: QueueEventRelay = .init(),
         stateObserver: (@Sendable (OptimizationState) -> Void)? = nil
@@ -51,17 +52,17 @@ final class BridgeChannel: Sendable {
     }
 
     /// The last state the bridge pushed (``OptimizationState/empty`` before the first push).
-    var state: OptimizationState {
+    package var state: OptimizationState {
         currentState.withLock { $0 }
     }
 
     /// Number of requests awaiting their settle (for tests).
-    var pendingRequestCount: Int {
+    package var pendingRequestCount: Int {
         requests.withLock { $0.waiting.count }
     }
 
     /// Registers the native push-back functions on `engine`. Call before `__bridge.initialize`.
-    func install(on engine: JavaScriptEngine) throws {
+    package func install(on engine: JavaScriptEngine) throws {
         logger.withLock { $0 = engine.configuration.logger }
         try flags.install(on: engine)
         try queueEvents.install(on: engine)
@@ -106,7 +107,7 @@ final class BridgeChannel: Sendable {
     /// - Throws: ``OptimizationError/bridgeError(_:)`` with the bridge's message (validation,
     ///   rejected promise) or a host failure; ``OptimizationError/notInitialized`` when the
     ///   channel is (or gets) closed before the request settles.
-    func request(_ method: String, payload: JSONValue, on engine: JavaScriptEngine) async throws(OptimizationError) -> String {
+    package func request(_ method: String, payload: JSONValue, on engine: JavaScriptEngine) async throws(OptimizationError) -> String {
         let payloadText: String
         do {
             payloadText = try payload.jsonText()
@@ -118,7 +119,7 @@ final class BridgeChannel: Sendable {
 
     /// Calls the async JavaScript function at `path` with `arguments` plus a fresh request id (its
     /// last argument) and waits for its settle. Errors as ``request(_:payload:on:)``.
-    func request(_ path: String, arguments: [JavaScriptValue], on engine: JavaScriptEngine) async throws(OptimizationError) -> String {
+    package func request(_ path: String, arguments: [JavaScriptValue], on engine: JavaScriptEngine) async throws(OptimizationError) -> String {
         do {
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
                 let id = requests.withLock { state -> String? in
@@ -151,7 +152,7 @@ final class BridgeChannel: Sendable {
     /// Calls the async bridge method `method(payload, requestId)` without waiting for its result:
     /// gate, build and publish happen before this returns. A failure is logged (message only,
     /// never the payload).
-    func submit(_ method: String, payload: JSONValue, on engine: JavaScriptEngine) {
+    package func submit(_ method: String, payload: JSONValue, on engine: JavaScriptEngine) {
         let id = requests.withLock { state -> String in
             state.nextId += 1
             return "\(Self.fireAndForgetPrefix)\(state.nextId)"
@@ -168,7 +169,7 @@ final class BridgeChannel: Sendable {
 
     /// Fails every pending request with ``OptimizationError/notInitialized`` and refuses new
     /// ones; finishes every flag stream. Idempotent.
-    func close() {
+    package func close() {
         flags.finishAll()
         let pending = requests.withLock { state -> [CheckedContinuation<String, any Error>] in
             state.closed = true

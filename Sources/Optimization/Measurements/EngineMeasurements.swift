@@ -1,4 +1,10 @@
 import JavaScriptHost
+import OptimizationEngine
+import EventOutbox
+import OptimizationContent
+import OptimizationJSON
+import OptimizationTransport
+import Synchronization
 
 // Access to the engines behind a client or a service for measurements (optimization-bench):
 // boundary crossings and scripts a benchmark installs. Not for production use.

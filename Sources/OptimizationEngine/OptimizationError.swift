@@ -1,4 +1,6 @@
-/// Errors of ``OptimizationClient`` and ``OptimizationService``.
+import EventOutbox
+
+/// Errors of `OptimizationClient` and `OptimizationService`.
 public enum OptimizationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The client has not been initialized (or was destroyed).
     case notInitialized
@@ -8,9 +10,9 @@ public enum OptimizationError: Error, Sendable, Equatable, CustomStringConvertib
     case resourceLoadError(String)
     /// The configuration is invalid.
     case configError(String)
-    /// ``OptimizationService/start(timeout:)`` was called on a service that already started.
+    /// `OptimizationService/start(timeout:)` was called on a service that already started.
     case alreadyStarted
-    /// ``OptimizationService/start(timeout:)`` did not finish within its deadline.
+    /// `OptimizationService/start(timeout:)` did not finish within its deadline.
     case startTimedOut(String)
     /// The service was shut down: it accepts no more events.
     case shutDown

@@ -1,22 +1,26 @@
+import EventOutbox
 import Foundation
 import JavaScriptHost
 import Logging
+import OptimizationContent
+import OptimizationJSON
+import OptimizationTransport
 import Synchronization
 
 /// One JavaScript engine with the shared core loaded and initialized: the Swift side of
 /// `__bridge`. Thread-safe (the engine's lock); every method is synchronous.
-final class OptimizationRuntime: Sendable {
-    let engine: JavaScriptEngine
+package final class OptimizationRuntime: Sendable {
+    package let engine: JavaScriptEngine
     /// Applies the persistence rules to every state change; nil when storage is disabled.
-    let persistence: PersistenceCoordinator?
+    package let persistence: PersistenceCoordinator?
     /// Keeps accepted events on disk until delivered; nil without a storage directory.
-    let outbox: OutboxLink?
+    package let outbox: OutboxLink?
     /// The transport `initialize` created for this engine (shut down by ``close()``); nil when
     /// the host injected one.
-    let ownedTransport: HTTPFetchTransport?
-    let logger: Logger
+    package let ownedTransport: HTTPFetchTransport?
+    package let logger: Logger
     /// Async bridge calls and push-backs (settles, events, blocked events, state).
-    let channel: BridgeChannel
+    package let channel: BridgeChannel
     private let resolvePrepared: JavaScriptFunction
     /// Hands entries and selections to the engine (and counts the transfers).
     private let documents: DocumentTransfer
@@ -34,11 +38,11 @@ final class OptimizationRuntime: Sendable {
     /// This runtime's bit in `ContentfulEntry/knownRuntimes`.
     private var runtimeBit: UInt64 { 1 << UInt64(identifier % 64) }
 
-    var transfers: DocumentTransfer.Counts { documents.counts }
+    package var transfers: DocumentTransfer.Counts { documents.counts }
 
     /// Creates an engine, evaluates the embedded JSRuntime in manifest order and calls
     /// `__bridge.initialize(config)`.
-    init(
+    package init(
         configuration: JavaScriptEngine.Configuration, bridgeConfiguration: JSONValue,
         channel: BridgeChannel = BridgeChannel(), persistence: PersistenceCoordinator? = nil,
         outbox: OutboxLink? = nil, ownedTransport: HTTPFetchTransport? = nil, scripts: [EmbeddedScript] = EmbeddedJSRuntime.scripts
@@ -98,7 +102,7 @@ final class OptimizationRuntime: Sendable {
     }
 
     /// Runs `body` holding this runtime's engine lock (waiting for it).
-    func exclusively<Result>(_ body: () throws -> Result) rethrows -> Result {
+    package func exclusively<Result>(_ body: () throws -> Result) rethrows -> Result {
         // Through the runtime (a guaranteed `self`), so the engine object, whose reference count
         // lives in a side table shared with nothing else, is not retained per call.
         try engine.withExclusiveAccess(body)
@@ -106,18 +110,18 @@ final class OptimizationRuntime: Sendable {
 
     /// Runs `body` holding this runtime's engine lock, or returns nil at once while another
     /// thread holds it.
-    func tryExclusively<Result>(_ body: () throws -> Result) rethrows -> Result? {
+    package func tryExclusively<Result>(_ body: () throws -> Result) rethrows -> Result? {
         try engine.tryWithExclusiveAccess(body)
     }
 
     /// Resolves `entry` for `selections` (nil = nothing selected). Never throws: any engine
     /// failure is logged and the baseline is returned.
-    func resolve(_ entry: ContentfulEntry, selections: SelectedOptimizations?) -> ResolvedOptimizedEntry {
+    package func resolve(_ entry: ContentfulEntry, selections: SelectedOptimizations?) -> ResolvedOptimizedEntry {
         resolveReportingOutcome(entry, selections: selections).resolved
     }
 
     /// What a resolve rendered, for metrics.
-    enum Outcome: String, Sendable {
+    package enum Outcome: String, Sendable {
         case variant, baseline
         case emptyVariant = "empty_variant"
         /// An internal failure: the baseline, logged.
@@ -131,7 +135,7 @@ final class OptimizationRuntime: Sendable {
     /// without entering JavaScript (unless the engine logs at debug level, so that every resolve
     /// shows up in its diagnostics).
     /// - Parameter memoized: false always asks the engine (for the benchmark's engine-path figure).
-    func resolveReportingOutcome(
+    package func resolveReportingOutcome(
         _ entry: ContentfulEntry, selections: SelectedOptimizations?, memoized: Bool = true
     ) -> (resolved: ResolvedOptimizedEntry, outcome: Outcome) {
         let memoizes = memoized && memoizesAnswers
@@ -215,7 +219,7 @@ final class OptimizationRuntime: Sendable {
     /// are gone, such as a service's request-scoped Experience calls) every request in flight is
     /// cancelled and its connection closed. An owned transport is shut down once the kept
     /// requests are done.
-    func close(cancellingFetches: Bool = false) {
+    package func close(cancellingFetches: Bool = false) {
         do {
             try engine.call("__bridge.destroy")
         } catch {

@@ -1,3 +1,5 @@
+import OptimizationContent
+import OptimizationJSON
 import Synchronization
 
 /// The visitor's current selected optimizations as a prepared `SelectedOptimizations`, kept in
@@ -5,23 +7,23 @@ import Synchronization
 ///
 /// ``update(_:)`` runs on every state push (inside the engine call) and rebuilds the value only
 /// when the selections changed; ``current`` is one lock read. Thread-safe.
-final class CurrentSelections: Sendable {
+package final class CurrentSelections: Sendable {
     private struct Cache {
-        var json: JSONValue?
-        var selections: SelectedOptimizations?
+        package var json: JSONValue?
+        package var selections: SelectedOptimizations?
     }
 
     private let cache = Mutex(Cache())
 
-    init() {}
+    package init() {}
 
     /// The current selections; nil when none are known (nothing is selected).
-    var current: SelectedOptimizations? {
+    package var current: SelectedOptimizations? {
         cache.withLock { $0.selections }
     }
 
     /// Takes the state's `selectedOptimizations` (nil or JSON null: none known).
-    func update(_ json: JSONValue?) {
+    package func update(_ json: JSONValue?) {
         let value = json.flatMap { $0.isNull ? nil : $0 }
         guard value != cache.withLock({ $0.json }) else { return }
         let selections = value?.arrayValue.flatMap { try? SelectedOptimizations($0) }

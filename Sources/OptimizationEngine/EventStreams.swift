@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Fans elements out to any number of `AsyncStream`s: the accepted-event and blocked-event
-/// streams of ``OptimizationClient``.
+/// streams of `OptimizationClient`.
 ///
 /// Every ``makeStream()`` returns a new stream that receives only elements yielded after it was
 /// created (no replay). ``yield(_:)`` never blocks and never suspends, so it may run while the
@@ -9,22 +9,22 @@ import Synchronization
 /// stream; streams made afterwards work normally. Each stream buffers up to
 /// ``bufferLimit`` elements its consumer has not read yet, dropping the oldest beyond that.
 /// Thread-safe.
-final class EventBroadcaster<Element: Sendable>: Sendable {
+package final class EventBroadcaster<Element: Sendable>: Sendable {
     /// Unread elements one stream keeps before dropping its oldest.
-    static var bufferLimit: Int { 10_000 }
+    package static var bufferLimit: Int { 10_000 }
 
     private struct Subscribers {
-        var nextId = 0
-        var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
-        var yielded = 0
+        package var nextId = 0
+        package var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
+        package var yielded = 0
     }
 
     private let subscribers = Mutex(Subscribers())
 
-    init() {}
+    package init() {}
 
     /// A new stream of every element yielded from now on, until ``finishAll()``.
-    func makeStream() -> AsyncStream<Element> {
+    package func makeStream() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferLimit))
         let id = subscribers.withLock { state -> Int in
             state.nextId += 1
@@ -40,7 +40,7 @@ final class EventBroadcaster<Element: Sendable>: Sendable {
     }
 
     /// Delivers `element` to every current stream.
-    func yield(_ element: Element) {
+    package func yield(_ element: Element) {
         let targets = subscribers.withLock { state -> [AsyncStream<Element>.Continuation] in
             state.yielded += 1
             return Array(state.continuations.values)
@@ -51,7 +51,7 @@ final class EventBroadcaster<Element: Sendable>: Sendable {
     }
 
     /// Finishes every current stream (its consumer still reads what was buffered, then ends).
-    func finishAll() {
+    package func finishAll() {
         let finished = subscribers.withLock { state -> [AsyncStream<Element>.Continuation] in
             defer { state.continuations.removeAll() }
             return Array(state.continuations.values)
@@ -62,12 +62,12 @@ final class EventBroadcaster<Element: Sendable>: Sendable {
     }
 
     /// How many elements were yielded in total (for tests).
-    var yieldedCount: Int {
+    package var yieldedCount: Int {
         subscribers.withLock { $0.yielded }
     }
 
     /// How many streams are currently subscribed (for tests).
-    var subscriberCount: Int {
+    package var subscriberCount: Int {
         subscribers.withLock { $0.continuations.count }
     }
 

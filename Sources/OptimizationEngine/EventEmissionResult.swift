@@ -1,3 +1,5 @@
+import OptimizationJSON
+
 /// What happened to an event call: accepted into a delivery path, or not (blocked by consent,
 /// or de-duplicated).
 public struct EventEmissionResult: Sendable, Equatable {
@@ -7,7 +9,7 @@ public struct EventEmissionResult: Sendable, Equatable {
     /// optimization data of the response (`profile`, `selectedOptimizations`, `changes`; preview
     /// overrides are not applied here, they are in the client's state). Nil when the event stays
     /// queued: offline, during a retry backoff or an open circuit, or after a failed request (it
-    /// is retried; see <doc:DeliveryGuarantees>).
+    /// is retried; see the *Delivery guarantees* article of the `Optimization` documentation).
     public let data: JSONValue?
 
     /// Creates a result.
@@ -22,7 +24,7 @@ public struct EventEmissionResult: Sendable, Equatable {
 }
 
 /// A call that consent did not allow. Reported once per blocked call on
-/// ``OptimizationClient``'s blocked-event stream.
+/// `OptimizationClient`'s blocked-event stream.
 public struct BlockedEvent: Sendable, Equatable {
     /// Always `"consent"` today.
     public let reason: String

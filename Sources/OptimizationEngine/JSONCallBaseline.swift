@@ -1,4 +1,5 @@
 import JavaScriptHost
+import OptimizationJSON
 
 /// The per-call JSON pattern that `optimization bench` measures the engine against, run inside
 /// this client's own engine: the entry and the selections cross as JSON text, JavaScript parses
@@ -12,7 +13,7 @@ import JavaScriptHost
 public final class JSONCallBaseline: Sendable {
     private let function: JavaScriptFunction
 
-    init(runtime: OptimizationRuntime) throws {
+    package init(runtime: OptimizationRuntime) throws {
         if try runtime.engine.evaluate("typeof __optimization.jsonCallBaseline") != .string("function") {
             for script in EmbeddedJSRuntime.benchmarkScripts {
                 try runtime.engine.evaluate(script.source, sourceURL: "JSRuntime/\(script.path)")
@@ -37,28 +38,5 @@ public final class JSONCallBaseline: Sendable {
             throw OptimizationError.bridgeError("jsonCallBaseline returned no JSON text")
         }
         return try JSONValue(jsonText: text)
-    }
-}
-
-extension OptimizationClient {
-    /// A ``JSONCallBaseline`` on this client's engine.
-    /// - Throws: ``OptimizationError/notInitialized`` before ``initialize(config:)``.
-    @_spi(Benchmarking)
-    public func makeJSONCallBaseline() throws -> JSONCallBaseline {
-        guard let runtime = currentRuntime else { throw OptimizationError.notInitialized }
-        do {
-            return try JSONCallBaseline(runtime: runtime)
-        } catch {
-            throw OptimizationError.bridgeError("\(error)")
-        }
-    }
-
-    /// `resolveOptimizedEntry(baseline:selectedOptimizations:)` without the runtime's memo of
-    /// answers: every call runs the shared resolver in the engine (the benchmark's engine-path
-    /// figure). Context registration and fallbacks are as usual.
-    @_spi(Benchmarking)
-    public func resolveOptimizedEntryInEngine(baseline: ContentfulEntry, selectedOptimizations: SelectedOptimizations?) -> ResolvedOptimizedEntry {
-        guard let runtime = currentRuntime else { return ResolvedOptimizedEntry(entry: baseline.renderedBaseline) }
-        return runtime.resolveReportingOutcome(baseline, selections: selectedOptimizations ?? runtime.channel.selections.current, memoized: false).resolved
     }
 }

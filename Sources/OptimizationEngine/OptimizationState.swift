@@ -1,7 +1,9 @@
+import OptimizationJSON
+
 /// A snapshot of the engine's state, as the shared core last pushed it
 /// (`__nativeOnStateChange`, the bridge state).
 ///
-/// Read it through ``OptimizationClient/state``; it is a value, safe to keep and to pass across
+/// Read it through `OptimizationClient/state`; it is a value, safe to keep and to pass across
 /// threads. Before `initialize` and after `destroy()` the client reports ``empty``.
 public struct OptimizationState: Sendable, Equatable {
     /// The visitor's profile, once the Experience API returned one (or from configured defaults).
@@ -30,7 +32,7 @@ public struct OptimizationState: Sendable, Equatable {
         profile: nil, consent: nil, persistenceConsent: nil, canOptimize: false, optimizationPossible: false,
         experienceRequestState: ["status": "idle"], changes: nil, selectedOptimizations: nil, locale: nil)
 
-    init(
+    package init(
         profile: JSONValue?, consent: Bool?, persistenceConsent: Bool?, canOptimize: Bool, optimizationPossible: Bool,
         experienceRequestState: JSONValue, changes: JSONValue?, selectedOptimizations: JSONValue?, locale: String?
     ) {
@@ -46,7 +48,7 @@ public struct OptimizationState: Sendable, Equatable {
     }
 
     /// Reads a BridgeState JSON object; `null` and missing keys become nil.
-    init(bridgeState value: JSONValue) {
+    package init(bridgeState value: JSONValue) {
         func present(_ key: String) -> JSONValue? {
             guard let member = value[key], !member.isNull else { return nil }
             return member

@@ -1,3 +1,5 @@
+import OptimizationContent
+import OptimizationJSON
 import OrderedCollections
 import Synchronization
 
@@ -19,7 +21,7 @@ import Synchronization
 ///
 /// Not thread-safe on its own: the runtime keeps it in a `Mutex` and touches it with the engine
 /// lock held.
-struct ResolutionMemo {
+package struct ResolutionMemo {
     /// One remembered pair of documents: the result the resolver's answer maps to, what it
     /// renders, whether it has a context (then every resolve registers one), and the documents
     /// themselves, kept so the engine can be handed them again if its bounded caches dropped them
@@ -28,18 +30,18 @@ struct ResolutionMemo {
     /// The result's top-level containers are this runtime's own copies (the values inside are
     /// shared), so serving it retains only memory no other engine's thread touches: threads
     /// resolving one shared entry on different engines do not contend for its reference counts.
-    final class Remembered: @unchecked Sendable {
+    package final class Remembered: @unchecked Sendable {
         /// Keeps the reference count (written on every resolve served from here) off the cache
         /// lines of objects another engine's thread writes (padding; never read).
         private let padding = cacheLinePadding
-        let result: ResolvedOptimizedEntry
-        let outcome: OptimizationRuntime.Outcome
-        let hasContext: Bool
-        let entry: ContentfulEntry
-        let selections: SelectedOptimizations?
+        package let result: ResolvedOptimizedEntry
+        package let outcome: OptimizationRuntime.Outcome
+        package let hasContext: Bool
+        package let entry: ContentfulEntry
+        package let selections: SelectedOptimizations?
 
         /// - Parameter result: what `answer` resolved to (with the context id it registered).
-        init(answer: CompactResolution, result: ResolvedOptimizedEntry, entry: ContentfulEntry, selections: SelectedOptimizations?) {
+        package init(answer: CompactResolution, result: ResolvedOptimizedEntry, entry: ContentfulEntry, selections: SelectedOptimizations?) {
             outcome = answer.outcome
             hasContext = answer.contextId != nil
             self.result = ResolvedOptimizedEntry(
@@ -50,7 +52,7 @@ struct ResolutionMemo {
         }
 
         /// The remembered result with `contextId`.
-        func result(contextId: String?) -> ResolvedOptimizedEntry {
+        package func result(contextId: String?) -> ResolvedOptimizedEntry {
             ResolvedOptimizedEntry(
                 entry: result.entry, selectedOptimization: result.selectedOptimization,
                 optimizationContextId: contextId, isEmptyVariant: result.isEmptyVariant)
@@ -59,39 +61,39 @@ struct ResolutionMemo {
 
     /// The memo of one runtime, on cache lines of its own: every memoized resolve writes its lock,
     /// and the objects of another engine may be allocated right next to the runtime.
-    final class Storage: Sendable {
+    package final class Storage: Sendable {
         private let leadingPadding = cacheLinePadding
-        let state = Mutex(ResolutionMemo())
+        package let state = Mutex(ResolutionMemo())
         private let trailingPadding = cacheLinePadding
     }
 
     /// A registration to replay: the context of resolving `pair`, under `id`, registered at `time`
     /// (engine clock, ms).
-    struct DeferredRegistration {
-        let pair: Remembered
-        let time: Double
-        let id: String
+    package struct DeferredRegistration {
+        package let pair: Remembered
+        package let time: Double
+        package let id: String
     }
 
     private struct Key: Hashable {
-        let entry: Int
-        let selections: Int
+        package let entry: Int
+        package let selections: Int
     }
 
     /// The same pair by the selections' content: a service typically decodes each request's
     /// selections into a new object, equal in content to one seen before.
     private struct ContentKey: Hashable {
-        let entry: Int
-        let selections: String
+        package let entry: Int
+        package let selections: String
     }
 
     /// Handles kept before the memo starts over (a dropped pair only costs one more call into the
     /// engine; the documents it keeps alive are bounded by this).
-    static let pairLimit = 4_096
+    package static let pairLimit = 4_096
     /// Registrations kept for replay: the context registry's capacity (`DEFAULT_CAPACITY` in
     /// JSRuntime/core/context-registry.js). Older ones would be evicted by these anyway, so
     /// dropping them changes nothing the engine can observe; it must never be smaller.
-    static let registrationLimit = 1_000
+    package static let registrationLimit = 1_000
 
     private var pairs: [Key: Remembered] = [:]
     private var pairsByContent: [ContentKey: Remembered] = [:]
@@ -100,7 +102,7 @@ struct ResolutionMemo {
     /// The pair remembered for `entry` and `selections` (nil selections: nothing selected), by
     /// handle or else by the selections' content key (then also remembered under the new handle,
     /// so the next resolve with that object takes the fast path).
-    mutating func remembered(entry: ContentfulEntry, selections: SelectedOptimizations?) -> Remembered? {
+    package mutating func remembered(entry: ContentfulEntry, selections: SelectedOptimizations?) -> Remembered? {
         let key = Key(entry: entry.handle, selections: selections?.handle ?? 0)
         if let pair = pairs[key] { return pair }
         guard let selections, let pair = pairsByContent[ContentKey(entry: entry.handle, selections: selections.cacheKey)] else { return nil }
@@ -108,7 +110,7 @@ struct ResolutionMemo {
         return pair
     }
 
-    mutating func remember(_ pair: Remembered) {
+    package mutating func remember(_ pair: Remembered) {
         store(pair, under: Key(entry: pair.entry.handle, selections: pair.selections?.handle ?? 0))
         if let selections = pair.selections {
             pairsByContent[ContentKey(entry: pair.entry.handle, selections: selections.cacheKey)] = pair
@@ -123,13 +125,13 @@ struct ResolutionMemo {
         pairs[key] = pair
     }
 
-    mutating func note(_ registration: DeferredRegistration) {
+    package mutating func note(_ registration: DeferredRegistration) {
         if deferred.count >= 2 * Self.registrationLimit { deferred.removeFirst(deferred.count - Self.registrationLimit) }
         deferred.append(registration)
     }
 
     /// The registrations to replay, oldest first (at most ``registrationLimit``); empties the list.
-    mutating func takeDeferred() -> ArraySlice<DeferredRegistration> {
+    package mutating func takeDeferred() -> ArraySlice<DeferredRegistration> {
         guard !deferred.isEmpty else { return [] }
         let taken = deferred.suffix(Self.registrationLimit)
         deferred = []
@@ -143,7 +145,7 @@ private let cacheLinePadding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, U
 
 extension CompactResolution {
     /// What this answer renders.
-    var outcome: OptimizationRuntime.Outcome {
+    package var outcome: OptimizationRuntime.Outcome {
         isEmptyVariant ? .emptyVariant : variantIndex >= 0 && experienceIndex >= 0 ? .variant : .baseline
     }
 }
@@ -153,7 +155,7 @@ private extension JSONValue {
     /// shared), so retaining it never touches the original's reference counts. The storage is
     /// allocated with room for at least 16 members, so its reference count does not share a
     /// cache line with small objects of another engine's thread allocated next to it.
-    var withOwnTopLevel: JSONValue {
+    package var withOwnTopLevel: JSONValue {
         switch self {
         case .array(let elements):
             return .array(Self.paddedCopy(elements))
@@ -165,7 +167,7 @@ private extension JSONValue {
         }
     }
 
-    static func paddedCopy<Element>(_ elements: [Element]) -> [Element] {
+    package static func paddedCopy<Element>(_ elements: [Element]) -> [Element] {
         var copy: [Element] = []
         copy.reserveCapacity(Swift.max(16, elements.count))
         copy.append(contentsOf: elements)

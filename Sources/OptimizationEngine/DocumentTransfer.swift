@@ -1,19 +1,20 @@
 import JavaScriptHost
+import OptimizationContent
 import Synchronization
 
 /// Hands prepared documents (`ContentfulEntry`, `SelectedOptimizations`) to one engine by
 /// handle: adopted from equal content the engine already holds (by content key), or transferred
 /// as JSON. Call with the engine lock held. The counters are relaxed atomics (no lock on the
 /// resolve path), readable from any thread.
-final class DocumentTransfer: Sendable {
+package final class DocumentTransfer: Sendable {
     /// How many entries and selection sets were handed to the engine as JSON (each one costs a
     /// parse inside JavaScript; an entry the engine already holds costs none), and how often the
     /// resolver ran in the engine.
-    struct Counts: Sendable, Equatable {
-        var entries = 0
-        var selections = 0
+    package struct Counts: Sendable, Equatable {
+        package var entries = 0
+        package var selections = 0
         /// Calls of `resolvePrepared` (a memoized answer makes none).
-        var resolveCalls = 0
+        package var resolveCalls = 0
     }
 
     private let prepareEntry: JavaScriptFunction
@@ -24,25 +25,25 @@ final class DocumentTransfer: Sendable {
     private let selectionsTransferred = Atomic<Int>(0)
     private let resolveCalls = Atomic<Int>(0)
 
-    init(engine: JavaScriptEngine) throws {
+    package init(engine: JavaScriptEngine) throws {
         prepareEntry = try engine.function("__bridge.prepareEntry")
         prepareSelections = try engine.function("__bridge.prepareSelections")
         adoptEntry = try engine.function("__bridge.adoptEntry")
         adoptSelections = try engine.function("__bridge.adoptSelections")
     }
 
-    var counts: Counts {
+    package var counts: Counts {
         Counts(
             entries: entriesTransferred.load(ordering: .relaxed), selections: selectionsTransferred.load(ordering: .relaxed),
             resolveCalls: resolveCalls.load(ordering: .relaxed))
     }
 
-    func countResolveCall() {
+    package func countResolveCall() {
         resolveCalls.wrappingAdd(1, ordering: .relaxed)
     }
 
     /// Makes the engine hold `entry` under its handle.
-    func handOver(_ entry: ContentfulEntry) throws {
+    package func handOver(_ entry: ContentfulEntry) throws {
         let entryHandle = JavaScriptValue.number(Double(entry.handle))
         let key = JavaScriptValue.string(entry.cacheKey)
         if try adoptEntry.call(entryHandle, key) != .bool(true) {
@@ -52,7 +53,7 @@ final class DocumentTransfer: Sendable {
     }
 
     /// Makes the engine hold `selections` under their handle.
-    func handOver(_ selections: SelectedOptimizations) throws {
+    package func handOver(_ selections: SelectedOptimizations) throws {
         let selectionsHandle = JavaScriptValue.number(Double(selections.handle))
         let key = JavaScriptValue.string(selections.cacheKey)
         if try adoptSelections.call(selectionsHandle, key) != .bool(true) {

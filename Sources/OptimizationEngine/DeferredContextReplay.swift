@@ -1,13 +1,15 @@
 import JavaScriptHost
 import Logging
+import OptimizationContent
+import OptimizationJSON
 
 /// Replays, into one engine's context registry, the registrations of resolves its runtime served
 /// from the ``ResolutionMemo`` (see there). Installed as the engine's entry hook, so it runs with
 /// the engine lock held before anything else enters JavaScript.
-final class DeferredContextReplay: Sendable {
+package final class DeferredContextReplay: Sendable {
     private struct PairKey: Hashable {
-        let entry: Int
-        let selections: Int
+        package let entry: Int
+        package let selections: Int
     }
 
     private let registerDeferred: JavaScriptFunction
@@ -15,7 +17,7 @@ final class DeferredContextReplay: Sendable {
     private let memo: ResolutionMemo.Storage
     private let logger: Logger
 
-    init(registerDeferred: JavaScriptFunction, documents: DocumentTransfer, memo: ResolutionMemo.Storage, logger: Logger) {
+    package init(registerDeferred: JavaScriptFunction, documents: DocumentTransfer, memo: ResolutionMemo.Storage, logger: Logger) {
         self.registerDeferred = registerDeferred
         self.documents = documents
         self.memo = memo
@@ -25,7 +27,7 @@ final class DeferredContextReplay: Sendable {
     /// Registers what is pending, in order and at the times noted; returns at once when nothing
     /// is. A failure is logged (without visitor data) and drops those registrations: their views
     /// are then sent without the optional `optimization` enrichment of the local event stream.
-    func run() {
+    package func run() {
         let pending = memo.state.withLock { $0.takeDeferred() }
         guard !pending.isEmpty else { return }
         var pairs: [(entry: ContentfulEntry, selections: SelectedOptimizations?)] = []

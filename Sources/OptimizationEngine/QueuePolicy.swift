@@ -1,3 +1,4 @@
+import OptimizationJSON
 import OrderedCollections
 
 /// Retry, backoff and circuit-breaker settings of the delivery queues. Every field is
@@ -42,7 +43,7 @@ public struct QueueFlushPolicy: Sendable, Equatable {
     }
 
     /// The bridge's `queuePolicy.flush` object, or nil when no field is set.
-    var bridgeValue: JSONValue? {
+    package var bridgeValue: JSONValue? {
         var object: OrderedDictionary<String, JSONValue> = [:]
         func put(_ key: String, _ value: Int?) {
             if let value { object[key] = .number(JSONNumber(value)) }
@@ -57,9 +58,9 @@ public struct QueueFlushPolicy: Sendable, Equatable {
     }
 }
 
-/// Delivery queue settings and callbacks. Part of ``OptimizationConfig``.
+/// Delivery queue settings and callbacks. Part of `OptimizationConfig`.
 ///
-/// The callbacks receive the same ``QueueEvent``s as ``OptimizationClient/queueEvents``. They run
+/// The callbacks receive the same ``QueueEvent``s as `OptimizationClient/queueEvents`. They run
 /// synchronously on the thread that is inside the engine, while the engine's lock is held: keep
 /// them short and never call back into the client from them (hand work to a task instead).
 /// Callbacks are never sent to the shared core, and they do not take part in `==` (two policies
@@ -118,7 +119,7 @@ public struct QueuePolicy: Sendable, Equatable {
     }
 
     /// The callback for `type`, if set.
-    func callback(for type: QueueEventType) -> (@Sendable (QueueEvent) -> Void)? {
+    package func callback(for type: QueueEventType) -> (@Sendable (QueueEvent) -> Void)? {
         switch type {
         case .offlineDrop: return onOfflineDrop
         case .flushFailure: return onFlushFailure
@@ -130,7 +131,7 @@ public struct QueuePolicy: Sendable, Equatable {
     }
 
     /// The bridge's `queuePolicy` object (no callbacks), or nil when nothing is set.
-    var bridgeValue: JSONValue? {
+    package var bridgeValue: JSONValue? {
         var object: OrderedDictionary<String, JSONValue> = [:]
         if let offlineMaxEvents { object["offlineMaxEvents"] = .number(JSONNumber(offlineMaxEvents)) }
         if let flush = flush?.bridgeValue { object["flush"] = flush }

@@ -1,6 +1,8 @@
+import EventOutbox
 import Foundation
 import JavaScriptHost
 import Logging
+import OptimizationJSON
 import Synchronization
 
 /// The Swift end of `core/outbox-link.js` for one engine: the one integration of a
@@ -28,12 +30,12 @@ import Synchronization
 /// reports are applied from a task, outside any engine call.
 ///
 /// **Privacy.** Nothing of an event's content is ever logged.
-final class OutboxLink: Sendable {
-    let outbox: DurableOutbox
+package final class OutboxLink: Sendable {
+    package let outbox: DurableOutbox
     private let logger: Logger
     private let appendFailure = Mutex<OutboxError?>(nil)
 
-    init(outbox: DurableOutbox, logger: Logger) {
+    package init(outbox: DurableOutbox, logger: Logger) {
         self.outbox = outbox
         self.logger = logger
     }
@@ -41,7 +43,7 @@ final class OutboxLink: Sendable {
     /// Opens the outbox in `directory` for a link.
     /// - Throws: ``OptimizationError/configError(_:)`` naming the directory when it cannot be
     ///   used (another process owns it, or it cannot be created).
-    static func open(
+    package static func open(
         directory: URL, configuration: OutboxConfiguration, clock: any HostClock, logger: Logger, fileSystem: any OutboxFileSystem
     ) throws(OptimizationError) -> OutboxLink {
         do {
@@ -55,7 +57,7 @@ final class OutboxLink: Sendable {
     /// Registers the native functions on `engine`. Call before the queues are created
     /// (`__bridge.initialize`, `__service.startDelivery`): they use the outbox only when
     /// `__nativeOutboxAppend` exists then.
-    func install(on engine: JavaScriptEngine) throws {
+    package func install(on engine: JavaScriptEngine) throws {
         try engine.registerFunction("__nativeOutboxAppend") { [self] arguments throws(OutboxError) in
             .number(Double(try append(arguments)))
         }
@@ -91,19 +93,19 @@ final class OutboxLink: Sendable {
 
     /// Starts applying the outbox's own drops (bounds, time to live) to the engine's queues:
     /// `removal` is called with the queue, the JSON array of `messageId`s and the reason.
-    func forwardDrops(_ removal: @escaping @Sendable (QueueEvent.Queue, String, String) throws -> Void) {
+    package func forwardDrops(_ removal: @escaping @Sendable (QueueEvent.Queue, String, String) throws -> Void) {
         outbox.forwardDrops(logger: logger, to: removal)
     }
 
     /// The error of the most recent append that failed (nil while none has). A call that failed
     /// because its event could not be stored reports this error: concurrent failures of the
     /// same disk all see one of them.
-    var lastAppendFailure: OutboxError? {
+    package var lastAppendFailure: OutboxError? {
         appendFailure.withLock { $0 }
     }
 
     /// Releases the directory; what is undelivered stays on disk for the next start.
-    func close() {
+    package func close() {
         outbox.close()
     }
 

@@ -1,4 +1,6 @@
+import EventOutbox
 import Logging
+import OptimizationJSON
 
 extension DurableOutbox {
     /// Hands every drop report (a bound or the time to live dropped events) to `remove`, once per
@@ -6,7 +8,7 @@ extension DurableOutbox {
     /// (``OutboxDropReport/Reason``'s raw value), so the caller can take the same events out of
     /// its in-memory queue. Runs in a task until the outbox closes; a throwing `remove` (its
     /// engine already closed) is logged at `debug`. Consumes ``drops``: call at most once.
-    func forwardDrops(
+    package func forwardDrops(
         logger: Logger, to remove: @escaping @Sendable (_ queue: QueueEvent.Queue, _ messageIdsJSON: String, _ reason: String) throws -> Void
     ) {
         let drops = self.drops

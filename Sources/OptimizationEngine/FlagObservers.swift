@@ -1,5 +1,6 @@
 import JavaScriptHost
 import Logging
+import OptimizationJSON
 import Synchronization
 
 /// The Swift end of `__nativeOnFlagValueChanged(subscriptionId, json)` for one engine: one
@@ -10,27 +11,27 @@ import Synchronization
 /// blocks. The mutex is never held while calling into the engine, so there is no lock-order
 /// inversion with the engine's lock. ``finishAll()`` (engine teardown) finishes every stream
 /// without calling back into the engine.
-final class FlagObservers: Sendable {
+package final class FlagObservers: Sendable {
     /// Unread values one flag stream keeps before dropping its oldest.
-    static let bufferLimit = 1024
+    package static let bufferLimit = 1024
 
     private struct Subscriptions {
-        var nextId = 0
-        var continuations: [String: AsyncStream<JSONValue>.Continuation] = [:]
-        var closed = false
+        package var nextId = 0
+        package var continuations: [String: AsyncStream<JSONValue>.Continuation] = [:]
+        package var closed = false
     }
 
     private let subscriptions = Mutex(Subscriptions())
 
-    init() {}
+    package init() {}
 
     /// Number of live subscriptions (tests).
-    var count: Int {
+    package var count: Int {
         subscriptions.withLock { $0.continuations.count }
     }
 
     /// Registers `__nativeOnFlagValueChanged` on `engine`. Call before `__bridge.initialize`.
-    func install(on engine: JavaScriptEngine) throws {
+    package func install(on engine: JavaScriptEngine) throws {
         try engine.registerFunction("__nativeOnFlagValueChanged") { [self] arguments in
             guard arguments.count >= 2, let id = arguments[0].stringValue else { return .undefined }
             let text = arguments[1].stringValue ?? arguments[1].jsonText ?? "null"
@@ -43,7 +44,7 @@ final class FlagObservers: Sendable {
     /// A stream of the distinct values of flag `name`, starting with the current one (pushed
     /// synchronously by `__bridge.observeFlag` before this returns). It finishes when
     /// ``finishAll()`` runs; when its consumer stops, the bridge subscription is removed.
-    func stream(name: String, engine: JavaScriptEngine, logger: Logger) -> AsyncStream<JSONValue> {
+    package func stream(name: String, engine: JavaScriptEngine, logger: Logger) -> AsyncStream<JSONValue> {
         let (stream, continuation) = AsyncStream<JSONValue>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferLimit))
         let id = subscriptions.withLock { state -> String? in
             guard !state.closed else { return nil }
@@ -71,7 +72,7 @@ final class FlagObservers: Sendable {
     }
 
     /// Finishes every stream and refuses new ones. Idempotent.
-    func finishAll() {
+    package func finishAll() {
         let finished = subscriptions.withLock { state -> [AsyncStream<JSONValue>.Continuation] in
             state.closed = true
             defer { state.continuations.removeAll() }
