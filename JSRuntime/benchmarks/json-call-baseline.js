@@ -9,7 +9,7 @@
 // the benchmark loads it into its own engine. Hosts resolve through __bridge.resolvePrepared.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('benchmarks/json-call-baseline.js', { provides: ['jsonCallBaseline'], uses: ['resolver'] });
   var resolver = ns.resolver;
 
   ns.jsonCallBaseline = function jsonCallBaseline(entryText, selectionsText) {

@@ -7,7 +7,10 @@
 // `__optimization.bridgeConfig.DEFAULT_ENTRY_CACHE_SIZE` is 1000.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization;
+  var ns = globalThis.__optimization.declare('bridge/bridge-config.js', {
+    provides: ['bridgeConfig'],
+    uses: ['DEFAULT_ALLOWED_EVENT_TYPES', 'bridgeShared', 'guards', 'host', 'locale'],
+  });
   var host = ns.host;
   var guards = ns.guards;
   var shared = ns.bridgeShared;

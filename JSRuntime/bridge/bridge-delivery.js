@@ -18,7 +18,13 @@
 //     bound or time to live) and reports one offlineDrop {droppedCount, droppedEvents, reason}.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization;
+  var ns = globalThis.__optimization.declare('bridge/bridge-delivery.js', {
+    provides: ['bridgeDelivery'],
+    uses: [
+      'bridgeShared', 'createExperienceApi', 'createExperienceQueue', 'createInsightsApi',
+      'createInsightsQueue', 'experienceApi', 'guards', 'host', 'outboxLink', 'settle',
+    ],
+  });
   var host = ns.host;
   var guards = ns.guards;
   var shared = ns.bridgeShared;

@@ -10,7 +10,13 @@
 //   sync: consent(input), hasConsent(method), setOnline(bool) (also before initialize)
 (function () {
   'use strict';
-  var ns = globalThis.__optimization;
+  var ns = globalThis.__optimization.declare('bridge/bridge-events.js', {
+    provides: ['bridgeEvents'],
+    uses: [
+      'bridgeDelivery', 'bridgeShared', 'consent', 'createCurrentStateTracker', 'createEventBuilder',
+      'createEventEmitter', 'guards', 'host', 'outboxLink', 'payloadRules', 'settle', 'stickyViews',
+    ],
+  });
   var host = ns.host;
   var guards = ns.guards;
   var shared = ns.bridgeShared;

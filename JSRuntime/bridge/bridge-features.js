@@ -9,7 +9,13 @@
 //   resetAllOverrides, setPreviewPanelOpen, loadDefinitions, getPreviewState (all sync)
 (function () {
   'use strict';
-  var ns = globalThis.__optimization;
+  var ns = globalThis.__optimization.declare('bridge/bridge-features.js', {
+    provides: ['bridgeFeatures'],
+    uses: [
+      'bridgeResolution', 'bridgeShared', 'createFlagTracker', 'createPreviewOverrideManager',
+      'entryIndex', 'guards', 'host', 'locale', 'mergeTags', 'previewOverrides',
+    ],
+  });
   var host = ns.host;
   var guards = ns.guards;
   var shared = ns.bridgeShared;

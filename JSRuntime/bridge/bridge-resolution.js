@@ -9,7 +9,13 @@
 // then selects nothing). The hot path (`resolvePrepared`) allocates nothing but its result.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization;
+  var ns = globalThis.__optimization.declare('bridge/bridge-resolution.js', {
+    provides: ['bridgeResolution'],
+    uses: [
+      'bridgeConfig', 'bridgeShared', 'createExperienceDefinitions', 'createLruCache', 'entryIndex',
+      'guards', 'host', 'resolver',
+    ],
+  });
   var host = ns.host;
   var guards = ns.guards;
   var shared = ns.bridgeShared;

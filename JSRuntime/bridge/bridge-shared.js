@@ -16,7 +16,10 @@
 //     through `__nativeSettle(requestId, ok, json)` exactly once (see its comment).
 (function () {
   'use strict';
-  var ns = globalThis.__optimization;
+  var ns = globalThis.__optimization.declare('bridge/bridge-shared.js', {
+    provides: ['bridgeShared', 'settle'],
+    uses: ['host'],
+  });
   var host = ns.host;
 
   var shared = {

@@ -53,7 +53,14 @@
 //   setPreviewPanelOpen(bool); push-back __nativeOnOverridesChanged(previewStateJSON).
 (function () {
   'use strict';
-  var ns = globalThis.__optimization;
+  var ns = globalThis.__optimization.declare('bridge/bridge.js', {
+    uses: [
+      'bridgeConfig', 'bridgeDelivery', 'bridgeEvents', 'bridgeFeatures', 'bridgeResolution',
+      'bridgeShared', 'createContextRegistry', 'createStateStore', 'guards', 'host',
+      'resolveStatefulDefaults',
+    ],
+    globals: ['__bridge'],
+  });
   var host = ns.host;
   var guards = ns.guards;
   var shared = ns.bridgeShared;

@@ -22,7 +22,7 @@
 // ids, and visitor data is logged at debug only).
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/api-response.js', { provides: ['apiResponse'] });
 
   function joinUrl(base, path) {
     var left = String(base);

@@ -22,7 +22,10 @@
 //   backlogOnDisk() → bool
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/backlog-window.js', {
+    provides: ['createBacklogWindow'],
+    uses: ['host'],
+  });
 
   function messageOf(error) {
     return error instanceof Error ? error.message : String(error);

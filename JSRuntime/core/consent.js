@@ -22,7 +22,10 @@
 // `initialize` (`defaults.consent`, `defaults.persistenceConsent ?? defaults.consent`).
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/consent.js', {
+    provides: ['consent'],
+    uses: ['host'],
+  });
 
   // Methods whose allow-list entry is not their own name.
   var GATE_TYPES = {

@@ -12,7 +12,10 @@
 // would have left it).
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/context-registry.js', {
+    provides: ['createContextRegistry'],
+    uses: ['createLruCache', 'host'],
+  });
   var host = ns.host;
 
   var DEFAULT_CAPACITY = 1000;

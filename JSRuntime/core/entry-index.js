@@ -10,7 +10,10 @@
 // guards.followEntryLink at the few places the resolver looks, so cyclic graphs are safe.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/entry-index.js', {
+    provides: ['entryIndex'],
+    uses: ['guards'],
+  });
   var isRecord = ns.guards.isRecord;
 
   function isCollection(value) {

@@ -38,7 +38,10 @@
 // Also published: `__optimization.eventBuilder.{campaignFromUrl, defaultPage}`.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/event-builder.js', {
+    provides: ['createEventBuilder', 'eventBuilder'],
+    uses: ['host', 'polyfills.URL'],
+  });
   var host = ns.host;
 
   var DEFAULT_LIBRARY = { name: 'optimization-js-core', version: '0.0.0' };

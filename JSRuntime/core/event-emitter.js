@@ -29,7 +29,10 @@
 // the payload only at "debug" (visitor data never goes above debug).
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/event-emitter.js', {
+    provides: ['createEventEmitter'],
+    uses: ['consent', 'host'],
+  });
   var host = ns.host;
 
   function isThenable(value) {

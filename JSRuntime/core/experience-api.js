@@ -35,7 +35,10 @@
 //                      plus experienceRequestState {status: "success"}.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/experience-api.js', {
+    provides: ['createExperienceApi', 'experienceApi'],
+    uses: ['apiResponse', 'applyInterceptors', 'host', 'stateInterceptors'],
+  });
 
   var DEFAULT_BASE_URL = 'https://experience.ninetailed.co/';
   var DEFAULT_FEATURES = Object.freeze(['ip-enrichment', 'location']);

@@ -67,7 +67,10 @@
 //   (removes all), peek() → copy, maxEvents, backlogOnDisk() → whether events wait on disk only.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/experience-queue.js', {
+    provides: ['createExperienceQueue'],
+    uses: ['apiResponse', 'createBacklogWindow', 'createQueueFlushRuntime', 'host'],
+  });
 
   var DEFAULT_MAX_EVENTS = 100;
 

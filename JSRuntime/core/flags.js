@@ -36,7 +36,10 @@
 // accepted === true.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/flags.js', {
+    provides: ['createFlagTracker', 'flags'],
+    uses: ['host'],
+  });
   var host = ns.host;
 
   function isRecord(value) {

@@ -31,7 +31,7 @@
 //                               arrays are copied, extra keys dropped.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/guards.js', { provides: ['guards'] });
 
   var EXPERIENCE_TYPES = { nt_experiment: true, nt_personalization: true };
   var VALUE_TYPES = { Boolean: true, Number: true, Object: true, String: true };

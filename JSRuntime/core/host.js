@@ -28,7 +28,11 @@
 // A missing binding makes now()/randomUUID()/setTimeout() throw an Error naming it.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/host.js', {
+    provides: ['host'],
+    uses: ['createResponse'],
+    globals: ['__fetchComplete', '__timerFired'],
+  });
 
   var LOG_LEVELS = Object.freeze({ fatal: 60, error: 50, warn: 40, info: 30, debug: 20, log: 10 });
   var DEFAULT_LOG_LEVEL = 'error';

@@ -10,7 +10,7 @@
 // after the body was read).
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/http-response.js', { provides: ['createResponse'] });
 
   var REASON_PHRASES = {
     200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently',

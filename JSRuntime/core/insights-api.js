@@ -11,7 +11,10 @@
 //                    an empty batch list.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/insights-api.js', {
+    provides: ['createInsightsApi', 'insightsApi'],
+    uses: ['apiResponse', 'host'],
+  });
 
   var DEFAULT_BASE_URL = 'https://ingest.insights.ninetailed.co/';
 

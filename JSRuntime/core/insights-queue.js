@@ -59,7 +59,10 @@
 //   [{profile, events}] (held stay), peek(), backlogOnDisk().
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/insights-queue.js', {
+    provides: ['createInsightsQueue'],
+    uses: ['apiResponse', 'createBacklogWindow', 'createQueueFlushRuntime', 'host'],
+  });
 
   var DEFAULT_MAX_EVENTS = 1000;
   var DEFAULT_FLUSH_THRESHOLD = 25;

@@ -9,7 +9,7 @@
 //                        RangeError('locale must be a valid locale string, received "<v>".').
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/locale.js', { provides: ['locale'] });
 
   var LOCALE_PATTERN = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/;
 

@@ -9,7 +9,7 @@
 // `size` (getter), `capacity`. get/peek/has allocate nothing; set allocates one node for a new key.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/lru-cache.js', { provides: ['createLruCache'] });
 
   function createLruCache(capacity) {
     if (!Number.isInteger(capacity) || capacity < 1) {

@@ -24,7 +24,10 @@
 // Logs never include profile data.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/merge-tags.js', {
+    provides: ['mergeTags'],
+    uses: ['guards', 'host'],
+  });
   var host = ns.host;
   var guards = ns.guards;
 

@@ -20,7 +20,10 @@
 //   purge()   calls __nativeOutboxPurge when present (a throw is logged).
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/outbox-link.js', {
+    provides: ['outboxLink'],
+    uses: ['host'],
+  });
   var host = ns.host;
 
   function isRecord(value) {

@@ -10,7 +10,7 @@
 //       rules of each method.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/payload-rules.js', { provides: ['payloadRules'] });
 
   function isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);

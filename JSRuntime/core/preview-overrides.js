@@ -71,7 +71,13 @@
 // unassociatedExperiences: [], hasData, sdkVariantIndices {expId: current index}}.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/preview-overrides.js', {
+    provides: [
+      'applyInterceptors', 'createExperienceDefinitions', 'createPreviewOverrideManager',
+      'createStateInterceptorRegistry', 'previewOverrides', 'stateInterceptors',
+    ],
+    uses: ['createLruCache', 'entryIndex', 'guards', 'host'],
+  });
   var host = ns.host;
   var guards = ns.guards;
 

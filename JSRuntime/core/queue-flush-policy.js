@@ -57,7 +57,10 @@
 // Every timer runs on the host's injected clock (host.setTimeout); nothing here reads real time.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/queue-flush-policy.js', {
+    provides: ['createQueueFlushRuntime', 'queueFlushPolicy'],
+    uses: ['host'],
+  });
 
   var DEFAULT_QUEUE_FLUSH_POLICY = Object.freeze({
     flushIntervalMs: 30000,

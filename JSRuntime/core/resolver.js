@@ -24,7 +24,10 @@
 // {entry: baseline}. Logs only at "debug".
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/resolver.js', {
+    provides: ['resolver'],
+    uses: ['entryIndex', 'guards', 'host'],
+  });
   var guards = ns.guards;
   var entryIndex = ns.entryIndex;
   var host = ns.host;

@@ -13,7 +13,9 @@
 //   hasAccepted(key) → boolean
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/screen-tracker.js', {
+    provides: ['createCurrentStateTracker'],
+  });
 
   function isThenable(value) {
     return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function';

@@ -15,7 +15,10 @@
 //                    stop the others.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/state.js', {
+    provides: ['DEFAULT_ALLOWED_EVENT_TYPES', 'createStateStore'],
+    uses: ['host'],
+  });
   var host = ns.host;
 
   var DEFAULT_ALLOWED_EVENT_TYPES = ['identify', 'screen'];

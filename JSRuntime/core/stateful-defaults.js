@@ -12,7 +12,9 @@
 // Both arguments are plain objects whose keys may be missing (undefined = not given).
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/stateful-defaults.js', {
+    provides: ['resolveStatefulDefaults'],
+  });
 
   function given(value) {
     return value !== undefined && value !== null;

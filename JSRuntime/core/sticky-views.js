@@ -7,7 +7,7 @@
 //   createStickyViewKeys() → {has(key), remember(key), clear(), size}   the accepted keys.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('core/sticky-views.js', { provides: ['stickyViews'] });
 
   function shouldSendStickyEntryView(sticky, alreadyAccepted) {
     return sticky === true && !alreadyAccepted;

@@ -9,7 +9,11 @@
 // also published as `__optimization.polyfills.{AbortController, AbortSignal}`.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('polyfills/abort-controller.js', {
+    provides: ['polyfills.AbortController', 'polyfills.AbortSignal'],
+    uses: ['host'],
+    globals: ['AbortController', 'AbortSignal'],
+  });
   var polyfills = ns.polyfills || (ns.polyfills = {});
 
   function namedError(name, message) {

@@ -9,7 +9,10 @@
 // The implementation is also published as `__optimization.polyfills.console`.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('polyfills/console.js', {
+    provides: ['polyfills.console'],
+    globals: ['console'],
+  });
   var polyfills = ns.polyfills || (ns.polyfills = {});
 
   // V8 stacks start with "Name: message", JavaScriptCore stacks hold only the frames.

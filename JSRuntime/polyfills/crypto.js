@@ -8,7 +8,11 @@
 // `__optimization.polyfills.crypto`.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('polyfills/crypto.js', {
+    provides: ['polyfills.crypto'],
+    uses: ['host'],
+    globals: ['crypto'],
+  });
   var polyfills = ns.polyfills || (ns.polyfills = {});
 
   function randomUUID() {

@@ -15,7 +15,11 @@
 // published as `__optimization.polyfills.fetch`.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('polyfills/fetch.js', {
+    provides: ['polyfills.fetch'],
+    uses: ['host'],
+    globals: ['fetch'],
+  });
   var polyfills = ns.polyfills || (ns.polyfills = {});
 
   function fetchImpl(input, init) {

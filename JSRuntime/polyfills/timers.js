@@ -9,7 +9,14 @@
 // implementations are also published as `__optimization.polyfills.{setTimeout, …}`.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('polyfills/timers.js', {
+    provides: [
+      'polyfills.clearInterval', 'polyfills.clearTimeout', 'polyfills.setInterval',
+      'polyfills.setTimeout',
+    ],
+    uses: ['host'],
+    globals: ['clearInterval', 'clearTimeout', 'setInterval', 'setTimeout'],
+  });
   var polyfills = ns.polyfills || (ns.polyfills = {});
 
   function host() {

@@ -14,7 +14,10 @@
 // `__optimization.polyfills.{URL, URLSearchParams}`.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('polyfills/url.js', {
+    provides: ['polyfills.URL', 'polyfills.URLSearchParams'],
+    globals: ['URL', 'URLSearchParams'],
+  });
   var polyfills = ns.polyfills || (ns.polyfills = {});
 
   var ABSOLUTE = /^([A-Za-z][A-Za-z0-9+.\-]*):\/\/([^\/?#]*)([^?#]*)(\?[^#]*)?(#[\s\S]*)?$/;

@@ -41,7 +41,10 @@
 //                 insights}.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization || (globalThis.__optimization = {});
+  var ns = globalThis.__optimization.declare('service/request-events.js', {
+    provides: ['createRequestEvents', 'requestEventMethods'],
+    uses: ['consent', 'createEventBuilder', 'createExperienceApi', 'host', 'locale', 'payloadRules'],
+  });
   var host = ns.host;
   var rules = ns.payloadRules;
 
@@ -171,4 +174,6 @@
   }
 
   ns.createRequestEvents = createRequestEvents;
+  // The methods `__service.call` accepts (the Swift side's BridgeContract.RequestEventMethod).
+  ns.requestEventMethods = Object.keys(RULES);
 })();

@@ -10,7 +10,10 @@
 //                                api?: {experienceBaseUrl?, insightsBaseUrl?, enabledFeatures?};
 //                                requestTimeoutMs?: positive integer (default 1500);
 //                                queuePolicy?: as the bridge's}. Replaces an earlier configuration
-//                                (and closes its delivery queue).
+//                                (and closes its delivery queue). Returns the JSON text
+//                                {experienceCircuit: {maxConsecutiveFailures, circuitOpenMs}}: the
+//                                resolved flush policy's circuit thresholds, for the host's
+//                                Experience calls.
 //   call(method, payload, request, requestId)   async, settles through __nativeSettle with the
 //                                outcome JSON of service/request-events.js (validation errors and
 //                                "requires a request-bound profile id" settle ok=false).
@@ -40,7 +43,13 @@
 //   closeDelivery()              stops the queue's timers and retries for good.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization;
+  var ns = globalThis.__optimization.declare('service/service-bridge.js', {
+    uses: [
+      'createInsightsApi', 'createInsightsQueue', 'createRequestEvents', 'flags', 'guards', 'host',
+      'mergeTags', 'outboxLink', 'queueFlushPolicy', 'settle',
+    ],
+    globals: ['__service'],
+  });
   var host = ns.host;
   var guards = ns.guards;
 
@@ -105,6 +114,10 @@
     closeDelivery();
     settings = next;
     requestEvents = ns.createRequestEvents(settings);
+    var flush = ns.queueFlushPolicy.resolveQueueFlushPolicy(settings.queuePolicy.flush);
+    return JSON.stringify({
+      experienceCircuit: { maxConsecutiveFailures: flush.maxConsecutiveFailures, circuitOpenMs: flush.circuitOpenMs },
+    });
   }
 
   function call(method, payload, request, requestId) {

@@ -61,6 +61,55 @@ for (const jsTestCase of globalThis.__jsTests) {
   });
 }
 
+// The bridge contract (bridge-contract.json, which the Swift side declares and checks in
+// JavaScriptCore): every function the host calls exists with its arity, __bridge and __service
+// export nothing else, and the native callbacks the scripts name are exactly the declared ones.
+test('JSRuntime keeps the bridge contract of bridge-contract.json', () => {
+  const contract = JSON.parse(fs.readFileSync(path.join(runtimeRoot, 'bridge-contract.json'), 'utf8'));
+  // A fresh context with only the production scripts: the suite above installed test globals.
+  const context = vm.createContext({ console });
+  vm.runInContext(fs.readFileSync(path.join(testsRoot, 'fake-host.js'), 'utf8'), context);
+  const sources = manifest.map((file) => fs.readFileSync(path.join(runtimeRoot, file), 'utf8'));
+  manifest.forEach((file, index) => vm.runInContext(sources[index], context, { filename: file }));
+  for (const [fnPath, arity] of Object.entries(contract.functions)) {
+    const found = vm.runInContext(`typeof ${fnPath} === 'function' ? ${fnPath}.length : -1`, context);
+    nodeAssert.equal(found, arity, `${fnPath}/${arity}`);
+  }
+  for (const object of ['__bridge', '__service']) {
+    for (const key of JSON.parse(vm.runInContext(`JSON.stringify(Object.keys(${object}))`, context))) {
+      nodeAssert.ok(`${object}.${key}` in contract.functions, `${object}.${key} is exported but not in the contract`);
+    }
+  }
+  const named = new Set(sources.join('\n').match(/__native[A-Za-z0-9_]+/g));
+  nodeAssert.deepEqual([...named].sort(), Object.keys(contract.natives).sort());
+  nodeAssert.deepEqual(JSON.parse(vm.runInContext('JSON.stringify(__optimization.requestEventMethods)', context)).sort(),
+    contract.requestEventMethods.slice().sort());
+});
+
+// Explicit dependencies: every file of the manifest declares what it provides and uses
+// (core/namespace.js), the declaration is exactly what its source reads and writes on the
+// namespace, and the loaded graph is whole (every use provided once, every declared name there).
+test('every JSRuntime file declares exactly what it provides and uses', () => {
+  const { analyze, declarationOf } = require('./declarations.js');
+  for (const file of [...manifest, ...benchmarkManifest.map((name) => 'benchmarks/' + name)]) {
+    const source = fs.readFileSync(path.join(runtimeRoot, file), 'utf8');
+    const declaration = declarationOf(source, file);
+    nodeAssert.ok(declaration, `${file} has no __optimization.declare('${file}', …) call`);
+    nodeAssert.deepEqual(declaration, analyze(source), `${file}: the declaration differs from what the source does`);
+  }
+  nodeAssert.deepEqual(globalThis.__optimization.checkModules(), []);
+  nodeAssert.deepEqual(globalThis.__optimization.modules().map((module) => module.file).filter((file) => manifest.includes(file)), manifest);
+});
+
+test('a file that reads a name it did not declare fails the declaration check', () => {
+  const { analyze, declarationOf } = require('./declarations.js');
+  const file = 'core/consent.js';
+  const source = fs.readFileSync(path.join(runtimeRoot, file), 'utf8').replace(
+    'function logBlocked(', 'function logBlocked(method, payload) { return ns.guards; }\n  function unusedLogBlocked(');
+  nodeAssert.notDeepEqual(declarationOf(source, file), analyze(source));
+  nodeAssert.ok(analyze(source).uses.includes('guards'));
+});
+
 // The test space (Fixtures/space): every raw CDA collection resolves for the new visitor as
 // Fixtures/README.md says.
 const spaceFixtures = path.resolve(runtimeRoot, '..', 'Fixtures', 'space');

@@ -5,47 +5,47 @@ import Logging
 
 extension JavaScriptEngine {
     func installHostBindings() throws {
-        try registerFunction("__nativeLog") { [logger = configuration.logger] arguments in
+        try registerFunction(HostBinding.log.rawValue) { [logger = configuration.logger] arguments in
             let level = arguments.first?.stringValue ?? "log"
             let message = arguments.dropFirst().first.map(Self.text(of:)) ?? ""
             logger.log(level: Self.logLevel(forJavaScriptLevel: level), "\(message)", metadata: ["js": "\(level)"])
             return .undefined
         }
-        try registerFunction("__nativeNow") { [clock = configuration.clock] _ in
+        try registerFunction(HostBinding.now.rawValue) { [clock = configuration.clock] _ in
             .number(clock.now())
         }
-        try registerFunction("__nativeRandomUUID") { [weak self, randomUUID = configuration.randomUUID] _ in
+        try registerFunction(HostBinding.randomUUID.rawValue) { [weak self, randomUUID = configuration.randomUUID] _ in
             if let randomUUID { return .string(randomUUID()) }
             // Runs under the engine lock, which guards the generator.
             guard let self else { return .undefined }
             return .string(self.uuidGenerator.pointer.pointee.uuidString())
         }
-        try registerFunction("__nativeSetTimeout") { [weak self] arguments in
+        try registerFunction(HostBinding.setTimeout.rawValue) { [weak self] arguments in
             guard let self, let id = arguments.first?.numberValue.flatMap(Int.init(exactly:)) else {
-                throw HostBindingError.invalidArguments("__nativeSetTimeout(id, delayMs)")
+                throw HostBindingError.invalidArguments("\(HostBinding.setTimeout.rawValue)(id, delayMs)")
             }
             let delay = arguments.dropFirst().first?.numberValue ?? 0
             self.scheduleTimer(id: id, delay: delay)
             return .undefined
         }
-        try registerFunction("__nativeClearTimeout") { [weak self] arguments in
+        try registerFunction(HostBinding.clearTimeout.rawValue) { [weak self] arguments in
             if let self, let id = arguments.first?.numberValue.flatMap(Int.init(exactly:)) {
                 self.cancelTimer(id: id)
             }
             return .undefined
         }
-        try registerFunction("__nativeFetch") { [weak self] arguments in
+        try registerFunction(HostBinding.fetch.rawValue) { [weak self] arguments in
             guard let self, arguments.count >= 5,
                   case .string(let url) = arguments[0],
                   let id = arguments[4].numberValue.flatMap(Int.init(exactly:))
-            else { throw HostBindingError.invalidArguments("__nativeFetch(url, method, headersJSON, body, requestId)") }
+            else { throw HostBindingError.invalidArguments("\(HostBinding.fetch.rawValue)(url, method, headersJSON, body, requestId)") }
             let method = arguments[1].stringValue ?? "GET"
             let headers = Self.headers(fromJSON: arguments[2].stringValue ?? arguments[2].jsonText)
             let body = arguments[3].stringValue
             self.startFetch(id: id, request: FetchRequest(url: url, method: method, headers: headers, body: body))
             return .undefined
         }
-        try registerFunction("__nativeCancelFetch") { [weak self] arguments in
+        try registerFunction(HostBinding.cancelFetch.rawValue) { [weak self] arguments in
             if let self, let id = arguments.first?.numberValue.flatMap(Int.init(exactly:)) {
                 self.cancelFetch(id: id)
             }
@@ -72,7 +72,7 @@ extension JavaScriptEngine {
         lock.withLock {
             guard context != nil, timers.removeValue(forKey: id) != nil else { return }
             do {
-                try call("__timerFired", .number(Double(id)))
+                try call(ScriptCallback.timerFired.rawValue, .number(Double(id)))
             } catch {
                 logger.error("a JavaScript timer callback failed", metadata: ["error": "\(error)"])
             }
@@ -144,7 +144,7 @@ extension JavaScriptEngine {
                 ]
             }
             do {
-                try call("__fetchComplete", arguments: arguments)
+                try call(ScriptCallback.fetchComplete.rawValue, arguments: arguments)
             } catch {
                 logger.error("delivering a fetch result to JavaScript failed", metadata: ["error": "\(error)"])
             }

@@ -150,7 +150,7 @@ public final class OptimizationClient: Sendable {
         }
         environment.logger.debug("optimization engine started", metadata: ["ms": "\(runtimeStart() - started)"])
         if !isOnline.withLock({ $0 }) {
-            _ = try? newRuntime.engine.call("__bridge.setOnline", .bool(false))
+            _ = try? newRuntime.engine.call(BridgeContract.Visitor.setOnline, .bool(false))
         }
         if let outbox { Self.resumeBacklog(of: outbox, on: newRuntime.engine, logger: environment.logger) }
         runtime.withLock { $0 = newRuntime }
@@ -175,7 +175,7 @@ public final class OptimizationClient: Sendable {
     /// the outbox's own drops to them.
     private static func resumeBacklog(of link: OutboxLink, on engine: JavaScriptEngine, logger: Logger) {
         do {
-            let loaded = try engine.call("__bridge.resumeBacklog")
+            let loaded = try engine.call(BridgeContract.Visitor.resumeBacklog)
             if let count = loaded.numberValue, count > 0 {
                 logger.info("queued the events recovered from the outbox", metadata: [
                     "loaded": "\(Int(count))", "stored": "\(link.outbox.count)",
@@ -185,7 +185,7 @@ public final class OptimizationClient: Sendable {
             logger.error("recovered outbox events could not be queued; they stay on disk", metadata: ["error": "\(error)"])
         }
         link.forwardDrops { queue, ids, reason in
-            try engine.call("__bridge.removeQueuedEvents", .string(queue.rawValue), .json(ids), .string(reason))
+            try engine.call(BridgeContract.Visitor.removeQueuedEvents, .string(queue.rawValue), .json(ids), .string(reason))
         }
     }
 

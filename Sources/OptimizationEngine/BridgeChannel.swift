@@ -66,11 +66,11 @@ package final class BridgeChannel: Sendable {
         logger.withLock { $0 = engine.configuration.logger }
         try flags.install(on: engine)
         try queueEvents.install(on: engine)
-        try engine.registerFunction("__nativeSettle") { [self] arguments in
+        try engine.register(BridgeContract.Native.settle) { [self] arguments in
             settle(arguments)
             return .undefined
         }
-        try engine.registerFunction("__nativeOnEventEmitted") { [self] arguments in
+        try engine.register(BridgeContract.Native.onEventEmitted) { [self] arguments in
             guard let text = arguments.first?.stringValue, let event = try? JSONValue(jsonText: text) else {
                 log(.error, "the engine pushed an event that is not JSON")
                 return .undefined
@@ -78,7 +78,7 @@ package final class BridgeChannel: Sendable {
             events.yield(event)
             return .undefined
         }
-        try engine.registerFunction("__nativeOnEventBlocked") { [self] arguments in
+        try engine.register(BridgeContract.Native.onEventBlocked) { [self] arguments in
             guard let text = arguments.first?.stringValue, let value = try? JSONValue(jsonText: text),
                   let method = value["method"]?.stringValue
             else {
@@ -89,7 +89,7 @@ package final class BridgeChannel: Sendable {
                 reason: value["reason"]?.stringValue ?? "consent", method: method, args: value["args"]?.arrayValue ?? []))
             return .undefined
         }
-        try engine.registerFunction("__nativeOnStateChange") { [self] arguments in
+        try engine.register(BridgeContract.Native.onStateChange) { [self] arguments in
             guard let text = arguments.first?.stringValue, let value = try? JSONValue(jsonText: text) else {
                 log(.error, "the engine pushed a state that is not JSON")
                 return .undefined
@@ -102,24 +102,24 @@ package final class BridgeChannel: Sendable {
         }
     }
 
-    /// Calls the async bridge method `method(payload, requestId)` and waits for its settle.
+    /// Calls the async bridge function `function(payload, requestId)` and waits for its settle.
     /// - Returns: the JSON text the bridge settled with.
     /// - Throws: ``OptimizationError/bridgeError(_:)`` with the bridge's message (validation,
     ///   rejected promise) or a host failure; ``OptimizationError/notInitialized`` when the
     ///   channel is (or gets) closed before the request settles.
-    package func request(_ method: String, payload: JSONValue, on engine: JavaScriptEngine) async throws(OptimizationError) -> String {
+    package func request(_ function: BridgeFunction, payload: JSONValue, on engine: JavaScriptEngine) async throws(OptimizationError) -> String {
         let payloadText: String
         do {
             payloadText = try payload.jsonText()
         } catch {
-            throw .bridgeError("\(method) payload cannot be serialized: \(error)")
+            throw .bridgeError("\(function.name) payload cannot be serialized: \(error)")
         }
-        return try await request("__bridge.\(method)", arguments: [.json(payloadText)], on: engine)
+        return try await request(function, arguments: [.json(payloadText)], on: engine)
     }
 
-    /// Calls the async JavaScript function at `path` with `arguments` plus a fresh request id (its
+    /// Calls the async JavaScript function `function` with `arguments` plus a fresh request id (its
     /// last argument) and waits for its settle. Errors as ``request(_:payload:on:)``.
-    package func request(_ path: String, arguments: [JavaScriptValue], on engine: JavaScriptEngine) async throws(OptimizationError) -> String {
+    package func request(_ function: BridgeFunction, arguments: [JavaScriptValue], on engine: JavaScriptEngine) async throws(OptimizationError) -> String {
         do {
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
                 let id = requests.withLock { state -> String? in
@@ -134,7 +134,7 @@ package final class BridgeChannel: Sendable {
                     return
                 }
                 do {
-                    try engine.call(path, arguments: arguments + [.string(id)])
+                    try engine.call(function, arguments: arguments + [.string(id)])
                 } catch {
                     // The call threw before (or instead of) settling: fail it unless it settled.
                     if let waiting = requests.withLock({ $0.waiting.removeValue(forKey: id) }) {
@@ -149,21 +149,21 @@ package final class BridgeChannel: Sendable {
         }
     }
 
-    /// Calls the async bridge method `method(payload, requestId)` without waiting for its result:
+    /// Calls the async bridge function `function(payload, requestId)` without waiting for its result:
     /// gate, build and publish happen before this returns. A failure is logged (message only,
     /// never the payload).
-    package func submit(_ method: String, payload: JSONValue, on engine: JavaScriptEngine) {
+    package func submit(_ function: BridgeFunction, payload: JSONValue, on engine: JavaScriptEngine) {
         let id = requests.withLock { state -> String in
             state.nextId += 1
             return "\(Self.fireAndForgetPrefix)\(state.nextId)"
         }
         do {
-            try engine.call("__bridge.\(method)", .json(try payload.jsonText()), .string(id))
+            try engine.call(function, .json(try payload.jsonText()), .string(id))
         } catch {
             // Never the payload: an invalid-JSON error would quote it.
             let reason: String
             if case JavaScriptError.invalidJSONArgument = error { reason = "the payload is not valid JSON" } else { reason = "\(Self.hostError(error))" }
-            log(.warning, "\(method) could not be submitted: \(reason)")
+            log(.warning, "\(function.name) could not be submitted: \(reason)")
         }
     }
 
@@ -185,7 +185,7 @@ package final class BridgeChannel: Sendable {
 
     private func settle(_ arguments: [JavaScriptValue]) {
         guard arguments.count >= 3, let id = arguments[0].stringValue else {
-            log(.error, "__nativeSettle called with invalid arguments")
+            log(.error, "\(BridgeContract.Native.settle) called with invalid arguments")
             return
         }
         let ok = arguments[1].boolValue ?? false
@@ -194,7 +194,7 @@ package final class BridgeChannel: Sendable {
             if id.hasPrefix(Self.fireAndForgetPrefix) {
                 if !ok { log(.warning, "a submitted event failed: \(text)") }
             } else {
-                log(.debug, "__nativeSettle for an unknown or already settled request", metadata: ["requestId": "\(id)"])
+                log(.debug, "\(BridgeContract.Native.settle) for an unknown or already settled request", metadata: ["requestId": "\(id)"])
             }
             return
         }

@@ -26,10 +26,10 @@ package final class DocumentTransfer: Sendable {
     private let resolveCalls = Atomic<Int>(0)
 
     package init(engine: JavaScriptEngine) throws {
-        prepareEntry = try engine.function("__bridge.prepareEntry")
-        prepareSelections = try engine.function("__bridge.prepareSelections")
-        adoptEntry = try engine.function("__bridge.adoptEntry")
-        adoptSelections = try engine.function("__bridge.adoptSelections")
+        prepareEntry = try engine.function(BridgeContract.Visitor.prepareEntry)
+        prepareSelections = try engine.function(BridgeContract.Visitor.prepareSelections)
+        adoptEntry = try engine.function(BridgeContract.Visitor.adoptEntry)
+        adoptSelections = try engine.function(BridgeContract.Visitor.adoptSelections)
     }
 
     package var counts: Counts {

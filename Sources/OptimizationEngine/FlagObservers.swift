@@ -32,7 +32,7 @@ package final class FlagObservers: Sendable {
 
     /// Registers `__nativeOnFlagValueChanged` on `engine`. Call before `__bridge.initialize`.
     package func install(on engine: JavaScriptEngine) throws {
-        try engine.registerFunction("__nativeOnFlagValueChanged") { [self] arguments in
+        try engine.register(BridgeContract.Native.onFlagValueChanged) { [self] arguments in
             guard arguments.count >= 2, let id = arguments[0].stringValue else { return .undefined }
             let text = arguments[1].stringValue ?? arguments[1].jsonText ?? "null"
             let value = (try? JSONValue(jsonText: text)) ?? .null
@@ -60,12 +60,12 @@ package final class FlagObservers: Sendable {
         continuation.onTermination = { [weak self, weak engine] _ in
             // Only a consumer that went away unsubscribes; a teardown already removed the id.
             guard let self, self.remove(id) else { return }
-            _ = try? engine?.call("__bridge.unobserveFlag", .string(id))
+            _ = try? engine?.call(BridgeContract.Visitor.unobserveFlag, .string(id))
         }
         do {
-            try engine.call("__bridge.observeFlag", .string(id), .string(name))
+            try engine.call(BridgeContract.Visitor.observeFlag, .string(id), .string(name))
         } catch {
-            logger.error("__bridge.observeFlag failed", metadata: ["error": "\(error)"])
+            logger.error("\(BridgeContract.Visitor.observeFlag.path) failed", metadata: ["error": "\(error)"])
             continuation.finish()
         }
         return stream

@@ -14,12 +14,12 @@ public final class JSONCallBaseline: Sendable {
     private let function: JavaScriptFunction
 
     package init(runtime: OptimizationRuntime) throws {
-        if try runtime.engine.evaluate("typeof __optimization.jsonCallBaseline") != .string("function") {
+        if try runtime.engine.evaluate("typeof \(BridgeContract.Benchmark.jsonCallBaseline.path)") != .string("function") {
             for script in EmbeddedJSRuntime.benchmarkScripts {
                 try runtime.engine.evaluate(script.source, sourceURL: "JSRuntime/\(script.path)")
             }
         }
-        function = try runtime.engine.function("__optimization.jsonCallBaseline")
+        function = try runtime.engine.function(BridgeContract.Benchmark.jsonCallBaseline)
     }
 
     /// Resolves `entryJSON` (a single entry or a CDA collection) for `selectionsJSON` (a JSON

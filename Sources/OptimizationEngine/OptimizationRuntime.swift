@@ -67,13 +67,13 @@ package final class OptimizationRuntime: Sendable {
             throw .resourceLoadError("JSRuntime failed to load: \(error)")
         }
         do {
-            guard try engine.evaluate("typeof __bridge") == .string("object") else {
-                throw OptimizationError.bridgeError("__bridge not found after loading JSRuntime")
+            guard try engine.evaluate("typeof \(BridgeContract.Visitor.initialize.object)") == .string("object") else {
+                throw OptimizationError.bridgeError("\(BridgeContract.Visitor.initialize.object) not found after loading JSRuntime")
             }
-            resolvePrepared = try engine.function("__bridge.resolvePrepared")
+            resolvePrepared = try engine.function(BridgeContract.Visitor.resolvePrepared)
             documents = try DocumentTransfer(engine: engine)
             replay = DeferredContextReplay(
-                registerDeferred: try engine.function("__bridge.registerDeferred"), documents: documents, memo: memo, logger: logger)
+                registerDeferred: try engine.function(BridgeContract.Visitor.registerDeferred), documents: documents, memo: memo, logger: logger)
         } catch {
             engine.close()
             throw error as? OptimizationError ?? .bridgeError("\(error)")
@@ -86,7 +86,7 @@ package final class OptimizationRuntime: Sendable {
             throw .bridgeError("cannot install the bridge push-backs: \(error)")
         }
         do {
-            try engine.call("__bridge.initialize", .json(bridgeConfiguration.jsonText()))
+            try engine.call(BridgeContract.Visitor.initialize, .json(bridgeConfiguration.jsonText()))
         } catch JavaScriptError.exception(let exception) {
             engine.close()
             throw .configError(exception.message)
@@ -95,7 +95,7 @@ package final class OptimizationRuntime: Sendable {
             throw .bridgeError("\(error)")
         }
         // The resolver logs its reasoning at debug level: then every resolve goes to the engine.
-        memoizesAnswers = (try? engine.call("__optimization.host.isLogEnabled", .string("debug"))) != .bool(true)
+        memoizesAnswers = (try? engine.call(BridgeContract.Host.isLogEnabled, .string("debug"))) != .bool(true)
         // Weak to the replay, not to the runtime: an object with a weak reference counts its
         // references in a side table, and the pool retains the runtime on every call.
         engine.setEntryHook { [weak replay] in replay?.run() }
@@ -221,9 +221,9 @@ package final class OptimizationRuntime: Sendable {
     /// requests are done.
     package func close(cancellingFetches: Bool = false) {
         do {
-            try engine.call("__bridge.destroy")
+            try engine.call(BridgeContract.Visitor.destroy)
         } catch {
-            logger.debug("__bridge.destroy failed during close", metadata: ["error": "\(error)"])
+            logger.debug("\(BridgeContract.Visitor.destroy.path) failed during close", metadata: ["error": "\(error)"])
         }
         let inFlight = engine.close(keepingFetchesInFlight: !cancellingFetches)
         channel.close()

@@ -58,10 +58,10 @@ package final class OutboxLink: Sendable {
     /// (`__bridge.initialize`, `__service.startDelivery`): they use the outbox only when
     /// `__nativeOutboxAppend` exists then.
     package func install(on engine: JavaScriptEngine) throws {
-        try engine.registerFunction("__nativeOutboxAppend") { [self] arguments throws(OutboxError) in
+        try engine.register(BridgeContract.Native.outboxAppend) { [self] arguments throws(OutboxError) in
             .number(Double(try append(arguments)))
         }
-        try engine.registerFunction("__nativeOutboxLoad") { [outbox] arguments in
+        try engine.register(BridgeContract.Native.outboxLoad) { [outbox] arguments in
             guard arguments.count >= 3, let queue = arguments[0].stringValue.flatMap(QueueEvent.Queue.init(rawValue:)),
                   let after = arguments[1].numberValue, let limit = arguments[2].numberValue, after >= 0, limit >= 0
             else { return .string("[]") }
@@ -75,13 +75,13 @@ package final class OutboxLink: Sendable {
             }
             return .string(text + "]")
         }
-        try engine.registerFunction("__nativeOutboxRemoved") { [outbox] arguments in
+        try engine.register(BridgeContract.Native.outboxRemoved) { [outbox] arguments in
             guard arguments.count >= 2, let text = arguments[1].stringValue,
                   let ids = try? JSONValue(jsonText: text).arrayValue else { return .undefined }
             outbox.acknowledge(messageIds: ids.compactMap(\.stringValue))
             return .undefined
         }
-        try engine.registerFunction("__nativeOutboxPurge") { [self] _ in
+        try engine.register(BridgeContract.Native.outboxPurge) { [self] _ in
             do {
                 try outbox.purge()
             } catch {

@@ -20,7 +20,7 @@ package final class QueueEventRelay: Sendable {
     /// Registers `__nativeOnQueueEvent` on `engine`. Call before `__bridge.initialize`.
     package func install(on engine: JavaScriptEngine) throws {
         let logger = engine.configuration.logger
-        try engine.registerFunction("__nativeOnQueueEvent") { [self] arguments in
+        try engine.register(BridgeContract.Native.onQueueEvent) { [self] arguments in
             guard let text = arguments.first?.stringValue, let value = try? JSONValue(jsonText: text),
                   let event = QueueEvent(bridgeValue: value)
             else {

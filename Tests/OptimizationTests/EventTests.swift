@@ -201,18 +201,18 @@ struct EventTests {
         #expect(event["context"]?["campaign"] == ["name": "spring", "source": "mail"])
     }
 
-    static let validationCases: [(String, JSONValue, String)] = [
-        ("identify", ["traits": [:]], "identify payload must include a string \"userId\"."),
-        ("page", [], "page payload must be an object."),
-        ("screen", ["name": "Home", "properties": []], "screen payload \"properties\" must be an object when provided."),
-        ("trackCurrentScreen", ["name": "Home", "routeKey": 1], "trackCurrentScreen payload \"routeKey\" must be a string when provided."),
-        ("track", ["properties": [:]], "track payload must include a string \"event\"."),
-        ("trackView", ["componentId": "component-1", "viewId": "view-1", "variantIndex": "0", "viewDurationMs": 1],
+    static let validationCases: [(BridgeFunction, JSONValue, String)] = [
+        (BridgeContract.Visitor.identify, ["traits": [:]], "identify payload must include a string \"userId\"."),
+        (BridgeContract.Visitor.page, [], "page payload must be an object."),
+        (BridgeContract.Visitor.screen, ["name": "Home", "properties": []], "screen payload \"properties\" must be an object when provided."),
+        (BridgeContract.Visitor.trackCurrentScreen, ["name": "Home", "routeKey": 1], "trackCurrentScreen payload \"routeKey\" must be a string when provided."),
+        (BridgeContract.Visitor.track, ["properties": [:]], "track payload must include a string \"event\"."),
+        (BridgeContract.Visitor.trackView, ["componentId": "component-1", "viewId": "view-1", "variantIndex": "0", "viewDurationMs": 1],
          "trackView payload must include a number \"variantIndex\"."),
-        ("trackClick", ["componentId": 1, "variantIndex": 0], "trackClick payload must include a string \"componentId\"."),
+        (BridgeContract.Visitor.trackClick, ["componentId": 1, "variantIndex": 0], "trackClick payload must include a string \"componentId\"."),
     ]
 
-    @Test func b1ToB7InvalidPayloadsFailWithTheSpecMessages() async throws {
+    @Test func invalidPayloadsFailWithTheBridgesMessages() async throws {
         let client = try makeEventClient(defaults: StorageDefaults(consent: true))
         defer { client.destroy() }
         let runtime = try #require(client.currentRuntime)

@@ -15,7 +15,7 @@ extension OptimizationClient {
     /// Sets event consent AND persistence consent to `accept`. `false` discards every queued
     /// event (Experience and Insights).
     public func consent(_ accept: Bool) {
-        callSync("__bridge.consent", .bool(accept))
+        callSync(BridgeContract.Visitor.consent, .bool(accept))
     }
 
     /// Sets only the consents given; nil leaves a value untouched (both nil: no change).
@@ -25,13 +25,13 @@ extension OptimizationClient {
         if let events { input["events"] = .bool(events) }
         if let persistence { input["persistence"] = .bool(persistence) }
         guard let text = try? JSONValue.object(input).jsonText() else { return }
-        callSync("__bridge.consent", .json(text))
+        callSync(BridgeContract.Visitor.consent, .json(text))
     }
 
     /// Whether a call of the core method `method` (`identify`, `page`, `screen`, `track`,
     /// `trackView`, `trackClick`, `trackFlagView`, …) would pass the consent gate now.
     /// False before `initialize`.
     public func hasConsent(_ method: String) -> Bool {
-        callSync("__bridge.hasConsent", .string(method))?.boolValue ?? false
+        callSync(BridgeContract.Visitor.hasConsent, .string(method))?.boolValue ?? false
     }
 }

@@ -29,7 +29,7 @@ extension OptimizationClient {
     /// - Throws: `OptimizationError/notInitialized` before `initialize` or after ``destroy()``.
     public func flush() async throws(OptimizationError) {
         guard let runtime = currentRuntime else { throw .notInitialized }
-        _ = try await runtime.channel.request("flush", payload: .null, on: runtime.engine)
+        _ = try await runtime.channel.request(BridgeContract.Visitor.flush, payload: .null, on: runtime.engine)
     }
 
     /// The transport for an engine: the injected one, or a new `HTTPFetchTransport`

@@ -60,7 +60,7 @@ extension OptimizationClient {
     /// background (await ``flush()`` to wait for them).
     public func setOnline(_ isOnline: Bool) {
         self.isOnline.withLock { $0 = isOnline }
-        callSync("__bridge.setOnline", .bool(isOnline))
+        callSync(BridgeContract.Visitor.setOnline, .bool(isOnline))
     }
 
     // MARK: Experience events
@@ -75,7 +75,7 @@ extension OptimizationClient {
     public func identify(userId: String, traits: [String: JSONValue]? = nil) async throws(OptimizationError) -> EventEmissionResult {
         var payload: OrderedDictionary<String, JSONValue> = ["userId": .string(userId)]
         if let traits { payload["traits"] = Self.object(traits) }
-        return try await emit("identify", .object(payload))
+        return try await emit(BridgeContract.Visitor.identify, .object(payload))
     }
 
     /// Reports a page view (`page` event, Experience API).
@@ -87,14 +87,14 @@ extension OptimizationClient {
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func page(properties: [String: JSONValue] = [:]) async throws(OptimizationError) -> EventEmissionResult {
-        try await emit("page", Self.object(properties))
+        try await emit(BridgeContract.Visitor.page, Self.object(properties))
     }
 
     /// Reports a screen view (`screen` event, Experience API); `properties` default to `{}`.
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func screen(name: String, properties: [String: JSONValue] = [:]) async throws(OptimizationError) -> EventEmissionResult {
-        try await emit("screen", Self.screenPayload(name: name, properties: properties, routeKey: nil))
+        try await emit(BridgeContract.Visitor.screen, Self.screenPayload(name: name, properties: properties, routeKey: nil))
     }
 
     /// Reports the current screen, de-duplicated: the screen is sent only when its key
@@ -107,7 +107,7 @@ extension OptimizationClient {
     public func trackCurrentScreen(
         name: String, properties: [String: JSONValue] = [:], routeKey: String? = nil
     ) async throws(OptimizationError) -> EventEmissionResult {
-        try await emit("trackCurrentScreen", Self.screenPayload(name: name, properties: properties, routeKey: routeKey))
+        try await emit(BridgeContract.Visitor.trackCurrentScreen, Self.screenPayload(name: name, properties: properties, routeKey: routeKey))
     }
 
     /// Reports a custom event (`track` event, Experience API); `properties` default to `{}`.
@@ -116,7 +116,7 @@ extension OptimizationClient {
     public func track(event: String, properties: [String: JSONValue] = [:]) async throws(OptimizationError) -> EventEmissionResult {
         var payload: OrderedDictionary<String, JSONValue> = ["event": .string(event)]
         if !properties.isEmpty { payload["properties"] = Self.object(properties) }
-        return try await emit("track", .object(payload))
+        return try await emit(BridgeContract.Visitor.track, .object(payload))
     }
 
     // MARK: Interaction events
@@ -127,7 +127,7 @@ extension OptimizationClient {
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func trackView(_ payload: TrackViewPayload) async throws(OptimizationError) -> EventEmissionResult {
-        try await emit("trackView", payload.jsonValue)
+        try await emit(BridgeContract.Visitor.trackView, payload.jsonValue)
     }
 
     /// Reports a click on an entry (Insights `component_click` event). Gated by the
@@ -136,7 +136,7 @@ extension OptimizationClient {
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func trackClick(_ payload: TrackClickPayload) async throws(OptimizationError) -> EventEmissionResult {
-        try await emit("trackClick", payload.jsonValue)
+        try await emit(BridgeContract.Visitor.trackClick, payload.jsonValue)
     }
 
     /// Reports a hover over an entry (Insights `component_hover` event), as
@@ -156,7 +156,7 @@ extension OptimizationClient {
     ) async throws(OptimizationError) -> EventEmissionResult {
         let payload = InsightsPayloads.hover(
             componentId: componentId, hoverId: hoverId, hoverDurationMs: hoverDurationMs, experienceId: experienceId, variantIndex: variantIndex)
-        return try await emit("trackHover", .object(payload))
+        return try await emit(BridgeContract.Visitor.trackHover, .object(payload))
     }
 
     /// Reports that a flag's value was shown (Insights `component` event of type `Variable`), as
@@ -167,7 +167,7 @@ extension OptimizationClient {
     @discardableResult
     public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> EventEmissionResult {
         let payload = InsightsPayloads.flagView(componentId: componentId, experienceId: experienceId, variantIndex: variantIndex)
-        return try await emit("trackFlagView", .object(payload))
+        return try await emit(BridgeContract.Visitor.trackFlagView, .object(payload))
     }
 
     /// Fire-and-forget ``trackView(_:)`` for the view-tracking controller: gate, build and
@@ -175,13 +175,13 @@ extension OptimizationClient {
     /// without the payload). No-op before `initialize`. Synchronous, thread-safe.
     package func submitView(_ payload: TrackViewPayload) {
         guard let runtime = currentRuntime else { return }
-        runtime.channel.submit("trackView", payload: payload.jsonValue, on: runtime.engine)
+        runtime.channel.submit(BridgeContract.Visitor.trackView, payload: payload.jsonValue, on: runtime.engine)
     }
 
     /// Fire-and-forget ``trackClick(_:)``; see ``submitView(_:)``.
     package func submitClick(_ payload: TrackClickPayload) {
         guard let runtime = currentRuntime else { return }
-        runtime.channel.submit("trackClick", payload: payload.jsonValue, on: runtime.engine)
+        runtime.channel.submit(BridgeContract.Visitor.trackClick, payload: payload.jsonValue, on: runtime.engine)
     }
 
     // MARK: Test hooks
@@ -189,7 +189,7 @@ extension OptimizationClient {
     /// Events waiting in the engine's queues, or nil before `initialize` (tests and debugging).
     func queueSizes() -> (experience: Int, insights: Int)? {
         guard let runtime = currentRuntime,
-              let text = try? runtime.engine.call("__bridge.queueSizes").stringValue,
+              let text = try? runtime.engine.call(BridgeContract.Visitor.queueSizes).stringValue,
               let value = try? JSONValue(jsonText: text),
               let experience = value["experience"]?.intValue, let insights = value["insights"]?.intValue
         else { return nil }
@@ -198,21 +198,21 @@ extension OptimizationClient {
 
     // MARK: Internals
 
-    private func emit(_ method: String, _ payload: JSONValue) async throws(OptimizationError) -> EventEmissionResult {
+    private func emit(_ function: BridgeFunction, _ payload: JSONValue) async throws(OptimizationError) -> EventEmissionResult {
         guard let runtime = currentRuntime else { throw .notInitialized }
         let text: String
         do {
-            text = try await runtime.channel.request(method, payload: payload, on: runtime.engine)
+            text = try await runtime.channel.request(function, payload: payload, on: runtime.engine)
         } catch {
             // The outbox could not store the accepted event: the call fails with its reason.
-            if case .bridgeError(let message) = error, message.contains("__nativeOutboxAppend"),
+            if case .bridgeError(let message) = error, message.contains(BridgeContract.Native.outboxAppend.name),
                let failure = runtime.outbox?.lastAppendFailure {
                 throw .eventNotStored(failure)
             }
             throw error
         }
         guard let value = try? JSONValue(jsonText: text) else {
-            throw .bridgeError("\(method) settled with a result that is not JSON")
+            throw .bridgeError("\(function.name) settled with a result that is not JSON")
         }
         let data = value["data"].flatMap { $0.isNull ? nil : $0 }
         return EventEmissionResult(accepted: value["accepted"]?.boolValue ?? false, data: data)
@@ -220,12 +220,12 @@ extension OptimizationClient {
 
     /// Calls a synchronous bridge method; a failure is logged (never with visitor data).
     @discardableResult
-    func callSync(_ path: String, _ arguments: JavaScriptValue...) -> JavaScriptValue? {
+    func callSync(_ function: BridgeFunction, _ arguments: JavaScriptValue...) -> JavaScriptValue? {
         guard let runtime = currentRuntime else { return nil }
         do {
-            return try runtime.engine.call(path, arguments: arguments)
+            return try runtime.engine.call(function, arguments: arguments)
         } catch {
-            environment.logger.error("\(path) failed", metadata: ["error": "\(error)"])
+            environment.logger.error("\(function.path) failed", metadata: ["error": "\(error)"])
             return nil
         }
     }

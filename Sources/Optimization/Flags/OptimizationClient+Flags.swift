@@ -17,7 +17,7 @@ extension OptimizationClient {
     /// - Returns: the flag's JSON value; `.null` when the flag is absent, and before
     ///   `initialize` (or after ``destroy()``).
     public func getFlag(_ name: String) -> JSONValue {
-        guard let text = callSync("__bridge.getFlag", .string(name))?.stringValue,
+        guard let text = callSync(BridgeContract.Visitor.getFlag, .string(name))?.stringValue,
               let value = try? JSONValue(jsonText: text)
         else { return .null }
         return value

@@ -16,7 +16,7 @@ extension OptimizationClient {
         guard let runtime = currentRuntime else { throw .notInitialized }
         let result: JavaScriptValue
         do {
-            result = try runtime.engine.call("__bridge.setLocale", .string(locale))
+            result = try runtime.engine.call(BridgeContract.Visitor.setLocale, .string(locale))
         } catch JavaScriptError.exception(let exception) {
             throw .configError(exception.message)
         } catch JavaScriptError.engineClosed {
@@ -35,7 +35,7 @@ extension OptimizationClient {
     /// next Experience event creates a new profile. No-op before `initialize`.
     public func reset() {
         guard let runtime = currentRuntime else { return }
-        callSync("__bridge.reset")
+        callSync(BridgeContract.Visitor.reset)
         runtime.persistence?.clearProfileContinuity()
     }
 }

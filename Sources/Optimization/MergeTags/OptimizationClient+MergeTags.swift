@@ -52,9 +52,9 @@ extension OptimizationClient {
             arguments.append(.json(profileText))
         }
         do {
-            return try runtime.engine.call("__bridge.getMergeTagValue", arguments: arguments).stringValue
+            return try runtime.engine.call(BridgeContract.Visitor.getMergeTagValue, arguments: arguments).stringValue
         } catch {
-            environment.logger.error("__bridge.getMergeTagValue failed", metadata: ["error": "\(error)"])
+            environment.logger.error("\(BridgeContract.Visitor.getMergeTagValue.path) failed", metadata: ["error": "\(error)"])
             return nil
         }
     }

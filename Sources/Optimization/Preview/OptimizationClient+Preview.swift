@@ -19,32 +19,32 @@ extension OptimizationClient {
     /// false deactivates it (→ variant 0). With no experience ids only the audience record
     /// changes.
     public func overrideAudience(id: String, qualified: Bool, experienceIds: [String]) {
-        callSync("__bridge.overrideAudience", .string(id), .bool(qualified), .json(Self.stringArrayJSON(experienceIds)))
+        callSync(BridgeContract.Visitor.overrideAudience, .string(id), .bool(qualified), .json(Self.stringArrayJSON(experienceIds)))
     }
 
     /// Forces experience `experienceId` to `variantIndex` (0 = baseline).
     public func overrideVariant(experienceId: String, variantIndex: Int) {
-        callSync("__bridge.overrideVariant", .string(experienceId), .number(Double(variantIndex)))
+        callSync(BridgeContract.Visitor.overrideVariant, .string(experienceId), .number(Double(variantIndex)))
     }
 
     /// Drops the override of audience `id` and the variant overrides it set.
     public func resetAudienceOverride(id: String) {
-        callSync("__bridge.resetAudienceOverride", .string(id))
+        callSync(BridgeContract.Visitor.resetAudienceOverride, .string(id))
     }
 
     /// Drops the variant override of `experienceId` (no-op when there is none).
     public func resetVariantOverride(experienceId: String) {
-        callSync("__bridge.resetVariantOverride", .string(experienceId))
+        callSync(BridgeContract.Visitor.resetVariantOverride, .string(experienceId))
     }
 
     /// Drops every override; selections and changes return to their natural values.
     public func resetAllOverrides() {
-        callSync("__bridge.resetAllOverrides")
+        callSync(BridgeContract.Visitor.resetAllOverrides)
     }
 
     /// Marks the preview panel open or closed (reported in ``previewState``).
     public func setPreviewPanelOpen(_ open: Bool) {
-        callSync("__bridge.setPreviewPanelOpen", .bool(open))
+        callSync(BridgeContract.Visitor.setPreviewPanelOpen, .bool(open))
     }
 
     /// Hands the engine the space's audience and experience definitions — two Content Delivery
@@ -59,7 +59,7 @@ extension OptimizationClient {
         let result: JSONValue
         do {
             let text = try runtime.engine.call(
-                "__bridge.loadDefinitions", .json(try audiences.jsonText()), .json(try experiences.jsonText())).stringValue ?? ""
+                BridgeContract.Visitor.loadDefinitions, .json(try audiences.jsonText()), .json(try experiences.jsonText())).stringValue ?? ""
             result = try JSONValue(jsonText: text)
         } catch {
             throw .bridgeError("loadDefinitions failed: \(error)")
@@ -71,7 +71,7 @@ extension OptimizationClient {
     /// The current overrides and their effect; nil before `initialize` (or after ``destroy()``).
     /// Computed on each access.
     public var previewState: PreviewState? {
-        guard let text = callSync("__bridge.getPreviewState")?.stringValue,
+        guard let text = callSync(BridgeContract.Visitor.getPreviewState)?.stringValue,
               let value = try? JSONValue(jsonText: text)
         else { return nil }
         return PreviewState(json: value)

@@ -99,7 +99,7 @@ public final class OptimizationRequest: Sendable {
         guard let running = service.running, let changesText = try? JSONValue.array(changes ?? []).jsonText() else { return .null }
         do {
             let text = try running.pool.withEngine { runtime in
-                try runtime.engine.call("__service.getFlag", .string(name), .json(changesText)).stringValue
+                try runtime.engine.call(BridgeContract.Service.getFlag, .string(name), .json(changesText)).stringValue
             }.result
             return text.flatMap { try? JSONValue(jsonText: $0) } ?? .null
         } catch {
@@ -116,7 +116,7 @@ public final class OptimizationRequest: Sendable {
         do {
             return try running.pool.withEngine { runtime in
                 try runtime.engine.call(
-                    "__service.getMergeTagValue", .json(entryText), profileText.map(JavaScriptValue.json) ?? .null
+                    BridgeContract.Service.getMergeTagValue, .json(entryText), profileText.map(JavaScriptValue.json) ?? .null
                 ).stringValue
             }.result
         } catch {
@@ -132,7 +132,7 @@ public final class OptimizationRequest: Sendable {
     public func identify(userId: String, traits: OrderedDictionary<String, JSONValue>? = nil) async throws(OptimizationError) -> RequestEventResult {
         var payload: OrderedDictionary<String, JSONValue> = ["userId": .string(userId)]
         if let traits { payload["traits"] = .object(traits) }
-        return try await call("identify", payload)
+        return try await call(.identify, payload)
     }
 
     /// Reports a page view (`page`, one Experience API upsert). `payload` is the builder input:
@@ -140,13 +140,13 @@ public final class OptimizationRequest: Sendable {
     /// `campaign`, `locale`, `location`, `userAgent` (over ``RequestOptions/eventContext``).
     @discardableResult
     public func page(_ payload: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> RequestEventResult {
-        try await call("page", payload)
+        try await call(.page, payload)
     }
 
     /// Reports a screen view (`screen`, one Experience API upsert).
     @discardableResult
     public func screen(name: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> RequestEventResult {
-        try await call("screen", ["name": .string(name), "properties": .object(properties)])
+        try await call(.screen, ["name": .string(name), "properties": .object(properties)])
     }
 
     /// Reports a custom event (`track`, one Experience API upsert).
@@ -154,7 +154,7 @@ public final class OptimizationRequest: Sendable {
     public func track(event: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> RequestEventResult {
         var payload: OrderedDictionary<String, JSONValue> = ["event": .string(event)]
         if !properties.isEmpty { payload["properties"] = .object(properties) }
-        return try await call("track", payload)
+        return try await call(.track, payload)
     }
 
     // MARK: Insights events
@@ -165,14 +165,14 @@ public final class OptimizationRequest: Sendable {
     @discardableResult
     public func trackView(_ payload: TrackViewPayload) async throws(OptimizationError) -> RequestEventResult {
         guard case .object(let members) = payload.jsonValue else { throw .bridgeError("trackView payload must be an object.") }
-        return try await call("trackView", members)
+        return try await call(.trackView, members)
     }
 
     /// Reports a click on an entry (Insights `component_click`). Needs a profile id.
     @discardableResult
     public func trackClick(_ payload: TrackClickPayload) async throws(OptimizationError) -> RequestEventResult {
         guard case .object(let members) = payload.jsonValue else { throw .bridgeError("trackClick payload must be an object.") }
-        return try await call("trackClick", members)
+        return try await call(.trackClick, members)
     }
 
     /// Reports a hover over an entry (Insights `component_hover`, gated as `component_hover`).
@@ -183,24 +183,23 @@ public final class OptimizationRequest: Sendable {
     ) async throws(OptimizationError) -> RequestEventResult {
         let payload = InsightsPayloads.hover(
             componentId: componentId, hoverId: hoverId, hoverDurationMs: hoverDurationMs, experienceId: experienceId, variantIndex: variantIndex)
-        return try await call("trackHover", payload)
+        return try await call(.trackHover, payload)
     }
 
     /// Reports that a flag's value was shown (Insights `component` of type `Variable`; gated as
     /// `flag` or `component`). Needs a profile id.
     @discardableResult
     public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> RequestEventResult {
-        return try await call("trackFlagView", InsightsPayloads.flagView(componentId: componentId, experienceId: experienceId, variantIndex: variantIndex))
+        return try await call(.trackFlagView, InsightsPayloads.flagView(componentId: componentId, experienceId: experienceId, variantIndex: variantIndex))
     }
 
     // MARK: The call
 
-    private static let experienceMethods: Set<String> = ["identify", "page", "screen", "track"]
-
-    private func call(_ method: String, _ payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> RequestEventResult {
+    private func call(_ event: BridgeContract.RequestEventMethod, _ payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> RequestEventResult {
         let running = try service.requireRunning()
-        let sticky = method == "trackView" && payload["sticky"] == .bool(true)
-        let callsExperience = Self.experienceMethods.contains(method) || sticky
+        let method = event.rawValue
+        let sticky = event == .trackView && payload["sticky"] == .bool(true)
+        let callsExperience = event.callsExperienceAPI || sticky
         let current = state.withLock { $0 }
         if !callsExperience, current.profile?["id"]?.stringValue.map({ !$0.isEmpty }) != true {
             throw .profileIdRequired(method: method)
@@ -221,7 +220,7 @@ public final class OptimizationRequest: Sendable {
         do {
             let text = try await RequestLogging.$requestId.withValue(options.requestId) {
                 try await runtime.channel.request(
-                    "__service.call", arguments: [.string(method), .json(payloadText), .json(requestText)], on: runtime.engine)
+                    BridgeContract.Service.call, arguments: [.string(event.rawValue), .json(payloadText), .json(requestText)], on: runtime.engine)
             }
             answer = try JSONValue(jsonText: text)
         } catch {

@@ -247,7 +247,6 @@ public final class OptimizationService: Sendable {
         var pool = runtimes
         let deliveryRuntime = pool.removeLast()
         do {
-            try configureCircuit(from: deliveryRuntime)
             let delivery = try ServiceDelivery(runtime: deliveryRuntime, outbox: outbox, logger: environment.logger)
             return Running(pool: EnginePool(engines: pool, busyGauge: metrics.poolBusy), delivery: delivery, ownedTransport: ownedTransport)
         } catch {
@@ -255,24 +254,6 @@ public final class OptimizationService: Sendable {
             outbox?.close()
             if let ownedTransport { try? await ownedTransport.shutdown() }
             throw error
-        }
-    }
-
-    /// Gives the Experience circuit the thresholds the shared core resolves from the configured
-    /// ``QueueFlushPolicy`` (the defaults are stated there, once).
-    private func configureCircuit(from runtime: OptimizationRuntime) throws(OptimizationError) {
-        let policyText = (try? (config.queuePolicy?.flush?.bridgeValue ?? .null).jsonText()) ?? "null"
-        do {
-            let resolved = try runtime.engine.evaluate(
-                "JSON.stringify(__optimization.queueFlushPolicy.resolveQueueFlushPolicy(\(policyText)))")
-            guard let text = resolved.stringValue, let policy = try? JSONValue(jsonText: text),
-                  let failures = policy["maxConsecutiveFailures"]?.intValue, let open = policy["circuitOpenMs"]?.doubleValue
-            else { throw OptimizationError.bridgeError("the shared core resolved no queue flush policy") }
-            circuit.configure(maximumConsecutiveFailures: failures, openMilliseconds: open)
-        } catch let error as OptimizationError {
-            throw error
-        } catch {
-            throw .bridgeError("the queue flush policy could not be resolved: \(error)")
         }
     }
 
@@ -294,13 +275,23 @@ public final class OptimizationService: Sendable {
             bridgeConfiguration: engineBridgeConfiguration,
             channel: BridgeChannel(queueEvents: QueueEventRelay(broadcaster: queueEventBroadcaster, policy: instrumentedQueuePolicy)),
             scripts: environment.scripts ?? EmbeddedJSRuntime.scripts)
+        let answer: JavaScriptValue
         do {
-            try runtime.engine.call("__service.configure", .json(try serviceConfiguration.jsonText()))
+            answer = try runtime.engine.call(BridgeContract.Service.configure, .json(try serviceConfiguration.jsonText()))
         } catch {
             runtime.close()
             if case JavaScriptError.exception(let exception) = error { throw .configError(exception.message) }
             throw .bridgeError("\(error)")
         }
+        // The Experience circuit uses the thresholds the shared core resolves from the configured
+        // QueueFlushPolicy (the defaults are stated there, once). Every engine answers the same.
+        guard let text = answer.stringValue, let circuit = try? JSONValue(jsonText: text)["experienceCircuit"],
+              let failures = circuit["maxConsecutiveFailures"]?.intValue, let open = circuit["circuitOpenMs"]?.doubleValue
+        else {
+            runtime.close()
+            throw .bridgeError("the shared core resolved no Experience circuit thresholds")
+        }
+        self.circuit.configure(maximumConsecutiveFailures: failures, openMilliseconds: open)
         return runtime
     }
 

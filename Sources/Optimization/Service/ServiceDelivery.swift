@@ -30,13 +30,13 @@ final class ServiceDelivery: Sendable {
         self.logger = logger
         do {
             try link?.install(on: runtime.engine)
-            try runtime.engine.call("__service.startDelivery")
+            try runtime.engine.call(BridgeContract.Service.startDelivery)
         } catch {
             throw .bridgeError("cannot start the service delivery queue: \(error)")
         }
         if let link {
             do {
-                let loaded = try runtime.engine.call("__service.resumeInsightsBacklog").numberValue ?? 0
+                let loaded = try runtime.engine.call(BridgeContract.Service.resumeInsightsBacklog).numberValue ?? 0
                 if loaded > 0 {
                     logger.info("queued the Insights events recovered from the outbox", metadata: [
                         "loaded": "\(Int(loaded))", "stored": "\(link.outbox.count)",
@@ -49,7 +49,7 @@ final class ServiceDelivery: Sendable {
             // the queue reports them as `offlineDrop` with the reason.
             link.forwardDrops { [runtime] queue, ids, reason in
                 guard queue == .insights else { return }
-                try runtime.engine.call("__service.removeInsightsMessages", .json(ids), .string(reason))
+                try runtime.engine.call(BridgeContract.Service.removeInsightsMessages, .json(ids), .string(reason))
             }
         }
     }
@@ -74,11 +74,11 @@ final class ServiceDelivery: Sendable {
         // Under the engine's lock, so the failure read is this call's.
         let result = engine.withExclusiveAccess { () -> Result<Int, OptimizationError> in
             do {
-                return .success(Int(try engine.call("__service.enqueueInsights", .json(itemsText)).numberValue ?? 0))
+                return .success(Int(try engine.call(BridgeContract.Service.enqueueInsights, .json(itemsText)).numberValue ?? 0))
             } catch JavaScriptError.engineClosed {
                 return .failure(.notInitialized)
             } catch {
-                if case JavaScriptError.exception(let exception) = error, exception.message.contains("__nativeOutboxAppend"),
+                if case JavaScriptError.exception(let exception) = error, exception.message.contains(BridgeContract.Native.outboxAppend.name),
                    let failure = link?.lastAppendFailure {
                     return .failure(.eventNotStored(failure))
                 }
@@ -90,7 +90,7 @@ final class ServiceDelivery: Sendable {
 
     /// Removes one profile's queued events from memory and from the outbox on disk.
     func eraseProfile(_ profileId: String) throws(OptimizationError) -> Int {
-        let inMemory = (try? runtime.engine.call("__service.eraseInsightsProfile", .string(profileId)).numberValue).map { Int($0) } ?? 0
+        let inMemory = (try? runtime.engine.call(BridgeContract.Service.eraseInsightsProfile, .string(profileId)).numberValue).map { Int($0) } ?? 0
         guard let outbox else { return inMemory }
         do {
             return try outbox.eraseProfile(profileId)
@@ -102,16 +102,16 @@ final class ServiceDelivery: Sendable {
     /// Sends what is queued (a forced flush ignores backoff and an open circuit) and returns when
     /// that request finished; failures are reported on the queue events, not thrown.
     func flush(force: Bool) async {
-        _ = try? await runtime.channel.request("__service.flushInsights", arguments: [.bool(force)], on: runtime.engine)
+        _ = try? await runtime.channel.request(BridgeContract.Service.flushInsights, arguments: [.bool(force)], on: runtime.engine)
     }
 
     /// Events waiting in the queue.
     var queuedCount: Int {
-        (try? runtime.engine.call("__service.insightsSize").numberValue).map { Int($0) } ?? 0
+        (try? runtime.engine.call(BridgeContract.Service.insightsSize).numberValue).map { Int($0) } ?? 0
     }
 
     func close() {
-        _ = try? runtime.engine.call("__service.closeDelivery")
+        _ = try? runtime.engine.call(BridgeContract.Service.closeDelivery)
         runtime.close()
     }
 

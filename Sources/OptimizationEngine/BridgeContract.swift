@@ -1,0 +1,274 @@
+import JavaScriptHost
+import OptimizationJSON
+
+/// A JavaScript function of JSRuntime the Swift side calls: where it lives and how many
+/// parameters it declares (its `length`).
+package struct BridgeFunction: Sendable, Hashable, CustomStringConvertible {
+    /// The object that holds it: `__bridge`, `__service`, `__optimization.host` or `globalThis`.
+    package let object: String
+    /// Its name on that object.
+    package let name: String
+    /// The parameters it declares (JavaScript's `Function.length`); a request id that the
+    /// channel appends counts as one.
+    package let arity: Int
+
+    /// The dotted path a ``JavaScriptEngine`` call takes, for example `__bridge.track`
+    /// (`globalThis` functions: the bare name).
+    package var path: String { object == "globalThis" ? name : "\(object).\(name)" }
+    package var description: String { "\(path)/\(arity)" }
+
+    fileprivate init(_ object: String, _ name: String, arity: Int) {
+        self.object = object
+        self.name = name
+        self.arity = arity
+    }
+}
+
+/// A function the Swift side installs on JavaScript's global object for JSRuntime to call.
+package struct NativeCallback: Sendable, Hashable, CustomStringConvertible {
+    /// The global name, for example `__nativeSettle`.
+    package let name: String
+    /// Whether this host installs it. JSRuntime calls the ones a host may leave out only after
+    /// checking that they exist.
+    package let installed: Bool
+
+    package var description: String { name }
+
+    fileprivate init(_ name: String, installed: Bool = true) {
+        self.name = name
+        self.installed = installed
+    }
+}
+
+/// The whole contract between Swift and JSRuntime: every JavaScript function Swift calls, with
+/// its arity, and every native callback Swift installs. No other Swift file spells one of these
+/// names; the bridge contract tests check it against the loaded JavaScript (in JavaScriptCore)
+/// and against `JSRuntime/bridge-contract.json`, the same list the Node suite checks.
+package enum BridgeContract {
+    /// `__bridge`: one engine, one visitor (``OptimizationRuntime`` and the single-visitor client).
+    package enum Visitor {
+        package static let initialize = BridgeFunction("__bridge", "initialize", arity: 1)
+        package static let destroy = BridgeFunction("__bridge", "destroy", arity: 0)
+        package static let getState = BridgeFunction("__bridge", "getState", arity: 0)
+        package static let resolveOptimizedEntry = BridgeFunction("__bridge", "resolveOptimizedEntry", arity: 2)
+        package static let prepareEntry = BridgeFunction("__bridge", "prepareEntry", arity: 4)
+        package static let prepareSelections = BridgeFunction("__bridge", "prepareSelections", arity: 3)
+        package static let adoptEntry = BridgeFunction("__bridge", "adoptEntry", arity: 2)
+        package static let adoptSelections = BridgeFunction("__bridge", "adoptSelections", arity: 2)
+        package static let resolvePrepared = BridgeFunction("__bridge", "resolvePrepared", arity: 2)
+        package static let registerDeferred = BridgeFunction("__bridge", "registerDeferred", arity: 1)
+        package static let identify = BridgeFunction("__bridge", "identify", arity: 2)
+        package static let page = BridgeFunction("__bridge", "page", arity: 2)
+        package static let screen = BridgeFunction("__bridge", "screen", arity: 2)
+        package static let trackCurrentScreen = BridgeFunction("__bridge", "trackCurrentScreen", arity: 2)
+        package static let track = BridgeFunction("__bridge", "track", arity: 2)
+        package static let trackView = BridgeFunction("__bridge", "trackView", arity: 2)
+        package static let trackClick = BridgeFunction("__bridge", "trackClick", arity: 2)
+        package static let trackHover = BridgeFunction("__bridge", "trackHover", arity: 2)
+        package static let trackFlagView = BridgeFunction("__bridge", "trackFlagView", arity: 2)
+        package static let consent = BridgeFunction("__bridge", "consent", arity: 1)
+        package static let hasConsent = BridgeFunction("__bridge", "hasConsent", arity: 1)
+        package static let setOnline = BridgeFunction("__bridge", "setOnline", arity: 1)
+        package static let flush = BridgeFunction("__bridge", "flush", arity: 2)
+        package static let queueSizes = BridgeFunction("__bridge", "queueSizes", arity: 0)
+        package static let resumeBacklog = BridgeFunction("__bridge", "resumeBacklog", arity: 0)
+        package static let removeQueuedEvents = BridgeFunction("__bridge", "removeQueuedEvents", arity: 3)
+        package static let getFlag = BridgeFunction("__bridge", "getFlag", arity: 1)
+        package static let observeFlag = BridgeFunction("__bridge", "observeFlag", arity: 2)
+        package static let unobserveFlag = BridgeFunction("__bridge", "unobserveFlag", arity: 1)
+        package static let getMergeTagValue = BridgeFunction("__bridge", "getMergeTagValue", arity: 2)
+        package static let getProfile = BridgeFunction("__bridge", "getProfile", arity: 0)
+        package static let setLocale = BridgeFunction("__bridge", "setLocale", arity: 1)
+        package static let reset = BridgeFunction("__bridge", "reset", arity: 0)
+        package static let overrideAudience = BridgeFunction("__bridge", "overrideAudience", arity: 3)
+        package static let overrideVariant = BridgeFunction("__bridge", "overrideVariant", arity: 2)
+        package static let resetVariantOverride = BridgeFunction("__bridge", "resetVariantOverride", arity: 1)
+        package static let resetAudienceOverride = BridgeFunction("__bridge", "resetAudienceOverride", arity: 1)
+        package static let resetAllOverrides = BridgeFunction("__bridge", "resetAllOverrides", arity: 0)
+        package static let setPreviewPanelOpen = BridgeFunction("__bridge", "setPreviewPanelOpen", arity: 1)
+        package static let loadDefinitions = BridgeFunction("__bridge", "loadDefinitions", arity: 2)
+        package static let getPreviewState = BridgeFunction("__bridge", "getPreviewState", arity: 0)
+
+        /// Every `__bridge` function, in JSRuntime's declaration order.
+        package static let all: [BridgeFunction] = [
+            initialize, destroy, getState, resolveOptimizedEntry, prepareEntry, prepareSelections, adoptEntry,
+            adoptSelections, resolvePrepared, registerDeferred, identify, page, screen, trackCurrentScreen, track,
+            trackView, trackClick, trackHover, trackFlagView, consent, hasConsent, setOnline, flush, queueSizes,
+            resumeBacklog, removeQueuedEvents, getFlag, observeFlag, unobserveFlag, getMergeTagValue, getProfile,
+            setLocale, reset, overrideAudience, overrideVariant, resetVariantOverride, resetAudienceOverride,
+            resetAllOverrides, setPreviewPanelOpen, loadDefinitions, getPreviewState,
+        ]
+    }
+
+    /// `__service`: stateless entry points that take the visitor as arguments (the pool's
+    /// engines), and the process-wide Insights delivery (the service's delivery engine).
+    package enum Service {
+        package static let configure = BridgeFunction("__service", "configure", arity: 1)
+        package static let call = BridgeFunction("__service", "call", arity: 4)
+        package static let getFlag = BridgeFunction("__service", "getFlag", arity: 2)
+        package static let getMergeTagValue = BridgeFunction("__service", "getMergeTagValue", arity: 2)
+        package static let startDelivery = BridgeFunction("__service", "startDelivery", arity: 0)
+        package static let enqueueInsights = BridgeFunction("__service", "enqueueInsights", arity: 1)
+        package static let resumeInsightsBacklog = BridgeFunction("__service", "resumeInsightsBacklog", arity: 0)
+        package static let flushInsights = BridgeFunction("__service", "flushInsights", arity: 2)
+        package static let insightsSize = BridgeFunction("__service", "insightsSize", arity: 0)
+        package static let eraseInsightsProfile = BridgeFunction("__service", "eraseInsightsProfile", arity: 1)
+        package static let removeInsightsMessages = BridgeFunction("__service", "removeInsightsMessages", arity: 2)
+        package static let closeDelivery = BridgeFunction("__service", "closeDelivery", arity: 0)
+
+        /// Every `__service` function, in JSRuntime's declaration order.
+        package static let all: [BridgeFunction] = [
+            configure, call, getFlag, getMergeTagValue, startDelivery, enqueueInsights, resumeInsightsBacklog,
+            flushInsights, insightsSize, eraseInsightsProfile, removeInsightsMessages, closeDelivery,
+        ]
+    }
+
+    /// The event methods `__service.call(method, payload, request, requestId)` accepts as its
+    /// first argument (`__optimization.requestEventMethods` in JSRuntime).
+    package enum RequestEventMethod: String, CaseIterable, Sendable {
+        case identify, page, screen, track, trackView, trackClick, trackHover, trackFlagView
+
+        /// Whether the event goes to the Experience API (the others go to Insights; a sticky
+        /// `trackView` goes to both).
+        package var callsExperienceAPI: Bool {
+            switch self {
+            case .identify, .page, .screen, .track: true
+            case .trackView, .trackClick, .trackHover, .trackFlagView: false
+            }
+        }
+    }
+
+    /// `__optimization.host`: the shared core's view of its host.
+    package enum Host {
+        /// Whether the core logs at a level (`"debug"`, …); the runtime memoizes answers only
+        /// while debug logging is off.
+        package static let isLogEnabled = BridgeFunction("__optimization.host", "isLogEnabled", arity: 1)
+
+        /// Every `__optimization.host` function Swift calls.
+        package static let all: [BridgeFunction] = [isLogEnabled]
+    }
+
+    /// The benchmark-only script (`JSRuntime/benchmarks/`), never loaded by production engines.
+    package enum Benchmark {
+        /// The JSON-per-call resolve the benchmarks compare the engine path with.
+        package static let jsonCallBaseline = BridgeFunction("__optimization", "jsonCallBaseline", arity: 2)
+    }
+
+    /// The callbacks JSRuntime calls on its host.
+    package enum Native {
+        /// Settles an async bridge request: `(requestId, resultJSON)`.
+        package static let settle = NativeCallback("__nativeSettle")
+        /// An accepted event, after its path took it: `(eventJSON)`.
+        package static let onEventEmitted = NativeCallback("__nativeOnEventEmitted")
+        /// A call consent refused, once per distinct call: `(reportJSON)`.
+        package static let onEventBlocked = NativeCallback("__nativeOnEventBlocked")
+        /// The visitor's state changed: `(stateJSON)`.
+        package static let onStateChange = NativeCallback("__nativeOnStateChange")
+        /// A delivery queue event (drop, failure, circuit, recovery): `(eventJSON)`.
+        package static let onQueueEvent = NativeCallback("__nativeOnQueueEvent")
+        /// An observed flag's value changed: `(observerId, valueJSON)`.
+        package static let onFlagValueChanged = NativeCallback("__nativeOnFlagValueChanged")
+        /// Preview overrides changed: `(previewStateJSON)`. Optional; this host reads the preview
+        /// state on demand instead.
+        package static let onOverridesChanged = NativeCallback("__nativeOnOverridesChanged", installed: false)
+        /// Stores an accepted event in the durable outbox before the call returns.
+        package static let outboxAppend = NativeCallback("__nativeOutboxAppend")
+        /// Reads a window of the durable backlog of one queue.
+        package static let outboxLoad = NativeCallback("__nativeOutboxLoad")
+        /// Acknowledges delivered or dropped events by message id.
+        package static let outboxRemoved = NativeCallback("__nativeOutboxRemoved")
+        /// Erases every stored event (consent withdrawn).
+        package static let outboxPurge = NativeCallback("__nativeOutboxPurge")
+
+        /// The engine's own callbacks, followed by the host bindings every
+        /// ``JavaScriptEngine`` installs (logging, clock, timers, UUIDs, fetch).
+        package static let all: [NativeCallback] = [
+            settle, onEventEmitted, onEventBlocked, onStateChange, onQueueEvent, onFlagValueChanged, onOverridesChanged,
+            outboxAppend, outboxLoad, outboxRemoved, outboxPurge,
+        ] + HostBinding.allCases.map { NativeCallback($0.rawValue) }
+    }
+
+    /// The functions scripts install for every ``JavaScriptEngine`` (timers, fetch completions).
+    package static let scriptCallbacks: [BridgeFunction] = ScriptCallback.allCases.map {
+        BridgeFunction("globalThis", $0.rawValue, arity: $0.arity)
+    }
+
+    /// Every JavaScript function the Swift side calls in a production engine.
+    package static var functions: [BridgeFunction] { Visitor.all + Service.all + Host.all + scriptCallbacks }
+
+    /// The whole contract as JSON, in declaration order: `{"functions": {"<path>": arity, …},
+    /// "natives": {"<name>": installed, …}, "requestEventMethods": […]}`.
+    /// `JSRuntime/bridge-contract.json` holds this text; the Node suite checks JSRuntime against it.
+    package static var jsonDescription: String {
+        let functions = self.functions.map { "    \"\($0.path)\": \($0.arity)" }
+        let natives = Native.all.map { "    \"\($0.name)\": \($0.installed)" }
+        let methods = RequestEventMethod.allCases.map { "\"\($0.rawValue)\"" }
+        return "{\n  \"functions\": {\n" + functions.joined(separator: ",\n") + "\n  },\n  \"natives\": {\n"
+            + natives.joined(separator: ",\n") + "\n  },\n  \"requestEventMethods\": ["
+            + methods.joined(separator: ", ") + "]\n}\n"
+    }
+
+    /// What in `engine` (with JSRuntime's scripts evaluated, `sources` their texts) breaks the
+    /// contract: a declared function missing or with another arity, a `__bridge` or `__service`
+    /// key the contract does not declare, a native callback the scripts name that the contract
+    /// does not declare (or the reverse), a request event method either side lacks. Empty when
+    /// the two sides agree.
+    package static func violations(in engine: JavaScriptEngine, sources: [String]) -> [String] {
+        var problems: [String] = []
+        for function in functions {
+            let arity = try? engine.evaluate("typeof \(function.path) === 'function' ? \(function.path).length : -1")
+            if arity != .number(Double(function.arity)) {
+                problems.append("\(function): JavaScript has \(arity.map { "\($0)" } ?? "nothing")")
+            }
+        }
+        for (object, declared) in [(Visitor.initialize.object, Visitor.all), (Service.configure.object, Service.all)] {
+            let keys = (try? engine.evaluate("JSON.stringify(typeof \(object) === 'object' ? Object.keys(\(object)) : [])"))?
+                .stringValue.flatMap { try? JSONValue(jsonText: $0).arrayValue }?.compactMap(\.stringValue) ?? []
+            for key in keys where !declared.contains(where: { $0.name == key }) {
+                problems.append("\(object).\(key): exported by JavaScript, unknown to Swift")
+            }
+        }
+        var named = Set<String>()
+        for source in sources {
+            var rest = source[...]
+            while let range = rest.range(of: "__native") {
+                let name = rest[range.lowerBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+                if name.count > "__native".count { named.insert(String(name)) }
+                rest = rest[range.upperBound...]
+            }
+        }
+        let declaredNatives = Set(Native.all.map(\.name))
+        for name in named.subtracting(declaredNatives).sorted() { problems.append("\(name): called by JavaScript, unknown to Swift") }
+        for name in declaredNatives.subtracting(named).sorted() { problems.append("\(name): declared by Swift, never called by JavaScript") }
+        let methods = (try? engine.evaluate("JSON.stringify(__optimization.requestEventMethods || [])"))?
+            .stringValue.flatMap { try? JSONValue(jsonText: $0).arrayValue }?.compactMap(\.stringValue) ?? []
+        if Set(methods) != Set(RequestEventMethod.allCases.map(\.rawValue)) {
+            problems.append("request event methods: JavaScript \(methods.sorted()), Swift \(RequestEventMethod.allCases.map(\.rawValue).sorted())")
+        }
+        return problems
+    }
+}
+
+extension JavaScriptEngine {
+    /// Calls `function` with `arguments`. Errors as ``JavaScriptEngine/call(_:arguments:)``.
+    @discardableResult
+    package func call(_ function: BridgeFunction, _ arguments: JavaScriptValue...) throws -> JavaScriptValue {
+        try call(function.path, arguments: arguments)
+    }
+
+    /// Calls `function` with `arguments`. Errors as ``JavaScriptEngine/call(_:arguments:)``.
+    @discardableResult
+    package func call(_ function: BridgeFunction, arguments: [JavaScriptValue]) throws -> JavaScriptValue {
+        try call(function.path, arguments: arguments)
+    }
+
+    /// A handle on `function` for repeated calls. Errors as ``JavaScriptEngine/function(_:)``.
+    package func function(_ function: BridgeFunction) throws -> JavaScriptFunction {
+        try self.function(function.path)
+    }
+
+    /// Installs `callback` as `body`. Errors as ``JavaScriptEngine/registerFunction(_:_:)``.
+    package func register(_ callback: NativeCallback, _ body: @escaping NativeFunctionBody) throws {
+        try registerFunction(callback.name, body)
+    }
+}
