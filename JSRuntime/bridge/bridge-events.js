@@ -6,7 +6,8 @@
 //   async (payload, requestId): identify, page, screen, trackCurrentScreen, track, trackView,
 //                             trackClick, trackHover, trackFlagView — validated
 //                             (core/payload-rules.js), settled with
-//                             EmissionResult JSON {"accepted": bool, "data"?}
+//                             EmissionResult JSON {"accepted": bool, "data"?, "refused"?,
+//                             "duplicate"?}
 //   sync: consent(input), hasConsent(method), setOnline(bool) (also before initialize)
 (function () {
   'use strict';
@@ -80,10 +81,14 @@
     callHost('__nativeOnEventEmitted', [text]);
   }
 
-  // EmissionResult JSON: only `accepted` and (when present) `data`.
+  // EmissionResult JSON: `accepted`, and when present `data` (the Experience answer), `refused`
+  // ({status, reason, code?}: the API refused the event) and `duplicate` (true: a repeated
+  // trackCurrentScreen, not a consent block).
   function emission(result) {
     var out = { accepted: !!(result && result.accepted === true) };
     if (result && result.data !== undefined) out.data = result.data;
+    if (result && result.refused !== undefined) out.refused = result.refused;
+    if (result && result.accepted !== true && result.attempted === false) out.duplicate = true;
     return out;
   }
 

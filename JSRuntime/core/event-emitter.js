@@ -113,10 +113,11 @@
       };
     }
 
-    // EmissionResult: {accepted} plus `data` when present; other keys are dropped.
+    // EmissionResult: {accepted} plus `data` and `refused` when present; other keys are dropped.
     function normalize(result) {
       var out = { accepted: !!(result && result.accepted === true) };
       if (result && result.data !== undefined) out.data = result.data;
+      if (result && result.refused !== undefined) out.refused = result.refused;
       return out;
     }
 

@@ -38,8 +38,9 @@
 //       and flush; the promise resolves {accepted: true, data} when the request carrying the event
 //       succeeded (data = the raw, un-intercepted response data), or {accepted: true} as soon as
 //       the event stays queued (failed and queued for retry, waiting for backoff or
-//       an open circuit, dropped by the cap, purged), and rejects with the reason when its batch
-//       was refused (other 4xx) or delivery is disabled. Events are sent strictly in order, one
+//       an open circuit, dropped by the cap, purged), and {accepted: true, refused: {status,
+//       reason, code?}} when its batch was refused (other 4xx: dropped, never sent again) or
+//       delivery is disabled (401/403/404). Events are sent strictly in order, one
 //       request at a time, so an event never overtakes one queued before it.
 //   flush({force?}) → Promise   gate shouldSkip({force, isOnline}); empty ⇒ cancel the scheduled
 //       retry; else ONE upsert with every queued event in insertion order; while events remain
@@ -102,6 +103,8 @@
     var active = null; // the running flush (a promise)
     var generation = 0; // bumped by purge(): a request in flight then finishes without bookkeeping
     var disabledReason = null;
+    var disabledStatus = 0;
+    var disabledCode;
     var closed = false;
 
     var runtime = ns.createQueueFlushRuntime({
@@ -203,8 +206,15 @@
       return backlog === null ? 0 : backlog.refill();
     }
 
-    function disabledError() {
-      return new Error(disabledReason);
+    // What a caller learns about an event the API refused: {status, reason, code?}.
+    function refusal(status, reason, code) {
+      var refused = { status: status, reason: reason };
+      if (typeof code === 'string') refused.code = code;
+      return refused;
+    }
+
+    function disabledRefusal() {
+      return refusal(disabledStatus, disabledReason, disabledCode);
     }
 
     // Stores the event first (a throw fails the send: nothing is queued), then keeps it in the
@@ -222,7 +232,7 @@
         accept(event);
         return { accepted: true };
       }
-      if (disabledReason !== null) return Promise.reject(disabledError());
+      if (disabledReason !== null) return Promise.resolve({ accepted: true, refused: disabledRefusal() });
       var inMemory = accept(event);
       if (closed || !isOnline() || !inMemory) {
         if (!closed && isOnline()) flush();
@@ -331,7 +341,7 @@
           emit('batchDropped', { status: outcome.status, reason: dropReason, droppedCount: batch.length, droppedEvents: batch });
           if (!closed) runtime.handleSuccess();
           batch.forEach(function (event) {
-            settleWaiter(event, undefined, new Error(dropReason));
+            settleWaiter(event, { accepted: true, refused: refusal(outcome.status, dropReason, outcome.code) });
           });
           return true;
         }
@@ -362,11 +372,12 @@
       setRequestState({ status: 'failed', reason: 'api-error' });
       host.log('error', disabledReason + ' ' + discarded + ' queued event(s) discarded.');
       emit('deliveryDisabled', { status: outcome.status, reason: disabledReason, droppedCount: discarded });
-      var error = disabledError();
+      disabledStatus = outcome.status;
+      disabledCode = outcome.code;
       var pending = Array.from(waiters.values());
       waiters.clear();
       pending.forEach(function (waiter) {
-        waiter.reject(error);
+        waiter.resolve({ accepted: true, refused: disabledRefusal() });
       });
     }
 

@@ -207,9 +207,9 @@
     return Promise.all([
       expectSettle('b1', true, { accepted: false }),
       expectSettle('a1', true, { accepted: true }),
-      expectSettle('a2', true, { accepted: false }),
+      expectSettle('a2', true, { accepted: false, duplicate: true }),
       expectSettle('a3', true, { accepted: true }),
-      expectSettle('a4', true, { accepted: false }),
+      expectSettle('a4', true, { accepted: false, duplicate: true }),
       expectSettle('a5', true, { accepted: true }),
     ]);
   }));

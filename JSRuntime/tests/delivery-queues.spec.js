@@ -399,13 +399,15 @@
     });
   }));
 
-  jsTest('other 4xx: the batch is dropped and reported; the caller gets the reason; later events flow', withDelivery({ logLevel: 'warn' }, function (rec) {
+  jsTest('other 4xx: the batch is dropped and reported; the caller gets the refusal; later events flow', withDelivery({ logLevel: 'warn' }, function (rec) {
     rec.api.script.experience.push({ status: 422 });
     __bridge.track({ event: 'bad' }, 't1');
     return drain().then(function () {
       var outcome = result('t1');
-      assert.equal(outcome.ok, false);
-      assert.ok(/Experience API answered 422 Unprocessable Entity; the batch of 1 event\(s\) was dropped/.test(outcome.value), outcome.value);
+      assert.equal(outcome.ok, true);
+      assert.equal(outcome.value.accepted, true);
+      assert.equal(outcome.value.refused.status, 422);
+      assert.ok(/Experience API answered 422 Unprocessable Entity; the batch of 1 event\(s\) was dropped/.test(outcome.value.refused.reason), outcome.value.refused.reason);
       var dropped = rec.ofType('batchDropped', 'experience');
       assert.equal(dropped.length, 1);
       assert.equal(dropped[0].context.status, 422);
@@ -432,8 +434,9 @@
     __bridge.track({ event: 'a' }, 't1');
     return drain().then(function () {
       var outcome = result('t1');
-      assert.equal(outcome.ok, false);
-      assert.ok(/^Experience API delivery disabled: Experience API answered 401 Unauthorized \(check clientId, environment and the Experience base URL\)/.test(outcome.value), outcome.value);
+      assert.equal(outcome.ok, true);
+      assert.equal(outcome.value.refused.status, 401);
+      assert.ok(/^Experience API delivery disabled: Experience API answered 401 Unauthorized \(check clientId, environment and the Experience base URL\)/.test(outcome.value.refused.reason), outcome.value.refused.reason);
       var disabled = rec.ofType('deliveryDisabled');
       assert.deepEqual(disabled.map(function (e) { return [e.queue, e.context.status]; }), [['insights', 404], ['experience', 401]]);
       assert.ok(__testHost.logs.some(function (l) { return l.level === 'error' && /Experience API delivery disabled/.test(l.message); }));
@@ -444,7 +447,7 @@
       __testHost.advance(10 * 60 * 1000);
       return drain();
     }).then(function () {
-      assert.equal(result('t2').ok, false, 'later sends fail at once');
+      assert.equal(result('t2').value.refused.status, 401, 'later sends are refused at once');
       assert.equal(requests('experience').length, 1, 'no further Experience requests');
       assert.equal(requests('insights').length, 1, 'no further Insights requests');
       assert.deepEqual(sizes(), { experience: 0, insights: 0 });
@@ -553,7 +556,7 @@
       return drain();
     }).then(function () {
       assert.equal(requests('experience').length, 3, 'a 400 is never retried');
-      assert.equal(result('t2').ok, false);
+      assert.equal(result('t2').value.refused.status, 400);
       assert.equal(rec.ofType('flushFailure').length, 1, 'and is no failure of the queue');
       rec.api.script.experience.push({ error: 'connection closed before the response was complete' });
       __bridge.track({ event: 'c' }, 't3');

@@ -79,6 +79,12 @@ public final class OptimizationClient: Sendable {
     /// The host's last ``setOnline(_:)``; a new engine starts in it.
     let isOnline = Mutex(true)
 
+    /// The event types a client lets through before the visitor consents when
+    /// ``OptimizationConfig/allowedEventTypes`` is nil: a screen-based host (a kiosk, a sign)
+    /// identifies itself and reports the screen it shows. A service's default differs by design
+    /// (``OptimizationService/defaultAllowedEventTypes``).
+    public static let defaultAllowedEventTypes = ["identify", "screen"]
+
     /// Creates an uninitialized client; nothing runs until ``initialize(config:)``.
     /// - Parameter environment: host-side dependencies; the default has a no-op logger, the
     ///   system clock, a transport created at `initialize` and ``OptimizationStorage/automatic``.

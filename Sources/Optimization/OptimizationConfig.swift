@@ -9,8 +9,10 @@ public struct OptimizationConfig: Sendable, Equatable {
     /// Default locale for events and Experience requests (`de_DE` is normalised to `de-DE`);
     /// nil uses `en-US` for events. Invalid values make `initialize` throw.
     public var locale: String?
-    /// Event types allowed before the visitor consents. Nil means `["identify", "screen"]`;
-    /// `[]` means strict opt-in.
+    /// Event types allowed before the visitor consents; `[]` means strict opt-in. Nil means the
+    /// face's own default, which differs by design: ``OptimizationClient/defaultAllowedEventTypes``
+    /// for a screen-based host, ``OptimizationService/defaultAllowedEventTypes`` for a page-based
+    /// server.
     public var allowedEventTypes: [String]?
     /// `channel` stamped on every event. Default `"server"`.
     public var channel: String
@@ -32,8 +34,9 @@ public struct OptimizationConfig: Sendable, Equatable {
     ///     or service throws `OptimizationError/configError(_:)` otherwise).
     ///   - environment: the Contentful environment; default `"main"`.
     ///   - locale: default locale for events and Experience requests; nil uses `en-US` for events.
-    ///   - allowedEventTypes: event types allowed before consent; nil means `["identify", "screen"]`
-    ///     (``OptimizationService/defaultAllowedEventTypes`` for a service), `[]` strict opt-in.
+    ///   - allowedEventTypes: event types allowed before consent, `[]` strict opt-in; nil means
+    ///     the face's default (``OptimizationClient/defaultAllowedEventTypes`` or
+    ///     ``OptimizationService/defaultAllowedEventTypes``).
     ///   - channel: `channel` stamped on every event; default `"server"`.
     ///   - logLevel: threshold of the shared core's logging; default ``OptimizationLogLevel/error``.
     ///   - entryCacheSize: distinct entries (and selection sets) one engine keeps parsed; default 1000.
@@ -75,7 +78,7 @@ public struct OptimizationConfig: Sendable, Equatable {
             "entryCacheSize": .number(JSONNumber(max(1, entryCacheSize))),
         ]
         if let locale { object["locale"] = .string(locale) }
-        if let allowedEventTypes { object["allowedEventTypes"] = .array(allowedEventTypes.map(JSONValue.string)) }
+        object["allowedEventTypes"] = .array((allowedEventTypes ?? OptimizationClient.defaultAllowedEventTypes).map(JSONValue.string))
         if let defaults { object["defaults"] = defaults.bridgeValue }
         if let api = api?.bridgeValue { object["api"] = api }
         if let queuePolicy = queuePolicy?.bridgeValue { object["queuePolicy"] = queuePolicy }

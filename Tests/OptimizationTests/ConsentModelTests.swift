@@ -331,7 +331,7 @@ final class ConsentModelHarness: @unchecked Sendable {
         let consentAtBuild = model.consent
         let prediction = model.predict(operation)
         var problems: [String] = []
-        let result: EventEmissionResult?
+        let result: EventResult?
         do {
             result = try await call(operation)
         } catch {
@@ -370,14 +370,14 @@ final class ConsentModelHarness: @unchecked Sendable {
         return problems
     }
 
-    private func call(_ operation: ConsentModelOperation) async throws -> EventEmissionResult? {
+    private func call(_ operation: ConsentModelOperation) async throws -> EventResult? {
         switch operation {
         case .consentAll, .consentPartial:
             return nil
         case .identify(let m):
             return try await client.identify(userId: "u\(m)", traits: ["marker": .number(JSONNumber(m))])
         case .page(let m):
-            return try await client.page(properties: ["properties": ["marker": .number(JSONNumber(m))]])
+            return try await client.page(["properties": ["marker": .number(JSONNumber(m))]])
         case .screen(let m):
             return try await client.screen(name: "Screen", properties: ["marker": .number(JSONNumber(m))])
         case .track(let m):

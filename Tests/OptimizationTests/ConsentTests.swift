@@ -9,9 +9,9 @@ struct ConsentTests {
         let client = try makeEventClient(allowedEventTypes: [])
         defer { client.destroy() }
         var probe = EventProbe(client)
-        #expect(try await client.identify(userId: "user-1") == EventEmissionResult(accepted: false))
-        #expect(try await client.page() == EventEmissionResult(accepted: false))
-        #expect(try await client.screen(name: "Home") == EventEmissionResult(accepted: false))
+        #expect(try await client.identify(userId: "user-1") == EventResult(outcome: .blocked(.consent)))
+        #expect(try await client.page() == EventResult(outcome: .blocked(.consent)))
+        #expect(try await client.screen(name: "Home") == EventResult(outcome: .blocked(.consent)))
         let blocked = await probe.newBlocked()
         #expect(blocked.map(\.method) == ["identify", "page", "screen"])
         #expect(blocked.allSatisfy { $0.reason == "consent" })
@@ -127,14 +127,14 @@ struct ConsentTests {
         let client = try makeEventClient(allowedEventTypes: ["page"])
         defer { client.destroy() }
         client.setOnline(false)
-        #expect(try await client.page() == EventEmissionResult(accepted: true))
+        #expect(try await client.page() == EventResult(outcome: .accepted))
         #expect(client.queueSizes()! == (1, 0))
     }
 
     @Test func c13ABlockedScreenQueuesNothing() async throws {
         let client = try makeEventClient(allowedEventTypes: [])
         defer { client.destroy() }
-        #expect(try await client.screen(name: "Home") == EventEmissionResult(accepted: false))
+        #expect(try await client.screen(name: "Home") == EventResult(outcome: .blocked(.consent)))
         #expect(client.queueSizes()! == (0, 0))
     }
 

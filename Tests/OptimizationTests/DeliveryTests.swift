@@ -196,7 +196,7 @@ struct DeliveryTests {
             var probe = QueueEventProbe(client)
             client.setOnline(false)
             for index in 0..<150 {
-                #expect(try await client.track(event: "e\(index)") == EventEmissionResult(accepted: true))
+                #expect(try await client.track(event: "e\(index)") == EventResult(outcome: .accepted))
             }
             #expect(client.queueSizes()?.experience == 100)
             let reports = await probe.newEvents()
@@ -242,9 +242,9 @@ struct DeliveryTests {
             defer { client.destroy() }
             var probe = QueueEventProbe(client)
             server.enqueue(.status(401, body: #"{"message":"Unauthorized"}"#), for: .experience)
-            let error = await caughtError { try await client.track(event: "first") }
-            guard case .bridgeError(let message)? = error as? OptimizationError else {
-                Issue.record("expected a bridge error, got \(String(describing: error))")
+            let first = try await client.track(event: "first")
+            guard case .refused(status: 401, code: nil, let message) = first.outcome else {
+                Issue.record("expected a refusal, got \(first.outcome)")
                 return
             }
             #expect(message.hasPrefix("Experience API delivery disabled: Experience API answered 401 Unauthorized"))
@@ -255,7 +255,10 @@ struct DeliveryTests {
             #expect(logs.all.contains { $0.level == .error && $0.text.contains("Experience API delivery disabled") })
             #expect(client.state.experienceRequestState == ["status": "failed", "reason": "api-error"])
 
-            await #expect(throws: OptimizationError.self) { try await client.track(event: "second") }
+            guard case .refused(status: 401, _, _) = try await client.track(event: "second").outcome else {
+                Issue.record("a later event must be refused at once")
+                return
+            }
             try await client.flush()
             #expect(server.requests(matching: .experience).count == 1, "no further requests")
             #expect(client.queueSizes()?.experience == 0)

@@ -41,3 +41,90 @@ struct EventParityTests {
         #expect(try await allowing.trackFlagView(componentId: "flag-a").accepted)
     }
 }
+
+/// One face under test: the single-visitor client or a request of the service, both against the
+/// same local API server, answering the same event calls with the same `EventResult`.
+private enum Face: String, CaseIterable, CustomTestStringConvertible {
+    case client, service
+    var testDescription: String { rawValue }
+}
+
+/// A scenario of the event path and the outcome both faces must report.
+private struct ResultScenario: Sendable, CustomTestStringConvertible {
+    let name: String
+    /// Event consent of the visitor (nil: not given).
+    let consent: Bool?
+    /// What the Experience API answers, if it is asked.
+    let experienceAnswer: ScriptedResponse?
+    let call: Call
+    let expected: @Sendable (EventOutcome) -> Bool
+    var testDescription: String { name }
+
+    enum Call: Sendable { case track, trackClick }
+}
+
+private let resultScenarios: [ResultScenario] = [
+    ResultScenario(name: "no consent: blocked", consent: nil, experienceAnswer: nil, call: .track) { $0 == .blocked(.consent) },
+    ResultScenario(name: "consent refused: blocked", consent: false, experienceAnswer: nil, call: .track) { $0 == .blocked(.consent) },
+    ResultScenario(name: "answered: delivered", consent: true, experienceAnswer: nil, call: .track) { $0 == .delivered },
+    ResultScenario(name: "422: refused with its status", consent: true, experienceAnswer: .status(422), call: .track) {
+        if case .refused(status: 422, code: nil, _) = $0 { return true }
+        return false
+    },
+    ResultScenario(name: "Insights event: accepted", consent: true, experienceAnswer: nil, call: .trackClick) { $0 == .accepted },
+]
+
+@Suite("One result vocabulary on both faces")
+struct EventResultParityTests {
+    @Test func theAllowListDefaultsDifferByNameAndDesign() async throws {
+        #expect(OptimizationClient.defaultAllowedEventTypes == ["identify", "screen"])
+        #expect(OptimizationService.defaultAllowedEventTypes == ["identify", "page"])
+        try await withLocalAPIServer { server in
+            let client = try makeDeliveryClient(server, defaults: StorageDefaults(profile: ["id": "p-1"]))
+            defer { client.destroy() }
+            #expect(try await client.screen(name: "Home").accepted)
+            #expect(try await client.page().outcome == .blocked(.consent))
+
+            let service = makeService(server, engines: 1)
+            try await service.start()
+            let request = service.forRequest(RequestOptions(profileId: "p-1"))
+            #expect(try await request.page().accepted)
+            #expect(try await request.screen(name: "Home").outcome == .blocked(.consent))
+            await service.shutdown()
+        }
+        // The shared core's own default (for hosts that pass none) is the client's.
+        let plain = try makeClient()
+        defer { plain.destroy() }
+        let core = try plain.currentRuntime?.engine.evaluate("JSON.stringify(__optimization.DEFAULT_ALLOWED_EVENT_TYPES)").stringValue
+        #expect(core.flatMap { try? JSONValue(jsonText: $0) } == .array(OptimizationClient.defaultAllowedEventTypes.map(JSONValue.string)))
+    }
+
+    @Test(arguments: Face.allCases, resultScenarios)
+    fileprivate func bothFacesAnswerTheSameOutcome(_ face: Face, _ scenario: ResultScenario) async throws {
+        try await withLocalAPIServer { server in
+            if let answer = scenario.experienceAnswer { server.enqueue(answer, for: .experience) }
+            let result: EventResult
+            switch face {
+            case .client:
+                let client = try makeDeliveryClient(server, defaults: StorageDefaults(consent: scenario.consent, profile: ["id": "p-1"]))
+                defer { client.destroy() }
+                switch scenario.call {
+                case .track: result = try await client.track(event: "Bought", properties: ["plan": "pro"])
+                case .trackClick: result = try await client.trackClick(TrackClickPayload(componentId: "hero"))
+                }
+            case .service:
+                let service = makeService(server, engines: 1)
+                try await service.start()
+                let request = service.forRequest(RequestOptions(consent: RequestConsent(events: scenario.consent), profileId: "p-1"))
+                switch scenario.call {
+                case .track: result = try await request.track(event: "Bought", properties: ["plan": "pro"])
+                case .trackClick: result = try await request.trackClick(TrackClickPayload(componentId: "hero"))
+                }
+                await service.shutdown()
+            }
+            #expect(scenario.expected(result.outcome), "\(face): \(result.outcome)")
+            #expect(result.accepted == (scenario.consent == true))
+            if result.outcome == .delivered { #expect(result.data?["profile"] != nil) }
+        }
+    }
+}

@@ -75,7 +75,7 @@ struct EventTests {
         defer { client.destroy() }
         var probe = EventProbe(client)
         let result = try await client.track(event: "purchase", properties: ["amount": 10])
-        #expect(result == EventEmissionResult(accepted: true))
+        #expect(result == EventResult(outcome: .accepted))
         let events = await probe.newEvents()
         try #require(events.count == 1)
         let event = events[0]
@@ -189,7 +189,7 @@ struct EventTests {
         let client = try makeEventClient(defaults: StorageDefaults(consent: true))
         defer { client.destroy() }
         var probe = EventProbe(client)
-        try await client.page(properties: [
+        try await client.page([
             "name": "Products",
             "properties": ["path": "/products", "url": "https://shop.test/products?utm_campaign=spring&utm_source=mail"],
         ])
@@ -319,16 +319,16 @@ struct EventTests {
         let recorder = LogRecorder()
         let client = try makeEventClient(allowedEventTypes: [], logLevel: .log, logger: recorder.logger)
         defer { client.destroy() }
-        let traits: [String: JSONValue] = ["email": .string("\(sentinel)@example.test"), "nested": ["secret": .string(sentinel)]]
+        let traits: OrderedDictionary<String, JSONValue> = ["email": .string("\(sentinel)@example.test"), "nested": ["secret": .string(sentinel)]]
         #expect(try await !client.identify(userId: sentinel, traits: traits).accepted)
         #expect(try await !client.track(event: "e", properties: ["s": .string(sentinel)]).accepted)
         #expect(try await !client.trackCurrentScreen(name: sentinel).accepted)
         #expect(try await !client.trackView(TrackViewPayload(componentId: sentinel, viewId: sentinel, viewDurationMs: 1)).accepted)
         client.consent(true)
         #expect(try await client.identify(userId: sentinel, traits: traits).accepted)
-        #expect(try await client.page(properties: ["properties": ["title": .string(sentinel)]]).accepted)
+        #expect(try await client.page(["properties": ["title": .string(sentinel)]]).accepted)
         await #expect(throws: OptimizationError.self) {
-            try await client.page(properties: ["page": .string(sentinel)])
+            try await client.page(["page": .string(sentinel)])
         }
         let records = recorder.all
         #expect(records.contains { $0.level == .warning && $0.text.contains("was blocked due to lack of consent") },

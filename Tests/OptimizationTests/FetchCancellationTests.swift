@@ -31,7 +31,7 @@ struct FetchCancellationTests {
                 let expired = ContinuousClock.now
                 clock.advance(by: 200)
                 let result = try await call.value
-                #expect(result.accepted && result.experience == .timedOut(milliseconds: 200))
+                #expect(result.accepted && result.outcome == .timedOut(after: .milliseconds(200)))
                 #expect(service.poolRuntimes.map(\.engine.pendingFetchCount).reduce(0, +) == 0, "JavaScript waits for nothing")
 
                 let seen = try await server.waitUntil(timeout: Self.closeBound, description: "the timed-out request's connection closed") {
@@ -110,7 +110,7 @@ struct FetchCancellationTests {
                     clock.advance(by: Double(budget))
                     for task in tasks {
                         let result = try await task.value
-                        #expect(result.experience == .timedOut(milliseconds: budget))
+                        #expect(result.outcome == .timedOut(after: .milliseconds(budget)))
                     }
                 }
                 let seen = try? await server.waitUntil(timeout: Self.closeBound, description: "every connection closed") {

@@ -47,7 +47,7 @@ struct ServiceIsolationTests {
         for (step, call) in visitor.calls.enumerated() {
             var line = "\(call): "
             do {
-                let result: RequestEventResult
+                let result: EventResult
                 switch call {
                 case .page: result = try await request.page()
                 case .identify: result = try await request.identify(userId: visitor.marker)
@@ -56,7 +56,7 @@ struct ServiceIsolationTests {
                 case .trackView: result = try await request.trackView(TrackViewPayload(componentId: "hero", viewId: "\(visitor.marker)-\(step)", variantIndex: 0, viewDurationMs: 2000))
                 case .stickyView: result = try await request.trackView(TrackViewPayload(componentId: "hero", viewId: "\(visitor.marker)-s\(step)", variantIndex: 0, viewDurationMs: 2000, sticky: true))
                 }
-                line += "accepted=\(result.accepted) outcome=\(result.experience.map { "\($0)" } ?? "-")"
+                line += "accepted=\(result.accepted) outcome=\(result.outcome)"
             } catch {
                 line += "error=\(error)"
             }

@@ -116,7 +116,7 @@ struct ServiceTests {
                 var blocked = service.blockedProbe()
                 let request = service.forRequest(RequestOptions(locale: "de_DE", eventContext: ["userAgent": "UA/1"], ip: "203.0.113.7"))
                 let page = try await request.page(["properties": ["title": "Home"]])
-                #expect(page.accepted && page.experience == .success)
+                #expect(page.accepted && page.outcome == .delivered)
                 let sent = try #require(server.requests(matching: .experience).first)
                 #expect(sent.path == "/experience/v2/organizations/org-1/environments/main/profiles")
                 #expect(sent.queryValue("locale") == "de-DE")
@@ -128,7 +128,7 @@ struct ServiceTests {
                 #expect(request.profileId != nil && request.selectedOptimizations != nil)
 
                 let track = try await request.track(event: "Bought", properties: ["plan": "pro"])
-                #expect(!track.accepted && track.experience == nil)
+                #expect(!track.accepted && track.outcome == .blocked(.consent))
                 #expect(server.requests(matching: .experience).count == 1, "a blocked call sends nothing")
                 let reports = await blocked.newElements()
                 #expect(reports == [BlockedEvent(reason: "consent", method: "track", args: [["event": "Bought", "properties": ["plan": "pro"]]])])
@@ -142,7 +142,7 @@ struct ServiceTests {
                 #expect(try await !service.forRequest().page().accepted)
                 let consented = service.forRequest(RequestOptions(consent: true))
                 let result = try await consented.identify(userId: "u-1", traits: ["tier": "gold"])
-                #expect(result.accepted && result.experience == .success)
+                #expect(result.accepted && result.outcome == .delivered)
                 #expect(consented.canPersistProfile)
                 #expect(!service.forRequest(RequestOptions(consent: RequestConsent(events: true))).canPersistProfile)
                 let event = try #require(server.requests(matching: .experience).last?.json?["events"]?[0])
@@ -213,7 +213,7 @@ struct ServiceTests {
                 let request = service.forRequest(RequestOptions(consent: true))
                 let result = try await request.trackView(TrackViewPayload(
                     componentId: "hero", viewId: "v1", variantIndex: 1, viewDurationMs: 2000, sticky: true))
-                #expect(result.accepted && result.experience == .success)
+                #expect(result.accepted && result.outcome == .delivered)
                 let upsert = try #require(server.requests(matching: .experience).first?.json?["events"]?[0])
                 #expect(upsert["type"] == "component")
                 let profileId = try #require(request.profileId)
@@ -263,25 +263,26 @@ struct ServiceTests {
                     try await server.waitForRequests(count: attempt, matching: .experience)
                     clock.advance(by: 300)
                     let result = try await call.value
-                    #expect(result.accepted && result.experience == .timedOut(milliseconds: 300))
+                    #expect(result.accepted && result.outcome == .timedOut(after: .milliseconds(300)))
                     #expect(request.resolveOptimizedEntry(baseline: VisitorData.hero).entryId == VisitorData.heroForIdentified, "falls back to the handoff")
                 }
                 #expect(service.isExperienceCircuitOpen)
                 let fast = try await service.forRequest(RequestOptions(consent: true)).page()
-                #expect(fast.experience == .circuitOpen)
+                #expect(fast.outcome == .circuitOpen)
                 #expect(server.requests(matching: .experience).count == 2, "no request while the circuit is open")
                 clock.advance(by: 10_000)
                 let probe = try await service.forRequest(RequestOptions(consent: true)).page()
-                #expect(probe.experience == .success)
+                #expect(probe.outcome == .delivered)
                 #expect(!service.isExperienceCircuitOpen)
 
                 server.enqueue(.status(500), for: .experience)
-                let failed = try await service.forRequest(RequestOptions(consent: true, profileId: "p")).track(event: "x")
-                guard case .failed(status: 500, _) = failed.experience else {
-                    Issue.record("expected a 500 failure, got \(String(describing: failed.experience))")
+                let failing = service.forRequest(RequestOptions(consent: true, profileId: "p"))
+                let failed = try await failing.track(event: "x")
+                guard case .failed(status: 500, _) = failed.outcome else {
+                    Issue.record("expected a 500 failure, got \(failed.outcome)")
                     return
                 }
-                #expect(failed.profile == ["id": "p"], "the request keeps what it had")
+                #expect(failing.profile == ["id": "p"], "the request keeps what it had")
             }
         }
     }

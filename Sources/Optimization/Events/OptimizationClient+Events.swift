@@ -11,15 +11,18 @@ import OrderedCollections
 //
 // Errors: before `initialize` (or after `destroy()`) every async method throws
 // `OptimizationError/notInitialized`; a payload the core rejects, or any failure inside the
-// engine, throws `OptimizationError/bridgeError(_:)` with the core's message (its
-// validation messages); with a storage directory, an event the durable outbox could not store (a
-// full disk) throws `OptimizationError/eventNotStored(_:)` and is neither queued nor published.
-// A call blocked by consent does NOT throw: it returns
-// `EventEmissionResult(accepted: false)` and is reported once on ``OptimizationClient/blockedEvents``.
-// Delivery (<doc:DeliveryGuarantees>): an online Experience call resumes when its request finished or the
-// event stays queued for a retry (`accepted` true either way, `data` only on success); it throws
-// `OptimizationError/bridgeError(_:)` when the API refused its batch (a 4xx) or Experience
-// delivery is disabled (401/403/404). A failed request never throws: the event is retried.
+// engine, throws `OptimizationError/bridgeError(_:)` with the core's message (its validation
+// messages); with a storage directory, an event the durable outbox could not store (a full disk)
+// throws `OptimizationError/eventNotStored(_:)` and is neither queued nor published.
+//
+// Results (`EventResult`, the same type `OptimizationRequest` answers with): a call consent
+// does not allow returns `.blocked(.consent)` and is reported once on
+// ``OptimizationClient/blockedEvents``; a repeated `trackCurrentScreen` returns
+// `.blocked(.duplicate)`. Delivery (<doc:DeliveryGuarantees>): an online Experience call
+// resumes when its request finished (`.delivered`, with the answer in `data`) or the event stays
+// queued for a retry (`.accepted`); when the API refused its batch (a 4xx) or Experience
+// delivery is disabled (401/403/404) it returns `.refused(status:code:reason:)`. A failed
+// request never fails the call: the event is retried.
 extension OptimizationClient {
     // MARK: Streams and state
 
@@ -72,9 +75,9 @@ extension OptimizationClient {
     /// - Returns: `accepted` false when consent blocked the call.
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
-    public func identify(userId: String, traits: [String: JSONValue]? = nil) async throws(OptimizationError) -> EventEmissionResult {
+    public func identify(userId: String, traits: OrderedDictionary<String, JSONValue>? = nil) async throws(OptimizationError) -> EventResult {
         var payload: OrderedDictionary<String, JSONValue> = ["userId": .string(userId)]
-        if let traits { payload["traits"] = Self.object(traits) }
+        if let traits { payload["traits"] = .object(traits) }
         return try await emit(BridgeContract.Visitor.identify, .object(payload))
     }
 
@@ -86,14 +89,14 @@ extension OptimizationClient {
     /// dropped.
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
-    public func page(properties: [String: JSONValue] = [:]) async throws(OptimizationError) -> EventEmissionResult {
-        try await emit(BridgeContract.Visitor.page, Self.object(properties))
+    public func page(_ payload: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {
+        try await emit(BridgeContract.Visitor.page, .object(payload))
     }
 
     /// Reports a screen view (`screen` event, Experience API); `properties` default to `{}`.
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
-    public func screen(name: String, properties: [String: JSONValue] = [:]) async throws(OptimizationError) -> EventEmissionResult {
+    public func screen(name: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {
         try await emit(BridgeContract.Visitor.screen, Self.screenPayload(name: name, properties: properties, routeKey: nil))
     }
 
@@ -105,17 +108,17 @@ extension OptimizationClient {
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func trackCurrentScreen(
-        name: String, properties: [String: JSONValue] = [:], routeKey: String? = nil
-    ) async throws(OptimizationError) -> EventEmissionResult {
+        name: String, properties: OrderedDictionary<String, JSONValue> = [:], routeKey: String? = nil
+    ) async throws(OptimizationError) -> EventResult {
         try await emit(BridgeContract.Visitor.trackCurrentScreen, Self.screenPayload(name: name, properties: properties, routeKey: routeKey))
     }
 
     /// Reports a custom event (`track` event, Experience API); `properties` default to `{}`.
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
-    public func track(event: String, properties: [String: JSONValue] = [:]) async throws(OptimizationError) -> EventEmissionResult {
+    public func track(event: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {
         var payload: OrderedDictionary<String, JSONValue> = ["event": .string(event)]
-        if !properties.isEmpty { payload["properties"] = Self.object(properties) }
+        if !properties.isEmpty { payload["properties"] = .object(properties) }
         return try await emit(BridgeContract.Visitor.track, .object(payload))
     }
 
@@ -126,7 +129,7 @@ extension OptimizationClient {
     /// `component` allow-list entry before consent.
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
-    public func trackView(_ payload: TrackViewPayload) async throws(OptimizationError) -> EventEmissionResult {
+    public func trackView(_ payload: TrackViewPayload) async throws(OptimizationError) -> EventResult {
         try await emit(BridgeContract.Visitor.trackView, payload.jsonValue)
     }
 
@@ -135,7 +138,7 @@ extension OptimizationClient {
     /// - Returns: `accepted` false when consent blocked the call.
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
-    public func trackClick(_ payload: TrackClickPayload) async throws(OptimizationError) -> EventEmissionResult {
+    public func trackClick(_ payload: TrackClickPayload) async throws(OptimizationError) -> EventResult {
         try await emit(BridgeContract.Visitor.trackClick, payload.jsonValue)
     }
 
@@ -153,7 +156,7 @@ extension OptimizationClient {
     @discardableResult
     public func trackHover(
         componentId: String, hoverId: String, hoverDurationMs: Int, experienceId: String? = nil, variantIndex: Int? = nil
-    ) async throws(OptimizationError) -> EventEmissionResult {
+    ) async throws(OptimizationError) -> EventResult {
         let payload = InsightsPayloads.hover(
             componentId: componentId, hoverId: hoverId, hoverDurationMs: hoverDurationMs, experienceId: experienceId, variantIndex: variantIndex)
         return try await emit(BridgeContract.Visitor.trackHover, .object(payload))
@@ -165,7 +168,7 @@ extension OptimizationClient {
     /// - Returns: `accepted` false when consent blocked the call.
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
-    public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> EventEmissionResult {
+    public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> EventResult {
         let payload = InsightsPayloads.flagView(componentId: componentId, experienceId: experienceId, variantIndex: variantIndex)
         return try await emit(BridgeContract.Visitor.trackFlagView, .object(payload))
     }
@@ -198,7 +201,7 @@ extension OptimizationClient {
 
     // MARK: Internals
 
-    private func emit(_ function: BridgeFunction, _ payload: JSONValue) async throws(OptimizationError) -> EventEmissionResult {
+    private func emit(_ function: BridgeFunction, _ payload: JSONValue) async throws(OptimizationError) -> EventResult {
         guard let runtime = currentRuntime else { throw .notInitialized }
         let text: String
         do {
@@ -214,8 +217,21 @@ extension OptimizationClient {
         guard let value = try? JSONValue(jsonText: text) else {
             throw .bridgeError("\(function.name) settled with a result that is not JSON")
         }
-        let data = value["data"].flatMap { $0.isNull ? nil : $0 }
-        return EventEmissionResult(accepted: value["accepted"]?.boolValue ?? false, data: data)
+        return Self.result(of: value)
+    }
+
+    /// The ``EventResult`` of the bridge's settled emission `{accepted, data?, refused?, duplicate?}`.
+    static func result(of emission: JSONValue) -> EventResult {
+        guard emission["accepted"]?.boolValue == true else {
+            return EventResult(outcome: .blocked(emission["duplicate"]?.boolValue == true ? .duplicate : .consent))
+        }
+        if let refused = emission["refused"] {
+            return EventResult(outcome: .refused(
+                status: refused["status"]?.intValue ?? 0, code: refused["code"]?.stringValue,
+                reason: refused["reason"]?.stringValue ?? "the API refused the event"))
+        }
+        let data = emission["data"].flatMap { $0.isNull ? nil : $0 }
+        return EventResult(outcome: data == nil ? .accepted : .delivered, data: data)
     }
 
     /// Calls a synchronous bridge method; a failure is logged (never with visitor data).
@@ -230,13 +246,9 @@ extension OptimizationClient {
         }
     }
 
-    static func object(_ dictionary: [String: JSONValue]) -> JSONValue {
-        .object(OrderedDictionary(uniqueKeysWithValues: dictionary.sorted { $0.key < $1.key }))
-    }
-
-    private static func screenPayload(name: String, properties: [String: JSONValue], routeKey: String?) -> JSONValue {
+    private static func screenPayload(name: String, properties: OrderedDictionary<String, JSONValue>, routeKey: String?) -> JSONValue {
         var payload: OrderedDictionary<String, JSONValue> = ["name": .string(name)]
-        if !properties.isEmpty { payload["properties"] = object(properties) }
+        if !properties.isEmpty { payload["properties"] = .object(properties) }
         if let routeKey { payload["routeKey"] = .string(routeKey) }
         return .object(payload)
     }

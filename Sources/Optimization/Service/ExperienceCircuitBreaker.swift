@@ -52,15 +52,15 @@ final class ExperienceCircuitBreaker: Sendable {
 
     /// Records the outcome of a call ``shouldFailFast()`` let through; nil when that call ended
     /// without an Experience request (blocked by consent, invalid), which frees the probe.
-    func record(_ outcome: ExperienceOutcome?) {
+    func record(_ outcome: EventOutcome?) {
         let now = clock.now()
         state.withLock { state in
             state.probing = false
             guard let outcome else { return }
-            if outcome.isTransientFailure {
+            if outcome.isTransientExperienceFailure {
                 state.consecutiveFailures += 1
                 if state.consecutiveFailures >= state.maximumConsecutiveFailures { state.openUntil = now + state.openMilliseconds }
-            } else if outcome == .success {
+            } else if outcome == .delivered {
                 state.consecutiveFailures = 0
                 state.openUntil = 0
             }
@@ -71,5 +71,15 @@ final class ExperienceCircuitBreaker: Sendable {
     var isOpen: Bool {
         let now = clock.now()
         return state.withLock { $0.consecutiveFailures >= $0.maximumConsecutiveFailures && now < $0.openUntil }
+    }
+}
+
+extension EventOutcome {
+    /// Whether this outcome of an Experience call counts as a failure for the circuit breaker.
+    var isTransientExperienceFailure: Bool {
+        switch self {
+        case .timedOut, .failed: return true
+        case .accepted, .delivered, .blocked, .refused, .circuitOpen: return false
+        }
     }
 }

@@ -11,12 +11,13 @@ import Synchronization
 ///
 /// **Event calls.** `identify`, `page`, `screen`, `track` make one Experience API profile upsert
 /// each, within the request's latency budget, and the request's profile, selections and changes
-/// follow a successful answer; any other outcome (timeout, failure, open circuit) comes back as
-/// an ``ExperienceOutcome`` and the request keeps rendering with the selections it had.
+/// follow a successful answer (`EventOutcome.delivered`); any other outcome (timeout, failure,
+/// refusal, open circuit) comes back in the call's `EventResult` and the request keeps rendering
+/// with the selections it had.
 /// `trackView`, `trackClick`, `trackHover`, `trackFlagView` put an Insights event into the
 /// service's process-wide queue and return once it is there; they need a profile id. Every call
 /// is gated by the request's consent and the service's allow-list (default
-/// `["identify", "page"]`); a blocked call returns `accepted == false`, sends nothing, and is
+/// `["identify", "page"]`); a blocked call returns `.blocked(.consent)`, sends nothing, and is
 /// reported once on ``OptimizationService/blockedEvents``.
 ///
 /// **Threading.** Safe from any thread or task; calls of one request are meant to run in order
@@ -129,7 +130,7 @@ public final class OptimizationRequest: Sendable {
 
     /// Identifies the visitor (`identify`, one Experience API upsert).
     @discardableResult
-    public func identify(userId: String, traits: OrderedDictionary<String, JSONValue>? = nil) async throws(OptimizationError) -> RequestEventResult {
+    public func identify(userId: String, traits: OrderedDictionary<String, JSONValue>? = nil) async throws(OptimizationError) -> EventResult {
         var payload: OrderedDictionary<String, JSONValue> = ["userId": .string(userId)]
         if let traits { payload["traits"] = .object(traits) }
         return try await call(.identify, payload)
@@ -139,19 +140,19 @@ public final class OptimizationRequest: Sendable {
     /// `properties` (merged over the default page), `name`, and the context keys `page`,
     /// `campaign`, `locale`, `location`, `userAgent` (over ``RequestOptions/eventContext``).
     @discardableResult
-    public func page(_ payload: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> RequestEventResult {
+    public func page(_ payload: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {
         try await call(.page, payload)
     }
 
     /// Reports a screen view (`screen`, one Experience API upsert).
     @discardableResult
-    public func screen(name: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> RequestEventResult {
+    public func screen(name: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {
         try await call(.screen, ["name": .string(name), "properties": .object(properties)])
     }
 
     /// Reports a custom event (`track`, one Experience API upsert).
     @discardableResult
-    public func track(event: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> RequestEventResult {
+    public func track(event: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {
         var payload: OrderedDictionary<String, JSONValue> = ["event": .string(event)]
         if !properties.isEmpty { payload["properties"] = .object(properties) }
         return try await call(.track, payload)
@@ -163,14 +164,14 @@ public final class OptimizationRequest: Sendable {
     /// the view goes to the Experience API first and the Insights event uses the profile it
     /// returns. Without `sticky` it needs a profile id.
     @discardableResult
-    public func trackView(_ payload: TrackViewPayload) async throws(OptimizationError) -> RequestEventResult {
+    public func trackView(_ payload: TrackViewPayload) async throws(OptimizationError) -> EventResult {
         guard case .object(let members) = payload.jsonValue else { throw .bridgeError("trackView payload must be an object.") }
         return try await call(.trackView, members)
     }
 
     /// Reports a click on an entry (Insights `component_click`). Needs a profile id.
     @discardableResult
-    public func trackClick(_ payload: TrackClickPayload) async throws(OptimizationError) -> RequestEventResult {
+    public func trackClick(_ payload: TrackClickPayload) async throws(OptimizationError) -> EventResult {
         guard case .object(let members) = payload.jsonValue else { throw .bridgeError("trackClick payload must be an object.") }
         return try await call(.trackClick, members)
     }
@@ -180,7 +181,7 @@ public final class OptimizationRequest: Sendable {
     @discardableResult
     public func trackHover(
         componentId: String, hoverId: String, hoverDurationMs: Int, experienceId: String? = nil, variantIndex: Int? = nil
-    ) async throws(OptimizationError) -> RequestEventResult {
+    ) async throws(OptimizationError) -> EventResult {
         let payload = InsightsPayloads.hover(
             componentId: componentId, hoverId: hoverId, hoverDurationMs: hoverDurationMs, experienceId: experienceId, variantIndex: variantIndex)
         return try await call(.trackHover, payload)
@@ -189,13 +190,13 @@ public final class OptimizationRequest: Sendable {
     /// Reports that a flag's value was shown (Insights `component` of type `Variable`; gated as
     /// `flag` or `component`). Needs a profile id.
     @discardableResult
-    public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> RequestEventResult {
+    public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> EventResult {
         return try await call(.trackFlagView, InsightsPayloads.flagView(componentId: componentId, experienceId: experienceId, variantIndex: variantIndex))
     }
 
     // MARK: The call
 
-    private func call(_ event: BridgeContract.RequestEventMethod, _ payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> RequestEventResult {
+    private func call(_ event: BridgeContract.RequestEventMethod, _ payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> EventResult {
         let running = try service.requireRunning()
         let method = event.rawValue
         let sticky = event == .trackView && payload["sticky"] == .bool(true)
@@ -235,10 +236,11 @@ public final class OptimizationRequest: Sendable {
             if callsExperience && !failFast { service.circuit.record(nil) }
             report(blocked: answer["blocked"], method: method)
             service.metrics.event(method, accepted: false)
-            return snapshot(accepted: false, experience: nil)
+            return EventResult(outcome: .blocked(.consent))
         }
         service.metrics.event(method, accepted: true)
-        var outcome: ExperienceOutcome?
+        var outcome = EventOutcome.accepted
+        var data: JSONValue?
         if let experience = answer["experience"] {
             let mapped = Self.outcome(of: experience, budget: options.experienceTimeoutMilliseconds ?? service.options.experienceTimeoutMilliseconds)
             outcome = mapped
@@ -247,9 +249,10 @@ public final class OptimizationRequest: Sendable {
                 service.circuit.record(mapped)
                 service.metrics.circuit("experience", isOpen: service.circuit.isOpen)
             }
-            if mapped == .success, let data = experience["data"] {
-                adopt(data)
-            } else if mapped != .success {
+            if mapped == .delivered, let answered = experience["data"] {
+                data = answered
+                adopt(answered)
+            } else if mapped != .delivered {
                 logger.warning("Experience call did not succeed; the request keeps its selections", metadata: ["method": "\(method)", "outcome": "\(mapped)"])
             }
         }
@@ -260,7 +263,7 @@ public final class OptimizationRequest: Sendable {
                 throw .shutDown
             }
         }
-        return snapshot(accepted: true, experience: outcome)
+        return EventResult(outcome: outcome, event: answer["events"]?[0], data: data)
     }
 
     /// The `request` argument of `__service.call`.
@@ -294,23 +297,15 @@ public final class OptimizationRequest: Sendable {
         service.blockedEventBroadcaster.yield(event)
     }
 
-    private func snapshot(accepted: Bool, experience: ExperienceOutcome?) -> RequestEventResult {
-        state.withLock {
-            RequestEventResult(
-                accepted: accepted, experience: experience, profile: $0.profile,
-                selectedOptimizations: $0.selections, changes: $0.changes)
-        }
-    }
-
-    static func outcome(of experience: JSONValue, budget: Int) -> ExperienceOutcome {
-        if experience["ok"]?.boolValue == true { return .success }
+    static func outcome(of experience: JSONValue, budget: Int) -> EventOutcome {
+        if experience["ok"]?.boolValue == true { return .delivered }
         let status = experience["status"]?.intValue ?? 0
         let reason = experience["reason"]?.stringValue ?? "Experience API call failed"
         switch experience["kind"]?.stringValue {
-        case "timeout": return .timedOut(milliseconds: budget)
+        case "timeout": return .timedOut(after: .milliseconds(budget))
         case "circuitOpen": return .circuitOpen
         case "retry": return .failed(status: status, reason: reason)
-        default: return .refused(status: status, reason: reason)
+        default: return .refused(status: status, code: experience["code"]?.stringValue, reason: reason)
         }
     }
 }

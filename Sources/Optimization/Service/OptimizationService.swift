@@ -17,7 +17,7 @@ import Tracing
 /// try await service.start()
 /// // per request:
 /// let request = service.forRequest(RequestOptions(consent: consentFromCookie, profileId: idFromCookie))
-/// try await request.page(properties: ["url": .string(url)])
+/// try await request.page(["url": .string(url)])
 /// let hero = request.resolveOptimizedEntry(baseline: preparedHero)
 /// ```
 ///
@@ -125,7 +125,10 @@ public final class OptimizationService: Sendable {
         }
     }
 
-    /// The server SDK's default pre-consent allow-list (the reference's; `[]` = strict opt-in).
+    /// The event types a service lets through before a visitor consents when
+    /// ``OptimizationConfig/allowedEventTypes`` is nil: a page-based server identifies visitors
+    /// and counts page renders. The single-visitor client's default differs by design
+    /// (``OptimizationClient/defaultAllowedEventTypes``).
     public static let defaultAllowedEventTypes = ["identify", "page"]
 
     /// The configuration the service was created with. Its ``OptimizationConfig/defaults`` must

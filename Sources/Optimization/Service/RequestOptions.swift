@@ -28,7 +28,7 @@ public struct RequestOptions: Sendable, Equatable {
     public var changes: [JSONValue]?
     /// Latency budget of each Experience call of this request, in milliseconds, on the service
     /// clock; nil uses ``OptimizationService/Options/experienceTimeoutMilliseconds``. When it
-    /// runs out the call returns ``ExperienceOutcome/timedOut(milliseconds:)`` and its HTTP
+    /// runs out the call returns `EventOutcome.timedOut(after:)` and its HTTP
     /// request is cancelled (the connection closed), whatever the transport's own deadline.
     public var experienceTimeoutMilliseconds: Int?
     /// The service's id for this request: added as `request-id` metadata to every line logged

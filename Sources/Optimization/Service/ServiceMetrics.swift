@@ -83,10 +83,10 @@ final class ServiceMetrics: Sendable {
         }
     }
 
-    func experience(_ outcome: ExperienceOutcome, nanoseconds: UInt64) {
+    func experience(_ outcome: EventOutcome, nanoseconds: UInt64) {
         let name: String
         switch outcome {
-        case .success: name = "success"
+        case .delivered, .accepted, .blocked: name = "success"
         case .timedOut: name = "timeout"
         case .circuitOpen: name = "circuit_open"
         case .failed: name = "failed"

@@ -97,8 +97,8 @@ public struct PageRoutes: Sendable {
         let optimization = service.forRequest(Self.options(request, cookies: cookies, context: context))
         do {
             let result = try await optimization.page()
-            if let outcome = result.experience, outcome != .success {
-                context.logger.notice("rendering without fresh selections", metadata: ["outcome": "\(outcome)"])
+            if result.outcome != .delivered {
+                context.logger.notice("rendering without fresh selections", metadata: ["outcome": "\(result.outcome)"])
             }
         } catch {
             context.logger.warning("page event failed; rendering without fresh selections", metadata: ["error": "\(error)"])
