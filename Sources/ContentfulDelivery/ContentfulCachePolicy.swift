@@ -1,40 +1,39 @@
 import OptimizationContent
 import OptimizationJSON
 import OptimizationTransport
-/// How a ``ContentfulDeliverySource`` keeps fetched entries. Times are milliseconds of the
-/// source's clock; sizes are counts and bytes of the entries' JSON text.
+/// How a ``ContentfulDeliverySource`` keeps fetched entries. Times run on the source's clock;
+/// sizes are counts and bytes of the entries' JSON text.
 public struct ContentfulCachePolicy: Sendable, Equatable {
     /// Most cached queries. Default 1000. Least recently used ones are evicted first.
     public var maximumEntries: Int
     /// Most bytes of entry JSON kept. Default 64 MiB. An entry larger than this is served but not kept.
     public var maximumBytes: Int
-    /// How long a fetched entry is fresh (served without asking the CDA). Default 60 s. 0 disables
+    /// How long a fetched entry is fresh (served without asking the CDA). Default 60 s. Zero disables
     /// the cache (every fetch asks; concurrent identical fetches still share one request).
-    public var timeToLiveMilliseconds: Double
+    public var timeToLive: Duration
     /// After expiry, how long the old copy is still served at once while one background request
     /// refreshes it (stale-while-revalidate). Default 30 s.
-    public var staleWhileRevalidateMilliseconds: Double
+    public var staleWhileRevalidate: Duration
     /// After expiry, how long the old copy is served when the CDA fails transiently (5xx, 429,
     /// unreachable, deadline: stale-if-error). Default 10 min. 401/403/404/400 are never masked.
-    public var staleIfErrorMilliseconds: Double
+    public var staleIfError: Duration
 
     /// A policy; each parameter sets the property of the same name (defaults as documented there).
     public init(
         maximumEntries: Int = 1000,
         maximumBytes: Int = 64 << 20,
-        timeToLiveMilliseconds: Double = 60_000,
-        staleWhileRevalidateMilliseconds: Double = 30_000,
-        staleIfErrorMilliseconds: Double = 600_000
+        timeToLive: Duration = .seconds(60),
+        staleWhileRevalidate: Duration = .seconds(30),
+        staleIfError: Duration = .seconds(600)
     ) {
         self.maximumEntries = maximumEntries
         self.maximumBytes = maximumBytes
-        self.timeToLiveMilliseconds = timeToLiveMilliseconds
-        self.staleWhileRevalidateMilliseconds = staleWhileRevalidateMilliseconds
-        self.staleIfErrorMilliseconds = staleIfErrorMilliseconds
+        self.timeToLive = timeToLive
+        self.staleWhileRevalidate = staleWhileRevalidate
+        self.staleIfError = staleIfError
     }
 
     /// Nothing kept: every fetch goes to the CDA.
     public static let disabled = ContentfulCachePolicy(
-        maximumEntries: 0, maximumBytes: 0, timeToLiveMilliseconds: 0, staleWhileRevalidateMilliseconds: 0,
-        staleIfErrorMilliseconds: 0)
+        maximumEntries: 0, maximumBytes: 0, timeToLive: .zero, staleWhileRevalidate: .zero, staleIfError: .zero)
 }

@@ -37,20 +37,18 @@ public struct ContentfulDeliveryConfiguration: Sendable {
     /// How many levels of links the CDA resolves into `includes` (0…10). Default 10: variants
     /// are two levels below a baseline, rich-text embeds deeper.
     public var includeDepth: Int
-    /// Real-time limit of one HTTP attempt (connect, head and whole body), in milliseconds.
-    /// Default 5000.
-    public var requestTimeoutMilliseconds: Int
-    /// Bound of one fetch, retries and rate-limit waits included, in milliseconds of the source's
-    /// clock. Default 15000. A wait that would end after it is not started: the fetch fails.
-    public var fetchDeadlineMilliseconds: Double
+    /// Real-time limit of one HTTP attempt (connect, head and whole body). Default 5 s.
+    public var requestTimeout: Duration
+    /// Bound of one fetch, retries and rate-limit waits included, on the source's clock.
+    /// Default 15 s. A wait that would end after it is not started: the fetch fails.
+    public var fetchDeadline: Duration
     /// Most HTTP attempts per request (first one included) for 5xx and transport failures.
     /// Default 3.
     public var maximumAttempts: Int
-    /// First retry delay after a 5xx or transport failure, in milliseconds; doubled per retry.
-    /// Default 200.
-    public var retryBaseDelayMilliseconds: Double
-    /// Largest retry delay, in milliseconds. Default 2000.
-    public var retryMaximumDelayMilliseconds: Double
+    /// First retry delay after a 5xx or transport failure; doubled per retry. Default 200 ms.
+    public var retryBaseDelay: Duration
+    /// Largest retry delay. Default 2 s.
+    public var retryMaximumDelay: Duration
     /// Most 429 answers one request waits out (each for its `X-Contentful-RateLimit-Reset`)
     /// before failing with ``ContentfulDeliveryError/rateLimited(resetSeconds:)``. Default 3.
     public var maximumRateLimitWaits: Int
@@ -67,11 +65,11 @@ public struct ContentfulDeliveryConfiguration: Sendable {
         baseURL: String? = nil,
         locale: String? = nil,
         includeDepth: Int = 10,
-        requestTimeoutMilliseconds: Int = 5000,
-        fetchDeadlineMilliseconds: Double = 15_000,
+        requestTimeout: Duration = .seconds(5),
+        fetchDeadline: Duration = .seconds(15),
         maximumAttempts: Int = 3,
-        retryBaseDelayMilliseconds: Double = 200,
-        retryMaximumDelayMilliseconds: Double = 2000,
+        retryBaseDelay: Duration = .milliseconds(200),
+        retryMaximumDelay: Duration = .seconds(2),
         maximumRateLimitWaits: Int = 3,
         maximumResponseBodyBytes: Int = 20 << 20
     ) {
@@ -82,11 +80,11 @@ public struct ContentfulDeliveryConfiguration: Sendable {
         self.baseURL = baseURL
         self.locale = locale
         self.includeDepth = includeDepth
-        self.requestTimeoutMilliseconds = requestTimeoutMilliseconds
-        self.fetchDeadlineMilliseconds = fetchDeadlineMilliseconds
+        self.requestTimeout = requestTimeout
+        self.fetchDeadline = fetchDeadline
         self.maximumAttempts = maximumAttempts
-        self.retryBaseDelayMilliseconds = retryBaseDelayMilliseconds
-        self.retryMaximumDelayMilliseconds = retryMaximumDelayMilliseconds
+        self.retryBaseDelay = retryBaseDelay
+        self.retryMaximumDelay = retryMaximumDelay
         self.maximumRateLimitWaits = maximumRateLimitWaits
         self.maximumResponseBodyBytes = maximumResponseBodyBytes
     }

@@ -30,9 +30,9 @@ public enum ContentfulDeliveryError: Error, Sendable, Equatable, CustomStringCon
     case unexpectedStatus(Int, String)
     /// The transport failed (the last failure, after retries).
     case transport(DeliveryError)
-    /// The fetch's deadline (milliseconds) would have passed before the next attempt;
-    /// `lastFailure` says why the previous attempt failed.
-    case deadlineExceeded(milliseconds: Double, lastFailure: String)
+    /// The fetch's deadline (``ContentfulDeliveryConfiguration/fetchDeadline``) would have passed
+    /// before the next attempt; `lastFailure` says why the previous attempt failed.
+    case deadlineExceeded(after: Duration, lastFailure: String)
     /// The 200 answer is not a CDA collection the resolver accepts.
     case invalidResponse(String)
 
@@ -60,8 +60,8 @@ public enum ContentfulDeliveryError: Error, Sendable, Equatable, CustomStringCon
         case .serverError(let status, let message): return "Contentful server error \(status): \(message)"
         case .unexpectedStatus(let status, let message): return "unexpected Contentful status \(status): \(message)"
         case .transport(let error): return "Contentful unreachable: \(error)"
-        case .deadlineExceeded(let milliseconds, let last):
-            return "Contentful fetch did not complete within \(Int(milliseconds)) ms (last failure: \(last))"
+        case .deadlineExceeded(let deadline, let last):
+            return "Contentful fetch did not complete within \(deadline.wholeMilliseconds) ms (last failure: \(last))"
         case .invalidResponse(let detail): return "invalid Contentful response: \(detail)"
         }
     }

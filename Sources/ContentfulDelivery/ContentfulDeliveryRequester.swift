@@ -27,7 +27,7 @@ struct ContentfulDeliveryRequester: Sendable {
             url: url, method: "GET",
             headers: ["Authorization": "Bearer \(configuration.accessToken)", "Accept": "application/json"], body: nil)
         let started = clock.now()
-        let deadline = started + configuration.fetchDeadlineMilliseconds
+        let deadline = started + configuration.fetchDeadline.inMilliseconds
         var failedAttempts = 0
         var rateLimitWaits = 0
         while true {
@@ -66,7 +66,7 @@ struct ContentfulDeliveryRequester: Sendable {
                 throw .transport(.transportFailure("\(error)"))
             }
             guard clock.now() + wait <= deadline else {
-                throw .deadlineExceeded(milliseconds: configuration.fetchDeadlineMilliseconds, lastFailure: failure.description)
+                throw .deadlineExceeded(after: configuration.fetchDeadline, lastFailure: failure.description)
             }
             logger.debug("retrying a Contentful request", metadata: ["query": "\(query)", "waitMs": "\(Int(wait))", "failure": "\(failure)"])
             do {
@@ -79,8 +79,8 @@ struct ContentfulDeliveryRequester: Sendable {
 
     /// Full jitter between half and all of `base · 2^(failures-1)`, capped.
     func backoff(afterFailures failures: Int) -> Double {
-        let exponential = configuration.retryBaseDelayMilliseconds * pow(2, Double(max(0, failures - 1)))
-        let capped = min(exponential, configuration.retryMaximumDelayMilliseconds)
+        let exponential = configuration.retryBaseDelay.inMilliseconds * pow(2, Double(max(0, failures - 1)))
+        let capped = min(exponential, configuration.retryMaximumDelay.inMilliseconds)
         return capped / 2 + Double.random(in: 0...(capped / 2))
     }
 

@@ -58,7 +58,7 @@ public final class ContentfulDeliverySource: Sendable {
     /// ``shutdown()`` before releasing it.
     /// - Parameters:
     ///   - configuration: the space, environment, token, API, locale, timeouts and retries.
-    ///   - cachePolicy: how fetched entries are kept (default: ``ContentfulCachePolicy/init(maximumEntries:maximumBytes:timeToLiveMilliseconds:staleWhileRevalidateMilliseconds:staleIfErrorMilliseconds:)``'s defaults).
+    ///   - cachePolicy: how fetched entries are kept (default: ``ContentfulCachePolicy/init(maximumEntries:maximumBytes:timeToLive:staleWhileRevalidate:staleIfError:)``'s defaults).
     ///   - transport: carries the HTTP requests; nil (the default) creates an
     ///     `HTTPFetchTransport` (AsyncHTTPClient) allowed to reach only the configured base URL.
     ///   - clock: drives TTLs, backoff and rate-limit waits. Inject a `ManualClock` in tests.
@@ -92,7 +92,7 @@ public final class ContentfulDeliverySource: Sendable {
                 let created = try HTTPFetchTransport(
                     configuration: .init(
                         allowedBaseURLs: [settings.effectiveBaseURL],
-                        requestTimeoutMilliseconds: settings.requestTimeoutMilliseconds,
+                        requestTimeout: settings.requestTimeout,
                         maximumResponseBodyBytes: settings.maximumResponseBodyBytes),
                     logger: logger)
                 chosenTransport = created

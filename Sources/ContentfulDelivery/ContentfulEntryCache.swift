@@ -65,11 +65,11 @@ final class ContentfulEntryCache: Sendable {
             state.stored[query] = stored
             let age = now - stored.fetchedAt
             let freshness: Freshness
-            if age < policy.timeToLiveMilliseconds {
+            if age < policy.timeToLive.inMilliseconds {
                 freshness = .fresh
-            } else if age < policy.timeToLiveMilliseconds + policy.staleWhileRevalidateMilliseconds {
+            } else if age < policy.timeToLive.inMilliseconds + policy.staleWhileRevalidate.inMilliseconds {
                 freshness = .revalidate
-            } else if age < policy.timeToLiveMilliseconds + policy.staleIfErrorMilliseconds {
+            } else if age < policy.timeToLive.inMilliseconds + policy.staleIfError.inMilliseconds {
                 freshness = .staleIfError
             } else {
                 freshness = .expired
@@ -98,7 +98,7 @@ final class ContentfulEntryCache: Sendable {
                 }
                 state.prepared[entry.id] = WeakEntry(entry, fingerprint: fingerprint)
             }
-            guard state.generation == generation, policy.timeToLiveMilliseconds > 0 || policy.staleIfErrorMilliseconds > 0,
+            guard state.generation == generation, policy.timeToLive.inMilliseconds > 0 || policy.staleIfError.inMilliseconds > 0,
                   policy.maximumEntries > 0
             else { return kept }
             let bytes = kept.jsonText.utf8.count

@@ -18,7 +18,7 @@ import Synchronization
 /// - **Ownership.** One outbox per directory: an exclusive `flock` on `outbox.lock` is held until
 ///   ``close()``; a second opener (any process) gets ``OutboxError/directoryLocked(path:)``.
 /// - **Bounds.** ``OutboxConfiguration/maxEvents``, ``OutboxConfiguration/maxBytes`` and
-///   ``OutboxConfiguration/timeToLiveMs`` drop the oldest events, reported on ``drops``.
+///   ``OutboxConfiguration/timeToLive`` drop the oldest events, reported on ``drops``.
 /// - **Privacy.** Files are mode 0600 in a 0700 directory. ``purge()`` removes every event;
 ///   ``eraseProfile(_:)`` rewrites the segments that hold a profile's events without them. Logs
 ///   carry file names, counts and sizes, never event content or profile ids.
@@ -322,8 +322,8 @@ public final class DurableOutbox: Sendable {
         guard !guarded.closed else { return }
         let due: Double
         if let existing = guarded.expiryDue {
-            guard let candidate, candidate + configuration.timeToLiveMs < existing else { return }
-            due = candidate + configuration.timeToLiveMs
+            guard let candidate, candidate + configuration.timeToLive.inMilliseconds < existing else { return }
+            due = candidate + configuration.timeToLive.inMilliseconds
             guarded.expiryTimer?.cancel()
         } else {
             guard let next = guarded.storage.nextExpiry else { return }

@@ -8,10 +8,10 @@ public struct OutboxConfiguration: Sendable {
     /// Most bytes of undelivered events kept (framed size on disk, both queues). Beyond it the
     /// oldest are dropped and reported (``OutboxDropReport/Reason/maxBytes``). Default 16 MiB.
     public var maxBytes: Int
-    /// How long an undelivered event is kept after its `acceptedAt`, in milliseconds on the
+    /// How long an undelivered event is kept after its `acceptedAt`, measured on the
     /// outbox's clock; then it is dropped and reported (``OutboxDropReport/Reason/expired``).
     /// Default 7 days.
-    public var timeToLiveMs: Double
+    public var timeToLive: Duration
     /// A segment file is closed and a new one started once it holds this many bytes. Default 1 MiB.
     public var segmentBytes: Int
     /// Called synchronously with every drop report, after the outbox's lock is released (also
@@ -23,13 +23,13 @@ public struct OutboxConfiguration: Sendable {
     /// events, 16 MiB, 7 days, 1 MiB segments, ``OutboxDurability/default``).
     public init(
         durability: OutboxDurability = .default, maxEvents: Int = 10_000, maxBytes: Int = 16 << 20,
-        timeToLiveMs: Double = 7 * 24 * 3_600_000, segmentBytes: Int = 1 << 20,
+        timeToLive: Duration = .seconds(7 * 24 * 3_600), segmentBytes: Int = 1 << 20,
         onDrop: (@Sendable (OutboxDropReport) -> Void)? = nil
     ) {
         self.durability = durability
         self.maxEvents = maxEvents
         self.maxBytes = maxBytes
-        self.timeToLiveMs = timeToLiveMs
+        self.timeToLive = timeToLive
         self.segmentBytes = segmentBytes
         self.onDrop = onDrop
     }

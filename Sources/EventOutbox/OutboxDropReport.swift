@@ -7,7 +7,7 @@ public struct OutboxDropReport: Sendable, Equatable {
         case maxEvents
         /// ``OutboxConfiguration/maxBytes`` was reached.
         case maxBytes
-        /// Older than ``OutboxConfiguration/timeToLiveMs``.
+        /// Older than ``OutboxConfiguration/timeToLive``.
         case expired
     }
 

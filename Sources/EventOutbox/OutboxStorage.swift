@@ -224,14 +224,14 @@ struct OutboxStorage: Sendable {
 
     /// Drops every event whose time to live has passed at `now`.
     mutating func expire(now: Double) -> [OutboxDropReport] {
-        let expired = index.ordered.filter { $0.record.acceptedAt + configuration.timeToLiveMs <= now }
+        let expired = index.ordered.filter { $0.record.acceptedAt + configuration.timeToLive.inMilliseconds <= now }
         guard !expired.isEmpty else { return [] }
         return [OutboxDropReport(reason: .expired, records: markDone(expired.map(\.record.sequence)), timestamp: now)]
     }
 
     /// Earliest `acceptedAt + timeToLive` of an undelivered event.
     var nextExpiry: Double? {
-        index.ordered.map(\.record.acceptedAt).min().map { $0 + configuration.timeToLiveMs }
+        index.ordered.map(\.record.acceptedAt).min().map { $0 + configuration.timeToLive.inMilliseconds }
     }
 
     // MARK: Segment files

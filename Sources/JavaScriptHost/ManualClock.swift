@@ -48,8 +48,9 @@ public final class ManualClock: HostClock, @unchecked Sendable {
         }
     }
 
-    /// Moves time forward by `milliseconds`, firing due timers in order.
-    public func advance(by milliseconds: Double) {
+    /// Moves time forward by `duration` (negative counts as zero), firing due timers in order.
+    public func advance(by duration: Duration) {
+        let milliseconds = duration.inMilliseconds
         let target = lock.withLock { current + max(0, milliseconds) }
         while let next = takeNextDue(upTo: target) {
             next.action()
@@ -59,7 +60,7 @@ public final class ManualClock: HostClock, @unchecked Sendable {
 
     /// Fires every timer due at the current time without moving it.
     public func runDueTimers() {
-        advance(by: 0)
+        advance(by: .zero)
     }
 
     private func takeNextDue(upTo target: Double) -> Pending? {

@@ -63,7 +63,7 @@ enum EventPathBench {
         return try blocking { () async throws -> [(String, Double)] in
             let track = try await measure(client.measuredEngines) { _ = try await client.track(event: "bench") }
             let view = try await measure(client.measuredEngines) {
-                _ = try await client.trackView(TrackViewPayload(componentId: "hero", viewId: "v", viewDurationMs: 2_000))
+                _ = try await client.trackView(TrackViewPayload(componentId: "hero", viewId: "v", viewDuration: .milliseconds(2_000)))
             }
             return [
                 ("event_crossings_track", track.crossings), ("event_serializations_track", track.serializations),
@@ -79,7 +79,7 @@ enum EventPathBench {
         let service = OptimizationService(
             config: OptimizationConfig(
                 clientId: "bench", api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL),
-                queuePolicy: QueuePolicy(flush: QueueFlushPolicy(flushIntervalMs: 3_600_000))),
+                queuePolicy: QueuePolicy(flush: QueueFlushPolicy(flushInterval: .milliseconds(3_600_000)))),
             options: .init(engines: 1, insightsMaxEvents: 100_000))
         try blocking { try await service.start() }
         defer { blockingUntilDone { await service.shutdown() } }

@@ -45,7 +45,7 @@ enum TrackerBenchmark {
 
         start = DispatchTime.now().uptimeNanoseconds
         for _ in 0..<Int(simulatedMs / stepMs) {
-            clock.advance(by: stepMs)
+            clock.advance(by: .milliseconds(stepMs))
             pendingMax = max(pendingMax, clock.pendingTimerCount)
         }
         let simulateNs = DispatchTime.now().uptimeNanoseconds - start

@@ -42,8 +42,8 @@ struct LiveSources {
             source = try ContentfulDeliverySource(
                 configuration: .init(
                     spaceId: space, environment: environment, accessToken: accessToken, api: preview ? .preview : .delivery,
-                    baseURL: cdaBaseURL, locale: locale, requestTimeoutMilliseconds: timeoutMilliseconds,
-                    fetchDeadlineMilliseconds: Double(timeoutMilliseconds) * 3),
+                    baseURL: cdaBaseURL, locale: locale, requestTimeout: .milliseconds(timeoutMilliseconds),
+                    fetchDeadline: .milliseconds(timeoutMilliseconds) * 3),
                 cachePolicy: .disabled, logger: Self.logger)
         } catch {
             throw .usage("\(error)")
@@ -85,7 +85,7 @@ struct LiveSources {
         let transport: HTTPFetchTransport
         do {
             transport = try HTTPFetchTransport(
-                configuration: .init(allowedBaseURLs: [base], requestTimeoutMilliseconds: timeoutMilliseconds), logger: Self.logger)
+                configuration: .init(allowedBaseURLs: [base], requestTimeout: .milliseconds(timeoutMilliseconds)), logger: Self.logger)
         } catch {
             throw .usage("--experience-base-url: \(error)")
         }

@@ -1,45 +1,45 @@
+import JavaScriptHost
 import OptimizationJSON
 import OrderedCollections
 
 /// Retry, backoff and circuit-breaker settings of the delivery queues. Every field is
-/// optional; nil uses the core's default. The core normalises the values: integers must be
-/// finite and ≥ 1 (floored; anything else ⇒ default), `maxBackoffMs` is raised to
-/// `baseBackoffMs`, `jitterRatio` is clamped to [0, 1]. All times are milliseconds on the
-/// client's clock.
+/// optional; nil uses the core's default. The core normalises the values: durations are sent in
+/// whole milliseconds and must be at least 1 ms (anything else ⇒ default), `maxBackoff` is
+/// raised to `baseBackoff`, `jitterRatio` is clamped to [0, 1]. Times run on the client's (or
+/// service's) clock.
 public struct QueueFlushPolicy: Sendable, Equatable {
-    /// Periodic Insights flush while events are queued. Default 30 000.
-    public var flushIntervalMs: Int?
-    /// Delay after the first failure. Default 500.
-    public var baseBackoffMs: Int?
-    /// Cap of the exponential backoff. Default 30 000.
-    public var maxBackoffMs: Int?
+    /// Periodic Insights flush while events are queued. Default 30 s.
+    public var flushInterval: Duration?
+    /// Delay after the first failure. Default 500 ms.
+    public var baseBackoff: Duration?
+    /// Cap of the exponential backoff. Default 30 s.
+    public var maxBackoff: Duration?
     /// Extra random delay, as a fraction of the backoff. Default 0.2.
     public var jitterRatio: Double?
     /// Consecutive failures after which the circuit opens. Default 8.
     public var maxConsecutiveFailures: Int?
-    /// How long an open circuit sends nothing. Default 120 000.
-    public var circuitOpenMs: Int?
+    /// How long an open circuit sends nothing. Default 120 s.
+    public var circuitOpenDuration: Duration?
 
-    /// Creates a flush policy; every argument defaults to nil (the core's default). Times are
-    /// milliseconds on the client's clock.
+    /// Creates a flush policy; every argument defaults to nil (the core's default).
     /// - Parameters:
-    ///   - flushIntervalMs: periodic Insights flush while events are queued; nil uses 30 000.
-    ///   - baseBackoffMs: delay after the first failure; nil uses 500.
-    ///   - maxBackoffMs: cap of the exponential backoff (raised to `baseBackoffMs`); nil uses 30 000.
+    ///   - flushInterval: periodic Insights flush while events are queued; nil uses 30 s.
+    ///   - baseBackoff: delay after the first failure; nil uses 500 ms.
+    ///   - maxBackoff: cap of the exponential backoff (raised to `baseBackoff`); nil uses 30 s.
     ///   - jitterRatio: extra random delay as a fraction of the backoff, clamped to [0, 1]; nil
     ///     uses 0.2.
     ///   - maxConsecutiveFailures: consecutive failures after which the circuit opens; nil uses 8.
-    ///   - circuitOpenMs: how long an open circuit sends nothing; nil uses 120 000.
+    ///   - circuitOpenDuration: how long an open circuit sends nothing; nil uses 120 s.
     public init(
-        flushIntervalMs: Int? = nil, baseBackoffMs: Int? = nil, maxBackoffMs: Int? = nil, jitterRatio: Double? = nil,
-        maxConsecutiveFailures: Int? = nil, circuitOpenMs: Int? = nil
+        flushInterval: Duration? = nil, baseBackoff: Duration? = nil, maxBackoff: Duration? = nil, jitterRatio: Double? = nil,
+        maxConsecutiveFailures: Int? = nil, circuitOpenDuration: Duration? = nil
     ) {
-        self.flushIntervalMs = flushIntervalMs
-        self.baseBackoffMs = baseBackoffMs
-        self.maxBackoffMs = maxBackoffMs
+        self.flushInterval = flushInterval
+        self.baseBackoff = baseBackoff
+        self.maxBackoff = maxBackoff
         self.jitterRatio = jitterRatio
         self.maxConsecutiveFailures = maxConsecutiveFailures
-        self.circuitOpenMs = circuitOpenMs
+        self.circuitOpenDuration = circuitOpenDuration
     }
 
     /// The bridge's `queuePolicy.flush` object, or nil when no field is set.
@@ -48,12 +48,12 @@ public struct QueueFlushPolicy: Sendable, Equatable {
         func put(_ key: String, _ value: Int?) {
             if let value { object[key] = .number(JSONNumber(value)) }
         }
-        put("flushIntervalMs", flushIntervalMs)
-        put("baseBackoffMs", baseBackoffMs)
-        put("maxBackoffMs", maxBackoffMs)
+        put("flushIntervalMs", flushInterval?.wholeMilliseconds)
+        put("baseBackoffMs", baseBackoff?.wholeMilliseconds)
+        put("maxBackoffMs", maxBackoff?.wholeMilliseconds)
         if let jitterRatio, let number = JSONNumber(jitterRatio) { object["jitterRatio"] = .number(number) }
         put("maxConsecutiveFailures", maxConsecutiveFailures)
-        put("circuitOpenMs", circuitOpenMs)
+        put("circuitOpenMs", circuitOpenDuration?.wholeMilliseconds)
         return object.isEmpty ? nil : .object(object)
     }
 }

@@ -84,11 +84,11 @@ final class LocalAPIChannelHandler: ChannelInboundHandler, RemovableChannelHandl
                 headers: [("retry-after", "\(seconds)"), ("content-type", "application/json; charset=utf-8")],
                 body: #"{"message":"\#(reason)","data":{},"error":{"code":"ERR_RATE_LIMITED"}}"#,
                 head: head, context: context)
-        case .delay(let milliseconds, let then):
+        case .delay(let duration, let then):
             nextDelayID += 1
             let delayID = nextDelayID
             pendingDelays[delayID] = context.eventLoop.assumeIsolated().scheduleTask(
-                in: .milliseconds(Int64(max(0, milliseconds)))
+                in: .milliseconds(Int64(max(0, duration.wholeMilliseconds)))
             ) {
                 self.pendingDelays.removeValue(forKey: delayID)
                 self.perform(then, request: request, head: head, context: context)

@@ -31,7 +31,7 @@ import Synchronization
 /// requestId}`.
 ///
 /// **Scripts, recording, threading, lifecycle** work as for ``LocalOptimizationAPIServer``:
-/// ``enqueue(_:for:)`` scripts the next matching requests (``ScriptedResponse/delay(milliseconds:then:)``,
+/// ``enqueue(_:for:)`` scripts the next matching requests (``ScriptedResponse/delay(_:then:)``,
 /// ``ScriptedResponse/dropConnection``, ``ScriptedResponse/status(_:body:headers:)``,
 /// ``ScriptedResponse/contentfulRateLimit(resetSeconds:)``); waits are woken by the server
 /// (their timeout is a failure bound only); every member is safe from any thread.

@@ -6,9 +6,9 @@ extension LocalOptimizationAPIServer {
     /// ```swift
     /// try client.initialize(config: OptimizationConfig(clientId: "my-client", api: server.apiConfig()))
     /// ```
-    public func apiConfig(requestTimeoutMilliseconds: Int? = nil) -> OptimizationAPIConfig {
+    public func apiConfig(requestTimeout: Duration? = nil) -> OptimizationAPIConfig {
         OptimizationAPIConfig(
             experienceBaseURL: experienceBaseURL, insightsBaseURL: insightsBaseURL,
-            requestTimeoutMilliseconds: requestTimeoutMilliseconds)
+            requestTimeout: requestTimeout)
     }
 }

@@ -41,8 +41,8 @@ public indirect enum ScriptedResponse: Sendable, Equatable {
     case status(Int, body: String = "", headers: [String: String] = [:])
     /// Answer `status` (429 or 503) with `Retry-After: seconds` and a JSON error body.
     case retryAfter(seconds: Int, status: Int = 429)
-    /// Wait `milliseconds` of real time, then answer as `then` (used for timeout tests only).
-    case delay(milliseconds: Int, then: ScriptedResponse = .standard)
+    /// Wait `duration` of real time, then answer as `then` (used for timeout tests only).
+    case delay(Duration, then: ScriptedResponse = .standard)
     /// Send a 200 head declaring a `Content-Length` larger than the bytes that follow, then close
     /// the connection.
     case truncatedBody

@@ -19,7 +19,7 @@ import Synchronization
 /// URLs, compared by scheme, host, port and whole-segment path prefix) are requested;
 /// anything else fails with ``DeliveryError/urlNotAllowed(_:)`` before any network activity.
 ///
-/// **Timeout.** Every request has a real deadline, ``Configuration/requestTimeoutMilliseconds``
+/// **Timeout.** Every request has a real deadline, ``Configuration/requestTimeout``
 /// (default 3000 ms), covering connection, upload, response head and the whole body. On expiry the
 /// request is cancelled through AsyncHTTPClient (its connection is closed, nothing keeps running)
 /// and `send` throws ``DeliveryError/timeout(milliseconds:)``. Timeouts run on real
@@ -41,14 +41,14 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
         /// The base URLs the core may reach (Experience and Insights), with or without a trailing
         /// slash.
         public var allowedBaseURLs: [String]
-        /// Deadline of one request, in milliseconds (≥ 1). Default 3000.
-        public var requestTimeoutMilliseconds: Int
+        /// Deadline of one request (at least 1 ms). Default 3 s.
+        public var requestTimeout: Duration
         /// Largest accepted response body, in bytes. Default 10 MiB.
         public var maximumResponseBodyBytes: Int
         /// Soft limit of concurrent HTTP/1.1 connections per host. Default 8.
         public var maximumConnectionsPerHost: Int
-        /// How long an idle pooled connection is kept, in seconds. Default 60.
-        public var idleConnectionTimeoutSeconds: Int
+        /// How long an idle pooled connection is kept (at least 1 s). Default 60 s.
+        public var idleConnectionTimeout: Duration
         /// Sent as `User-Agent` when the request has none. Default `swift-optimization-linux/<version>`.
         public var userAgent: String?
 
@@ -56,27 +56,26 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
         /// created.
         /// - Parameters:
         ///   - allowedBaseURLs: the base URLs the core may reach (Experience and Insights).
-        ///   - requestTimeoutMilliseconds: deadline of one request, in milliseconds; default 3000.
+        ///   - requestTimeout: deadline of one request; default 3 s.
         ///   - maximumResponseBodyBytes: largest accepted response body, in bytes; default 10 MiB.
         ///   - maximumConnectionsPerHost: soft limit of concurrent HTTP/1.1 connections per host;
         ///     default 8.
-        ///   - idleConnectionTimeoutSeconds: how long an idle pooled connection is kept, in
-        ///     seconds; default 60.
+        ///   - idleConnectionTimeout: how long an idle pooled connection is kept; default 60 s.
         ///   - userAgent: sent as `User-Agent` when a request has none; nil sends none. Default
         ///     `swift-optimization-linux/<version>`.
         public init(
             allowedBaseURLs: [String],
-            requestTimeoutMilliseconds: Int = 3000,
+            requestTimeout: Duration = .seconds(3),
             maximumResponseBodyBytes: Int = 10 * 1024 * 1024,
             maximumConnectionsPerHost: Int = 8,
-            idleConnectionTimeoutSeconds: Int = 60,
+            idleConnectionTimeout: Duration = .seconds(60),
             userAgent: String? = "\(OptimizationLibrary.name)/\(OptimizationLibrary.version)"
         ) {
             self.allowedBaseURLs = allowedBaseURLs
-            self.requestTimeoutMilliseconds = requestTimeoutMilliseconds
+            self.requestTimeout = requestTimeout
             self.maximumResponseBodyBytes = maximumResponseBodyBytes
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
-            self.idleConnectionTimeoutSeconds = idleConnectionTimeoutSeconds
+            self.idleConnectionTimeout = idleConnectionTimeout
             self.userAgent = userAgent
         }
     }
@@ -98,22 +97,22 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
         logger: Logger = Logger(label: "Optimization.HTTPFetchTransport", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(DeliveryError) {
         var settings = configuration
-        settings.requestTimeoutMilliseconds = max(1, settings.requestTimeoutMilliseconds)
+        settings.requestTimeout = max(.milliseconds(1), settings.requestTimeout)
         settings.maximumResponseBodyBytes = max(1, settings.maximumResponseBodyBytes)
         settings.maximumConnectionsPerHost = max(1, settings.maximumConnectionsPerHost)
-        settings.idleConnectionTimeoutSeconds = max(1, settings.idleConnectionTimeoutSeconds)
+        settings.idleConnectionTimeout = max(.seconds(1), settings.idleConnectionTimeout)
         self.allowList = try HostAllowList(baseURLs: settings.allowedBaseURLs)
         self.configuration = settings
         self.logger = logger
 
         var pool = HTTPClient.Configuration.ConnectionPool(
-            idleTimeout: .seconds(Int64(settings.idleConnectionTimeoutSeconds)),
+            idleTimeout: .milliseconds(Int64(settings.idleConnectionTimeout.wholeMilliseconds)),
             concurrentHTTP1ConnectionsPerHostSoftLimit: settings.maximumConnectionsPerHost)
         // A refused or failed connection fails the request at once; the core's queues own retries.
         pool.retryConnectionEstablishment = false
         var clientConfiguration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: .init(connect: .milliseconds(Int64(settings.requestTimeoutMilliseconds))),
+            timeout: .init(connect: .milliseconds(Int64(settings.requestTimeout.wholeMilliseconds))),
             connectionPool: pool,
             decompression: .disabled)
         clientConfiguration.httpVersion = .automatic
@@ -124,13 +123,13 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
 
     /// Convenience: a transport for the given Experience and Insights base URLs.
     public convenience init(
-        experienceBaseURL: String, insightsBaseURL: String, requestTimeoutMilliseconds: Int = 3000,
+        experienceBaseURL: String, insightsBaseURL: String, requestTimeout: Duration = .seconds(3),
         logger: Logger = Logger(label: "Optimization.HTTPFetchTransport", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(DeliveryError) {
         try self.init(
             configuration: Configuration(
                 allowedBaseURLs: [experienceBaseURL, insightsBaseURL],
-                requestTimeoutMilliseconds: requestTimeoutMilliseconds),
+                requestTimeout: requestTimeout),
             logger: logger)
     }
 
@@ -183,7 +182,7 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
         }
 
         let prepared = httpRequest
-        let timeoutMilliseconds = configuration.requestTimeoutMilliseconds
+        let timeoutMilliseconds = configuration.requestTimeout.wholeMilliseconds
         let started = ContinuousClock.now
         do {
             let response = try await withThrowingTaskGroup(of: FetchResponse.self) { group in

@@ -13,8 +13,8 @@ public struct TrackViewPayload: Sendable, Equatable {
     public var optimizationContextId: String?
     /// The rendered variant: 0 for the baseline.
     public var variantIndex: Int
-    /// Milliseconds the entry has been visible in this cycle.
-    public var viewDurationMs: Int
+    /// How long the entry has been visible in this cycle (sent in whole milliseconds).
+    public var viewDuration: Duration
     /// Whether the matched experience is sticky; nil when unknown. A sticky view (`true`) is also
     /// sent to the Experience API.
     public var sticky: Bool?
@@ -28,19 +28,20 @@ public struct TrackViewPayload: Sendable, Equatable {
     ///   - experienceId: the matched experience; none by default.
     ///   - optimizationContextId: the resolution the entry was rendered from; none by default.
     ///   - variantIndex: the rendered variant; default 0 (the baseline).
-    ///   - viewDurationMs: milliseconds the entry has been visible in this cycle.
+    ///   - viewDuration: how long the entry has been visible in this cycle (sent in whole
+    ///     milliseconds).
     ///   - sticky: whether the matched experience is sticky; nil (unknown) by default.
     ///   - stickyTrackingKey: de-duplicates sticky views across cycles; nil by default.
     public init(
         componentId: String, viewId: String, experienceId: String? = nil, optimizationContextId: String? = nil,
-        variantIndex: Int = 0, viewDurationMs: Int, sticky: Bool? = nil, stickyTrackingKey: String? = nil
+        variantIndex: Int = 0, viewDuration: Duration, sticky: Bool? = nil, stickyTrackingKey: String? = nil
     ) {
         self.componentId = componentId
         self.viewId = viewId
         self.experienceId = experienceId
         self.optimizationContextId = optimizationContextId
         self.variantIndex = variantIndex
-        self.viewDurationMs = viewDurationMs
+        self.viewDuration = viewDuration
         self.sticky = sticky
         self.stickyTrackingKey = stickyTrackingKey
     }
@@ -49,7 +50,7 @@ public struct TrackViewPayload: Sendable, Equatable {
     public var jsonValue: JSONValue {
         var object: OrderedDictionary<String, JSONValue> = [
             "componentId": .string(componentId), "viewId": .string(viewId),
-            "variantIndex": .number(JSONNumber(variantIndex)), "viewDurationMs": .number(JSONNumber(viewDurationMs)),
+            "variantIndex": .number(JSONNumber(variantIndex)), "viewDurationMs": .number(JSONNumber(viewDuration.wholeMilliseconds)),
         ]
         if let experienceId { object["experienceId"] = .string(experienceId) }
         if let optimizationContextId { object["optimizationContextId"] = .string(optimizationContextId) }

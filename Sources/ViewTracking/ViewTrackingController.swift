@@ -5,8 +5,8 @@ import OptimizationJSON
 import Synchronization
 
 /// Turns the visibility of one rendered entry into view events: a view event after
-/// `dwellTimeMs` of continuous visibility, a duration update every
-/// `viewDurationUpdateIntervalMs` while the entry stays visible, and a final update when it
+/// `dwellTime` of continuous visibility, a duration update every
+/// `viewDurationUpdateInterval` while the entry stays visible, and a final update when it
 /// leaves view. Create one controller per rendered entry and feed it from the render loop.
 ///
 /// ```swift
@@ -21,9 +21,9 @@ import Synchronization
 ///
 /// **Cycles.** The entry is *visible* when the last reported ratio is at least
 /// ``ViewTrackingOptions/minVisibleRatio`` (inclusive) and the controller is neither paused nor
-/// stopped. Becoming visible starts a cycle with a fresh ``currentViewId``. After `dwellTimeMs`
+/// stopped. Becoming visible starts a cycle with a fresh ``currentViewId``. After `dwellTime`
 /// in the cycle, one view event is sent with `viewDurationMs` = the time visible so far; then
-/// one update at `dwellTimeMs + k × viewDurationUpdateIntervalMs` (k = 1, 2, …) with the
+/// one update at `dwellTime + k × viewDurationUpdateInterval` (k = 1, 2, …) with the
 /// accumulated duration. Becoming not visible (ratio below the threshold, ``setVisible(_:)``
 /// false, ``pause()``, ``stop()``, releasing the last reference) ends the cycle: if the view
 /// event was sent, a final update carries the total duration; otherwise nothing is sent and the
@@ -239,7 +239,7 @@ public final class ViewTrackingController: Sendable {
 
     private func startCycle(_ state: inout State) {
         state.cycle = Cycle(viewId: UUID().uuidString, startedAt: clock.now())
-        schedule(&state, after: options.dwellTimeMs)
+        schedule(&state, after: options.dwellTime.inMilliseconds)
     }
 
     /// Ends the running cycle. A view event that fell due but whose timer has not run yet
@@ -249,7 +249,7 @@ public final class ViewTrackingController: Sendable {
         guard let cycle = state.cycle else { return }
         state.cycle = nil
         let elapsed = max(0, clock.now() - cycle.startedAt)
-        if cycle.eventsSent == 0, elapsed >= options.dwellTimeMs {
+        if cycle.eventsSent == 0, elapsed >= options.dwellTime.inMilliseconds {
             emitView(cycle, elapsed)
             emitView(cycle, elapsed)
         } else if cycle.eventsSent > 0 {
@@ -271,7 +271,7 @@ public final class ViewTrackingController: Sendable {
             }
             emitView(cycle, elapsed)
             // Updates missed by a late timer are skipped, not sent in a burst.
-            let intervalsPast = ((elapsed - options.dwellTimeMs) / options.viewDurationUpdateIntervalMs).rounded(.down)
+            let intervalsPast = ((elapsed - options.dwellTime.inMilliseconds) / options.viewDurationUpdateInterval.inMilliseconds).rounded(.down)
             cycle.eventsSent = max(cycle.eventsSent + 1, Int(min(max(0, intervalsPast), 1e15)) + 1)
             state.cycle = cycle
             schedule(&state, after: max(0, nextDue(cycle) - elapsed))
@@ -280,7 +280,7 @@ public final class ViewTrackingController: Sendable {
 
     /// Cycle time (ms) at which the next view event or update is due.
     private func nextDue(_ cycle: Cycle) -> Double {
-        options.dwellTimeMs + Double(cycle.eventsSent) * options.viewDurationUpdateIntervalMs
+        options.dwellTime.inMilliseconds + Double(cycle.eventsSent) * options.viewDurationUpdateInterval.inMilliseconds
     }
 
     private func emitView(_ cycle: Cycle, _ elapsed: Double) {
@@ -288,7 +288,7 @@ public final class ViewTrackingController: Sendable {
         sink.submitView(TrackViewPayload(
             componentId: componentId, viewId: cycle.viewId, experienceId: experienceId,
             optimizationContextId: optimizationContextId, variantIndex: variantIndex,
-            viewDurationMs: duration, sticky: sticky, stickyTrackingKey: stickyTrackingKey))
+            viewDuration: .milliseconds(duration), sticky: sticky, stickyTrackingKey: stickyTrackingKey))
     }
 
     private func schedule(_ state: inout State, after delay: Double) {

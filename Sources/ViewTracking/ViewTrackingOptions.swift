@@ -6,37 +6,36 @@ public struct ViewTrackingOptions: Sendable, Equatable {
     /// Fraction of the entry (0…1) that must be visible for it to count as visible. The bound
     /// is inclusive: a ratio equal to this value counts. Must be in (0, 1]. Default 0.8.
     public var minVisibleRatio: Double
-    /// Milliseconds of continuous visibility before the view event fires. Must be > 0 and
-    /// finite. Default 2000.
-    public var dwellTimeMs: Double
-    /// Milliseconds between duration updates after the view event, while the entry stays
-    /// visible. Must be > 0 and finite. Default 5000.
-    public var viewDurationUpdateIntervalMs: Double
+    /// Continuous visibility before the view event fires. Must be > 0. Default 2 s.
+    public var dwellTime: Duration
+    /// Time between duration updates after the view event, while the entry stays visible. Must
+    /// be > 0. Default 5 s.
+    public var viewDurationUpdateInterval: Duration
 
     /// Creates options without validating them (``validate()`` does).
     /// - Parameters:
     ///   - minVisibleRatio: fraction of the entry that must be visible, in (0, 1]; default 0.8.
-    ///   - dwellTimeMs: milliseconds of continuous visibility before the view event; default 2000.
-    ///   - viewDurationUpdateIntervalMs: milliseconds between duration updates; default 5000.
-    public init(minVisibleRatio: Double = 0.8, dwellTimeMs: Double = 2000, viewDurationUpdateIntervalMs: Double = 5000) {
+    ///   - dwellTime: continuous visibility before the view event; default 2 s.
+    ///   - viewDurationUpdateInterval: time between duration updates; default 5 s.
+    public init(minVisibleRatio: Double = 0.8, dwellTime: Duration = .seconds(2), viewDurationUpdateInterval: Duration = .seconds(5)) {
         self.minVisibleRatio = minVisibleRatio
-        self.dwellTimeMs = dwellTimeMs
-        self.viewDurationUpdateIntervalMs = viewDurationUpdateIntervalMs
+        self.dwellTime = dwellTime
+        self.viewDurationUpdateInterval = viewDurationUpdateInterval
     }
 
     /// Checks every field (in declaration order).
     /// - Throws: ``ViewTrackingError/invalidOption(_:value:)`` for the first invalid field:
-    ///   `minVisibleRatio` outside (0, 1], or a time that is not a finite number > 0
-    ///   (NaN and infinities are invalid everywhere).
+    ///   `minVisibleRatio` outside (0, 1] (NaN and infinities included), or a time that is not
+    ///   longer than zero (its value reported in milliseconds).
     public func validate() throws(ViewTrackingError) {
         guard minVisibleRatio.isFinite, minVisibleRatio > 0, minVisibleRatio <= 1 else {
             throw .invalidOption(.minVisibleRatio, value: minVisibleRatio)
         }
-        guard dwellTimeMs.isFinite, dwellTimeMs > 0 else {
-            throw .invalidOption(.dwellTimeMs, value: dwellTimeMs)
+        guard dwellTime > .zero else {
+            throw .invalidOption(.dwellTime, value: dwellTime.inMilliseconds)
         }
-        guard viewDurationUpdateIntervalMs.isFinite, viewDurationUpdateIntervalMs > 0 else {
-            throw .invalidOption(.viewDurationUpdateIntervalMs, value: viewDurationUpdateIntervalMs)
+        guard viewDurationUpdateInterval > .zero else {
+            throw .invalidOption(.viewDurationUpdateInterval, value: viewDurationUpdateInterval.inMilliseconds)
         }
     }
 }
@@ -47,16 +46,16 @@ public enum ViewTrackingError: Error, Sendable, Equatable, CustomStringConvertib
     public enum Field: String, Sendable, Equatable, CaseIterable {
         /// ``ViewTrackingOptions/minVisibleRatio``.
         case minVisibleRatio
-        /// ``ViewTrackingOptions/dwellTimeMs``.
-        case dwellTimeMs
-        /// ``ViewTrackingOptions/viewDurationUpdateIntervalMs``.
-        case viewDurationUpdateIntervalMs
+        /// ``ViewTrackingOptions/dwellTime``.
+        case dwellTime
+        /// ``ViewTrackingOptions/viewDurationUpdateInterval``.
+        case viewDurationUpdateInterval
 
         /// The rule the field's value must satisfy.
         public var requirement: String {
             switch self {
             case .minVisibleRatio: "a number in (0, 1]"
-            case .dwellTimeMs, .viewDurationUpdateIntervalMs: "a finite number of milliseconds > 0"
+            case .dwellTime, .viewDurationUpdateInterval: "a duration longer than zero"
             }
         }
     }

@@ -14,7 +14,7 @@ func withCDASource<T>(
     _ body: (ContentfulDeliverySource) async throws -> T
 ) async throws -> T {
     var configuration = ContentfulDeliveryConfiguration(
-        spaceId: server.space.spaceId, accessToken: token, baseURL: server.baseURL, requestTimeoutMilliseconds: 3000)
+        spaceId: server.space.spaceId, accessToken: token, baseURL: server.baseURL, requestTimeout: .milliseconds(3000))
     configure(&configuration)
     let source = try ContentfulDeliverySource(
         configuration: configuration, cachePolicy: cache, clock: clock, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -233,9 +233,9 @@ struct ContentfulDeliverySourceTests {
                 try await signalling.waitForScheduledTimers(1)
                 #expect(clock.nextDueTime == start + 2000)
                 #expect(server.entryRequests.count == 1)
-                clock.advance(by: 1999)
+                clock.advance(by: .milliseconds(1999))
                 #expect(clock.pendingTimerCount == 1)
-                clock.advance(by: 1)
+                clock.advance(by: .milliseconds(1))
                 let entry = try await fetch.value
                 #expect(entry.id == "hero-home")
                 #expect(server.entryRequests.count == 2)
@@ -261,7 +261,7 @@ struct ContentfulDeliverySourceTests {
                     try await signalling.waitForScheduledTimers(attempt)
                     let due = try #require(clock.nextDueTime) - clock.now()
                     delays.append(due)
-                    clock.advance(by: due)
+                    clock.advance(by: .milliseconds(due))
                 }
                 let result = await fetch.value
                 guard case .failure(.serverError(let status, _)) = result else { Issue.record("\(result)"); return }
@@ -278,13 +278,13 @@ struct ContentfulDeliverySourceTests {
         let clock = ManualClock()
         try await withLocalCDAServer { server in
             server.enqueue(.contentfulRateLimit(resetSeconds: 60))
-            try await withCDASource(server, clock: clock, configure: { $0.fetchDeadlineMilliseconds = 10_000 }) { source in
+            try await withCDASource(server, clock: clock, configure: { $0.fetchDeadline = .seconds(10) }) { source in
                 do {
                     _ = try await source.entry(id: "hero-home")
                     Issue.record("expected the deadline")
                 } catch let error as ContentfulDeliveryError {
-                    guard case .deadlineExceeded(let ms, let last) = error else { Issue.record("\(error)"); return }
-                    #expect(ms == 10_000 && last.contains("rate limit"))
+                    guard case .deadlineExceeded(let deadline, let last) = error else { Issue.record("\(error)"); return }
+                    #expect(deadline == .seconds(10) && last.contains("rate limit"))
                 }
                 #expect(clock.pendingTimerCount == 0 && server.entryRequests.count == 1)
             }
@@ -296,12 +296,12 @@ struct ContentfulDeliverySourceTests {
     @Test func ttlExpiryRefetches() async throws {
         let clock = ManualClock()
         try await withLocalCDAServer { server in
-            try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 0, staleIfErrorMilliseconds: 0)) { source in
+            try await withCDASource(server, clock: clock, cache: .init(timeToLive: .milliseconds(1000), staleWhileRevalidate: .milliseconds(0), staleIfError: .milliseconds(0))) { source in
                 let first = try await source.entry(id: "holiday-banner")
-                clock.advance(by: 999)
+                clock.advance(by: .milliseconds(999))
                 #expect(try await source.entry(id: "holiday-banner") === first)
                 #expect(server.entryRequests.count == 1)
-                clock.advance(by: 1)
+                clock.advance(by: .milliseconds(1))
                 #expect(try await source.entry(id: "holiday-banner") === first)   // same revision: same instance
                 #expect(server.entryRequests.count == 2)
             }
@@ -311,11 +311,11 @@ struct ContentfulDeliverySourceTests {
     @Test func staleWhileRevalidateServesAtOnceAndRefreshesOnce() async throws {
         let clock = ManualClock()
         try await withLocalCDAServer { server in
-            try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 5000)) { source in
+            try await withCDASource(server, clock: clock, cache: .init(timeToLive: .milliseconds(1000), staleWhileRevalidate: .milliseconds(5000))) { source in
                 let first = try await source.entry(id: "hero-home")
                 server.space.publish(entryId: "hero-home", field: "internalTitle", value: "new title")
-                clock.advance(by: 1500)
-                server.enqueue(.delay(milliseconds: 200))
+                clock.advance(by: .milliseconds(1500))
+                server.enqueue(.delay(.milliseconds(200)))
                 let stale1 = try await source.entry(id: "hero-home")
                 let stale2 = try await source.entry(id: "hero-home")
                 #expect(stale1 === first && stale2 === first)
@@ -331,24 +331,24 @@ struct ContentfulDeliverySourceTests {
     @Test func staleIfErrorServesTheLastGoodCopyButNotFor404s() async throws {
         let clock = ManualClock()
         try await withLocalCDAServer { server in
-            try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 0, staleIfErrorMilliseconds: 60_000),
+            try await withCDASource(server, clock: clock, cache: .init(timeToLive: .milliseconds(1000), staleWhileRevalidate: .milliseconds(0), staleIfError: .milliseconds(60_000)),
                                     configure: { $0.maximumAttempts = 1 }) { source in
                 let first = try await source.entry(id: "hero-home")
                 let batchFirst = try await source.entries(ids: ["holiday-banner"])
-                clock.advance(by: 2000)
+                clock.advance(by: .milliseconds(2000))
                 server.enqueue(.contentfulServerError(500), .contentfulServerError(503))
                 #expect(try await source.entry(id: "hero-home") === first)
                 #expect(try await source.entries(ids: ["holiday-banner"]).entries.first === batchFirst.entries.first)
                 #expect(server.entryRequests.count == 4)
                 // Beyond the stale-if-error window the failure surfaces.
-                clock.advance(by: 60_000)
+                clock.advance(by: .milliseconds(60_000))
                 server.enqueue(.contentfulServerError(500))
                 await #expect(throws: ContentfulDeliveryError.self) { try await source.entry(id: "hero-home") }
             }
             // A 401 is never masked by a cached copy.
-            try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 0, staleIfErrorMilliseconds: 60_000)) { source in
+            try await withCDASource(server, clock: clock, cache: .init(timeToLive: .milliseconds(1000), staleWhileRevalidate: .milliseconds(0), staleIfError: .milliseconds(60_000))) { source in
                 _ = try await source.entry(id: "hero-home")
-                clock.advance(by: 2000)
+                clock.advance(by: .milliseconds(2000))
                 server.enqueue(.status(401, body: #"{"message":"revoked"}"#))
                 await #expect(throws: ContentfulDeliveryError.unauthorized("revoked")) { try await source.entry(id: "hero-home") }
             }
@@ -357,7 +357,7 @@ struct ContentfulDeliverySourceTests {
 
     @Test func concurrentMissesMakeOneRequest() async throws {
         try await withLocalCDAServer { server in
-            server.enqueue(.delay(milliseconds: 300))
+            server.enqueue(.delay(.milliseconds(300)))
             try await withCDASource(server) { source in
                 let entries = try await withThrowingTaskGroup(of: ContentfulEntry.self) { group in
                     for _ in 0..<20 { group.addTask { try await source.entry(id: "promo-strip") } }
@@ -422,12 +422,12 @@ struct ContentfulDeliverySourceTests {
         let runtime = try #require(client.currentRuntime)
         let clock = ManualClock()
         try await withLocalCDAServer { server in
-            try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 0)) { source in
+            try await withCDASource(server, clock: clock, cache: .init(timeToLive: .milliseconds(1000), staleWhileRevalidate: .milliseconds(0))) { source in
                 let first = try await source.entry(id: "hero-home")
                 _ = resolvedId(client, first)
                 let before = runtime.transfers.entries
                 source.invalidateAll()
-                clock.advance(by: 5000)
+                clock.advance(by: .milliseconds(5000))
                 let again = try await source.entry(id: "hero-home")
                 #expect(again === first)
                 #expect(resolvedId(client, again) == "hero-home-europe")
@@ -450,10 +450,10 @@ struct ContentfulDeliveryIntegrationTests {
     @Test func staleIdsOfABatchAreRefreshedInOneChunkedRequest() async throws {
         let clock = ManualClock()
         try await withLocalCDAServer { server in
-            try await withCDASource(server, clock: clock, cache: .init(timeToLiveMilliseconds: 1000, staleWhileRevalidateMilliseconds: 5000)) { source in
+            try await withCDASource(server, clock: clock, cache: .init(timeToLive: .milliseconds(1000), staleWhileRevalidate: .milliseconds(5000))) { source in
                 let ids = ["hero-home", "holiday-banner", "promo-strip"]
                 let first = try await source.entries(ids: ids)
-                clock.advance(by: 2000)
+                clock.advance(by: .milliseconds(2000))
                 let stale = try await source.entries(ids: ids + ["shipping-note"])
                 #expect(zip(first.entries, stale.entries).allSatisfy { $0 === $1 })
                 await source.waitForPendingRefreshes()

@@ -143,7 +143,7 @@ final class CrashPointRun: Sendable {
         case .appendsAcknowledgementsRolloverCompaction:
             return OutboxConfiguration(durability: durability, segmentBytes: 700)
         case .expiryBoundsAcknowledgements:
-            return OutboxConfiguration(durability: durability, maxEvents: 6, maxBytes: 900, timeToLiveMs: 1_000, segmentBytes: 600)
+            return OutboxConfiguration(durability: durability, maxEvents: 6, maxBytes: 900, timeToLive: .milliseconds(1_000), segmentBytes: 600)
         case .purgeAndErasureInterleaved:
             return OutboxConfiguration(durability: durability, segmentBytes: 500)
         }
@@ -229,7 +229,7 @@ final class CrashPointRun: Sendable {
 
         /// Moves the clock; a whole sync interval makes every returned event durable (syncInterval).
         func advance(_ milliseconds: Double) {
-            step { run.clock.advance(by: milliseconds) }
+            step { run.clock.advance(by: .milliseconds(milliseconds)) }
             if case .syncInterval(let interval) = run.durability, milliseconds >= Double(interval) {
                 ledger.promiseAll(at: fileSystem.stepCount - 1)
             }

@@ -38,15 +38,15 @@ struct OutboxFsyncTests {
         defer { outbox.close() }
         try outbox.append(OutboxFixture.event("m1"))
         fileSystem.failNextSyncs = 1
-        clock.advance(by: 100)
+        clock.advance(by: .milliseconds(100))
         #expect(fileSystem.failNextSyncs == 0, "the tick tried to sync")
         #expect(try recover(fileSystem.durableFiles).records.isEmpty, "a power loss now loses m1: its fsync failed")
         #expect(clock.nextDueTime == clock.now() + 100, "a retry is scheduled")
-        clock.advance(by: 100)
+        clock.advance(by: .milliseconds(100))
         #expect(try recover(fileSystem.durableFiles).records.map(\.messageId) == ["m1"])
         // Nothing left to sync: no more ticks.
         let syncs = fileSystem.fileSyncs
-        clock.advance(by: 1_000)
+        clock.advance(by: .milliseconds(1_000))
         #expect(fileSystem.fileSyncs == syncs)
     }
 
@@ -111,7 +111,7 @@ struct OutboxFsyncTests {
         defer { outbox.close() }
         // Segments of two events: [m1 m2] [m3 m4] [m5 …].
         for index in 1...5 { try outbox.append(OutboxFixture.event("m\(index)", padding: 100)) }
-        clock.advance(by: 100)
+        clock.advance(by: .milliseconds(100))
         #expect(fileSystem.pendingDirectoryOperations.isEmpty)
         let first = outbox.pendingRecords().filter { $0.sequence < 3 }
         #expect(outbox.segmentCount >= 3)
@@ -131,7 +131,7 @@ struct OutboxFsyncTests {
         defer { #expect(outbox.segmentCount == segments) }
         switch durability {
         case .syncEveryAppend: try outbox.append(OutboxFixture.event("m7"))
-        default: clock.advance(by: 100)
+        default: clock.advance(by: .milliseconds(100))
         }
         #expect(fileSystem.pendingDirectoryOperations.isEmpty)
         #expect(fileSystem.durableFiles[OutboxIndex.segmentName(1)] == nil)
@@ -147,7 +147,7 @@ struct OutboxFsyncTests {
         #expect(outbox.segmentCount >= 3)
         #expect(fileSystem.fileSyncs == 0, "appends (and sealing) never wait for the disk")
         #expect(try recover(fileSystem.durableFiles).records.isEmpty)
-        clock.advance(by: 100)
+        clock.advance(by: .milliseconds(100))
         #expect(try recover(fileSystem.durableFiles).records.map(\.messageId) == (1...6).map { "m\($0)" })
     }
 }

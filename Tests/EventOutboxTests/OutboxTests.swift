@@ -22,7 +22,7 @@ struct OutboxTests {
         do {
             let outbox = try fixture.open(clock: clock)
             appended.append(try outbox.append(OutboxFixture.event("e1", profile: "p1", consent: true)))
-            clock.advance(by: 10)
+            clock.advance(by: .milliseconds(10))
             appended.append(try outbox.append(OutboxFixture.event("i1", queue: .insights, consent: false, acceptedAt: 1_767_225_000_000.5)))
             appended += try outbox.append(contentsOf: [
                 OutboxFixture.event("e2", profile: "p2"), OutboxFixture.event("i2", queue: .insights, profile: "p1"),
@@ -238,14 +238,14 @@ struct OutboxTests {
         defer { fixture.remove() }
         let clock = ManualClock()
         let collector = DropCollector()
-        let configuration = OutboxConfiguration(timeToLiveMs: 1_000, onDrop: collector.callback)
+        let configuration = OutboxConfiguration(timeToLive: .milliseconds(1_000), onDrop: collector.callback)
         let outbox = try fixture.open(configuration, clock: clock)
         try outbox.append(OutboxFixture.event("old"))
-        clock.advance(by: 500)
+        clock.advance(by: .milliseconds(500))
         try outbox.append(OutboxFixture.event("newer"))
-        clock.advance(by: 499)
+        clock.advance(by: .milliseconds(499))
         #expect(collector.all.isEmpty)
-        clock.advance(by: 1)
+        clock.advance(by: .milliseconds(1))
         #expect(collector.all.map(\.reason) == [.expired])
         #expect(collector.all.flatMap(\.records).map(\.messageId) == ["old"])
         #expect(outbox.pendingRecords().map(\.messageId) == ["newer"])
@@ -255,10 +255,10 @@ struct OutboxTests {
         #expect(collector.all.flatMap(\.records).map(\.messageId) == ["old", "ancient"])
         outbox.close()
         // Closed: no timer fires into it; the remaining event expires at the next open.
-        clock.advance(by: 10_000)
+        clock.advance(by: .milliseconds(10_000))
         #expect(collector.all.count == 2)
         let atOpen = DropCollector()
-        let reopened = try fixture.open(OutboxConfiguration(timeToLiveMs: 1_000, onDrop: atOpen.callback), clock: clock)
+        let reopened = try fixture.open(OutboxConfiguration(timeToLive: .milliseconds(1_000), onDrop: atOpen.callback), clock: clock)
         defer { reopened.close() }
         #expect(reopened.recovery.records.isEmpty)
         #expect(atOpen.all.map(\.reason) == [.expired] && atOpen.all[0].records.map(\.messageId) == ["newer"])
@@ -270,9 +270,9 @@ struct OutboxTests {
         let outbox = try fixture.open(clock: clock)
         defer { outbox.close() }
         try outbox.append(OutboxFixture.event("week"))
-        clock.advance(by: 7 * 24 * 3_600_000 - 1)
+        clock.advance(by: .milliseconds(7 * 24 * 3_600_000 - 1))
         #expect(outbox.count == 1)
-        clock.advance(by: 1)
+        clock.advance(by: .milliseconds(1))
         #expect(outbox.count == 0)
     }
 
@@ -360,7 +360,7 @@ struct OutboxTests {
         for index in 1...10 { try outbox.append(OutboxFixture.event("m\(index)", padding: 50)) }
         if case .syncInterval = durability {
             #expect(clock.nextDueTime == clock.now() + 50)  // the periodic fsync, on the injected clock
-            clock.advance(by: 50)
+            clock.advance(by: .milliseconds(50))
             #expect(clock.nextDueTime != clock.now() + 50)
         }
         try outbox.sync()

@@ -15,10 +15,10 @@ struct HostBindingTests {
             __nativeSetTimeout(4, 10); __nativeClearTimeout(4);
             """)
         #expect(engine.pendingTimerCount == 3)
-        clock.advance(by: 99)
+        clock.advance(by: .milliseconds(99))
         let start = clock.now() - 99
         #expect(try engine.evaluate("fired") == .json("[[2,\(Int(start + 50))]]"))
-        clock.advance(by: 1)
+        clock.advance(by: .milliseconds(1))
         #expect(try engine.evaluate("fired.map(f => f[0])") == .json("[2,1,3]"))
         #expect(engine.pendingTimerCount == 0)
     }
@@ -38,7 +38,7 @@ struct HostBindingTests {
         try engine.evaluate("globalThis.__timerFired = () => { throw new Error('must not fire'); }; __nativeSetTimeout(7, 10);")
         engine.close()
         #expect(clock.pendingTimerCount == 0)
-        clock.advance(by: 100)
+        clock.advance(by: .milliseconds(100))
     }
 
     @Test func fetchWithoutTransportFailsAsynchronouslyWithAClearMessage() async throws {

@@ -28,7 +28,7 @@ struct JavaScriptEngineTests {
         try engine.evaluate("note('script')")
         #expect(try engine.call("note", .string("call")) == .number(4))
         try engine.evaluate("globalThis.__timerFired = function () { note('timer'); }; __nativeSetTimeout(1, 5)")
-        clock.advance(by: 5)
+        clock.advance(by: .milliseconds(5))
         #expect(try engine.evaluate("JSON.stringify(log)") == .string(#"["hook","script","hook","call","hook","hook","timer","hook"]"#))
         #expect(hookRuns.withLock { $0 } == 5)
         engine.setEntryHook(nil)

@@ -71,7 +71,7 @@ struct ClientOutboxCrashTests {
             for _ in 0..<20 {
                 try await client.flush()
                 if client.currentRuntime?.outbox?.outbox.count == 0 { break }
-                clock.advance(by: 130_000)
+                clock.advance(by: .milliseconds(130_000))
             }
 
             let delivered: [QueueEvent.Queue: [(name: String, messageId: String)]] = [

@@ -127,13 +127,13 @@ struct ClientOutboxTests {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = ManualClock()
-        let client = try Self.client(directory, clock: clock, online: false, outbox: OutboxConfiguration(timeToLiveMs: 60_000))
+        let client = try Self.client(directory, clock: clock, online: false, outbox: OutboxConfiguration(timeToLive: .milliseconds(60_000)))
         defer { client.destroy() }
         var reports = QueueEventProbe(client)
         #expect(try await client.track(event: "old").accepted)
-        clock.advance(by: 30_000)
+        clock.advance(by: .milliseconds(30_000))
         #expect(try await client.trackClick(TrackClickPayload(componentId: "newer")).accepted)
-        clock.advance(by: 30_000)  // the first event is now 60 s old
+        clock.advance(by: .milliseconds(30_000))  // the first event is now 60 s old
         // The drop is applied by a task; the removal and its report happen in one engine call.
         try await eventually("the expired event leaves the queue") {
             client.queueSizes().map { [$0.experience, $0.insights] } == [0, 1]

@@ -387,7 +387,7 @@ final class ConsentModelHarness: @unchecked Sendable {
         case .trackView(let viewId, let sticky, let stickyKey, let contextId, let m):
             return try await client.trackView(TrackViewPayload(
                 componentId: "c\(m)", viewId: viewId, optimizationContextId: contextId, variantIndex: m % 3,
-                viewDurationMs: 2000, sticky: sticky, stickyTrackingKey: stickyKey))
+                viewDuration: .milliseconds(2000), sticky: sticky, stickyTrackingKey: stickyKey))
         case .trackClick(let m):
             return try await client.trackClick(TrackClickPayload(componentId: "c\(m)", variantIndex: m % 2))
         }

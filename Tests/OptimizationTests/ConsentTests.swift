@@ -27,7 +27,7 @@ struct ConsentTests {
         #expect(try await client.screen(name: "Home").accepted)
         #expect(try await !client.page().accepted)
         #expect(try await !client.track(event: "e").accepted)
-        #expect(try await !client.trackView(TrackViewPayload(componentId: "c", viewId: "v", viewDurationMs: 1)).accepted)
+        #expect(try await !client.trackView(TrackViewPayload(componentId: "c", viewId: "v", viewDuration: .milliseconds(1))).accepted)
         #expect(try await !client.trackClick(TrackClickPayload(componentId: "c")).accepted)
         #expect(await probe.newEvents().map { $0["type"]?.stringValue } == ["identify", "screen"])
         #expect(await probe.newBlocked().map(\.method) == ["page", "track", "trackView", "trackClick"])
@@ -47,7 +47,7 @@ struct ConsentTests {
         let client = try makeEventClient(defaults: StorageDefaults(consent: true))
         defer { client.destroy() }
         var probe = EventProbe(client)
-        let view = TrackViewPayload(componentId: "hero-banner", viewId: "hero-banner-view-id", viewDurationMs: 1000)
+        let view = TrackViewPayload(componentId: "hero-banner", viewId: "hero-banner-view-id", viewDuration: .milliseconds(1000))
         #expect(try await client.trackView(view).accepted)
         #expect(try await client.trackView(view).accepted)
         #expect(await probe.newBlocked().isEmpty)
@@ -98,7 +98,7 @@ struct ConsentTests {
         client.setOnline(false)
         try await client.track(event: "queued-experience-event")
         try await client.trackClick(TrackClickPayload(componentId: "hero-banner"))
-        try await client.trackView(TrackViewPayload(componentId: "c", viewId: "v", viewDurationMs: 1, sticky: true))
+        try await client.trackView(TrackViewPayload(componentId: "c", viewId: "v", viewDuration: .milliseconds(1), sticky: true))
         #expect(client.queueSizes()! == (2, 2))
         client.consent(persistence: false)
         #expect(client.queueSizes()! == (2, 2), "persistence alone purges nothing")
@@ -166,7 +166,7 @@ struct ConsentTests {
         await #expect(throws: OptimizationError.notInitialized) { try await client.trackCurrentScreen(name: "s") }
         await #expect(throws: OptimizationError.notInitialized) { try await client.track(event: "e") }
         await #expect(throws: OptimizationError.notInitialized) {
-            try await client.trackView(TrackViewPayload(componentId: "c", viewId: "v", viewDurationMs: 1))
+            try await client.trackView(TrackViewPayload(componentId: "c", viewId: "v", viewDuration: .milliseconds(1)))
         }
         await #expect(throws: OptimizationError.notInitialized) { try await client.trackClick(TrackClickPayload(componentId: "c")) }
         client.consent(true)

@@ -58,11 +58,11 @@ struct DeliveryFaultRunTests {
         let pattern: [ScriptedResponse] = [
             .standard, .standard, .status(500), .standard, .standard,
             .retryAfter(seconds: 1, status: 429), .standard, .standard,
-            .delay(milliseconds: 5000), .standard, .dropConnection, .standard, .standard,
+            .delay(.milliseconds(5000)), .standard, .dropConnection, .standard, .standard,
             .retryAfter(seconds: 1, status: 503), .standard,
             .status(500), .status(502), .dropConnection,
             .standard, .standard, .standard, .standard,
-            .delay(milliseconds: 5000), .status(503), .status(500),
+            .delay(.milliseconds(5000)), .status(503), .status(500),
             .standard, .standard, .standard,
         ]
         return Array(repeating: pattern, count: repeats).flatMap { $0 }
@@ -77,14 +77,14 @@ struct DeliveryFaultRunTests {
             server.enqueue(contentsOf: insightsScript, for: .insights)
             let clock = ManualClock()
             let http = try HTTPFetchTransport(configuration: .init(
-                allowedBaseURLs: [server.experienceBaseURL, server.insightsBaseURL], requestTimeoutMilliseconds: 200))
+                allowedBaseURLs: [server.experienceBaseURL, server.insightsBaseURL], requestTimeout: .milliseconds(200)))
             let transport = ClockStampingTransport(inner: http, clock: clock)
             let client = try makeDeliveryClient(
                 server, clock: clock, transport: transport,
                 defaults: StorageDefaults(consent: true, persistenceConsent: true),
                 queuePolicy: QueuePolicy(flush: QueueFlushPolicy(
-                    flushIntervalMs: 1000, baseBackoffMs: 50, maxBackoffMs: 400, jitterRatio: 0.2,
-                    maxConsecutiveFailures: Self.maxConsecutiveFailures, circuitOpenMs: Self.circuitOpenMs)))
+                    flushInterval: .milliseconds(1000), baseBackoff: .milliseconds(50), maxBackoff: .milliseconds(400), jitterRatio: 0.2,
+                    maxConsecutiveFailures: Self.maxConsecutiveFailures, circuitOpenDuration: .milliseconds(Self.circuitOpenMs))))
             var events = EventProbe(client)
             var reports = QueueEventProbe(client)
             // Moves the clock by `milliseconds`, stopping at every due timer until what it started
@@ -92,10 +92,10 @@ struct DeliveryFaultRunTests {
             func advance(by milliseconds: Double) async throws {
                 let target = clock.now() + milliseconds
                 while let due = clock.nextDueTime, due <= target {
-                    clock.advance(by: due - clock.now())
+                    clock.advance(by: .milliseconds(due - clock.now()))
                     try await client.flush()
                 }
-                clock.advance(by: target - clock.now())
+                clock.advance(by: .milliseconds(target - clock.now()))
                 try await client.flush()
             }
 
@@ -107,7 +107,7 @@ struct DeliveryFaultRunTests {
                     #expect(try await client.track(event: "t\(index)", properties: ["n": .number(JSONNumber(index))]).accepted)
                 case 1, 2:
                     try await client.trackView(TrackViewPayload(
-                        componentId: "c\(index)", viewId: "v\(index)", variantIndex: 0, viewDurationMs: 1000))
+                        componentId: "c\(index)", viewId: "v\(index)", variantIndex: 0, viewDuration: .milliseconds(1000)))
                 default:
                     try await client.trackClick(TrackClickPayload(componentId: "c\(index)"))
                 }

@@ -115,8 +115,8 @@ struct DeliveryTests {
             try await server.waitForRequests(count: 3, matching: .experience)
 
             // The transport enforces the timeout and cancels the request.
-            server.enqueue(.delay(milliseconds: 20_000), for: .experience)
-            let slow = try makeDeliveryClient(server, api: OptimizationAPIConfig(requestTimeoutMilliseconds: 60))
+            server.enqueue(.delay(.milliseconds(20_000)), for: .experience)
+            let slow = try makeDeliveryClient(server, api: OptimizationAPIConfig(requestTimeout: .milliseconds(60)))
             defer { slow.destroy() }
             try await slow.page()
             #expect(slow.state.experienceRequestState == ["status": "failed", "reason": "timeout"])
@@ -140,7 +140,7 @@ struct DeliveryTests {
             #expect(experience.json?["options"] == ["features": ["location"]])
 
             try await client.trackClick(TrackClickPayload(componentId: "c-1", experienceId: "x", variantIndex: 1))
-            try await client.trackView(TrackViewPayload(componentId: "c-2", viewId: "v", variantIndex: 0, viewDurationMs: 1200))
+            try await client.trackView(TrackViewPayload(componentId: "c-2", viewId: "v", variantIndex: 0, viewDuration: .milliseconds(1200)))
             #expect(server.requests(matching: .insights).isEmpty, "Insights is batched")
             try await client.flush()
             let insights = try #require(server.requests(matching: .insights).first)
@@ -160,24 +160,24 @@ struct DeliveryTests {
             let clock = ManualClock()
             let client = try makeDeliveryClient(
                 server, clock: clock, defaults: StorageDefaults(consent: true, profile: ["id": "p-1"]),
-                queuePolicy: QueuePolicy(flush: QueueFlushPolicy(flushIntervalMs: 5000, baseBackoffMs: 10, maxBackoffMs: 10, jitterRatio: 0)))
+                queuePolicy: QueuePolicy(flush: QueueFlushPolicy(flushInterval: .milliseconds(5000), baseBackoff: .milliseconds(10), maxBackoff: .milliseconds(10), jitterRatio: 0)))
             defer { client.destroy() }
             var probe = QueueEventProbe(client)
             server.enqueue(.retryAfter(seconds: 2, status: 429), for: .insights)
             try await client.trackClick(TrackClickPayload(componentId: "c"))
-            clock.advance(by: 4999)
+            clock.advance(by: .milliseconds(4999))
             #expect(client.currentRuntime?.engine.pendingFetchCount == 0, "no flush before the interval")
-            clock.advance(by: 1)
+            clock.advance(by: .milliseconds(1))
             try await server.waitForRequests(count: 1, matching: .insights)
             try await client.flush()
             let failure = try #require(await probe.newEvents().first)
             #expect(failure.type == .flushFailure && failure.queue == .insights)
             #expect(failure.context["retryDelayMs"] == 2000, "Retry-After is the minimum next delay")
             #expect(failure.timestamp == clock.now())
-            clock.advance(by: 1999)
+            clock.advance(by: .milliseconds(1999))
             try await client.flush()
             #expect(server.requests(matching: .insights).count == 1)
-            clock.advance(by: 1)
+            clock.advance(by: .milliseconds(1))
             try await server.waitForRequests(count: 2, matching: .insights)
             try await client.flush()
             #expect(client.queueSizes()! == (0, 0))
@@ -326,14 +326,14 @@ struct DeliveryTests {
         var config = OptimizationConfig(clientId: "c")
         #expect(config.bridgeConfiguration["api"] == nil)
         #expect(config.bridgeConfiguration["queuePolicy"] == nil)
-        config.api = OptimizationAPIConfig(requestTimeoutMilliseconds: 10)
+        config.api = OptimizationAPIConfig(requestTimeout: .milliseconds(10))
         config.queuePolicy = QueuePolicy(onOfflineDrop: { _ in })
         #expect(config.bridgeConfiguration["api"] == nil, "only the transport reads the timeout")
         #expect(config.bridgeConfiguration["queuePolicy"] == nil, "callbacks are never serialized")
         config.api = OptimizationAPIConfig(
             experienceBaseURL: "http://h/experience", insightsBaseURL: "", enabledFeatures: ["location"], preflight: false)
         config.queuePolicy = QueuePolicy(
-            flush: QueueFlushPolicy(flushIntervalMs: 1000, jitterRatio: 0.5, circuitOpenMs: 10), offlineMaxEvents: 5,
+            flush: QueueFlushPolicy(flushInterval: .milliseconds(1000), jitterRatio: 0.5, circuitOpenDuration: .milliseconds(10)), offlineMaxEvents: 5,
             onFlushFailure: { _ in })
         #expect(config.bridgeConfiguration["api"] == [
             "experienceBaseUrl": "http://h/experience", "enabledFeatures": ["location"], "preflight": false,

@@ -12,7 +12,7 @@ struct EventParityTests {
         let client = try makeEventClient(defaults: StorageDefaults(consent: true))
         defer { client.destroy() }
         var probe = EventProbe(client)
-        #expect(try await client.trackHover(componentId: "hero", hoverId: "h-1", hoverDurationMs: 1_250, experienceId: "exp", variantIndex: 1).accepted)
+        #expect(try await client.trackHover(componentId: "hero", hoverId: "h-1", hoverDuration: .milliseconds(1_250), experienceId: "exp", variantIndex: 1).accepted)
         #expect(try await client.trackFlagView(componentId: "flag-a", experienceId: "exp", variantIndex: 0).accepted)
         let events = await probe.newEvents()
         #expect(events.count == 2)
@@ -31,13 +31,13 @@ struct EventParityTests {
         let strict = try makeEventClient(allowedEventTypes: [])
         defer { strict.destroy() }
         var probe = EventProbe(strict)
-        #expect(try await strict.trackHover(componentId: "hero", hoverId: "h", hoverDurationMs: 10).accepted == false)
+        #expect(try await strict.trackHover(componentId: "hero", hoverId: "h", hoverDuration: .milliseconds(10)).accepted == false)
         #expect(try await strict.trackFlagView(componentId: "flag-a").accepted == false)
         #expect(await probe.newBlocked().map(\.method) == ["trackHover", "trackFlagView"])
 
         let allowing = try makeEventClient(allowedEventTypes: ["component_hover", "flag"])
         defer { allowing.destroy() }
-        #expect(try await allowing.trackHover(componentId: "hero", hoverId: "h", hoverDurationMs: 10).accepted)
+        #expect(try await allowing.trackHover(componentId: "hero", hoverId: "h", hoverDuration: .milliseconds(10)).accepted)
         #expect(try await allowing.trackFlagView(componentId: "flag-a").accepted)
     }
 }

@@ -134,7 +134,7 @@ struct EventTests {
         var probe = EventProbe(client)
         let result = try await client.trackView(TrackViewPayload(
             componentId: entry.id, viewId: "view-1", experienceId: resolved.selectedOptimization?["experienceId"]?.stringValue,
-            optimizationContextId: contextId, variantIndex: 1, viewDurationMs: 250, sticky: true))
+            optimizationContextId: contextId, variantIndex: 1, viewDuration: .milliseconds(250), sticky: true))
         #expect(result.accepted)
         let events = await probe.newEvents()
         try #require(events.count == 2, "sticky: Experience then Insights")
@@ -157,7 +157,7 @@ struct EventTests {
         defer { client.destroy() }
         var probe = EventProbe(client)
         let view = try await client.trackView(TrackViewPayload(
-            componentId: "c", viewId: "v", optimizationContextId: "ctx-1", viewDurationMs: 1))
+            componentId: "c", viewId: "v", optimizationContextId: "ctx-1", viewDuration: .milliseconds(1)))
         let click = try await client.trackClick(TrackClickPayload(componentId: "c", optimizationContextId: "ctx-1"))
         #expect(view.accepted && click.accepted)
         let events = await probe.newEvents()
@@ -262,7 +262,7 @@ struct EventTests {
         defer { client.destroy() }
         var probe = EventProbe(client)
         func view(_ viewId: String, key: String? = nil) -> TrackViewPayload {
-            TrackViewPayload(componentId: "c", viewId: viewId, variantIndex: 1, viewDurationMs: 1, sticky: true, stickyTrackingKey: key)
+            TrackViewPayload(componentId: "c", viewId: viewId, variantIndex: 1, viewDuration: .milliseconds(1), sticky: true, stickyTrackingKey: key)
         }
         try await client.trackView(view("v1"))
         try await client.trackView(view("v1"))
@@ -277,13 +277,13 @@ struct EventTests {
         defer { client.destroy() }
         let events = client.eventBroadcaster.yieldedCount
         let blocked = client.blockedEventBroadcaster.yieldedCount
-        client.submitView(TrackViewPayload(componentId: "c", viewId: "v", viewDurationMs: 2000))
+        client.submitView(TrackViewPayload(componentId: "c", viewId: "v", viewDuration: .milliseconds(2000)))
         #expect(client.eventBroadcaster.yieldedCount == events + 1)
         client.submitClick(TrackClickPayload(componentId: "c"))
         #expect(client.blockedEventBroadcaster.yieldedCount == blocked + 1, "clicks need component_click")
         #expect(client.currentRuntime?.channel.pendingRequestCount == 0)
         client.destroy()
-        client.submitView(TrackViewPayload(componentId: "c", viewId: "v", viewDurationMs: 1))
+        client.submitView(TrackViewPayload(componentId: "c", viewId: "v", viewDuration: .milliseconds(1)))
     }
 
     @Test func streamsAreNewPerAccessWithoutReplayAndFinishOnDestroy() async throws {
@@ -323,7 +323,7 @@ struct EventTests {
         #expect(try await !client.identify(userId: sentinel, traits: traits).accepted)
         #expect(try await !client.track(event: "e", properties: ["s": .string(sentinel)]).accepted)
         #expect(try await !client.trackCurrentScreen(name: sentinel).accepted)
-        #expect(try await !client.trackView(TrackViewPayload(componentId: sentinel, viewId: sentinel, viewDurationMs: 1)).accepted)
+        #expect(try await !client.trackView(TrackViewPayload(componentId: sentinel, viewId: sentinel, viewDuration: .milliseconds(1))).accepted)
         client.consent(true)
         #expect(try await client.identify(userId: sentinel, traits: traits).accepted)
         #expect(try await client.page(["properties": ["title": .string(sentinel)]]).accepted)

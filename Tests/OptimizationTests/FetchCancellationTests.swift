@@ -21,7 +21,7 @@ struct FetchCancellationTests {
         try await withLocalAPIServer { server in
             let clock = ManualClock()
             server.enqueue(.hang, for: .experience)
-            try await withService(server, clock: clock, experienceTimeoutMilliseconds: 200, transportTimeoutMilliseconds: 30_000) { service in
+            try await withService(server, clock: clock, experienceTimeout: .milliseconds(200), transportTimeoutMilliseconds: 30_000) { service in
                 let request = service.forRequest(RequestOptions(consent: true))
                 let call = Task { try await request.page() }
                 let sent = try await server.waitForRequests(count: 1, matching: .experience)
@@ -29,7 +29,7 @@ struct FetchCancellationTests {
                 #expect(service.poolRuntimes.map(\.engine.pendingFetchCount).reduce(0, +) == 1)
 
                 let expired = ContinuousClock.now
-                clock.advance(by: 200)
+                clock.advance(by: .milliseconds(200))
                 let result = try await call.value
                 #expect(result.accepted && result.outcome == .timedOut(after: .milliseconds(200)))
                 #expect(service.poolRuntimes.map(\.engine.pendingFetchCount).reduce(0, +) == 0, "JavaScript waits for nothing")
@@ -54,7 +54,7 @@ struct FetchCancellationTests {
             let transport = try makeTransport(server)
             do {
                 server.enqueue(.hang, for: .experience)
-                let service = makeService(server, transport: transport, experienceTimeoutMilliseconds: 1500)
+                let service = makeService(server, transport: transport, experienceTimeout: .milliseconds(1500))
                 try await service.start()
                 let call = Task { try await service.forRequest(RequestOptions(consent: true)).page() }
                 let sent = try await server.waitForRequests(count: 1, matching: .experience)
@@ -92,7 +92,7 @@ struct FetchCancellationTests {
             // The circuit breaker would stop sending after a few timeouts; this check wants
             // every call to reach the API.
             let service = makeService(
-                server, clock: clock, transport: transport, experienceTimeoutMilliseconds: budget,
+                server, clock: clock, transport: transport, experienceTimeout: .milliseconds(budget),
                 queuePolicy: QueuePolicy(flush: QueueFlushPolicy(maxConsecutiveFailures: 1_000)))
             do {
                 try await service.start()
@@ -107,7 +107,7 @@ struct FetchCancellationTests {
                     try await server.waitForRequests(count: wave * perWave, matching: .experience, timeout: .seconds(60))
                     openAfterEachWave.append(server.openConnectionCount)
                     lastBudget = ContinuousClock.now
-                    clock.advance(by: Double(budget))
+                    clock.advance(by: .milliseconds(Double(budget)))
                     for task in tasks {
                         let result = try await task.value
                         #expect(result.outcome == .timedOut(after: .milliseconds(budget)))
@@ -147,20 +147,20 @@ struct FetchCancellationTests {
     private func makeTransport(_ server: LocalOptimizationAPIServer, maximumConnectionsPerHost: Int = 8) throws -> HTTPFetchTransport {
         try HTTPFetchTransport(configuration: .init(
             allowedBaseURLs: [server.experienceBaseURL, server.insightsBaseURL],
-            requestTimeoutMilliseconds: 30_000, maximumConnectionsPerHost: maximumConnectionsPerHost))
+            requestTimeout: .milliseconds(30_000), maximumConnectionsPerHost: maximumConnectionsPerHost))
     }
 
     /// A service against `server` with an injected transport it does not own (nor shut down).
     private func makeService(
         _ server: LocalOptimizationAPIServer, clock: ManualClock = ManualClock(), transport: HTTPFetchTransport,
-        experienceTimeoutMilliseconds: Int, queuePolicy: QueuePolicy? = nil
+        experienceTimeout: Duration, queuePolicy: QueuePolicy? = nil
     ) -> OptimizationService {
         OptimizationService(
             config: OptimizationConfig(
                 clientId: "org-1",
                 api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL),
                 queuePolicy: queuePolicy),
-            options: .init(engines: 2, experienceTimeoutMilliseconds: experienceTimeoutMilliseconds),
+            options: .init(engines: 2, experienceTimeout: experienceTimeout),
             environment: .init(clock: clock, transport: transport))
     }
 

@@ -25,7 +25,7 @@ struct LifecycleTests {
             _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
             client.setOnline(false)
             // Leaves timers and queued work behind for destroy() to cancel.
-            client.submitView(TrackViewPayload(componentId: "c", viewId: "v", viewDurationMs: 1))
+            client.submitView(TrackViewPayload(componentId: "c", viewId: "v", viewDuration: .milliseconds(1)))
             client.destroy()
             #expect(clock.pendingTimerCount == 0)
         }

@@ -152,9 +152,9 @@ struct ResolutionMemoTests {
         let kept = try #require(client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections).optimizationContextId)
         let expired = try #require(client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections).optimizationContextId)
         // Both registrations are still deferred: nothing entered the engine since.
-        clock.advance(by: 1_800_000)
+        clock.advance(by: .milliseconds(1_800_000))
         #expect(try await publishedContext(client, kept) != nil, "exactly 30 minutes idle is kept")
-        clock.advance(by: 1)
+        clock.advance(by: .milliseconds(1))
         #expect(try await publishedContext(client, expired) == nil, "30:00.001 after its resolve it is gone")
     }
 

@@ -29,7 +29,7 @@ struct ServiceCircuitPolicyTests {
     }
 
     @Test func aConfiguredPolicyIsResolvedByTheCore() async throws {
-        let service = Self.service(QueueFlushPolicy(maxConsecutiveFailures: 3, circuitOpenMs: 5_000))
+        let service = Self.service(QueueFlushPolicy(maxConsecutiveFailures: 3, circuitOpenDuration: .milliseconds(5_000)))
         try await service.start()
         defer { Task { await service.shutdown() } }
         #expect(service.circuit.maximumConsecutiveFailures == 3)

@@ -53,8 +53,8 @@ struct ServiceIsolationTests {
                 case .identify: result = try await request.identify(userId: visitor.marker)
                 case .track: result = try await request.track(event: "step-\(step)")
                 case .trackClick: result = try await request.trackClick(TrackClickPayload(componentId: "hero", variantIndex: step))
-                case .trackView: result = try await request.trackView(TrackViewPayload(componentId: "hero", viewId: "\(visitor.marker)-\(step)", variantIndex: 0, viewDurationMs: 2000))
-                case .stickyView: result = try await request.trackView(TrackViewPayload(componentId: "hero", viewId: "\(visitor.marker)-s\(step)", variantIndex: 0, viewDurationMs: 2000, sticky: true))
+                case .trackView: result = try await request.trackView(TrackViewPayload(componentId: "hero", viewId: "\(visitor.marker)-\(step)", variantIndex: 0, viewDuration: .milliseconds(2000)))
+                case .stickyView: result = try await request.trackView(TrackViewPayload(componentId: "hero", viewId: "\(visitor.marker)-s\(step)", variantIndex: 0, viewDuration: .milliseconds(2000), sticky: true))
                 }
                 line += "accepted=\(result.accepted) outcome=\(result.outcome)"
             } catch {

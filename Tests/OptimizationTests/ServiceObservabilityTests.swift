@@ -38,8 +38,8 @@ struct ServiceObservabilityTests {
         let metrics = TestMetrics()
         let clock = ManualClock()
         try await withLocalAPIServer { server in
-            let policy = QueuePolicy(flush: QueueFlushPolicy(baseBackoffMs: 1000, maxBackoffMs: 1000, jitterRatio: 0, maxConsecutiveFailures: 1, circuitOpenMs: 5000))
-            try await withService(server, clock: clock, queuePolicy: policy, experienceTimeoutMilliseconds: 200, metrics: metrics) { service in
+            let policy = QueuePolicy(flush: QueueFlushPolicy(baseBackoff: .milliseconds(1000), maxBackoff: .milliseconds(1000), jitterRatio: 0, maxConsecutiveFailures: 1, circuitOpenDuration: .milliseconds(5000)))
+            try await withService(server, clock: clock, queuePolicy: policy, experienceTimeout: .milliseconds(200), metrics: metrics) { service in
                 let identified = try SelectedOptimizations(json: VisitorData.identified["experiences"]!)
                 _ = service.resolveOptimizedEntry(baseline: VisitorData.hero, selectedOptimizations: identified)
                 _ = service.resolveOptimizedEntry(baseline: VisitorData.hero, selectedOptimizations: .empty)
@@ -56,10 +56,10 @@ struct ServiceObservabilityTests {
                 #expect(try metrics.expectTimer("optimization_experience_request_duration").values.count == 1)
 
                 // A timed-out call opens the Experience circuit (one failure allowed); the next fails fast.
-                server.enqueue(.delay(milliseconds: 20_000), for: .experience)
+                server.enqueue(.delay(.milliseconds(20_000)), for: .experience)
                 let slow = Task { try await service.forRequest(RequestOptions(consent: true)).page() }
                 try await server.waitForRequests(count: 2, matching: .experience)
-                clock.advance(by: 200)
+                clock.advance(by: .milliseconds(200))
                 _ = try await slow.value
                 _ = try await service.forRequest(RequestOptions(consent: true)).page()
                 #expect(metrics.counterTotal(label: "optimization_experience_requests_total", dimensions: [("outcome", "timeout")]) == 1)

@@ -106,14 +106,14 @@ struct ServiceOutboxTests {
             config: OptimizationConfig(
                 clientId: "org-1",
                 api: OptimizationAPIConfig(experienceBaseURL: "http://127.0.0.1:1/experience/", insightsBaseURL: "http://127.0.0.1:1/insights/")),
-            options: .init(engines: 1, outboxDirectory: directory, outbox: OutboxConfiguration(timeToLiveMs: 60_000)),
+            options: .init(engines: 1, outboxDirectory: directory, outbox: OutboxConfiguration(timeToLive: .milliseconds(60_000))),
             environment: .init(clock: clock))
         try await service.start()
         var reports = service.queueProbe()
         try await service.forRequest(RequestOptions(consent: true, profileId: "visitor")).trackClick(TrackClickPayload(componentId: "old"))
-        clock.advance(by: 30_000)
+        clock.advance(by: .milliseconds(30_000))
         try await service.forRequest(RequestOptions(consent: true, profileId: "visitor")).trackClick(TrackClickPayload(componentId: "newer"))
-        clock.advance(by: 30_000)  // the first event is now 60 s old
+        clock.advance(by: .milliseconds(30_000))  // the first event is now 60 s old
         // The drop is applied by a task; the removal and its report happen in one engine call.
         try await eventually("the expired event leaves the queue") { service.queuedEventCount == 1 }
         // Flush failures of the unreachable API may come first.

@@ -23,14 +23,14 @@ enum VisitorData {
 /// it down.
 func withService<T>(
     _ server: LocalOptimizationAPIServer, clock: ManualClock = ManualClock(), engines: Int = 2,
-    allowedEventTypes: [String]? = nil, queuePolicy: QueuePolicy? = nil, experienceTimeoutMilliseconds: Int = 1500,
+    allowedEventTypes: [String]? = nil, queuePolicy: QueuePolicy? = nil, experienceTimeout: Duration = .milliseconds(1500),
     logger: Logger? = nil, transportTimeoutMilliseconds: Int = 30_000,
     metrics: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil,
     _ body: (OptimizationService) async throws -> T
 ) async throws -> T {
     let service = makeService(
         server, clock: clock, engines: engines, allowedEventTypes: allowedEventTypes, queuePolicy: queuePolicy,
-        experienceTimeoutMilliseconds: experienceTimeoutMilliseconds, logger: logger,
+        experienceTimeout: experienceTimeout, logger: logger,
         transportTimeoutMilliseconds: transportTimeoutMilliseconds, metrics: metrics, tracer: tracer)
     do {
         try await service.start()
@@ -46,7 +46,7 @@ func withService<T>(
 /// A service against `server` (not started), with the HTTP transport it creates and owns.
 func makeService(
     _ server: LocalOptimizationAPIServer, clock: ManualClock = ManualClock(), engines: Int = 2,
-    allowedEventTypes: [String]? = nil, queuePolicy: QueuePolicy? = nil, experienceTimeoutMilliseconds: Int = 1500,
+    allowedEventTypes: [String]? = nil, queuePolicy: QueuePolicy? = nil, experienceTimeout: Duration = .milliseconds(1500),
     logger: Logger? = nil, transportTimeoutMilliseconds: Int = 30_000,
     metrics: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil
 ) -> OptimizationService {
@@ -57,9 +57,9 @@ func makeService(
             clientId: "org-1", allowedEventTypes: allowedEventTypes,
             api: OptimizationAPIConfig(
             experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL,
-            requestTimeoutMilliseconds: transportTimeoutMilliseconds),
+            requestTimeout: .milliseconds(transportTimeoutMilliseconds)),
             queuePolicy: queuePolicy),
-        options: .init(engines: engines, experienceTimeoutMilliseconds: experienceTimeoutMilliseconds),
+        options: .init(engines: engines, experienceTimeout: experienceTimeout),
         environment: environment)
 }
 

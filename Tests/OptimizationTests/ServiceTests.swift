@@ -180,9 +180,9 @@ struct ServiceTests {
                 for method in ["trackView", "trackClick", "trackHover", "trackFlagView"] {
                     let error = await caughtError {
                         switch method {
-                        case "trackView": try await anonymous.trackView(TrackViewPayload(componentId: "c", viewId: "v", variantIndex: 0, viewDurationMs: 2000))
+                        case "trackView": try await anonymous.trackView(TrackViewPayload(componentId: "c", viewId: "v", variantIndex: 0, viewDuration: .milliseconds(2000)))
                         case "trackClick": try await anonymous.trackClick(TrackClickPayload(componentId: "c"))
-                        case "trackHover": try await anonymous.trackHover(componentId: "c", hoverId: "h", hoverDurationMs: 300)
+                        case "trackHover": try await anonymous.trackHover(componentId: "c", hoverId: "h", hoverDuration: .milliseconds(300))
                         default: try await anonymous.trackFlagView(componentId: "flag")
                         }
                     }
@@ -191,9 +191,9 @@ struct ServiceTests {
                 }
                 let alice = service.forRequest(RequestOptions(consent: true, profileId: "alice"))
                 let bob = service.forRequest(RequestOptions(consent: true, profileId: "bob"))
-                #expect(try await alice.trackView(TrackViewPayload(componentId: "hero", viewId: "v1", variantIndex: 1, viewDurationMs: 2000)).accepted)
+                #expect(try await alice.trackView(TrackViewPayload(componentId: "hero", viewId: "v1", variantIndex: 1, viewDuration: .milliseconds(2000))).accepted)
                 #expect(try await bob.trackClick(TrackClickPayload(componentId: "hero", variantIndex: 0)).accepted)
-                #expect(try await alice.trackHover(componentId: "hero", hoverId: "h1", hoverDurationMs: 500).accepted)
+                #expect(try await alice.trackHover(componentId: "hero", hoverId: "h1", hoverDuration: .milliseconds(500)).accepted)
                 #expect(service.queuedEventCount == 3, "accepted into the queue before returning")
                 #expect(server.requests(matching: .insights).isEmpty, "batched, not sent per call")
                 await service.flush()
@@ -212,7 +212,7 @@ struct ServiceTests {
             try await withService(server) { service in
                 let request = service.forRequest(RequestOptions(consent: true))
                 let result = try await request.trackView(TrackViewPayload(
-                    componentId: "hero", viewId: "v1", variantIndex: 1, viewDurationMs: 2000, sticky: true))
+                    componentId: "hero", viewId: "v1", variantIndex: 1, viewDuration: .milliseconds(2000), sticky: true))
                 #expect(result.accepted && result.outcome == .delivered)
                 let upsert = try #require(server.requests(matching: .experience).first?.json?["events"]?[0])
                 #expect(upsert["type"] == "component")
@@ -228,7 +228,7 @@ struct ServiceTests {
     @Test func theSharedQueueFlushesAt25AndRetriesWithBackoffOnTheClock() async throws {
         try await withLocalAPIServer { server in
             let clock = ManualClock()
-            let policy = QueuePolicy(flush: QueueFlushPolicy(flushIntervalMs: 60_000, baseBackoffMs: 1000, maxBackoffMs: 1000, jitterRatio: 0))
+            let policy = QueuePolicy(flush: QueueFlushPolicy(flushInterval: .milliseconds(60_000), baseBackoff: .milliseconds(1000), maxBackoff: .milliseconds(1000), jitterRatio: 0))
             try await withService(server, clock: clock, queuePolicy: policy) { service in
                 server.enqueue(.status(503), for: .insights)
                 var reports = service.queueProbe()
@@ -241,7 +241,7 @@ struct ServiceTests {
                 let failure = await reports.newElements()
                 #expect(failure.first?.type == .flushFailure)
                 #expect(service.queuedEventCount == 25, "kept for the retry")
-                clock.advance(by: 1000)
+                clock.advance(by: .milliseconds(1000))
                 try await server.waitForRequests(count: 2, matching: .insights)
                 try await eventually("queue drained") { service.queuedEventCount == 0 }
                 let delivered = server.insightsEvents.count
@@ -253,15 +253,15 @@ struct ServiceTests {
     @Test func aSlowExperienceAPIDoesNotHoldThePageAndAnOpenCircuitFailsFast() async throws {
         try await withLocalAPIServer { server in
             let clock = ManualClock()
-            let policy = QueuePolicy(flush: QueueFlushPolicy(maxConsecutiveFailures: 2, circuitOpenMs: 10_000))
-            try await withService(server, clock: clock, queuePolicy: policy, experienceTimeoutMilliseconds: 300) { service in
+            let policy = QueuePolicy(flush: QueueFlushPolicy(maxConsecutiveFailures: 2, circuitOpenDuration: .milliseconds(10_000)))
+            try await withService(server, clock: clock, queuePolicy: policy, experienceTimeout: .milliseconds(300)) { service in
                 let handoff = try SelectedOptimizations(json: VisitorData.identified["experiences"]!)
-                server.enqueue(.delay(milliseconds: 20_000), .delay(milliseconds: 20_000), for: .experience)
+                server.enqueue(.delay(.milliseconds(20_000)), .delay(.milliseconds(20_000)), for: .experience)
                 for attempt in 1...2 {
                     let request = service.forRequest(RequestOptions(consent: true, selectedOptimizations: handoff))
                     let call = Task { try await request.page() }
                     try await server.waitForRequests(count: attempt, matching: .experience)
-                    clock.advance(by: 300)
+                    clock.advance(by: .milliseconds(300))
                     let result = try await call.value
                     #expect(result.accepted && result.outcome == .timedOut(after: .milliseconds(300)))
                     #expect(request.resolveOptimizedEntry(baseline: VisitorData.hero).entryId == VisitorData.heroForIdentified, "falls back to the handoff")
@@ -270,7 +270,7 @@ struct ServiceTests {
                 let fast = try await service.forRequest(RequestOptions(consent: true)).page()
                 #expect(fast.outcome == .circuitOpen)
                 #expect(server.requests(matching: .experience).count == 2, "no request while the circuit is open")
-                clock.advance(by: 10_000)
+                clock.advance(by: .milliseconds(10_000))
                 let probe = try await service.forRequest(RequestOptions(consent: true)).page()
                 #expect(probe.outcome == .delivered)
                 #expect(!service.isExperienceCircuitOpen)

@@ -28,7 +28,7 @@ func withHTTPTransport<T>(
     let transport = try HTTPFetchTransport(
         configuration: .init(
             allowedBaseURLs: [server.experienceBaseURL, server.insightsBaseURL],
-            requestTimeoutMilliseconds: timeoutMilliseconds, maximumResponseBodyBytes: maximumResponseBodyBytes))
+            requestTimeout: .milliseconds(timeoutMilliseconds), maximumResponseBodyBytes: maximumResponseBodyBytes))
     do {
         let result = try await body(transport)
         try await transport.shutdown()
@@ -118,7 +118,7 @@ struct TransportTests {
                 // the 50 ms deadline, so the outcome itself proves the call did not wait for the
                 // answer. No wall-clock bound: on a busy machine a starved test task may resume
                 // seconds late, which says nothing about the transport.
-                server.enqueue(.delay(milliseconds: 20_000))
+                server.enqueue(.delay(.milliseconds(20_000)))
                 let error = await caughtError {
                     _ = try await transport.send(FetchRequest(url: experienceURL(server, "profiles"), method: "POST", body: trackEvents))
                 }
@@ -261,7 +261,7 @@ struct TransportTests {
             // `.cancelled` can only come from the cancellation, so the outcome proves it ended the
             // call (no wall-clock bound, see timeoutCancelsTheRequestAndClosesItsConnection).
             try await withHTTPTransport(for: server, timeoutMilliseconds: 30_000) { transport in
-                server.enqueue(.delay(milliseconds: 20_000))
+                server.enqueue(.delay(.milliseconds(20_000)))
                 let task = Task {
                     try await transport.send(FetchRequest(url: experienceURL(server, "profiles"), method: "POST", body: trackEvents))
                 }
@@ -278,7 +278,7 @@ struct TransportTests {
         // Port 1 (tcpmux) on loopback: nothing listens there, so the connection is refused. (A
         // stopped test server's port could be reused by a server of a parallel test.)
         let base = "http://127.0.0.1:1/experience/"
-        let transport = try HTTPFetchTransport(configuration: .init(allowedBaseURLs: [base], requestTimeoutMilliseconds: 30_000))
+        let transport = try HTTPFetchTransport(configuration: .init(allowedBaseURLs: [base], requestTimeout: .milliseconds(30_000)))
         let error = await caughtError { _ = try await transport.send(FetchRequest(url: base + "health", method: "GET")) }
         guard case .connectionFailed = error as? DeliveryError else {
             Issue.record("expected connectionFailed, got \(String(describing: error))")

@@ -22,7 +22,7 @@ struct ViewTrackingConsentTests {
         let tracker = try ViewTrackingController(
             client: client, componentId: "baseline-1", experienceId: "exp-1", variantIndex: 1, optimizationContextId: nil)
         tracker.setVisible(true)
-        clock.advance(by: 2000)
+        clock.advance(by: .milliseconds(2000))
         tracker.setVisible(false)
 
         let blocked = await probe.newBlocked()
@@ -36,7 +36,7 @@ struct ViewTrackingConsentTests {
         client.consent(true)
         tracker.setVisible(true)
         let viewId = try #require(tracker.currentViewId)
-        clock.advance(by: 2000)
+        clock.advance(by: .milliseconds(2000))
         let events = await probe.newEvents()
         try #require(events.count == 1)
         #expect(events[0]["type"] == "component")
@@ -56,7 +56,7 @@ struct ViewTrackingConsentTests {
         var probe = EventProbe(client)
         let tracker = try ViewTrackingController(client: client, componentId: "baseline-2")
         tracker.updateVisibility(ratio: 0.8)
-        clock.advance(by: 7000)
+        clock.advance(by: .milliseconds(7000))
         tracker.updateVisibility(ratio: 0.2)
         let events = await probe.newEvents()
         #expect(events.map { $0["viewDurationMs"] } == [2000, 7000, 7000])
@@ -77,7 +77,7 @@ struct ViewTrackingConsentTests {
         let tracker = try ViewTrackingController(client: client, baseline: baseline, resolved: resolved)
         #expect(tracker.componentId == "baseline-3")
         tracker.setVisible(true)
-        clock.advance(by: 2000)
+        clock.advance(by: .milliseconds(2000))
         tracker.trackClick()
         let events = await probe.newEvents()
         #expect(events.map { $0["type"] } == ["component", "component_click"])
@@ -95,7 +95,7 @@ struct ViewTrackingConsentTests {
         var released: ViewTrackingController? = try ViewTrackingController(client: client, componentId: "released")
         stopped.setVisible(true)
         released?.setVisible(true)
-        clock.advance(by: 3000)
+        clock.advance(by: .milliseconds(3000))
         stopped.stop()
         released = nil
         let events = await probe.newEvents()
@@ -115,7 +115,7 @@ struct ViewTrackingConsentTests {
         let clock = try manualClock(of: client)
         var tracker: ViewTrackingController? = try ViewTrackingController(client: client, componentId: "c")
         tracker?.setVisible(true)
-        clock.advance(by: 3000)
+        clock.advance(by: .milliseconds(3000))
         client.destroy()
         tracker = nil
         #expect(client.queueSizes() == nil)
@@ -126,8 +126,8 @@ struct ViewTrackingConsentTests {
         let client = try makeEventClient()
         defer { client.destroy() }
         let clock = try manualClock(of: client)
-        #expect(throws: ViewTrackingError.invalidOption(.dwellTimeMs, value: 0)) {
-            try ViewTrackingController(client: client, componentId: "c", options: .init(dwellTimeMs: 0))
+        #expect(throws: ViewTrackingError.invalidOption(.dwellTime, value: 0)) {
+            try ViewTrackingController(client: client, componentId: "c", options: .init(dwellTime: .milliseconds(0)))
         }
         let tracker = try ViewTrackingController(client: client, componentId: "c")
         let before = clock.pendingTimerCount

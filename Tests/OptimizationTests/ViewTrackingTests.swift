@@ -23,7 +23,7 @@ final class RecordingViewSink: ViewEventSink {
         events.compactMap { if case let .view(payload) = $0 { payload } else { nil } }
     }
 
-    var durations: [Int] { views.map(\.viewDurationMs) }
+    var durations: [Int] { views.map(\.viewDuration.wholeMilliseconds) }
 }
 
 /// A clock whose timers never fire: simulates a timer queue that is late.
@@ -53,15 +53,15 @@ struct ViewTrackingTimingTests {
         #expect(tracker.isVisible)
         let viewId = try #require(tracker.currentViewId)
 
-        clock.advance(by: 1999)
+        clock.advance(by: .milliseconds(1999))
         #expect(sink.events.isEmpty)
-        clock.advance(by: 1)
+        clock.advance(by: .milliseconds(1))
         #expect(sink.durations == [2000])
-        clock.advance(by: 4999)
+        clock.advance(by: .milliseconds(4999))
         #expect(sink.durations == [2000])
-        clock.advance(by: 1)
+        clock.advance(by: .milliseconds(1))
         #expect(sink.durations == [2000, 7000])
-        clock.advance(by: 1500)
+        clock.advance(by: .milliseconds(1500))
         #expect(sink.durations == [2000, 7000])
         tracker.updateVisibility(ratio: 0)
         #expect(sink.durations == [2000, 7000, 8500])
@@ -70,14 +70,14 @@ struct ViewTrackingTimingTests {
 
         let expected = TrackViewPayload(
             componentId: "baseline-1", viewId: viewId, experienceId: "exp-1", optimizationContextId: "ctx-1",
-            variantIndex: 2, viewDurationMs: 0, sticky: true, stickyTrackingKey: tracker.stickyTrackingKey)
+            variantIndex: 2, viewDuration: .milliseconds(0), sticky: true, stickyTrackingKey: tracker.stickyTrackingKey)
         for view in sink.views {
             var normalized = view
-            normalized.viewDurationMs = 0
+            normalized.viewDuration = .zero
             #expect(normalized == expected)
         }
         #expect(clock.pendingTimerCount == 0)
-        clock.advance(by: 60_000)
+        clock.advance(by: .milliseconds(60_000))
         #expect(sink.events.count == 3)
     }
 
@@ -86,7 +86,7 @@ struct ViewTrackingTimingTests {
         let clock = ManualClock(), sink = RecordingViewSink()
         let tracker = try makeTracker(clock, sink)
         tracker.setVisible(true)
-        clock.advance(by: 22_000)
+        clock.advance(by: .milliseconds(22_000))
         #expect(sink.durations == [2000, 7000, 12000, 17000, 22000])
         #expect(Set(sink.views.map(\.viewId)).count == 1)
         #expect(clock.pendingTimerCount == 1)
@@ -100,16 +100,16 @@ struct ViewTrackingTimingTests {
         let tracker = try makeTracker(clock, sink)
         tracker.setVisible(true)
         let first = tracker.currentViewId
-        clock.advance(by: 1500)
+        clock.advance(by: .milliseconds(1500))
         tracker.setVisible(false)
         #expect(clock.pendingTimerCount == 0)
-        clock.advance(by: 100)
+        clock.advance(by: .milliseconds(100))
         tracker.setVisible(true)
         let second = tracker.currentViewId
         #expect(second != nil && second != first)
-        clock.advance(by: 1999)
+        clock.advance(by: .milliseconds(1999))
         #expect(sink.events.isEmpty)
-        clock.advance(by: 1)
+        clock.advance(by: .milliseconds(1))
         #expect(sink.views.map(\.viewId) == [second])
         #expect(sink.durations == [2000])
     }
@@ -120,9 +120,9 @@ struct ViewTrackingTimingTests {
         let tracker = try makeTracker(clock, sink)
         for _ in 0..<3 {
             tracker.setVisible(true)
-            clock.advance(by: 3000)
+            clock.advance(by: .milliseconds(3000))
             tracker.setVisible(false)
-            clock.advance(by: 1000)
+            clock.advance(by: .milliseconds(1000))
         }
         #expect(sink.durations == [2000, 3000, 2000, 3000, 2000, 3000])
         let ids = sink.views.map(\.viewId)
@@ -138,7 +138,7 @@ struct ViewTrackingTimingTests {
         for step in 0..<120 {
             tracker.updateVisibility(ratio: step.isMultiple(of: 2) ? 0.8 : 0.79)
             #expect(clock.pendingTimerCount <= 1)
-            clock.advance(by: 500)
+            clock.advance(by: .milliseconds(500))
         }
         #expect(sink.events.isEmpty)
     }
@@ -149,7 +149,7 @@ struct ViewTrackingTimingTests {
         let tracker = try makeTracker(clock, sink)
         tracker.updateVisibility(ratio: ratio)
         #expect(tracker.isVisible)
-        clock.advance(by: 2000)
+        clock.advance(by: .milliseconds(2000))
         #expect(sink.durations == [2000])
     }
 
@@ -160,7 +160,7 @@ struct ViewTrackingTimingTests {
         tracker.updateVisibility(ratio: ratio)
         #expect(!tracker.isVisible)
         #expect(clock.pendingTimerCount == 0)
-        clock.advance(by: 10_000)
+        clock.advance(by: .milliseconds(10_000))
         #expect(sink.events.isEmpty)
     }
 
@@ -171,12 +171,12 @@ struct ViewTrackingTimingTests {
         tracker.updateVisibility(ratio: 1)
         let viewId = tracker.currentViewId
         for ratio in [1.0, 0.9, 1.0] {
-            clock.advance(by: 500)
+            clock.advance(by: .milliseconds(500))
             tracker.updateVisibility(ratio: ratio)
             #expect(tracker.currentViewId == viewId)
             #expect(clock.pendingTimerCount == 1)
         }
-        clock.advance(by: 500)
+        clock.advance(by: .milliseconds(500))
         #expect(sink.views.map(\.viewId) == [viewId])
         #expect(sink.durations == [2000])
     }
@@ -186,11 +186,11 @@ struct ViewTrackingTimingTests {
         let clock = ManualClock(), sink = RecordingViewSink()
         let tracker = try makeTracker(clock, sink)
         tracker.updateVisibility(ratio: 1)
-        clock.advance(by: 1000)
+        clock.advance(by: .milliseconds(1000))
         tracker.updateVisibility(ratio: 0.8)
-        clock.advance(by: 1000)
+        clock.advance(by: .milliseconds(1000))
         #expect(sink.durations == [2000])
-        clock.advance(by: 500)
+        clock.advance(by: .milliseconds(500))
         tracker.updateVisibility(ratio: 0.54)
         #expect(sink.durations == [2000, 2500])
         #expect(!tracker.isVisible)
@@ -215,10 +215,10 @@ struct ViewTrackingTimingTests {
     @Test("Fractional clock times truncate durations to whole milliseconds")
     func truncation() throws {
         let clock = ManualClock(start: 1000.25), sink = RecordingViewSink()
-        let tracker = try makeTracker(clock, sink, options: .init(dwellTimeMs: 1500.5, viewDurationUpdateIntervalMs: 1000.7))
+        let tracker = try makeTracker(clock, sink, options: .init(dwellTime: .milliseconds(1500.5), viewDurationUpdateInterval: .milliseconds(1000.7)))
         tracker.setVisible(true)
-        clock.advance(by: 2600)
-        clock.advance(by: 0.9)
+        clock.advance(by: .milliseconds(2600))
+        clock.advance(by: .milliseconds(0.9))
         tracker.setVisible(false)
         #expect(sink.durations == [1500, 2501, 2600])
     }
@@ -231,11 +231,11 @@ struct ViewTrackingLifecycleTests {
         let clock = ManualClock(), sink = RecordingViewSink()
         let tracker = try makeTracker(clock, sink)
         tracker.setVisible(true)
-        clock.advance(by: 1999)
+        clock.advance(by: .milliseconds(1999))
         tracker.pause()
         #expect(tracker.isPaused && !tracker.isVisible)
         #expect(clock.pendingTimerCount == 0)
-        clock.advance(by: 60_000)
+        clock.advance(by: .milliseconds(60_000))
         #expect(sink.events.isEmpty)
     }
 
@@ -244,12 +244,12 @@ struct ViewTrackingLifecycleTests {
         let clock = ManualClock(), sink = RecordingViewSink()
         let tracker = try makeTracker(clock, sink)
         tracker.setVisible(true)
-        clock.advance(by: 3000)
+        clock.advance(by: .milliseconds(3000))
         tracker.pause()
         tracker.pause()
         #expect(sink.durations == [2000, 3000])
         #expect(sink.views[0].viewId == sink.views[1].viewId)
-        clock.advance(by: 60_000)
+        clock.advance(by: .milliseconds(60_000))
         tracker.setVisible(false)
         #expect(sink.events.count == 2)
     }
@@ -259,16 +259,16 @@ struct ViewTrackingLifecycleTests {
         let clock = ManualClock(), sink = RecordingViewSink()
         let tracker = try makeTracker(clock, sink)
         tracker.setVisible(true)
-        clock.advance(by: 2500)
+        clock.advance(by: .milliseconds(2500))
         let first = try #require(tracker.currentViewId)
         tracker.pause()
-        clock.advance(by: 10_000)
+        clock.advance(by: .milliseconds(10_000))
         tracker.resume()
         let second = try #require(tracker.currentViewId)
         #expect(first != second)
-        clock.advance(by: 1999)
+        clock.advance(by: .milliseconds(1999))
         #expect(sink.durations == [2000, 2500])
-        clock.advance(by: 1)
+        clock.advance(by: .milliseconds(1))
         #expect(sink.durations == [2000, 2500, 2000])
         #expect(sink.views.map(\.viewId) == [first, first, second])
     }
@@ -280,7 +280,7 @@ struct ViewTrackingLifecycleTests {
         tracker.pause()
         tracker.setVisible(true)
         #expect(!tracker.isVisible && clock.pendingTimerCount == 0)
-        clock.advance(by: 5000)
+        clock.advance(by: .milliseconds(5000))
         tracker.updateVisibility(ratio: 0.5)
         tracker.resume()
         #expect(!tracker.isVisible)
@@ -288,7 +288,7 @@ struct ViewTrackingLifecycleTests {
         tracker.updateVisibility(ratio: 0.9)
         tracker.resume()
         #expect(tracker.isVisible)
-        clock.advance(by: 2000)
+        clock.advance(by: .milliseconds(2000))
         #expect(sink.durations == [2000])
     }
 
@@ -298,10 +298,10 @@ struct ViewTrackingLifecycleTests {
         let tracker = try makeTracker(clock, sink)
         tracker.setVisible(true)
         let viewId = tracker.currentViewId
-        clock.advance(by: 1000)
+        clock.advance(by: .milliseconds(1000))
         tracker.resume()
         #expect(tracker.currentViewId == viewId)
-        clock.advance(by: 1000)
+        clock.advance(by: .milliseconds(1000))
         #expect(sink.durations == [2000])
     }
 
@@ -310,18 +310,18 @@ struct ViewTrackingLifecycleTests {
         let clock = ManualClock(), sink = RecordingViewSink()
         let tracker = try makeTracker(clock, sink)
         tracker.setVisible(true)
-        clock.advance(by: 1000)
+        clock.advance(by: .milliseconds(1000))
         #expect(clock.pendingTimerCount == 1)
         tracker.stop()
         #expect(clock.pendingTimerCount == 0)
         #expect(tracker.isStopped && !tracker.isVisible)
-        clock.advance(by: 1_000_000)
+        clock.advance(by: .milliseconds(1_000_000))
         tracker.setVisible(false)
         tracker.setVisible(true)
         tracker.pause()
         tracker.resume()
         tracker.trackClick()
-        clock.advance(by: 1_000_000)
+        clock.advance(by: .milliseconds(1_000_000))
         #expect(sink.events.isEmpty)
         #expect(clock.pendingTimerCount == 0)
     }
@@ -332,22 +332,22 @@ struct ViewTrackingLifecycleTests {
         let tracker = try makeTracker(clock, sink)
         tracker.setVisible(true)
         let viewId = try #require(tracker.currentViewId)
-        clock.advance(by: 8500)
+        clock.advance(by: .milliseconds(8500))
         #expect(sink.durations == [2000, 7000])
         tracker.stop()
         #expect(sink.durations == [2000, 7000, 8500])
         #expect(sink.views.map(\.viewId) == [viewId, viewId, viewId])
         #expect(sink.views.last == TrackViewPayload(
             componentId: "baseline-1", viewId: viewId, experienceId: "exp-1", optimizationContextId: "ctx-1",
-            variantIndex: 2, viewDurationMs: 8500, sticky: true, stickyTrackingKey: tracker.stickyTrackingKey))
+            variantIndex: 2, viewDuration: .milliseconds(8500), sticky: true, stickyTrackingKey: tracker.stickyTrackingKey))
         #expect(tracker.isStopped && !tracker.isVisible && tracker.currentViewId == nil)
         #expect(clock.pendingTimerCount == 0)
-        clock.advance(by: 100_000)
+        clock.advance(by: .milliseconds(100_000))
         tracker.setVisible(false)
         tracker.setVisible(true)
         tracker.pause()
         tracker.resume()
-        clock.advance(by: 100_000)
+        clock.advance(by: .milliseconds(100_000))
         #expect(sink.events.count == 3)
     }
 
@@ -356,10 +356,10 @@ struct ViewTrackingLifecycleTests {
         let clock = ManualClock(), sink = RecordingViewSink()
         let tracker = try makeTracker(clock, sink)
         tracker.setVisible(true)
-        clock.advance(by: 1999)
+        clock.advance(by: .milliseconds(1999))
         tracker.stop()
         #expect(clock.pendingTimerCount == 0)
-        clock.advance(by: 100_000)
+        clock.advance(by: .milliseconds(100_000))
         #expect(sink.events.isEmpty)
     }
 
@@ -368,9 +368,9 @@ struct ViewTrackingLifecycleTests {
         let clock = ManualClock(), sink = RecordingViewSink()
         let tracker = try makeTracker(clock, sink)
         tracker.setVisible(true)
-        clock.advance(by: 3000)
+        clock.advance(by: .milliseconds(3000))
         tracker.stop()
-        clock.advance(by: 500)
+        clock.advance(by: .milliseconds(500))
         tracker.stop()
         #expect(sink.durations == [2000, 3000])
         #expect(Set(sink.views.map(\.viewId)).count == 1)
@@ -381,12 +381,12 @@ struct ViewTrackingLifecycleTests {
         let clock = ManualClock(), sink = RecordingViewSink()
         let tracker = try makeTracker(clock, sink)
         tracker.setVisible(true)
-        clock.advance(by: 3000)
+        clock.advance(by: .milliseconds(3000))
         tracker.pause()
         #expect(sink.durations == [2000, 3000])
-        clock.advance(by: 10_000)
+        clock.advance(by: .milliseconds(10_000))
         tracker.stop()
-        clock.advance(by: 100_000)
+        clock.advance(by: .milliseconds(100_000))
         #expect(sink.durations == [2000, 3000])
     }
 
@@ -407,11 +407,11 @@ struct ViewTrackingLifecycleTests {
         do {
             let tracker = try makeTracker(clock, sink)
             tracker.setVisible(true)
-            clock.advance(by: 1000)
+            clock.advance(by: .milliseconds(1000))
             #expect(clock.pendingTimerCount == 1)
         }
         #expect(clock.pendingTimerCount == 0)
-        clock.advance(by: 100_000)
+        clock.advance(by: .milliseconds(100_000))
         #expect(sink.events.isEmpty)
     }
 
@@ -420,7 +420,7 @@ struct ViewTrackingLifecycleTests {
         let clock = ManualClock(), sink = RecordingViewSink()
         var tracker: ViewTrackingController? = try makeTracker(clock, sink)
         tracker?.setVisible(true)
-        clock.advance(by: 8500)
+        clock.advance(by: .milliseconds(8500))
         let viewId = try #require(tracker?.currentViewId)
         let stickyTrackingKey = try #require(tracker?.stickyTrackingKey)
         #expect(sink.durations == [2000, 7000])
@@ -428,9 +428,9 @@ struct ViewTrackingLifecycleTests {
         #expect(sink.durations == [2000, 7000, 8500])
         #expect(sink.views.last == TrackViewPayload(
             componentId: "baseline-1", viewId: viewId, experienceId: "exp-1", optimizationContextId: "ctx-1",
-            variantIndex: 2, viewDurationMs: 8500, sticky: true, stickyTrackingKey: stickyTrackingKey))
+            variantIndex: 2, viewDuration: .milliseconds(8500), sticky: true, stickyTrackingKey: stickyTrackingKey))
         #expect(clock.pendingTimerCount == 0)
-        clock.advance(by: 100_000)
+        clock.advance(by: .milliseconds(100_000))
         #expect(sink.events.count == 3)
     }
 
@@ -441,11 +441,11 @@ struct ViewTrackingLifecycleTests {
         var paused: ViewTrackingController? = try makeTracker(clock, sink)
         stopped?.setVisible(true)
         paused?.setVisible(true)
-        clock.advance(by: 3000)
+        clock.advance(by: .milliseconds(3000))
         stopped?.stop()
         paused?.pause()
         #expect(sink.durations == [2000, 2000, 3000, 3000])
-        clock.advance(by: 1000)
+        clock.advance(by: .milliseconds(1000))
         stopped = nil
         paused = nil
         #expect(sink.durations == [2000, 2000, 3000, 3000])
@@ -468,21 +468,21 @@ struct ViewTrackingOptionsTests {
     @Test("Defaults are 0.8 / 2000 / 5000")
     func defaults() {
         let options = ViewTrackingOptions()
-        #expect(options.minVisibleRatio == 0.8 && options.dwellTimeMs == 2000 && options.viewDurationUpdateIntervalMs == 5000)
+        #expect(options.minVisibleRatio == 0.8 && options.dwellTime == .seconds(2) && options.viewDurationUpdateInterval == .seconds(5))
     }
 
     @Test("Per-tracker overrides change the timing")
     func overrides() throws {
         let clock = ManualClock(), sink = RecordingViewSink()
-        let options = ViewTrackingOptions(minVisibleRatio: 0.5, dwellTimeMs: 1000, viewDurationUpdateIntervalMs: 3000)
+        let options = ViewTrackingOptions(minVisibleRatio: 0.5, dwellTime: .milliseconds(1000), viewDurationUpdateInterval: .milliseconds(3000))
         let tracker = try makeTracker(clock, sink, options: options)
         #expect(tracker.options == options)
         tracker.updateVisibility(ratio: 0.5)
-        clock.advance(by: 999)
+        clock.advance(by: .milliseconds(999))
         #expect(sink.events.isEmpty)
-        clock.advance(by: 6001)
+        clock.advance(by: .milliseconds(6001))
         #expect(sink.durations == [1000, 4000, 7000])
-        clock.advance(by: 500)
+        clock.advance(by: .milliseconds(500))
         tracker.updateVisibility(ratio: 0.49)
         #expect(sink.durations == [1000, 4000, 7000, 7500])
 
@@ -499,14 +499,10 @@ struct ViewTrackingOptionsTests {
         (.init(minVisibleRatio: 1.01), .minVisibleRatio, 1.01),
         (.init(minVisibleRatio: .nan), .minVisibleRatio, .nan),
         (.init(minVisibleRatio: .infinity), .minVisibleRatio, .infinity),
-        (.init(dwellTimeMs: 0), .dwellTimeMs, 0),
-        (.init(dwellTimeMs: -2000), .dwellTimeMs, -2000),
-        (.init(dwellTimeMs: .nan), .dwellTimeMs, .nan),
-        (.init(dwellTimeMs: .infinity), .dwellTimeMs, .infinity),
-        (.init(viewDurationUpdateIntervalMs: 0), .viewDurationUpdateIntervalMs, 0),
-        (.init(viewDurationUpdateIntervalMs: -1), .viewDurationUpdateIntervalMs, -1),
-        (.init(viewDurationUpdateIntervalMs: .nan), .viewDurationUpdateIntervalMs, .nan),
-        (.init(viewDurationUpdateIntervalMs: -.infinity), .viewDurationUpdateIntervalMs, -.infinity),
+        (.init(dwellTime: .zero), .dwellTime, 0),
+        (.init(dwellTime: .milliseconds(-2000)), .dwellTime, -2000),
+        (.init(viewDurationUpdateInterval: .zero), .viewDurationUpdateInterval, 0),
+        (.init(viewDurationUpdateInterval: .milliseconds(-1)), .viewDurationUpdateInterval, -1),
     ]
 
     @Test("Invalid values are rejected with a typed error naming the field and value", arguments: invalid)
@@ -566,7 +562,7 @@ struct ViewTrackingScaleTests {
         for tracker in trackers { tracker.setVisible(true) }
         var maxPending = clock.pendingTimerCount
         for _ in 0..<600 {
-            clock.advance(by: 100)
+            clock.advance(by: .milliseconds(100))
             maxPending = max(maxPending, clock.pendingTimerCount)
         }
         #expect(maxPending <= 1000)
@@ -578,7 +574,7 @@ struct ViewTrackingScaleTests {
         let byComponent = Dictionary(grouping: sink.views, by: \.componentId)
         #expect(byComponent.count == 1000)
         for (_, views) in byComponent {
-            #expect(views.map(\.viewDurationMs) == expected)
+            #expect(views.map(\.viewDuration.wholeMilliseconds) == expected)
             #expect(Set(views.map(\.viewId)).count == 1)
         }
         #expect(Set(sink.views.map(\.viewId)).count == 1000)
@@ -595,7 +591,7 @@ struct ViewTrackingScaleTests {
                 case 1: tracker.setVisible(false)
                 case 2: tracker.pause()
                 case 3: tracker.resume()
-                default: clock.advance(by: 1)
+                default: clock.advance(by: .milliseconds(1))
                 }
                 _ = tracker.isVisible
             }

@@ -20,9 +20,9 @@ public struct OptimizationAPIConfig: Sendable, Equatable {
     public var enabledFeatures: [String]?
     /// Adds `type=preflight` to Experience requests (the API evaluates without storing).
     public var preflight: Bool?
-    /// Deadline of one request, in milliseconds, for the transport `initialize` creates (ignored
-    /// for an injected transport). Nil: 3000.
-    public var requestTimeoutMilliseconds: Int?
+    /// Deadline of one request for the transport `initialize` creates (ignored for an injected
+    /// transport). Nil: 3 s.
+    public var requestTimeout: Duration?
 
     /// Creates an API configuration; every argument defaults to nil (the default in effect).
     /// - Parameters:
@@ -31,17 +31,17 @@ public struct OptimizationAPIConfig: Sendable, Equatable {
     ///   - enabledFeatures: `options.features` of Experience requests; nil or empty uses
     ///     `["ip-enrichment", "location"]`.
     ///   - preflight: true adds `type=preflight` to Experience requests (evaluated, not stored).
-    ///   - requestTimeoutMilliseconds: deadline of one request, in milliseconds, for the
-    ///     transport `initialize` creates; nil uses 3000.
+    ///   - requestTimeout: deadline of one request for the transport `initialize` creates; nil
+    ///     uses 3 s.
     public init(
         experienceBaseURL: String? = nil, insightsBaseURL: String? = nil, enabledFeatures: [String]? = nil,
-        preflight: Bool? = nil, requestTimeoutMilliseconds: Int? = nil
+        preflight: Bool? = nil, requestTimeout: Duration? = nil
     ) {
         self.experienceBaseURL = experienceBaseURL
         self.insightsBaseURL = insightsBaseURL
         self.enabledFeatures = enabledFeatures
         self.preflight = preflight
-        self.requestTimeoutMilliseconds = requestTimeoutMilliseconds
+        self.requestTimeout = requestTimeout
     }
 
     /// The Experience base URL in effect.

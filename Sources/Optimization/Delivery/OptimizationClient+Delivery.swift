@@ -5,11 +5,11 @@ import Logging
 //
 // Experience events (identify, page, screen, track, sticky views) are sent at once while online,
 // one request at a time and in order; Insights events (views, clicks, hovers, flag views) are
-// batched per profile and sent at 25 queued events, every `flushIntervalMs` (30 s) while events
+// batched per profile and sent at 25 queued events, every `QueueFlushPolicy.flushInterval` (30 s) while events
 // are queued, on ``OptimizationClient/flush()`` and when going online. Failures (408, 429, 5xx,
 // transport errors, timeouts) keep the events queued and retry with capped exponential backoff and
 // jitter (a `Retry-After` on 429/503 is the minimum wait); after `maxConsecutiveFailures` the
-// circuit opens and nothing is sent for `circuitOpenMs`. Every timer runs on the client's clock.
+// circuit opens and nothing is sent for `circuitOpenDuration`. Every timer runs on the client's clock.
 // Queues live in memory only. See <doc:DeliveryGuarantees> for the guarantees.
 extension OptimizationClient {
     /// Every delivery queue report: offline drops, flush failures, circuit open and recovery,
@@ -50,7 +50,7 @@ extension OptimizationAPIConfig {
             return try HTTPFetchTransport(
                 configuration: .init(
                     allowedBaseURLs: [effectiveExperienceBaseURL, effectiveInsightsBaseURL],
-                    requestTimeoutMilliseconds: requestTimeoutMilliseconds ?? 3000),
+                    requestTimeout: requestTimeout ?? .seconds(3)),
                 logger: logger)
         } catch {
             throw .configError("\(error)")

@@ -143,22 +143,22 @@ extension OptimizationClient {
     }
 
     /// Reports a hover over an entry (Insights `component_hover` event), as
-    /// ``OptimizationRequest/trackHover(componentId:hoverId:hoverDurationMs:experienceId:variantIndex:)``
+    /// ``OptimizationRequest/trackHover(componentId:hoverId:hoverDuration:experienceId:variantIndex:)``
     /// does on the service. Gated by the `component_hover` allow-list entry before consent.
     /// - Parameters:
     ///   - componentId: `sys.id` of the hovered (baseline) entry.
     ///   - hoverId: identifies the hover (one per continuous hover).
-    ///   - hoverDurationMs: how long the pointer stayed, in milliseconds.
+    ///   - hoverDuration: how long the pointer stayed (sent in whole milliseconds).
     ///   - experienceId: the matched experience, if any.
     ///   - variantIndex: the rendered variant (0 for the baseline), if known.
     /// - Returns: `accepted` false when consent blocked the call.
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
     @discardableResult
     public func trackHover(
-        componentId: String, hoverId: String, hoverDurationMs: Int, experienceId: String? = nil, variantIndex: Int? = nil
+        componentId: String, hoverId: String, hoverDuration: Duration, experienceId: String? = nil, variantIndex: Int? = nil
     ) async throws(OptimizationError) -> EventResult {
         let payload = InsightsPayloads.hover(
-            componentId: componentId, hoverId: hoverId, hoverDurationMs: hoverDurationMs, experienceId: experienceId, variantIndex: variantIndex)
+            componentId: componentId, hoverId: hoverId, hoverDuration: hoverDuration, experienceId: experienceId, variantIndex: variantIndex)
         return try await emit(BridgeContract.Visitor.trackHover, .object(payload))
     }
 

@@ -180,10 +180,10 @@ public final class OptimizationRequest: Sendable {
     /// Needs a profile id.
     @discardableResult
     public func trackHover(
-        componentId: String, hoverId: String, hoverDurationMs: Int, experienceId: String? = nil, variantIndex: Int? = nil
+        componentId: String, hoverId: String, hoverDuration: Duration, experienceId: String? = nil, variantIndex: Int? = nil
     ) async throws(OptimizationError) -> EventResult {
         let payload = InsightsPayloads.hover(
-            componentId: componentId, hoverId: hoverId, hoverDurationMs: hoverDurationMs, experienceId: experienceId, variantIndex: variantIndex)
+            componentId: componentId, hoverId: hoverId, hoverDuration: hoverDuration, experienceId: experienceId, variantIndex: variantIndex)
         return try await call(.trackHover, payload)
     }
 
@@ -242,7 +242,7 @@ public final class OptimizationRequest: Sendable {
         var outcome = EventOutcome.accepted
         var data: JSONValue?
         if let experience = answer["experience"] {
-            let mapped = Self.outcome(of: experience, budget: options.experienceTimeoutMilliseconds ?? service.options.experienceTimeoutMilliseconds)
+            let mapped = Self.outcome(of: experience, budget: options.experienceTimeout ?? service.options.experienceTimeout)
             outcome = mapped
             service.metrics.experience(mapped, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
             if !failFast {
@@ -275,7 +275,7 @@ public final class OptimizationRequest: Sendable {
         if !options.eventContext.isEmpty { scope["eventContext"] = .object(options.eventContext) }
         if let ip = options.ip { scope["ip"] = .string(ip) }
         if options.preflight { scope["preflight"] = .bool(true) }
-        if let budget = options.experienceTimeoutMilliseconds { scope["timeoutMs"] = .number(JSONNumber(max(1, budget))) }
+        if let budget = options.experienceTimeout { scope["timeoutMs"] = .number(JSONNumber(max(1, budget.wholeMilliseconds))) }
         if failFast { scope["failFast"] = .bool(true) }
         return .object(scope)
     }
@@ -297,12 +297,12 @@ public final class OptimizationRequest: Sendable {
         service.blockedEventBroadcaster.yield(event)
     }
 
-    static func outcome(of experience: JSONValue, budget: Int) -> EventOutcome {
+    static func outcome(of experience: JSONValue, budget: Duration) -> EventOutcome {
         if experience["ok"]?.boolValue == true { return .delivered }
         let status = experience["status"]?.intValue ?? 0
         let reason = experience["reason"]?.stringValue ?? "Experience API call failed"
         switch experience["kind"]?.stringValue {
-        case "timeout": return .timedOut(after: .milliseconds(budget))
+        case "timeout": return .timedOut(after: budget)
         case "circuitOpen": return .circuitOpen
         case "retry": return .failed(status: status, reason: reason)
         default: return .refused(status: status, code: experience["code"]?.stringValue, reason: reason)

@@ -84,10 +84,10 @@ public final class OptimizationService: Sendable {
     public struct Options: Sendable {
         /// Engines in the pool; nil means one per active processor core.
         public var engines: Int?
-        /// Default latency budget of a request's Experience call, in milliseconds (per request:
-        /// ``RequestOptions/experienceTimeoutMilliseconds``). Default 1500. A call whose budget
-        /// runs out has its HTTP request cancelled and its connection closed.
-        public var experienceTimeoutMilliseconds: Int
+        /// Default latency budget of a request's Experience call (per request:
+        /// ``RequestOptions/experienceTimeout``), at least 1 ms. Default 1.5 s. A call whose
+        /// budget runs out has its HTTP request cancelled and its connection closed.
+        public var experienceTimeout: Duration
         /// Capacity of the process-wide Insights queue (oldest dropped beyond it). Default 10 000.
         public var insightsMaxEvents: Int
         /// How long ``OptimizationService/shutdown()`` (and graceful shutdown of ``run()``) may
@@ -103,8 +103,8 @@ public final class OptimizationService: Sendable {
         /// Creates service options.
         /// - Parameters:
         ///   - engines: engines in the pool; nil (the default) means one per active processor core.
-        ///   - experienceTimeoutMilliseconds: default latency budget of a request's Experience
-        ///     call, in milliseconds; default 1500.
+        ///   - experienceTimeout: default latency budget of a request's Experience call; default
+        ///     1.5 s.
         ///   - insightsMaxEvents: capacity of the process-wide Insights queue; default 10 000.
         ///   - shutdownFlushTimeout: how long shutdown may spend flushing; default 10 seconds.
         ///   - outboxDirectory: directory of the durable outbox; nil (the default) keeps queued
@@ -112,12 +112,12 @@ public final class OptimizationService: Sendable {
         ///   - outbox: durability policy, bounds and time to live of the outbox; default
         ///     `OutboxConfiguration()`.
         public init(
-            engines: Int? = nil, experienceTimeoutMilliseconds: Int = 1500, insightsMaxEvents: Int = 10_000,
+            engines: Int? = nil, experienceTimeout: Duration = .milliseconds(1500), insightsMaxEvents: Int = 10_000,
             shutdownFlushTimeout: Duration = .seconds(10), outboxDirectory: URL? = nil,
             outbox: OutboxConfiguration = OutboxConfiguration()
         ) {
             self.engines = engines
-            self.experienceTimeoutMilliseconds = experienceTimeoutMilliseconds
+            self.experienceTimeout = experienceTimeout
             self.insightsMaxEvents = insightsMaxEvents
             self.shutdownFlushTimeout = shutdownFlushTimeout
             self.outboxDirectory = outboxDirectory
@@ -507,7 +507,7 @@ public final class OptimizationService: Sendable {
             "channel": .string(config.channel),
             "library": ["name": .string(OptimizationLibrary.name), "version": .string(OptimizationLibrary.version)],
             "api": .object(apiObject),
-            "requestTimeoutMs": .number(JSONNumber(max(1, options.experienceTimeoutMilliseconds))),
+            "requestTimeoutMs": .number(JSONNumber(max(1, options.experienceTimeout.wholeMilliseconds))),
             "queuePolicy": .object(queuePolicy),
         ])
     }

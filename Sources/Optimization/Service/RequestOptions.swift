@@ -26,11 +26,11 @@ public struct RequestOptions: Sendable, Equatable {
     public var selectedOptimizations: SelectedOptimizations?
     /// Flag changes that go with ``selectedOptimizations``.
     public var changes: [JSONValue]?
-    /// Latency budget of each Experience call of this request, in milliseconds, on the service
-    /// clock; nil uses ``OptimizationService/Options/experienceTimeoutMilliseconds``. When it
+    /// Latency budget of each Experience call of this request, at least 1 ms, on the service
+    /// clock; nil uses ``OptimizationService/Options/experienceTimeout``. When it
     /// runs out the call returns `EventOutcome.timedOut(after:)` and its HTTP
     /// request is cancelled (the connection closed), whatever the transport's own deadline.
-    public var experienceTimeoutMilliseconds: Int?
+    public var experienceTimeout: Duration?
     /// The service's id for this request: added as `request-id` metadata to every line logged
     /// for it (never the profile).
     public var requestId: String?
@@ -47,8 +47,8 @@ public struct RequestOptions: Sendable, Equatable {
     ///   - selectedOptimizations: selections to render with until an Experience call succeeds;
     ///     nil (the default) means nothing selected.
     ///   - changes: flag changes that go with `selectedOptimizations`.
-    ///   - experienceTimeoutMilliseconds: latency budget of each Experience call, in
-    ///     milliseconds; nil uses ``OptimizationService/Options/experienceTimeoutMilliseconds``.
+    ///   - experienceTimeout: latency budget of each Experience call; nil uses
+    ///     ``OptimizationService/Options/experienceTimeout``.
     ///   - requestId: the service's id for this request, added as `request-id` log metadata.
     public init(
         consent: RequestConsent = .unset,
@@ -59,7 +59,7 @@ public struct RequestOptions: Sendable, Equatable {
         preflight: Bool = false,
         selectedOptimizations: SelectedOptimizations? = nil,
         changes: [JSONValue]? = nil,
-        experienceTimeoutMilliseconds: Int? = nil,
+        experienceTimeout: Duration? = nil,
         requestId: String? = nil
     ) {
         self.consent = consent
@@ -70,7 +70,7 @@ public struct RequestOptions: Sendable, Equatable {
         self.preflight = preflight
         self.selectedOptimizations = selectedOptimizations
         self.changes = changes
-        self.experienceTimeoutMilliseconds = experienceTimeoutMilliseconds
+        self.experienceTimeout = experienceTimeout
         self.requestId = requestId
     }
 }

@@ -4,7 +4,7 @@ import Logging
 /// The one delivery path of an ``OptimizationService``: a dedicated engine whose shared core
 /// runs ONE process-wide Insights queue for the events of every request, batched per profile,
 /// with the delivery rules of the single-visitor client (flush at 25 queued events, every
-/// `flushIntervalMs`, and on ``flush(force:)``; backoff with jitter, circuit breaker,
+/// `QueueFlushPolicy.flushInterval`, and on ``flush(force:)``; backoff with jitter, circuit breaker,
 /// Retry-After, 401/403/404 disable; <doc:DeliveryGuarantees>). One flush is in flight at a time, so
 /// HTTP concurrency stays bounded however many visitors there are.
 ///

@@ -18,8 +18,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var insightsBaseURL: String?
     /// Engines in the pool; nil means one per core.
     public var engines: Int?
-    /// Latency budget of each `page()` Experience call, in milliseconds.
-    public var experienceTimeoutMilliseconds: Int
+    /// Latency budget of each `page()` Experience call.
+    public var experienceTimeout: Duration
     /// Folder holding the repository's `Fixtures/` (the page's entries are read from
     /// `entries/` inside it).
     public var fixturesDirectory: URL
@@ -34,7 +34,7 @@ public struct AppConfiguration: Sendable, Equatable {
         experienceBaseURL: String? = nil,
         insightsBaseURL: String? = nil,
         engines: Int? = nil,
-        experienceTimeoutMilliseconds: Int = 800,
+        experienceTimeout: Duration = .milliseconds(800),
         fixturesDirectory: URL = AppConfiguration.defaultFixturesDirectory,
         shutdownFlushTimeout: Duration = .seconds(10)
     ) {
@@ -45,7 +45,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.experienceBaseURL = experienceBaseURL
         self.insightsBaseURL = insightsBaseURL
         self.engines = engines
-        self.experienceTimeoutMilliseconds = experienceTimeoutMilliseconds
+        self.experienceTimeout = experienceTimeout
         self.fixturesDirectory = fixturesDirectory
         self.shutdownFlushTimeout = shutdownFlushTimeout
     }

@@ -85,7 +85,7 @@ public struct PageRoutes: Sendable {
                     experienceId: entry.selectedOptimization?["experienceId"]?.stringValue,
                     optimizationContextId: entry.optimizationContextId,
                     variantIndex: entry.selectedOptimization?["variantIndex"]?.intValue ?? 0,
-                    viewDurationMs: 0))
+                    viewDuration: .milliseconds(0)))
             } catch {
                 context.logger.warning("view not tracked", metadata: ["error": "\(error)"])
             }

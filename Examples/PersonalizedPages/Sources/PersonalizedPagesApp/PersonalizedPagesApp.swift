@@ -34,7 +34,7 @@ public struct PersonalizedPagesApp: Sendable {
             config: OptimizationConfig(clientId: configuration.clientId, environment: configuration.environment, api: api),
             options: .init(
                 engines: configuration.engines,
-                experienceTimeoutMilliseconds: configuration.experienceTimeoutMilliseconds,
+                experienceTimeout: configuration.experienceTimeout,
                 shutdownFlushTimeout: configuration.shutdownFlushTimeout),
             environment: .init(logger: logger))
     }

@@ -60,7 +60,7 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
             experienceBaseURL: experienceBaseURL ?? Self.environment["PP_EXPERIENCE_BASE_URL"],
             insightsBaseURL: insightsBaseURL ?? Self.environment["PP_INSIGHTS_BASE_URL"],
             engines: engines ?? Int(Self.environment["PP_ENGINES"] ?? ""),
-            experienceTimeoutMilliseconds: experienceTimeoutMs,
+            experienceTimeout: .milliseconds(experienceTimeoutMs),
             fixturesDirectory: URL(fileURLWithPath: fixtures, isDirectory: true))
         let app: PersonalizedPagesApp
         do {

@@ -27,7 +27,7 @@ func withApp<T>(
     let configuration = AppConfiguration(
         port: 0, clientId: "personalized-pages-tests",
         experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL,
-        engines: 1, experienceTimeoutMilliseconds: 60_000)  // a hang bound only: the local server answers at once
+        engines: 1, experienceTimeout: .milliseconds(60_000))  // a hang bound only: the local server answers at once
     let app = try PersonalizedPagesApp(configuration: configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     let group = try await app.makeServiceGroup(gracefulShutdownSignals: [], onListening: { continuation.yield($0) })
