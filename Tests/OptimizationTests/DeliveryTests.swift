@@ -14,7 +14,8 @@ import Testing
 func makeDeliveryClient(
     _ server: LocalOptimizationAPIServer, clock: ManualClock = ManualClock(), transport: (any FetchTransport)? = nil,
     defaults: StorageDefaults? = StorageDefaults(consent: true), locale: String? = nil,
-    api: OptimizationAPIConfig? = nil, queuePolicy: QueuePolicy? = nil, logger: Logger? = nil
+    api: OptimizationAPIConfig? = nil, queuePolicy: QueuePolicy? = nil, logger: Logger? = nil,
+    allowedEventTypes: [String]? = nil
 ) throws -> OptimizationClient {
     var environment = OptimizationClient.Environment(clock: clock, transport: transport, storage: .disabled)
     if let logger { environment.logger = logger }
@@ -23,7 +24,8 @@ func makeDeliveryClient(
     apiConfig.experienceBaseURL = apiConfig.experienceBaseURL ?? server.experienceBaseURL
     apiConfig.insightsBaseURL = apiConfig.insightsBaseURL ?? server.insightsBaseURL
     try client.initialize(config: OptimizationConfig(
-        clientId: "org-1", locale: locale, defaults: defaults, api: apiConfig, queuePolicy: queuePolicy))
+        clientId: "org-1", locale: locale, allowedEventTypes: allowedEventTypes, defaults: defaults, api: apiConfig,
+        queuePolicy: queuePolicy))
     return client
 }
 

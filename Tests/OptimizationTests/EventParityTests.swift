@@ -49,29 +49,50 @@ private enum Face: String, CaseIterable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 }
 
-/// A scenario of the event path and the outcome both faces must report.
+/// A scenario of the event path and the outcome each face must report. Where the faces differ
+/// by design, the expectation says so: the client keeps an event it could not deliver queued
+/// for a retry (`.accepted`), a service request reports how its one Experience call went.
 private struct ResultScenario: Sendable, CustomTestStringConvertible {
     let name: String
     /// Event consent of the visitor (nil: not given).
-    let consent: Bool?
+    var consent: Bool?
+    /// The allow-list before consent, the same on both faces (nil: each face's default).
+    var allowedEventTypes: [String]?
     /// What the Experience API answers, if it is asked.
-    let experienceAnswer: ScriptedResponse?
-    let call: Call
-    let expected: @Sendable (EventOutcome) -> Bool
+    var experienceAnswer: ScriptedResponse?
+    var call: Call = .track
+    let expected: @Sendable (Face, EventOutcome) -> Bool
     var testDescription: String { name }
 
     enum Call: Sendable { case track, trackClick }
 }
 
+private func isRefused(_ outcome: EventOutcome, status: Int) -> Bool {
+    if case .refused(status: status, code: nil, _) = outcome { return true }
+    return false
+}
+
+private func isFailed(_ outcome: EventOutcome, status: Int) -> Bool {
+    if case .failed(status: status, _) = outcome { return true }
+    return false
+}
+
 private let resultScenarios: [ResultScenario] = [
-    ResultScenario(name: "no consent: blocked", consent: nil, experienceAnswer: nil, call: .track) { $0 == .blocked(.consent) },
-    ResultScenario(name: "consent refused: blocked", consent: false, experienceAnswer: nil, call: .track) { $0 == .blocked(.consent) },
-    ResultScenario(name: "answered: delivered", consent: true, experienceAnswer: nil, call: .track) { $0 == .delivered },
-    ResultScenario(name: "422: refused with its status", consent: true, experienceAnswer: .status(422), call: .track) {
-        if case .refused(status: 422, code: nil, _) = $0 { return true }
-        return false
+    ResultScenario(name: "no consent: blocked", consent: nil) { $1 == .blocked(.consent) },
+    ResultScenario(name: "consent refused: blocked", consent: false) { $1 == .blocked(.consent) },
+    ResultScenario(name: "allow-listed before consent: delivered", consent: nil, allowedEventTypes: ["track"]) { $1 == .delivered },
+    ResultScenario(name: "strict opt-in: blocked", consent: nil, allowedEventTypes: []) { $1 == .blocked(.consent) },
+    ResultScenario(name: "answered: delivered", consent: true) { $1 == .delivered },
+    ResultScenario(name: "422: refused with its status", consent: true, experienceAnswer: .status(422)) { isRefused($1, status: 422) },
+    ResultScenario(name: "401: refused, delivery disabled", consent: true, experienceAnswer: .status(401)) { isRefused($1, status: 401) },
+    ResultScenario(name: "503: queued for retry / reported failed", consent: true, experienceAnswer: .status(503)) { face, outcome in
+        face == .client ? outcome == .accepted : isFailed(outcome, status: 503)
     },
-    ResultScenario(name: "Insights event: accepted", consent: true, experienceAnswer: nil, call: .trackClick) { $0 == .accepted },
+    ResultScenario(name: "429 with Retry-After: queued / reported failed", consent: true, experienceAnswer: .retryAfter(seconds: 30)) { face, outcome in
+        face == .client ? outcome == .accepted : isFailed(outcome, status: 429)
+    },
+    ResultScenario(name: "Insights event: accepted", consent: true, call: .trackClick) { $1 == .accepted },
+    ResultScenario(name: "Insights event without consent: blocked", consent: nil, call: .trackClick) { $1 == .blocked(.consent) },
 ]
 
 @Suite("One result vocabulary on both faces")
@@ -106,14 +127,16 @@ struct EventResultParityTests {
             let result: EventResult
             switch face {
             case .client:
-                let client = try makeDeliveryClient(server, defaults: StorageDefaults(consent: scenario.consent, profile: ["id": "p-1"]))
+                let client = try makeDeliveryClient(
+                    server, defaults: StorageDefaults(consent: scenario.consent, profile: ["id": "p-1"]),
+                    allowedEventTypes: scenario.allowedEventTypes ?? OptimizationService.defaultAllowedEventTypes)
                 defer { client.destroy() }
                 switch scenario.call {
                 case .track: result = try await client.track(event: "Bought", properties: ["plan": "pro"])
                 case .trackClick: result = try await client.trackClick(TrackClickPayload(componentId: "hero"))
                 }
             case .service:
-                let service = makeService(server, engines: 1)
+                let service = makeService(server, engines: 1, allowedEventTypes: scenario.allowedEventTypes)
                 try await service.start()
                 let request = service.forRequest(RequestOptions(consent: RequestConsent(events: scenario.consent), profileId: "p-1"))
                 switch scenario.call {
@@ -122,8 +145,8 @@ struct EventResultParityTests {
                 }
                 await service.shutdown()
             }
-            #expect(scenario.expected(result.outcome), "\(face): \(result.outcome)")
-            #expect(result.accepted == (scenario.consent == true))
+            #expect(scenario.expected(face, result.outcome), "\(face): \(result.outcome)")
+            #expect(result.accepted == (result.outcome != .blocked(.consent)))
             if result.outcome == .delivered { #expect(result.data?["profile"] != nil) }
         }
     }
