@@ -15,7 +15,8 @@
     provides: ['bridgeEvents'],
     uses: [
       'bridgeDelivery', 'bridgeShared', 'consent', 'createCurrentStateTracker', 'createEventBuilder',
-      'createEventEmitter', 'guards', 'host', 'outboxLink', 'payloadRules', 'settle', 'stickyViews',
+      'createEventEmitter', 'emissionResult', 'guards', 'host', 'outboxLink', 'payloadRules', 'settle',
+      'stickyViews',
     ],
   });
   var host = ns.host;
@@ -81,15 +82,11 @@
     callHost('__nativeOnEventEmitted', [text]);
   }
 
-  // EmissionResult JSON: `accepted`, and when present `data` (the Experience answer), `refused`
-  // ({status, reason, code?}: the API refused the event) and `duplicate` (true: a repeated
-  // trackCurrentScreen, not a consent block).
+  // EmissionResult JSON (core/event-emitter.js), or {accepted: false, duplicate: true} for a
+  // repeated trackCurrentScreen (not a consent block).
   function emission(result) {
-    var out = { accepted: !!(result && result.accepted === true) };
-    if (result && result.data !== undefined) out.data = result.data;
-    if (result && result.refused !== undefined) out.refused = result.refused;
-    if (result && result.accepted !== true && result.attempted === false) out.duplicate = true;
-    return out;
+    if (result && result.accepted !== true && result.attempted === false) return { accepted: false, duplicate: true };
+    return ns.emissionResult(result);
   }
 
   function thenEmission(outcome, after) {

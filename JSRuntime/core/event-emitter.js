@@ -30,9 +30,18 @@
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('core/event-emitter.js', {
-    provides: ['createEventEmitter'],
+    provides: ['createEventEmitter', 'emissionResult'],
     uses: ['consent', 'host'],
   });
+
+  // EmissionResult: {accepted} plus `data` (the Experience answer) and `refused` ({status,
+  // reason, code?}: the API refused the event) when present; other keys are dropped.
+  function normalize(result) {
+    var out = { accepted: !!(result && result.accepted === true) };
+    if (result && result.data !== undefined) out.data = result.data;
+    if (result && result.refused !== undefined) out.refused = result.refused;
+    return out;
+  }
   var host = ns.host;
 
   function isThenable(value) {
@@ -113,14 +122,6 @@
       };
     }
 
-    // EmissionResult: {accepted} plus `data` and `refused` when present; other keys are dropped.
-    function normalize(result) {
-      var out = { accepted: !!(result && result.accepted === true) };
-      if (result && result.data !== undefined) out.data = result.data;
-      if (result && result.refused !== undefined) out.refused = result.refused;
-      return out;
-    }
-
     function insightsMethod(method, build, enrich) {
       return function (args) {
         return guarded(function () {
@@ -167,4 +168,5 @@
   }
 
   ns.createEventEmitter = createEventEmitter;
+  ns.emissionResult = normalize;
 })();

@@ -72,3 +72,62 @@ struct BridgeContractTests {
         #expect(files.flatMap { try? JSONValue(jsonText: $0) } == .array(EmbeddedJSRuntime.scripts.map { .string($0.path) }))
     }
 }
+
+/// The contract's checks, for the tests only: production engines never run them.
+extension BridgeContract {
+    /// The whole contract as JSON, in declaration order: `{"functions": {"<path>": arity, …},
+    /// "natives": {"<name>": installed, …}, "requestEventMethods": […]}`.
+    /// `JSRuntime/bridge-contract.json` holds this text; the Node suite checks JSRuntime against it.
+    static var jsonDescription: String {
+        let functions = self.functions.map { "    \"\($0.path)\": \($0.arity)" }
+        let natives = Native.all.map { "    \"\($0.name)\": \($0.installed)" }
+        let methods = RequestEventMethod.allCases.map { "\"\($0.rawValue)\"" }
+        return "{\n  \"functions\": {\n" + functions.joined(separator: ",\n") + "\n  },\n  \"natives\": {\n"
+            + natives.joined(separator: ",\n") + "\n  },\n  \"requestEventMethods\": ["
+            + methods.joined(separator: ", ") + "]\n}\n"
+    }
+
+    /// What in `engine` (with JSRuntime's scripts evaluated, `sources` their texts) breaks the
+    /// contract: a declared function missing or with another arity, a `__bridge` or `__service`
+    /// key the contract does not declare, a native callback the scripts name that the contract
+    /// does not declare (or the reverse), a request event method either side lacks. Empty when
+    /// the two sides agree.
+    static func violations(in engine: JavaScriptEngine, sources: [String]) -> [String] {
+        var problems: [String] = []
+        for function in functions {
+            let arity = try? engine.evaluate("typeof \(function.path) === 'function' ? \(function.path).length : -1")
+            if arity != .number(Double(function.arity)) {
+                problems.append("\(function): JavaScript has \(arity.map { "\($0)" } ?? "nothing")")
+            }
+        }
+        for (object, declared) in [(Visitor.initialize.object, Visitor.all), (Service.configure.object, Service.all)] {
+            let keys = strings(engine, "typeof \(object) === 'object' ? Object.keys(\(object)) : []")
+            for key in keys where !declared.contains(where: { $0.name == key }) {
+                problems.append("\(object).\(key): exported by JavaScript, unknown to Swift")
+            }
+        }
+        var named = Set<String>()
+        for source in sources {
+            var rest = source[...]
+            while let range = rest.range(of: "__native") {
+                let name = rest[range.lowerBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+                if name.count > "__native".count { named.insert(String(name)) }
+                rest = rest[range.upperBound...]
+            }
+        }
+        let declaredNatives = Set(Native.all.map(\.name))
+        for name in named.subtracting(declaredNatives).sorted() { problems.append("\(name): called by JavaScript, unknown to Swift") }
+        for name in declaredNatives.subtracting(named).sorted() { problems.append("\(name): declared by Swift, never called by JavaScript") }
+        let methods = strings(engine, "__optimization.requestEventMethods || []")
+        if Set(methods) != Set(RequestEventMethod.allCases.map(\.rawValue)) {
+            problems.append("request event methods: JavaScript \(methods.sorted()), Swift \(RequestEventMethod.allCases.map(\.rawValue).sorted())")
+        }
+        return problems
+    }
+
+    /// The strings of the JavaScript array `expression` evaluates to in `engine` (empty on failure).
+    private static func strings(_ engine: JavaScriptEngine, _ expression: String) -> [String] {
+        (try? engine.evaluate("JSON.stringify(\(expression))"))?.stringValue
+            .flatMap { try? JSONValue(jsonText: $0).arrayValue }?.compactMap(\.stringValue) ?? []
+    }
+}

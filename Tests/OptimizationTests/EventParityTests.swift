@@ -120,6 +120,16 @@ struct EventResultParityTests {
         #expect(core.flatMap { try? JSONValue(jsonText: $0) } == .array(OptimizationClient.defaultAllowedEventTypes.map(JSONValue.string)))
     }
 
+    @Test func aRepeatedCurrentScreenIsADuplicateNotAConsentBlock() async throws {
+        let client = try makeEventClient(defaults: StorageDefaults(consent: true))
+        defer { client.destroy() }
+        #expect(try await client.trackCurrentScreen(name: "Home").outcome == .accepted)
+        #expect(try await client.trackCurrentScreen(name: "Home").outcome == .blocked(.duplicate))
+        let strict = try makeEventClient(allowedEventTypes: [])
+        defer { strict.destroy() }
+        #expect(try await strict.trackCurrentScreen(name: "Home").outcome == .blocked(.consent))
+    }
+
     @Test(arguments: Face.allCases, resultScenarios)
     fileprivate func bothFacesAnswerTheSameOutcome(_ face: Face, _ scenario: ResultScenario) async throws {
         try await withLocalAPIServer { server in
@@ -147,6 +157,11 @@ struct EventResultParityTests {
             }
             #expect(scenario.expected(face, result.outcome), "\(face): \(result.outcome)")
             #expect(result.accepted == (result.outcome != .blocked(.consent)))
+            if face == .service {
+                // The emitted event comes back with the result wherever one was built.
+                let type: JSONValue = scenario.call == .track ? "track" : "component_click"
+                #expect(result.accepted ? result.event?["type"] == type : result.event == nil)
+            }
             if result.outcome == .delivered { #expect(result.data?["profile"] != nil) }
         }
     }

@@ -221,7 +221,7 @@ public final class OptimizationRequest: Sendable {
         do {
             let text = try await RequestLogging.$requestId.withValue(options.requestId) {
                 try await runtime.channel.request(
-                    BridgeContract.Service.call, arguments: [.string(event.rawValue), .json(payloadText), .json(requestText)], on: runtime.engine)
+                    BridgeContract.Service.call, arguments: [.string(method), .json(payloadText), .json(requestText)], on: runtime.engine)
             }
             answer = try JSONValue(jsonText: text)
         } catch {

@@ -83,10 +83,13 @@ final class ServiceMetrics: Sendable {
         }
     }
 
+    /// Records how one Experience call went (the outcomes an Experience call can have; the others
+    /// record nothing).
     func experience(_ outcome: EventOutcome, nanoseconds: UInt64) {
         let name: String
         switch outcome {
-        case .delivered, .accepted, .blocked: name = "success"
+        case .delivered: name = "success"
+        case .accepted, .blocked: return
         case .timedOut: name = "timeout"
         case .circuitOpen: name = "circuit_open"
         case .failed: name = "failed"
