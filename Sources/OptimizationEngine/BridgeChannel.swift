@@ -25,9 +25,9 @@ package final class BridgeChannel: Sendable {
     package let selections = CurrentSelections()
 
     private struct Requests {
-        package var nextId = 0
-        package var waiting: [String: CheckedContinuation<String, any Error>] = [:]
-        package var closed = false
+        var nextId = 0
+        var waiting: [String: CheckedContinuation<String, any Error>] = [:]
+        var closed = false
     }
 
     private let requests = Mutex(Requests())

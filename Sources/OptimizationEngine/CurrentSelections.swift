@@ -9,8 +9,8 @@ import Synchronization
 /// when the selections changed; ``current`` is one lock read. Thread-safe.
 package final class CurrentSelections: Sendable {
     private struct Cache {
-        package var json: JSONValue?
-        package var selections: SelectedOptimizations?
+        var json: JSONValue?
+        var selections: SelectedOptimizations?
     }
 
     private let cache = Mutex(Cache())

@@ -8,8 +8,8 @@ import OptimizationJSON
 /// the engine lock held before anything else enters JavaScript.
 package final class DeferredContextReplay: Sendable {
     private struct PairKey: Hashable {
-        package let entry: Int
-        package let selections: Int
+        let entry: Int
+        let selections: Int
     }
 
     private let registerDeferred: JavaScriptFunction

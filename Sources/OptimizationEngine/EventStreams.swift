@@ -14,9 +14,9 @@ package final class EventBroadcaster<Element: Sendable>: Sendable {
     package static var bufferLimit: Int { 10_000 }
 
     private struct Subscribers {
-        package var nextId = 0
-        package var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
-        package var yielded = 0
+        var nextId = 0
+        var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
+        var yielded = 0
     }
 
     private let subscribers = Mutex(Subscribers())

@@ -16,9 +16,9 @@ package final class FlagObservers: Sendable {
     package static let bufferLimit = 1024
 
     private struct Subscriptions {
-        package var nextId = 0
-        package var continuations: [String: AsyncStream<JSONValue>.Continuation] = [:]
-        package var closed = false
+        var nextId = 0
+        var continuations: [String: AsyncStream<JSONValue>.Continuation] = [:]
+        var closed = false
     }
 
     private let subscriptions = Mutex(Subscriptions())

@@ -76,15 +76,15 @@ package struct ResolutionMemo {
     }
 
     private struct Key: Hashable {
-        package let entry: Int
-        package let selections: Int
+        let entry: Int
+        let selections: Int
     }
 
     /// The same pair by the selections' content: a service typically decodes each request's
     /// selections into a new object, equal in content to one seen before.
     private struct ContentKey: Hashable {
-        package let entry: Int
-        package let selections: String
+        let entry: Int
+        let selections: String
     }
 
     /// Handles kept before the memo starts over (a dropped pair only costs one more call into the
