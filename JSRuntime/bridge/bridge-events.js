@@ -15,8 +15,8 @@
     provides: ['bridgeEvents'],
     uses: [
       'bridgeDelivery', 'bridgeShared', 'consent', 'createCurrentStateTracker', 'createEventBuilder',
-      'createEventEmitter', 'emissionResult', 'guards', 'host', 'outboxLink', 'payloadRules', 'settle',
-      'stickyViews',
+      'createEventEmitter', 'emissionResult', 'guards', 'host', 'outboxLink', 'payloadRules',
+      'settleReturning', 'stickyViews',
     ],
   });
   var host = ns.host;
@@ -67,9 +67,21 @@
     target.stickyKeys = ns.stickyViews.createStickyViewKeys();
   }
 
+  // Events emitted inside an async method are collected here and travel back with its outcome
+  // (settleReturning); null outside an async method.
+  var collecting = null;
+
+  function publishEvent(event) {
+    if (collecting !== null) {
+      collecting.push(event);
+      return;
+    }
+    sendEvent(event);
+  }
+
   // The stream object may carry an optimization context whose entries cannot be serialized (a
   // cyclic object graph): then the event is published without it.
-  function publishEvent(event) {
+  function sendEvent(event) {
     var text;
     try {
       text = JSON.stringify(event);
@@ -100,25 +112,30 @@
     return emission(outcome);
   }
 
-  // An async bridge method: (payload, requestId), settled exactly once through settle().
+  function sendEvents(events) {
+    for (var i = 0; i < events.length; i++) sendEvent(events[i]);
+  }
+
+  // An async bridge method: (payload, requestId), settled exactly once through settleReturning():
+  // an outcome known now is returned with the events the call emitted, a later one settles
+  // through __nativeSettle (its events were published before the method returned).
   function asyncMethod(method, methodRules, run) {
     return function (payload, requestId) {
-      if (shared.current === null) {
-        ns.settle(requestId, new Error(NOT_INITIALIZED));
-        return;
-      }
+      if (shared.current === null) return ns.settleReturning(requestId, new Error(NOT_INITIALIZED));
       var invalid = rules.validate(method, payload, methodRules);
-      if (invalid !== null) {
-        ns.settle(requestId, invalid);
-        return;
-      }
+      if (invalid !== null) return ns.settleReturning(requestId, invalid);
+      var outer = collecting;
+      var emitted = [];
+      collecting = emitted;
       var outcome;
       try {
         outcome = run(shared.current, payload);
       } catch (error) {
         outcome = error instanceof Error ? error : new Error(messageOf(error));
+      } finally {
+        collecting = outer;
       }
-      ns.settle(requestId, outcome);
+      return ns.settleReturning(requestId, outcome, emitted, sendEvents);
     };
   }
 

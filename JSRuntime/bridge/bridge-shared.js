@@ -14,10 +14,14 @@
 //     orNull(value), bridgeState(snapshot) → BridgeState, pushState(snapshot) }
 //   __optimization.settle(requestId, promiseOrValue): reports the outcome of an async bridge call
 //     through `__nativeSettle(requestId, ok, json)` exactly once (see its comment).
+//   __optimization.settleReturning(requestId, promiseOrValue, emitted) → string | undefined: the
+//     same, except that an outcome known now is RETURNED as the text `[ok, value, emitted]` (the
+//     async method returns it to the host: no second crossing) together with the events the call
+//     emitted; a thenable settles later through `__nativeSettle` (see its comment).
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('bridge/bridge-shared.js', {
-    provides: ['bridgeShared', 'settle'],
+    provides: ['bridgeShared', 'settle', 'settleReturning'],
     uses: ['host'],
   });
   var host = ns.host;
@@ -138,7 +142,38 @@
     }
   }
 
+  // settleReturning(requestId, promiseOrValue, emitted): the outcome of an async call that is
+  // known now (a plain value or an Error) comes back as the JSON text `[true, value, emitted]` or
+  // `[false, message, emitted]`, which the async method returns to the host (one crossing, one
+  // serialization for the outcome and the events it emitted); `emitted` is the array of events
+  // the call published, or undefined. A thenable is handed to settle() and undefined is returned
+  // (the caller publishes `emitted` itself). When the combined text cannot be serialized (an
+  // emitted event carries a cyclic context) the events are left to the caller: the return value
+  // is then `[ok, value]` and `onUnsent(emitted)` publishes them.
+  function settleReturning(requestId, promiseOrValue, emitted, onUnsent) {
+    if (promiseOrValue !== null && (typeof promiseOrValue === 'object' || typeof promiseOrValue === 'function') &&
+      typeof promiseOrValue.then === 'function') {
+      if (emitted !== undefined && emitted.length > 0 && onUnsent) onUnsent(emitted);
+      settle(requestId, promiseOrValue);
+      return undefined;
+    }
+    var ok = !(promiseOrValue instanceof Error);
+    var value = ok ? (promiseOrValue === undefined ? null : promiseOrValue) : messageOf(promiseOrValue);
+    var events = emitted !== undefined && emitted.length > 0 ? emitted : undefined;
+    try {
+      return JSON.stringify(events === undefined ? [ok, value] : [ok, value, events]);
+    } catch (error) {
+      if (events !== undefined && onUnsent) onUnsent(events);
+    }
+    try {
+      return JSON.stringify([ok, value]);
+    } catch (error) {
+      return JSON.stringify([false, messageOf(error)]);
+    }
+  }
+
   ns.settle = settle;
+  ns.settleReturning = settleReturning;
 
   shared.messageOf = messageOf;
   shared.callHost = callHost;

@@ -7,6 +7,8 @@
 //   getConsent()         the event consent; `context.gdpr.isConsentGiven = (consent === true)`,
 //                        evaluated when the event is built
 //   getPageProperties()  page-properties provider (the default page when absent or undefined)
+//   getNow()             ms since the epoch for the events' timestamps (default host.now()): a
+//                        host that passes the time with its call saves a clock crossing
 //   app                  {name, version}, stamped as context.app when given
 // Builders (each returns a NEW plain JSON object; input is never mutated; unknown input keys are
 // dropped, so `optimizationContextId`, `sticky`, `stickyTrackingKey`, `profile` never reach a
@@ -163,7 +165,7 @@
       if (page !== undefined) context.page = page;
       if (screen !== undefined) context.screen = clone(screen);
       if (userAgent !== undefined) context.userAgent = userAgent;
-      var time = new Date(host.now()).toISOString();
+      var time = new Date(typeof settings.getNow === 'function' ? settings.getNow() : host.now()).toISOString();
       return {
         channel: channel,
         context: context,

@@ -6,7 +6,10 @@
 //   setTimeout(fn, ms) → id        one-shot timer; ids are positive integers from one counter shared
 //   setInterval(fn, ms) → id       with setInterval (an interval re-arms the same id after each fire).
 //   clearTimeout(id)               cancels either kind; unknown ids are ignored.
-//   randomUUID() → string          from `__nativeRandomUUID()`.
+//   randomUUID() → string          from `__nativeRandomUUID(count)`, which answers `count` UUIDs
+//                                  (36 characters each) in one string; they are drawn 32 at a
+//                                  time and handed out in order (a binding that answers one UUID
+//                                  per call works too).
 //   log(level, message)            level ∈ fatal 60, error 50, warn 40, info 30, debug 20, log 10
 //                                  (unknown levels count as "log"); dropped below the threshold,
 //                                  otherwise sent to `__nativeLog` ("fatal" is sent as "error").
@@ -63,10 +66,24 @@
     return Number(fn());
   }
 
+  // UUIDs drawn from the host but not handed out yet, in order (one crossing per 32 ids).
+  var UUID_BATCH = 32;
+  var UUID_LENGTH = 36;
+  var pooledUUIDs = '';
+  var pooledOffset = 0;
+
   function randomUUID() {
-    var fn = globalThis.__nativeRandomUUID;
-    if (typeof fn !== 'function') throw missingBinding('__nativeRandomUUID');
-    return String(fn());
+    if (pooledOffset >= pooledUUIDs.length) {
+      var fn = globalThis.__nativeRandomUUID;
+      if (typeof fn !== 'function') throw missingBinding('__nativeRandomUUID');
+      var drawn = String(fn(UUID_BATCH));
+      if (drawn.length <= UUID_LENGTH || drawn.length % UUID_LENGTH !== 0) return drawn;
+      pooledUUIDs = drawn;
+      pooledOffset = 0;
+    }
+    var id = pooledUUIDs.substr(pooledOffset, UUID_LENGTH);
+    pooledOffset += UUID_LENGTH;
+    return id;
   }
 
   function armTimer(id, delay) {

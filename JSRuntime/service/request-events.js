@@ -18,6 +18,8 @@
 //   ip           sent as `X-Force-IP` (IP enrichment for the visitor, not the server)
 //   preflight    true ⇒ the Experience API evaluates without storing
 //   timeoutMs    budget of the Experience call on the host clock (default settings.requestTimeoutMs)
+//   now          ms since the epoch on the host clock when the call was made: the events'
+//                timestamps (default host.now())
 //   failFast     true ⇒ no Experience request at all (the host's circuit breaker is open): the
 //                outcome is {ok: false, kind: "circuitOpen"} at once
 // Pipeline: validate (core/payload-rules.js) → gate (core/consent.js hasEventConsent with the
@@ -83,6 +85,9 @@
         getConsent: function () {
           return request.consent;
         },
+        getNow: typeof request.now === 'number' && isFinite(request.now) ? function () {
+          return request.now;
+        } : undefined,
       });
     }
 

@@ -14,9 +14,11 @@
 //                                {experienceCircuit: {maxConsecutiveFailures, circuitOpenMs}}: the
 //                                resolved flush policy's circuit thresholds, for the host's
 //                                Experience calls.
-//   call(method, payload, request, requestId)   async, settles through __nativeSettle with the
-//                                outcome JSON of service/request-events.js (validation errors and
-//                                "requires a request-bound profile id" settle ok=false).
+//   call(method, payload, request, requestId)   async: returns `[ok, outcome]` JSON text when the
+//                                outcome is known at once (blocked, Insights, errors), else settles
+//                                later through __nativeSettle (an Experience call); the outcome is
+//                                service/request-events.js's (validation errors and "requires a
+//                                request-bound profile id" settle ok=false).
 //   getFlag(name, changes) → JSON of the flag over `changes` ("null" when absent). Reading a flag
 //                                emits nothing (stateless model).
 //   getMergeTagValue(entry, profile) → string | null (core/merge-tags.js).
@@ -46,7 +48,7 @@
   var ns = globalThis.__optimization.declare('service/service-bridge.js', {
     uses: [
       'createInsightsApi', 'createInsightsQueue', 'createRequestEvents', 'flags', 'guards', 'host',
-      'mergeTags', 'outboxLink', 'queueFlushPolicy', 'settle',
+      'mergeTags', 'outboxLink', 'queueFlushPolicy', 'settle', 'settleReturning',
     ],
     globals: ['__service'],
   });
@@ -121,17 +123,14 @@
   }
 
   function call(method, payload, request, requestId) {
-    if (settings === null) {
-      ns.settle(requestId, new Error('call: the service is not configured.'));
-      return;
-    }
+    if (settings === null) return ns.settleReturning(requestId, new Error('call: the service is not configured.'));
     var outcome;
     try {
       outcome = requestEvents.run(method, payload, request);
     } catch (error) {
       outcome = error instanceof Error ? error : new Error(String(error));
     }
-    ns.settle(requestId, outcome);
+    return ns.settleReturning(requestId, outcome);
   }
 
   function getFlag(name, changes) {

@@ -37,6 +37,13 @@
     };
   }
 
+  // Calls the bridge's own async function (not the harness wrapper that hands a returned outcome
+  // to the fake host) and returns what it returned.
+  function callUnwrapped(name, payload, requestId) {
+    var fn = __bridge[name].original || __bridge[name];
+    return fn.call(__bridge, payload, requestId);
+  }
+
   // Settles of one request id, after pending promise jobs ran.
   function settledFor(requestId) {
     return Promise.resolve().then(function () {}).then(function () {
@@ -335,5 +342,38 @@
     assert.equal(rec.queueEvents[0].type, 'offlineDrop');
     assert.equal(rec.queueEvents[0].context.droppedCount, 1);
     assert.equal(rec.queueEvents[0].context.droppedEvents[0].event, 'a');
+  }));
+
+  jsTest('an outcome known at once is returned as [ok, value, emitted]: one serialization, no settle crossing', withBridge({ defaults: { consent: true } }, function (rec) {
+    var settles = 0;
+    var stringifies = 0;
+    var nativeSettle = globalThis.__nativeSettle;
+    var stringify = JSON.stringify;
+    globalThis.__nativeSettle = function () { settles += 1; return nativeSettle.apply(undefined, arguments); };
+    JSON.stringify = function () { stringifies += 1; return stringify.apply(JSON, arguments); };
+    var returned;
+    try {
+      returned = callUnwrapped('track', { event: 'direct' }, 'r-direct');
+    } finally {
+      globalThis.__nativeSettle = nativeSettle;
+      JSON.stringify = stringify;
+    }
+    assert.equal(stringifies, 1, 'one JSON.stringify for the outcome and its event');
+    assert.equal(settles, 0, 'no __nativeSettle call');
+    var outcome = JSON.parse(returned);
+    assert.equal(outcome[0], true);
+    assert.deepEqual(outcome[1], { accepted: true });
+    assert.equal(outcome[2].length, 1);
+    assert.equal(outcome[2][0].type, 'track');
+    assert.equal(outcome[2][0].event, 'direct');
+    assert.equal(rec.emitted.length, 0, 'the event travels with the outcome, not through __nativeOnEventEmitted');
+  }));
+
+  jsTest('an invalid payload is returned as [false, message] without events', withBridge({}, function (rec) {
+    var outcome = JSON.parse(callUnwrapped('track', { event: 42 }, 'r-invalid'));
+    assert.equal(outcome[0], false);
+    assert.equal(typeof outcome[1], 'string');
+    assert.equal(outcome.length, 2);
+    assert.equal(rec.emitted.length, 0);
   }));
 })();

@@ -113,6 +113,33 @@
     testHost._uuidCounter = 0;
   };
 
+  // The host's side of an async bridge function that returns its outcome (`[ok, value,
+  // emitted?]` JSON text, bridge/bridge-shared.js settleReturning): wraps `object[name]` so that
+  // the returned events reach __nativeOnEventEmitted and the outcome __nativeSettle, as the Swift
+  // host publishes and settles them. Keeps the function's arity. Called by harness.js.
+  testHost.receiveReturnedOutcomes = function (object, names) {
+    names.forEach(function (name) {
+      var original = object[name];
+      if (typeof original !== 'function' || original.__receivesReturnedOutcome) return;
+      var receive = function (args) {
+        var returned = original.apply(object, args);
+        if (typeof returned !== 'string') return returned;
+        var outcome = JSON.parse(returned);
+        (outcome[2] || []).forEach(function (event) {
+          if (typeof globalThis.__nativeOnEventEmitted === 'function') globalThis.__nativeOnEventEmitted(JSON.stringify(event));
+        });
+        globalThis.__nativeSettle(args[args.length - 1], outcome[0], outcome[0] ? JSON.stringify(outcome[1]) : outcome[1]);
+        return returned;
+      };
+      var wrapped = original.length === 4
+        ? function (a, b, c, d) { return receive([a, b, c, d]); }
+        : function (a, b) { return receive([a, b]); };
+      wrapped.__receivesReturnedOutcome = true;
+      wrapped.original = original;
+      object[name] = wrapped;
+    });
+  };
+
   globalThis.__testHost = testHost;
 
   function installBindings() {

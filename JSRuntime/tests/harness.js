@@ -8,6 +8,9 @@
 //   __jsTests              the registered tests, [{name, fn}], in registration order.
 //   __jsTestCleanup()      what runs after every test: __bridge.destroy(), __testHost.reset() and
 //                          __bridge.setOnline(false) (every test starts offline; also at load).
+//   At load, the bridge's and the service's async event functions are wrapped with
+//   __testHost.receiveReturnedOutcomes (fake-host.js), so outcomes they return reach
+//   __testHost.settled like those settled through __nativeSettle.
 //   __runJsTests(onDone)   runs every test sequentially (awaiting returned promises), cleans up
 //                          after each, then calls onDone(JSON.stringify([{name, ok, message}])).
 (function () {
@@ -140,6 +143,15 @@
   }
   globalThis.__jsTestCleanup = cleanup;
   startOffline();
+
+  // The async functions that return an outcome known at once reach the fake host's settle and
+  // event recorders as they reach the Swift host's.
+  if (globalThis.__testHost && globalThis.__bridge) {
+    globalThis.__testHost.receiveReturnedOutcomes(globalThis.__bridge, [
+      'identify', 'page', 'screen', 'trackCurrentScreen', 'track', 'trackView', 'trackClick', 'trackHover', 'trackFlagView',
+    ]);
+  }
+  if (globalThis.__testHost && globalThis.__service) globalThis.__testHost.receiveReturnedOutcomes(globalThis.__service, ['call']);
 
   function describe(error) {
     if (error instanceof Error) return error.name + ': ' + error.message;

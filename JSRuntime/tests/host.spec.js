@@ -15,6 +15,27 @@
     assert.throws(function () { host.now(); }, /__nativeNow is not installed/);
   });
 
+  jsTest('host.randomUUID draws 32 ids per binding call and hands them out in order', function () {
+    var calls = [];
+    var ids = [];
+    for (var i = 0; i < 64; i++) ids.push('00000000-0000-4000-8000-' + ('000000000000' + i.toString(16)).slice(-12));
+    globalThis.__nativeRandomUUID = function (count) {
+      calls.push(count);
+      return ids.splice(0, count).join('');
+    };
+    var drawn = [];
+    for (var n = 0; n < 40; n++) drawn.push(host.randomUUID());
+    assert.deepEqual(calls, [32, 32]);
+    assert.equal(drawn[0], '00000000-0000-4000-8000-000000000000');
+    assert.equal(drawn[39], '00000000-0000-4000-8000-000000000027');
+    assert.equal(new Set(drawn).size, 40);
+    // Hand out the pooled rest, then a binding that answers one id per call is used as it is.
+    for (var rest = 0; rest < 24; rest++) host.randomUUID();
+    globalThis.__nativeRandomUUID = function () { return 'one-at-a-time'; };
+    assert.equal(host.randomUUID(), 'one-at-a-time');
+    assert.equal(host.randomUUID(), 'one-at-a-time');
+  });
+
   jsTest('host.log respects the threshold (default error) and maps fatal to error', function () {
     assert.equal(host.getLogLevel(), 'error');
     host.log('warn', 'hidden');

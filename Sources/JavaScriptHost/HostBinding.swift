@@ -6,7 +6,9 @@ public enum HostBinding: String, CaseIterable, Sendable {
     case log = "__nativeLog"
     /// `__nativeNow()`: milliseconds since the Unix epoch on the engine's ``HostClock``.
     case now = "__nativeNow"
-    /// `__nativeRandomUUID()`: a random version-4 UUID string.
+    /// `__nativeRandomUUID(count?)`: `count` (default 1, at most ``maximumUUIDBatch``) random
+    /// version-4 UUID strings, concatenated (36 characters each); an injected generator
+    /// answers one id per call.
     case randomUUID = "__nativeRandomUUID"
     /// `__nativeSetTimeout(id, delayMs)`: schedules `__optimization.polyfills.fireTimer(id)`.
     case setTimeout = "__nativeSetTimeout"
@@ -17,6 +19,9 @@ public enum HostBinding: String, CaseIterable, Sendable {
     case fetch = "__nativeFetch"
     /// `__nativeCancelFetch(requestId)`: cancels a request started by ``fetch``.
     case cancelFetch = "__nativeCancelFetch"
+
+    /// The most UUIDs one ``randomUUID`` call answers.
+    public static let maximumUUIDBatch = 256
 }
 
 /// The global functions a script installs for the engine to call back: a fired timer and a

@@ -14,11 +14,13 @@ extension JavaScriptEngine {
         try registerFunction(HostBinding.now.rawValue) { [clock = configuration.clock] _ in
             .number(clock.now())
         }
-        try registerFunction(HostBinding.randomUUID.rawValue) { [weak self, randomUUID = configuration.randomUUID] _ in
+        try registerFunction(HostBinding.randomUUID.rawValue) { [weak self, randomUUID = configuration.randomUUID] arguments in
+            // An injected generator answers one id per call (its ids need not be 36 characters).
             if let randomUUID { return .string(randomUUID()) }
             // Runs under the engine lock, which guards the generator.
             guard let self else { return .undefined }
-            return .string(self.uuidGenerator.pointer.pointee.uuidString())
+            let count = arguments.first?.numberValue.flatMap { Int(exactly: $0) }.map { min(max($0, 1), HostBinding.maximumUUIDBatch) } ?? 1
+            return .string(self.uuidGenerator.pointer.pointee.uuidStrings(count: count))
         }
         try registerFunction(HostBinding.setTimeout.rawValue) { [weak self] arguments in
             guard let self, let id = arguments.first?.numberValue.flatMap(Int.init(exactly:)) else {

@@ -30,32 +30,41 @@ struct RandomUUIDGenerator {
     }
 
     mutating func uuidString() -> String {
+        uuidStrings(count: 1)
+    }
+
+    /// `count` UUIDs, concatenated (36 characters each, no separator).
+    mutating func uuidStrings(count: Int) -> String {
+        String(unsafeUninitializedCapacity: 36 * count) { buffer in
+            var position = 0
+            for _ in 0..<count { write(into: buffer, at: &position) }
+            return position
+        }
+    }
+
+    private mutating func write(into buffer: UnsafeMutableBufferPointer<UInt8>, at position: inout Int) {
         var high = next()
         var low = next()
         high = (high & ~0x0000_0000_0000_F000) | 0x0000_0000_0000_4000  // version 4
         low = (low & ~0xC000_0000_0000_0000) | 0x8000_0000_0000_0000  // variant 10
-        return String(unsafeUninitializedCapacity: 36) { buffer in
-            let digits: StaticString = "0123456789abcdef"
-            var position = 0
-            func emit(_ word: UInt64, nibbles: Int, from start: Int) {
-                digits.withUTF8Buffer { table in
-                    for index in 0..<nibbles {
-                        let shift = UInt64(60 - 4 * (start + index))
-                        buffer[position] = table[Int((word >> shift) & 0xF)]
-                        position += 1
-                    }
+        let digits: StaticString = "0123456789abcdef"
+        func emit(_ word: UInt64, nibbles: Int, from start: Int) {
+            digits.withUTF8Buffer { table in
+                for index in 0..<nibbles {
+                    let shift = UInt64(60 - 4 * (start + index))
+                    buffer[position] = table[Int((word >> shift) & 0xF)]
+                    position += 1
                 }
             }
-            emit(high, nibbles: 8, from: 0)
-            buffer[position] = UInt8(ascii: "-"); position += 1
-            emit(high, nibbles: 4, from: 8)
-            buffer[position] = UInt8(ascii: "-"); position += 1
-            emit(high, nibbles: 4, from: 12)
-            buffer[position] = UInt8(ascii: "-"); position += 1
-            emit(low, nibbles: 4, from: 0)
-            buffer[position] = UInt8(ascii: "-"); position += 1
-            emit(low, nibbles: 12, from: 4)
-            return position
         }
+        emit(high, nibbles: 8, from: 0)
+        buffer[position] = UInt8(ascii: "-"); position += 1
+        emit(high, nibbles: 4, from: 8)
+        buffer[position] = UInt8(ascii: "-"); position += 1
+        emit(high, nibbles: 4, from: 12)
+        buffer[position] = UInt8(ascii: "-"); position += 1
+        emit(low, nibbles: 4, from: 0)
+        buffer[position] = UInt8(ascii: "-"); position += 1
+        emit(low, nibbles: 12, from: 4)
     }
 }

@@ -3,6 +3,14 @@ import Logging
 import OptimizationJSON
 import Synchronization
 
+/// What an async bridge call settled with.
+package struct BridgeSettlement: Sendable {
+    /// The settled value (`null` for calls that settle without one).
+    package var value: JSONValue
+    /// The events the call emitted (also published on ``BridgeChannel/events``), in order.
+    package var emitted: [JSONValue]
+}
+
 /// The Swift end of the bridge's async calls and push-backs for one engine (one
 /// ``OptimizationRuntime``): `__nativeSettle`, `__nativeOnEventEmitted`, `__nativeOnEventBlocked`
 /// `__nativeOnStateChange` and `__nativeOnFlagValueChanged` (``FlagObservers``) (JSRuntime/README.md).
@@ -26,13 +34,22 @@ package final class BridgeChannel: Sendable {
 
     private struct Requests {
         var nextId = 0
-        var waiting: [String: CheckedContinuation<String, any Error>] = [:]
+        var waiting: [String: CheckedContinuation<JSONValue, any Error>] = [:]
         var closed = false
     }
 
     private let requests = Mutex(Requests())
     private let currentState = Mutex(OptimizationState.empty)
     private let logger = Mutex<Logger?>(nil)
+    /// The ``request(_:arguments:on:)`` call that holds the engine's lock now (nil outside one):
+    /// the events it emitted and its outcome when `__nativeSettle` reported it inside the call.
+    private struct CallInProgress {
+        var id: String
+        var emitted: [JSONValue] = []
+        var settled: Result<JSONValue, any Error>?
+    }
+
+    private let callInProgress = Mutex<CallInProgress?>(nil)
 
     /// Prefix of request ids whose result nobody awaits (``submit(_:payload:on:)``).
     private static let fireAndForgetPrefix = "f"
@@ -75,7 +92,7 @@ package final class BridgeChannel: Sendable {
                 log(.error, "the engine pushed an event that is not JSON")
                 return .undefined
             }
-            events.yield(event)
+            publish(event)
             return .undefined
         }
         try engine.register(BridgeContract.Native.onEventBlocked) { [self] arguments in
@@ -103,11 +120,11 @@ package final class BridgeChannel: Sendable {
     }
 
     /// Calls the async bridge function `function(payload, requestId)` and waits for its settle.
-    /// - Returns: the JSON text the bridge settled with.
+    /// - Returns: the value the bridge settled with and the events the call emitted.
     /// - Throws: ``OptimizationError/bridgeError(_:)`` with the bridge's message (validation,
     ///   rejected promise) or a host failure; ``OptimizationError/notInitialized`` when the
     ///   channel is (or gets) closed before the request settles.
-    package func request(_ function: BridgeFunction, payload: JSONValue, on engine: JavaScriptEngine) async throws(OptimizationError) -> String {
+    package func request(_ function: BridgeFunction, payload: JSONValue, on engine: JavaScriptEngine) async throws(OptimizationError) -> BridgeSettlement {
         let payloadText: String
         do {
             payloadText = try payload.jsonText()
@@ -118,10 +135,15 @@ package final class BridgeChannel: Sendable {
     }
 
     /// Calls the async JavaScript function `function` with `arguments` plus a fresh request id (its
-    /// last argument) and waits for its settle. Errors as ``request(_:payload:on:)``.
-    package func request(_ function: BridgeFunction, arguments: [JavaScriptValue], on engine: JavaScriptEngine) async throws(OptimizationError) -> String {
+    /// last argument) and waits for its settle. An outcome the function knows at once comes back
+    /// as its return value (`[ok, value, emitted?]` JSON text: one crossing); a later one through
+    /// `__nativeSettle`. Errors as ``request(_:payload:on:)``.
+    package func request(_ function: BridgeFunction, arguments: [JavaScriptValue], on engine: JavaScriptEngine) async throws(OptimizationError) -> BridgeSettlement {
+        // The events the call emitted; written under the engine's lock before the continuation
+        // can resume, read after it resumed.
+        let emittedDuringCall = Mutex<[JSONValue]>([])
         do {
-            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            let value = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, any Error>) in
                 let id = requests.withLock { state -> String? in
                     if state.closed { return nil }
                     state.nextId += 1
@@ -133,15 +155,27 @@ package final class BridgeChannel: Sendable {
                     continuation.resume(throwing: OptimizationError.notInitialized)
                     return
                 }
-                do {
-                    try engine.call(function, arguments: arguments + [.string(id)])
-                } catch {
-                    // The call threw before (or instead of) settling: fail it unless it settled.
-                    if let waiting = requests.withLock({ $0.waiting.removeValue(forKey: id) }) {
-                        waiting.resume(throwing: Self.hostError(error))
+                let outcome = engine.withExclusiveAccess { () -> Result<JSONValue, any Error>? in
+                    callInProgress.withLock { $0 = CallInProgress(id: id) }
+                    var outcome: Result<JSONValue, any Error>?
+                    do {
+                        let returned = try engine.call(function, arguments: arguments + [.string(id)])
+                        if let text = returned.stringValue { outcome = settlement(returnedBy: function, text) }
+                    } catch {
+                        outcome = .failure(Self.hostError(error))
                     }
+                    let call = callInProgress.withLock { call in
+                        defer { call = nil }
+                        return call
+                    }
+                    emittedDuringCall.withLock { $0 = call?.emitted ?? [] }
+                    // A settle through `__nativeSettle` inside the call wins over a later throw.
+                    return call?.settled ?? outcome
                 }
+                guard let outcome, let waiting = requests.withLock({ $0.waiting.removeValue(forKey: id) }) else { return }
+                waiting.resume(with: outcome)
             }
+            return BridgeSettlement(value: value, emitted: emittedDuringCall.withLock { $0 })
         } catch let error as OptimizationError {
             throw error
         } catch {
@@ -158,7 +192,10 @@ package final class BridgeChannel: Sendable {
             return "\(Self.fireAndForgetPrefix)\(state.nextId)"
         }
         do {
-            try engine.call(function, .json(try payload.jsonText()), .string(id))
+            let returned = try engine.call(function, .json(try payload.jsonText()), .string(id))
+            if let text = returned.stringValue, case .failure(let error) = settlement(returnedBy: function, text) {
+                log(.warning, "a submitted event failed: \(error)")
+            }
         } catch {
             // Never the payload: an invalid-JSON error would quote it.
             let reason: String
@@ -167,11 +204,30 @@ package final class BridgeChannel: Sendable {
         }
     }
 
+    /// Reads the `[ok, value, emitted?]` text an async function returned when its outcome was
+    /// known at once, and publishes the emitted events on ``events`` (and to the call in
+    /// progress).
+    private func settlement(returnedBy function: BridgeFunction, _ text: String) -> Result<JSONValue, any Error> {
+        guard let parts = try? JSONValue(jsonText: text).arrayValue, parts.count >= 2, let ok = parts[0].boolValue else {
+            return .failure(OptimizationError.bridgeError("\(function.name) returned an outcome that is not [ok, value]"))
+        }
+        if parts.count > 2, let emitted = parts[2].arrayValue {
+            for event in emitted { publish(event) }
+        }
+        if ok { return .success(parts[1]) }
+        return .failure(OptimizationError.bridgeError(parts[1].stringValue ?? "\(function.name) failed"))
+    }
+
+    private func publish(_ event: JSONValue) {
+        callInProgress.withLock { $0?.emitted.append(event) }
+        events.yield(event)
+    }
+
     /// Fails every pending request with ``OptimizationError/notInitialized`` and refuses new
     /// ones; finishes every flag stream. Idempotent.
     package func close() {
         flags.finishAll()
-        let pending = requests.withLock { state -> [CheckedContinuation<String, any Error>] in
+        let pending = requests.withLock { state -> [CheckedContinuation<JSONValue, any Error>] in
             state.closed = true
             defer { state.waiting.removeAll() }
             return Array(state.waiting.values)
@@ -190,6 +246,24 @@ package final class BridgeChannel: Sendable {
         }
         let ok = arguments[1].boolValue ?? false
         let text = arguments[2].stringValue ?? arguments[2].jsonText ?? "null"
+        let outcome: Result<JSONValue, any Error>
+        if ok {
+            if let value = try? JSONValue(jsonText: text) {
+                outcome = .success(value)
+            } else {
+                outcome = .failure(OptimizationError.bridgeError("the bridge settled with a result that is not JSON"))
+            }
+        } else {
+            outcome = .failure(OptimizationError.bridgeError(text))
+        }
+        // The call that is still inside the engine resumes its caller itself, after it has
+        // collected the events it emitted.
+        let deferred = callInProgress.withLock { call -> Bool in
+            guard call?.id == id else { return false }
+            call?.settled = outcome
+            return true
+        }
+        if deferred { return }
         guard let continuation = requests.withLock({ $0.waiting.removeValue(forKey: id) }) else {
             if id.hasPrefix(Self.fireAndForgetPrefix) {
                 if !ok { log(.warning, "a submitted event failed: \(text)") }
@@ -198,11 +272,7 @@ package final class BridgeChannel: Sendable {
             }
             return
         }
-        if ok {
-            continuation.resume(returning: text)
-        } else {
-            continuation.resume(throwing: OptimizationError.bridgeError(text))
-        }
+        continuation.resume(with: outcome)
     }
 
     private static func hostError(_ error: any Error) -> OptimizationError {

@@ -50,8 +50,8 @@ public enum EventBlockReason: String, Sendable, Equatable {
 public struct EventResult: Sendable, Equatable {
     /// How the call went.
     public let outcome: EventOutcome
-    /// The event as built and handed to its delivery path; nil when none was built (blocked) or
-    /// the face does not report it.
+    /// The event as built and handed to its delivery path (for a sticky view, the one sent to the
+    /// Experience API); nil when none was built (blocked).
     public let event: JSONValue?
     /// The Experience API's answer when the call received one in time (``EventOutcome/delivered``):
     /// `{profile, selectedOptimizations, changes}` as the API sent them (preview overrides are

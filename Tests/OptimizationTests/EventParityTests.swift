@@ -157,11 +157,9 @@ struct EventResultParityTests {
             }
             #expect(scenario.expected(face, result.outcome), "\(face): \(result.outcome)")
             #expect(result.accepted == (result.outcome != .blocked(.consent)))
-            if face == .service {
-                // The emitted event comes back with the result wherever one was built.
-                let type: JSONValue = scenario.call == .track ? "track" : "component_click"
-                #expect(result.accepted ? result.event?["type"] == type : result.event == nil)
-            }
+            // The emitted event comes back with the result wherever one was built.
+            let type: JSONValue = scenario.call == .track ? "track" : "component_click"
+            #expect(result.accepted ? result.event?["type"] == type : result.event == nil)
             if result.outcome == .delivered { #expect(result.data?["profile"] != nil) }
         }
     }

@@ -203,9 +203,9 @@ extension OptimizationClient {
 
     private func emit(_ function: BridgeFunction, _ payload: JSONValue) async throws(OptimizationError) -> EventResult {
         guard let runtime = currentRuntime else { throw .notInitialized }
-        let text: String
+        let settlement: BridgeSettlement
         do {
-            text = try await runtime.channel.request(function, payload: payload, on: runtime.engine)
+            settlement = try await runtime.channel.request(function, payload: payload, on: runtime.engine)
         } catch {
             // The outbox could not store the accepted event: the call fails with its reason.
             if case .bridgeError(let message) = error, message.contains(BridgeContract.Native.outboxAppend.name),
@@ -214,24 +214,24 @@ extension OptimizationClient {
             }
             throw error
         }
-        guard let value = try? JSONValue(jsonText: text) else {
-            throw .bridgeError("\(function.name) settled with a result that is not JSON")
-        }
-        return Self.result(of: value)
+        return Self.result(of: settlement.value, event: settlement.emitted.first)
     }
 
-    /// The ``EventResult`` of the bridge's settled emission `{accepted, data?, refused?, duplicate?}`.
-    static func result(of emission: JSONValue) -> EventResult {
+    /// The ``EventResult`` of the bridge's settled emission `{accepted, data?, refused?, duplicate?}`
+    /// and the first event the call emitted.
+    static func result(of emission: JSONValue, event: JSONValue?) -> EventResult {
         guard emission["accepted"]?.boolValue == true else {
             return EventResult(outcome: .blocked(emission["duplicate"]?.boolValue == true ? .duplicate : .consent))
         }
         if let refused = emission["refused"] {
-            return EventResult(outcome: .refused(
-                status: refused["status"]?.intValue ?? 0, code: refused["code"]?.stringValue,
-                reason: refused["reason"]?.stringValue ?? "the API refused the event"))
+            return EventResult(
+                outcome: .refused(
+                    status: refused["status"]?.intValue ?? 0, code: refused["code"]?.stringValue,
+                    reason: refused["reason"]?.stringValue ?? "the API refused the event"),
+                event: event)
         }
         let data = emission["data"].flatMap { $0.isNull ? nil : $0 }
-        return EventResult(outcome: data == nil ? .accepted : .delivered, data: data)
+        return EventResult(outcome: data == nil ? .accepted : .delivered, event: event, data: data)
     }
 
     /// Calls a synchronous bridge method; a failure is logged (never with visitor data).

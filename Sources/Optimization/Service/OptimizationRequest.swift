@@ -219,11 +219,10 @@ public final class OptimizationRequest: Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let answer: JSONValue
         do {
-            let text = try await RequestLogging.$requestId.withValue(options.requestId) {
+            answer = try await RequestLogging.$requestId.withValue(options.requestId) {
                 try await runtime.channel.request(
                     BridgeContract.Service.call, arguments: [.string(method), .json(payloadText), .json(requestText)], on: runtime.engine)
-            }
-            answer = try JSONValue(jsonText: text)
+            }.value
         } catch {
             if callsExperience && !failFast { service.circuit.record(nil) }
             if let error = error as? OptimizationError {
@@ -277,6 +276,9 @@ public final class OptimizationRequest: Sendable {
         if options.preflight { scope["preflight"] = .bool(true) }
         if let budget = options.experienceTimeout { scope["timeoutMs"] = .number(JSONNumber(max(1, budget.wholeMilliseconds))) }
         if failFast { scope["failFast"] = .bool(true) }
+        // The time of the call travels with it: the engine builds its events without asking
+        // the host clock.
+        if let now = JSONNumber(service.environment.clock.now()) { scope["now"] = .number(now) }
         return .object(scope)
     }
 
