@@ -26,6 +26,20 @@
 //                                              circuitOpenUntil}: below the limit the next flush
 //                                              waits retryDelayMs (circuitOpenUntil 0); at or past
 //                                              it the circuit opens for circuitOpenMs.
+//   createCircuitBreaker({policy?, host?}) → breaker   THE circuit breaker of every delivery path
+//                (both queues of a client; the service's process-wide Insights queue and its
+//                Experience calls from every engine):
+//     recordFailure(minimumOpenMs?) → {consecutiveFailures, openedCircuit, circuitOpenUntil}
+//                n += 1; at or past maxConsecutiveFailures the circuit opens until now +
+//                max(circuitOpenMs, minimumOpenMs) (computeFailureWindow); frees the probe.
+//     recordSuccess() → previous n    closes the circuit (n = 0); frees the probe.
+//     admit() → bool   for callers that run concurrently: true while closed; while open false;
+//                once the open window has passed the FIRST caller is admitted as the probe
+//                and the others are refused until it reports (recordFailure, recordSuccess or
+//                release).
+//     release()        frees the probe of an admitted call that ended without a request.
+//     isOpen() → now < circuitOpenUntil;  reset();  state() → {consecutiveFailures,
+//                circuitOpenUntil, probing}.
 //   createQueueFlushRuntime({policy?, host?, onRetry?, callbacks?, random?, name?}) → runtime
 //     policy     raw or resolved (it is resolved again; idempotent). host defaults to
 //                `__optimization.host` (needs now/setTimeout/clearTimeout/log). onRetry() is the
@@ -38,6 +52,7 @@
 //                else false when forced; else true when offline (isOnline === false; undefined
 //                counts as online), or now < nextFlushAllowedAt, or now < circuitOpenUntil.
 //     markFlushStarted() / markFlushFinished()  the in-flight flag.
+//     circuit          its createCircuitBreaker (one flush at a time: the queue reads isOpen()).
 //     handleFailure({queuedBatches, queuedEvents, minRetryDelayMs?}) → {consecutiveFailures,
 //                retryDelayMs, openedCircuit}: n += 1; delay = max(computeRetryDelay, minRetryDelayMs)
 //                (minRetryDelayMs: a server's Retry-After, honoured as the minimum wait, also for
@@ -128,6 +143,62 @@
     return { openedCircuit: true, retryDelayMs: input.circuitOpenMs, nextFlushAllowedAt: until, circuitOpenUntil: until };
   }
 
+  function createCircuitBreaker(options) {
+    var settings = options !== null && typeof options === 'object' ? options : {};
+    var policy = resolveQueueFlushPolicy(settings.policy);
+    var host = settings.host || ns.host;
+    var consecutiveFailures = 0;
+    var circuitOpenUntil = 0;
+    var probing = false;
+
+    function recordFailure(minimumOpenMs) {
+      probing = false;
+      consecutiveFailures += 1;
+      var minimum = isFiniteNumber(minimumOpenMs) && minimumOpenMs > 0 ? Math.ceil(minimumOpenMs) : 0;
+      var window = computeFailureWindow({
+        consecutiveFailures: consecutiveFailures,
+        now: host.now(),
+        retryDelayMs: 0,
+        maxConsecutiveFailures: policy.maxConsecutiveFailures,
+        circuitOpenMs: Math.max(policy.circuitOpenMs, minimum),
+      });
+      circuitOpenUntil = window.circuitOpenUntil;
+      return { consecutiveFailures: consecutiveFailures, openedCircuit: window.openedCircuit, circuitOpenUntil: circuitOpenUntil };
+    }
+
+    function recordSuccess() {
+      var previous = consecutiveFailures;
+      reset();
+      return previous;
+    }
+
+    function reset() {
+      consecutiveFailures = 0;
+      circuitOpenUntil = 0;
+      probing = false;
+    }
+
+    function admit() {
+      if (consecutiveFailures < policy.maxConsecutiveFailures) return true;
+      if (probing || host.now() < circuitOpenUntil) return false;
+      probing = true;
+      return true;
+    }
+
+    return {
+      policy: policy,
+      recordFailure: recordFailure,
+      recordSuccess: recordSuccess,
+      admit: admit,
+      release: function () { probing = false; },
+      isOpen: function () { return circuitOpenUntil > 0 && host.now() < circuitOpenUntil; },
+      reset: reset,
+      state: function () {
+        return { consecutiveFailures: consecutiveFailures, circuitOpenUntil: circuitOpenUntil, probing: probing };
+      },
+    };
+  }
+
   function describeError(error) {
     return error instanceof Error ? error.name + ': ' + error.message : String(error);
   }
@@ -141,9 +212,8 @@
     var random = settings.random;
     var name = typeof settings.name === 'string' && settings.name.length > 0 ? settings.name : 'Queue';
 
-    var consecutiveFailures = 0;
+    var circuit = createCircuitBreaker({ policy: policy, host: host });
     var nextFlushAllowedAt = 0;
-    var circuitOpenUntil = 0;
     var flushInFlight = false;
     var retryTimer = null;
 
@@ -201,15 +271,14 @@
       if (flushInFlight) return true;
       if (input.force === true) return false;
       if (input.isOnline === false) return true;
-      var now = host.now();
-      return now < nextFlushAllowedAt || now < circuitOpenUntil;
+      return host.now() < nextFlushAllowedAt || circuit.isOpen();
     }
 
     function handleFailure(counts) {
       var input = counts !== null && typeof counts === 'object' ? counts : {};
-      consecutiveFailures += 1;
-      var n = consecutiveFailures;
       var minimum = isFiniteNumber(input.minRetryDelayMs) && input.minRetryDelayMs > 0 ? Math.ceil(input.minRetryDelayMs) : 0;
+      var failure = circuit.recordFailure(minimum);
+      var n = failure.consecutiveFailures;
       var delay = Math.max(computeRetryDelay(policy, n, random), minimum);
       var context = {
         consecutiveFailures: n,
@@ -218,43 +287,31 @@
         retryDelayMs: delay,
       };
       invoke('onFlushFailure', context);
-      var window = computeFailureWindow({
-        consecutiveFailures: n,
-        now: host.now(),
-        retryDelayMs: delay,
-        maxConsecutiveFailures: policy.maxConsecutiveFailures,
-        circuitOpenMs: Math.max(policy.circuitOpenMs, minimum),
-      });
-      nextFlushAllowedAt = window.nextFlushAllowedAt;
-      circuitOpenUntil = window.circuitOpenUntil;
-      if (window.openedCircuit) {
+      var waitMs = failure.openedCircuit ? Math.max(policy.circuitOpenMs, minimum) : delay;
+      nextFlushAllowedAt = host.now() + waitMs;
+      if (failure.openedCircuit) {
         invoke('onCircuitOpen', {
           consecutiveFailures: n,
           queuedBatches: context.queuedBatches,
           queuedEvents: context.queuedEvents,
-          retryDelayMs: window.retryDelayMs,
+          retryDelayMs: waitMs,
         });
       }
-      scheduleRetry(window.retryDelayMs);
-      return { consecutiveFailures: n, retryDelayMs: window.retryDelayMs, openedCircuit: window.openedCircuit };
-    }
-
-    function clearCounters() {
-      consecutiveFailures = 0;
-      nextFlushAllowedAt = 0;
-      circuitOpenUntil = 0;
+      scheduleRetry(waitMs);
+      return { consecutiveFailures: n, retryDelayMs: waitMs, openedCircuit: failure.openedCircuit };
     }
 
     function handleSuccess() {
       cancelScheduledRetry();
-      var previous = consecutiveFailures;
-      clearCounters();
+      nextFlushAllowedAt = 0;
+      var previous = circuit.recordSuccess();
       if (previous > 0) invoke('onFlushRecovered', { consecutiveFailures: previous });
     }
 
     function reset() {
       cancelScheduledRetry();
-      clearCounters();
+      nextFlushAllowedAt = 0;
+      circuit.reset();
     }
 
     return {
@@ -266,12 +323,14 @@
       handleSuccess: handleSuccess,
       reset: reset,
       cancelScheduledRetry: cancelScheduledRetry,
-      isCircuitOpen: function () { return host.now() < circuitOpenUntil; },
+      circuit: circuit,
+      isCircuitOpen: circuit.isOpen,
       state: function () {
+        var breaker = circuit.state();
         return {
-          consecutiveFailures: consecutiveFailures,
+          consecutiveFailures: breaker.consecutiveFailures,
           nextFlushAllowedAt: nextFlushAllowedAt,
-          circuitOpenUntil: circuitOpenUntil,
+          circuitOpenUntil: breaker.circuitOpenUntil,
           flushInFlight: flushInFlight,
           retryScheduled: retryTimer !== null,
         };
@@ -286,6 +345,7 @@
     resolveQueueFlushPolicy: resolveQueueFlushPolicy,
     computeRetryDelay: computeRetryDelay,
     computeFailureWindow: computeFailureWindow,
+    createCircuitBreaker: createCircuitBreaker,
   });
   ns.createQueueFlushRuntime = createQueueFlushRuntime;
 })();

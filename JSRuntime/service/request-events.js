@@ -44,7 +44,7 @@
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('service/request-events.js', {
-    provides: ['createRequestEvents', 'requestEventMethods'],
+    provides: ['createRequestEvents', 'experienceRequestMethods', 'requestEventMethods'],
     uses: ['consent', 'createEventBuilder', 'createExperienceApi', 'host', 'locale', 'payloadRules'],
   });
   var host = ns.host;
@@ -181,4 +181,6 @@
   ns.createRequestEvents = createRequestEvents;
   // The methods `__service.call` accepts (the Swift side's BridgeContract.RequestEventMethod).
   ns.requestEventMethods = Object.keys(RULES);
+  // The methods whose event goes to the Experience API (a sticky trackView's first event too).
+  ns.experienceRequestMethods = Object.keys(EXPERIENCE_METHODS);
 })();

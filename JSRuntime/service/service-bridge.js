@@ -11,9 +11,17 @@
 //                                requestTimeoutMs?: positive integer (default 1500);
 //                                queuePolicy?: as the bridge's}. Replaces an earlier configuration
 //                                (and closes its delivery queue). Returns the JSON text
-//                                {experienceCircuit: {maxConsecutiveFailures, circuitOpenMs}}: the
-//                                resolved flush policy's circuit thresholds, for the host's
-//                                Experience calls.
+//                                {experienceMethods: [...]}: the call methods that send their
+//                                event to the Experience API (a trackView with sticky: true does
+//                                too).
+//   admitExperienceCall() → bool  asks the service's Experience circuit (a createCircuitBreaker
+//                                with the configured queuePolicy.flush) whether a call may send
+//                                its request; false: it passes failFast. Used on the delivery
+//                                engine only, so one circuit serves every engine of the pool.
+//   recordExperienceOutcome(kind) → bool   reports an admitted call: "ok" closes the circuit,
+//                                "retry"/"timeout" count as failures, anything else frees the
+//                                probe; returns whether the circuit is open now.
+//   isExperienceCircuitOpen() → bool
 //   call(method, payload, request, requestId)   async: returns `[ok, outcome]` JSON text when the
 //                                outcome is known at once (blocked, Insights, errors), else settles
 //                                later through __nativeSettle (an Experience call); the outcome is
@@ -47,7 +55,7 @@
   'use strict';
   var ns = globalThis.__optimization.declare('service/service-bridge.js', {
     uses: [
-      'createInsightsApi', 'createInsightsQueue', 'createRequestEvents', 'flags', 'guards', 'host',
+      'createInsightsApi', 'createInsightsQueue', 'createRequestEvents', 'experienceRequestMethods', 'flags', 'guards', 'host',
       'mergeTags', 'outboxLink', 'queueFlushPolicy', 'settle', 'settleReturning',
     ],
     globals: ['__service'],
@@ -60,6 +68,7 @@
 
   var settings = null;
   var requestEvents = null;
+  var experienceCircuit = null;
   var insightsQueue = null;
 
   function configError(text) {
@@ -116,10 +125,29 @@
     closeDelivery();
     settings = next;
     requestEvents = ns.createRequestEvents(settings);
-    var flush = ns.queueFlushPolicy.resolveQueueFlushPolicy(settings.queuePolicy.flush);
-    return JSON.stringify({
-      experienceCircuit: { maxConsecutiveFailures: flush.maxConsecutiveFailures, circuitOpenMs: flush.circuitOpenMs },
-    });
+    experienceCircuit = ns.queueFlushPolicy.createCircuitBreaker({ policy: settings.queuePolicy.flush });
+    return JSON.stringify({ experienceMethods: ns.experienceRequestMethods });
+  }
+
+  // The circuit of the service's Experience calls, shared by every engine of its pool: the host
+  // asks the delivery engine before each call and reports how it went.
+  function admitExperienceCall() {
+    requireConfigured('admitExperienceCall');
+    return experienceCircuit.admit();
+  }
+
+  // kind: "ok" (answered), "retry" or "timeout" (a transient failure: counts towards opening the
+  // circuit), anything else (refused, invalid, no request made) frees the probe only.
+  function recordExperienceOutcome(kind) {
+    requireConfigured('recordExperienceOutcome');
+    if (kind === 'ok') experienceCircuit.recordSuccess();
+    else if (kind === 'retry' || kind === 'timeout') experienceCircuit.recordFailure();
+    else experienceCircuit.release();
+    return experienceCircuit.isOpen();
+  }
+
+  function isExperienceCircuitOpen() {
+    return experienceCircuit !== null && experienceCircuit.isOpen();
   }
 
   function call(method, payload, request, requestId) {
@@ -246,5 +274,8 @@
     eraseInsightsProfile: eraseInsightsProfile,
     removeInsightsMessages: removeInsightsMessages,
     closeDelivery: closeDelivery,
+    admitExperienceCall: admitExperienceCall,
+    recordExperienceOutcome: recordExperienceOutcome,
+    isExperienceCircuitOpen: isExperienceCircuitOpen,
   };
 })();

@@ -115,11 +115,15 @@ package enum BridgeContract {
         package static let eraseInsightsProfile = BridgeFunction("__service", "eraseInsightsProfile", arity: 1)
         package static let removeInsightsMessages = BridgeFunction("__service", "removeInsightsMessages", arity: 2)
         package static let closeDelivery = BridgeFunction("__service", "closeDelivery", arity: 0)
+        package static let admitExperienceCall = BridgeFunction("__service", "admitExperienceCall", arity: 0)
+        package static let recordExperienceOutcome = BridgeFunction("__service", "recordExperienceOutcome", arity: 1)
+        package static let isExperienceCircuitOpen = BridgeFunction("__service", "isExperienceCircuitOpen", arity: 0)
 
         /// Every `__service` function, in JSRuntime's declaration order.
         package static let all: [BridgeFunction] = [
             configure, call, getFlag, getMergeTagValue, startDelivery, enqueueInsights, resumeInsightsBacklog,
             flushInsights, insightsSize, eraseInsightsProfile, removeInsightsMessages, closeDelivery,
+            admitExperienceCall, recordExperienceOutcome, isExperienceCircuitOpen,
         ]
     }
 
@@ -127,15 +131,6 @@ package enum BridgeContract {
     /// first argument (`__optimization.requestEventMethods` in JSRuntime).
     package enum RequestEventMethod: String, CaseIterable, Sendable {
         case identify, page, screen, track, trackView, trackClick, trackHover, trackFlagView
-
-        /// Whether the event goes to the Experience API (the others go to Insights; a sticky
-        /// `trackView` goes to both).
-        package var callsExperienceAPI: Bool {
-            switch self {
-            case .identify, .page, .screen, .track: true
-            case .trackView, .trackClick, .trackHover, .trackFlagView: false
-            }
-        }
     }
 
     /// `__optimization.host`: the shared core's view of its host.

@@ -4,35 +4,63 @@ import JavaScriptHost
 import OptimizationTesting
 import Testing
 
-/// The service's Experience circuit takes its thresholds from the shared core's queue flush
-/// policy, where the defaults are stated once.
-@Suite("OptimizationService circuit thresholds")
+/// The service's Experience calls go through the same circuit breaker as the delivery queues
+/// (the shared core's, kept on the delivery engine for every engine of the pool), with the
+/// thresholds of the configured queue flush policy and the core's defaults otherwise.
+@Suite("OptimizationService Experience circuit")
 struct ServiceCircuitPolicyTests {
-    static func service(_ policy: QueueFlushPolicy?) -> OptimizationService {
+    static func service(_ policy: QueueFlushPolicy?, clock: ManualClock) -> OptimizationService {
         OptimizationService(
             config: OptimizationConfig(
                 clientId: "org-1",
                 api: OptimizationAPIConfig(experienceBaseURL: "http://127.0.0.1:1/experience/", insightsBaseURL: "http://127.0.0.1:1/insights/"),
                 queuePolicy: policy.map { QueuePolicy(flush: $0) }),
-            options: .init(engines: 1), environment: .init(clock: ManualClock()))
+            options: .init(engines: 1), environment: .init(clock: clock))
     }
 
-    @Test func withoutAPolicyTheCircuitUsesTheCoresDefaults() async throws {
-        let service = Self.service(nil)
+    @Test func withoutAPolicyTheCircuitOpensAfterTheCoresDefaultFailures() async throws {
+        let clock = ManualClock()
+        let service = Self.service(nil, clock: clock)
         try await service.start()
         defer { Task { await service.shutdown() } }
         let engine = try #require(service.running?.delivery.runtime.engine)
         let defaults = try engine.evaluate("JSON.stringify(__optimization.queueFlushPolicy.DEFAULT_QUEUE_FLUSH_POLICY)")
-        let policy = try JSONValue(jsonText: try #require(defaults.stringValue))
-        #expect(service.circuit.maximumConsecutiveFailures == policy["maxConsecutiveFailures"]?.intValue)
-        #expect(service.circuit.openMilliseconds == policy["circuitOpenMs"]?.doubleValue)
+        let text = try #require(defaults.stringValue)
+        let failures = try #require(try JSONValue(jsonText: text)["maxConsecutiveFailures"]?.intValue)
+        let request = service.forRequest(RequestOptions(consent: true))
+        // Nothing listens on port 1: every call is a transient failure.
+        for attempt in 1...failures {
+            #expect(!service.isExperienceCircuitOpen, "open before failure \(attempt)")
+            if case .failed = try await request.page().outcome {} else { Issue.record("call \(attempt) did not fail") }
+        }
+        #expect(service.isExperienceCircuitOpen)
+        #expect(try await request.page().outcome == .circuitOpen)
     }
 
-    @Test func aConfiguredPolicyIsResolvedByTheCore() async throws {
-        let service = Self.service(QueueFlushPolicy(maxConsecutiveFailures: 3, circuitOpenDuration: .milliseconds(5_000)))
+    @Test func aConfiguredPolicyOpensTheCircuitAndOneProbeIsAdmittedAfterTheWindow() async throws {
+        let clock = ManualClock()
+        let service = Self.service(QueueFlushPolicy(maxConsecutiveFailures: 3, circuitOpenDuration: .milliseconds(5_000)), clock: clock)
         try await service.start()
         defer { Task { await service.shutdown() } }
-        #expect(service.circuit.maximumConsecutiveFailures == 3)
-        #expect(service.circuit.openMilliseconds == 5_000)
+        let delivery = try #require(service.running?.delivery)
+        let request = service.forRequest(RequestOptions(consent: true))
+        for _ in 1...3 { _ = try await request.track(event: "e") }
+        #expect(service.isExperienceCircuitOpen)
+        #expect(!delivery.admitExperienceCall())
+        clock.advance(by: .milliseconds(5_000))
+        #expect(!service.isExperienceCircuitOpen)
+        // The first caller after the window is the probe; the others fail fast until it reports.
+        #expect(delivery.admitExperienceCall())
+        #expect(!delivery.admitExperienceCall())
+        // A probe that made no request frees the way for the next caller.
+        #expect(!delivery.recordExperienceOutcome(nil))
+        #expect(delivery.admitExperienceCall())
+        // A probe that fails re-opens the circuit; one that succeeds closes it.
+        #expect(delivery.recordExperienceOutcome(["ok": false, "kind": "timeout"]))
+        clock.advance(by: .milliseconds(5_000))
+        #expect(delivery.admitExperienceCall())
+        #expect(!delivery.recordExperienceOutcome(["ok": true]))
+        #expect(delivery.admitExperienceCall())
+        #expect(delivery.admitExperienceCall())
     }
 }

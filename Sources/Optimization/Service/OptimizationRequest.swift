@@ -200,19 +200,22 @@ public final class OptimizationRequest: Sendable {
         let running = try service.requireRunning()
         let method = event.rawValue
         let sticky = event == .trackView && payload["sticky"] == .bool(true)
-        let callsExperience = event.callsExperienceAPI || sticky
+        let callsExperience = sticky || service.experienceMethods.withLock { $0.contains(method) }
         let current = state.withLock { $0 }
         if !callsExperience, current.profile?["id"]?.stringValue.map({ !$0.isEmpty }) != true {
             throw .profileIdRequired(method: method)
         }
-        let failFast = callsExperience && service.circuit.shouldFailFast()
+        // The service's one Experience circuit (on the delivery engine) admits the call or
+        // makes it fail fast; an admitted call reports how it went.
+        let admitted = callsExperience && running.delivery.admitExperienceCall()
+        let failFast = callsExperience && !admitted
         let payloadText: String
         let requestText: String
         do {
             payloadText = try JSONValue.object(payload).jsonText()
             requestText = try requestScope(profile: current.profile, failFast: failFast).jsonText()
         } catch {
-            if callsExperience && !failFast { service.circuit.record(nil) }
+            if admitted { running.delivery.recordExperienceOutcome(nil) }
             throw .bridgeError("\(method) payload cannot be serialized: \(error)")
         }
         let runtime = running.pool.engineForAsyncCall()
@@ -224,15 +227,18 @@ public final class OptimizationRequest: Sendable {
                     BridgeContract.Service.call, arguments: [.string(method), .json(payloadText), .json(requestText)], on: runtime.engine)
             }.value
         } catch {
-            if callsExperience && !failFast { service.circuit.record(nil) }
+            if admitted { running.delivery.recordExperienceOutcome(nil) }
             if let error = error as? OptimizationError {
                 if case .notInitialized = error, !service.isRunning { throw .shutDown }
                 throw error
             }
             throw .bridgeError("\(error)")
         }
+        if admitted {
+            let isOpen = running.delivery.recordExperienceOutcome(answer["experience"])
+            service.metrics.circuit("experience", isOpen: isOpen)
+        }
         guard answer["accepted"]?.boolValue == true else {
-            if callsExperience && !failFast { service.circuit.record(nil) }
             report(blocked: answer["blocked"], method: method)
             service.metrics.event(method, accepted: false)
             return EventResult(outcome: .blocked(.consent))
@@ -244,10 +250,6 @@ public final class OptimizationRequest: Sendable {
             let mapped = Self.outcome(of: experience, budget: options.experienceTimeout ?? service.options.experienceTimeout)
             outcome = mapped
             service.metrics.experience(mapped, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
-            if !failFast {
-                service.circuit.record(mapped)
-                service.metrics.circuit("experience", isOpen: service.circuit.isOpen)
-            }
             if mapped == .delivered, let answered = experience["data"] {
                 data = answered
                 adopt(answered)

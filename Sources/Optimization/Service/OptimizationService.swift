@@ -163,7 +163,9 @@ public final class OptimizationService: Sendable {
     private let poolKeptAlive = Mutex<EnginePool?>(nil)
     let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
     let queueEventBroadcaster = EventBroadcaster<QueueEvent>()
-    let circuit: ExperienceCircuitBreaker
+    /// The request methods whose event goes to the Experience API, as the shared core states
+    /// them (`__service.configure`); a sticky `trackView` goes there too.
+    let experienceMethods = Mutex<Set<String>>([])
     let metrics: ServiceMetrics
     let tracer: any Tracer
 
@@ -174,7 +176,6 @@ public final class OptimizationService: Sendable {
         self.environment = environment
         metrics = ServiceMetrics(factory: environment.metricsFactory ?? MetricsSystem.factory)
         tracer = environment.tracer ?? InstrumentationSystem.tracer
-        circuit = ExperienceCircuitBreaker(clock: environment.clock)
     }
 
     deinit {
@@ -286,15 +287,12 @@ public final class OptimizationService: Sendable {
             if case JavaScriptError.exception(let exception) = error { throw .configError(exception.message) }
             throw .bridgeError("\(error)")
         }
-        // The Experience circuit uses the thresholds the shared core resolves from the configured
-        // QueueFlushPolicy (the defaults are stated there, once). Every engine answers the same.
-        guard let text = answer.stringValue, let circuit = try? JSONValue(jsonText: text)["experienceCircuit"],
-              let failures = circuit["maxConsecutiveFailures"]?.intValue, let open = circuit["circuitOpenMs"]?.doubleValue
-        else {
+        // Which calls ask the Experience circuit: the shared core says (every engine the same).
+        guard let text = answer.stringValue, let methods = try? JSONValue(jsonText: text)["experienceMethods"]?.arrayValue else {
             runtime.close()
-            throw .bridgeError("the shared core resolved no Experience circuit thresholds")
+            throw .bridgeError("the shared core named no Experience methods")
         }
-        self.circuit.configure(maximumConsecutiveFailures: failures, openMilliseconds: open)
+        experienceMethods.withLock { $0 = Set(methods.compactMap(\.stringValue)) }
         return runtime
     }
 
@@ -447,7 +445,7 @@ public final class OptimizationService: Sendable {
 
     /// Whether the Experience circuit is open (calls fail fast).
     public var isExperienceCircuitOpen: Bool {
-        circuit.isOpen
+        running?.delivery.isExperienceCircuitOpen ?? false
     }
 
     /// Erases one visitor's queued Insights events, from memory and from the outbox on disk

@@ -105,6 +105,31 @@ final class ServiceDelivery: Sendable {
         _ = try? await runtime.channel.request(BridgeContract.Service.flushInsights, arguments: [.bool(force)], on: runtime.engine)
     }
 
+    // MARK: The Experience circuit
+
+    /// Asks the service's one Experience circuit (kept by the shared core on this engine, with
+    /// the configured `QueueFlushPolicy` thresholds) whether a call may send its request. Once
+    /// an open circuit's window has passed, one caller is admitted as the probe and the others
+    /// fail fast until it reports through ``recordExperienceOutcome(_:)``. False when the
+    /// engine is closed.
+    func admitExperienceCall() -> Bool {
+        (try? runtime.engine.call(BridgeContract.Service.admitExperienceCall).boolValue) ?? false
+    }
+
+    /// Reports an admitted call: `experience` is the call's Experience outcome (`{ok, kind, …}`)
+    /// or nil when it ended without a request (blocked, invalid, failed before sending).
+    /// - Returns: whether the circuit is open now.
+    @discardableResult
+    func recordExperienceOutcome(_ experience: JSONValue?) -> Bool {
+        let kind = experience.map { $0["ok"]?.boolValue == true ? "ok" : $0["kind"]?.stringValue ?? "failed" } ?? "none"
+        return (try? runtime.engine.call(BridgeContract.Service.recordExperienceOutcome, .string(kind)).boolValue) ?? false
+    }
+
+    /// Whether the Experience circuit is open now.
+    var isExperienceCircuitOpen: Bool {
+        (try? runtime.engine.call(BridgeContract.Service.isExperienceCircuitOpen).boolValue) ?? false
+    }
+
     /// Events waiting in the queue.
     var queuedCount: Int {
         (try? runtime.engine.call(BridgeContract.Service.insightsSize).numberValue).map { Int($0) } ?? 0
