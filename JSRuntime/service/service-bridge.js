@@ -11,9 +11,11 @@
 //                                requestTimeoutMs?: positive integer (default 1500);
 //                                queuePolicy?: as the bridge's}. Replaces an earlier configuration
 //                                (and closes its delivery queue). Returns the JSON text
-//                                {experienceMethods: [...]}: the call methods that send their
-//                                event to the Experience API (a trackView with sticky: true does
-//                                too).
+//                                {experienceMethods: [...], statusKinds: {fallback, statuses}}:
+//                                the call methods that send their event to the Experience API (a
+//                                trackView with sticky: true does too), and the delivery outcome
+//                                (core/api-response.js classifyStatus) of each HTTP status
+//                                100–599 that is not `fallback`'s, for the host's traces.
 //   admitExperienceCall() → bool  asks the service's Experience circuit (a createCircuitBreaker
 //                                with the configured queuePolicy.flush) whether a call may send
 //                                its request; false: it passes failFast. Used on the delivery
@@ -55,7 +57,7 @@
   'use strict';
   var ns = globalThis.__optimization.declare('service/service-bridge.js', {
     uses: [
-      'createInsightsApi', 'createInsightsQueue', 'createRequestEvents', 'experienceRequestMethods', 'flags', 'guards', 'host',
+      'apiResponse', 'createInsightsApi', 'createInsightsQueue', 'createRequestEvents', 'experienceRequestMethods', 'flags', 'guards', 'host',
       'mergeTags', 'outboxLink', 'queueFlushPolicy', 'settle', 'settleReturning',
     ],
     globals: ['__service'],
@@ -126,7 +128,21 @@
     settings = next;
     requestEvents = ns.createRequestEvents(settings);
     experienceCircuit = ns.queueFlushPolicy.createCircuitBreaker({ policy: settings.queuePolicy.flush });
-    return JSON.stringify({ experienceMethods: ns.experienceRequestMethods });
+    return JSON.stringify({ experienceMethods: ns.experienceRequestMethods, statusKinds: statusKinds() });
+  }
+
+  // The delivery outcome of every HTTP status 100–599 (core/api-response.js classifyStatus), for
+  // the host's traces and metrics: {fallback, statuses: {"<status>": kind}} lists the statuses
+  // whose kind is not the fallback's.
+  function statusKinds() {
+    var classify = ns.apiResponse.classifyStatus;
+    var fallback = classify(0);
+    var statuses = {};
+    for (var status = 100; status <= 599; status++) {
+      var kind = classify(status);
+      if (kind !== fallback) statuses[String(status)] = kind;
+    }
+    return { fallback: fallback, statuses: statuses };
   }
 
   // The circuit of the service's Experience calls, shared by every engine of its pool: the host

@@ -232,4 +232,42 @@
       assert.ok(/Queue scheduled flush retry failed: Error: still down/.test(__testHost.logs[0].message), __testHost.logs[0].message);
     });
   });
+
+  jsTest('createCircuitBreaker: opens at the limit for circuitOpenMs (or a longer minimum); one probe after the window', function () {
+    var breaker = policyLib.createCircuitBreaker({ policy: { maxConsecutiveFailures: 2, circuitOpenMs: 1000 } });
+    assert.equal(breaker.admit(), true);
+    assert.deepEqual(breaker.recordFailure(), { consecutiveFailures: 1, openedCircuit: false, circuitOpenUntil: 0 });
+    assert.equal(breaker.isOpen(), false);
+    var opened = breaker.recordFailure(2500);
+    assert.equal(opened.openedCircuit, true);
+    assert.equal(opened.circuitOpenUntil, __testHost.now() + 2500, 'a longer minimum (Retry-After) wins');
+    assert.equal(breaker.isOpen(), true);
+    assert.equal(breaker.admit(), false);
+    __testHost.advance(2500);
+    assert.equal(breaker.isOpen(), false);
+    assert.equal(breaker.admit(), true, 'the first caller after the window is the probe');
+    assert.equal(breaker.admit(), false, 'the others wait for the probe');
+    breaker.release();
+    assert.equal(breaker.admit(), true, 'a released probe lets the next caller through');
+    assert.equal(breaker.recordFailure().openedCircuit, true, 'a failed probe re-opens at once');
+    assert.equal(breaker.admit(), false);
+    __testHost.advance(1000);
+    assert.equal(breaker.admit(), true);
+    assert.equal(breaker.recordSuccess(), 3);
+    assert.equal(breaker.admit(), true);
+    assert.equal(breaker.admit(), true, 'closed: every caller');
+    assert.deepEqual(breaker.state(), { consecutiveFailures: 0, circuitOpenUntil: 0, probing: false });
+  });
+
+  jsTest('a queue runtime reads the same breaker: its failures open it, a success closes it', function () {
+    var runtime = ns.createQueueFlushRuntime({ policy: { maxConsecutiveFailures: 1, circuitOpenMs: 500 } });
+    runtime.handleFailure({ queuedBatches: 1, queuedEvents: 1 });
+    assert.equal(runtime.circuit.isOpen(), true);
+    assert.equal(runtime.isCircuitOpen(), true);
+    assert.equal(runtime.shouldSkip({}), true);
+    runtime.handleSuccess();
+    assert.equal(runtime.circuit.state().consecutiveFailures, 0);
+    assert.equal(runtime.shouldSkip({}), false);
+    runtime.reset();
+  });
 })();

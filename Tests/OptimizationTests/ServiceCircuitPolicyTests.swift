@@ -63,4 +63,19 @@ struct ServiceCircuitPolicyTests {
         #expect(delivery.admitExperienceCall())
         #expect(delivery.admitExperienceCall())
     }
+
+    @Test func tracesAndMetricsClassifyEveryStatusAsTheCoreDoes() async throws {
+        let service = Self.service(nil, clock: ManualClock())
+        try await service.start()
+        defer { Task { await service.shutdown() } }
+        let engine = try #require(service.running?.delivery.runtime.engine)
+        let text = try #require(try engine.evaluate(
+            "JSON.stringify(Array.from({length: 500}, function (_, i) { return __optimization.apiResponse.classifyStatus(100 + i); }))").stringValue)
+        let kinds = try #require(try JSONValue(jsonText: text).arrayValue)
+        for (offset, kind) in kinds.enumerated() {
+            #expect(service.statusKinds.kind(of: 100 + offset) == kind.stringValue, "status \(100 + offset)")
+        }
+        #expect(service.statusKinds.kind(of: 503) == "retry")
+        #expect(service.statusKinds.kind(of: 404) == "disable")
+    }
 }

@@ -15,6 +15,8 @@ struct InstrumentedFetchTransport: FetchTransport {
     let metrics: ServiceMetrics
     /// Requests whose URL starts with this go to the Insights API; all others to Experience.
     let insightsBaseURL: String
+    /// The shared core's outcome of each status.
+    let statusKinds: DeliveryStatusKinds
 
     func send(_ request: FetchRequest) async throws -> FetchResponse {
         let isInsights = request.url.hasPrefix(insightsBaseURL)
@@ -24,7 +26,7 @@ struct InstrumentedFetchTransport: FetchTransport {
         span.attributes["optimization.api"] = isInsights ? "insights" : "experience"
         do {
             let response = try await inner.send(request)
-            let outcome = Self.outcome(status: response.status)
+            let outcome = statusKinds.kind(of: response.status)
             span.attributes["http.response.status_code"] = response.status
             span.attributes["optimization.outcome"] = outcome
             if outcome != "success" { span.setStatus(SpanStatus(code: .error)) }
@@ -52,14 +54,4 @@ struct InstrumentedFetchTransport: FetchTransport {
         error is CancellationError || (error as? DeliveryError) == .cancelled
     }
 
-    /// The shared core's classification of a status (core/api-response.js).
-    static func outcome(status: Int) -> String {
-        switch status {
-        case 200..<300: return "success"
-        case 401, 403, 404: return "disable"
-        case 408, 429: return "retry"
-        case 400..<500: return "drop"
-        default: return "retry"
-        }
-    }
 }

@@ -166,6 +166,8 @@ public final class OptimizationService: Sendable {
     /// The request methods whose event goes to the Experience API, as the shared core states
     /// them (`__service.configure`); a sticky `trackView` goes there too.
     let experienceMethods = Mutex<Set<String>>([])
+    /// The shared core's delivery outcome of each HTTP status, for traces and metrics.
+    let statusKinds = DeliveryStatusKinds()
     let metrics: ServiceMetrics
     let tracer: any Tracer
 
@@ -288,9 +290,12 @@ public final class OptimizationService: Sendable {
             throw .bridgeError("\(error)")
         }
         // Which calls ask the Experience circuit: the shared core says (every engine the same).
-        guard let text = answer.stringValue, let methods = try? JSONValue(jsonText: text)["experienceMethods"]?.arrayValue else {
+        // and how each HTTP status counts (for traces and metrics).
+        guard let text = answer.stringValue, let configured = try? JSONValue(jsonText: text),
+              let methods = configured["experienceMethods"]?.arrayValue, statusKinds.adopt(configured["statusKinds"])
+        else {
             runtime.close()
-            throw .bridgeError("the shared core named no Experience methods")
+            throw .bridgeError("the shared core's configure answer names no Experience methods or status kinds")
         }
         experienceMethods.withLock { $0 = Set(methods.compactMap(\.stringValue)) }
         return runtime
@@ -301,7 +306,8 @@ public final class OptimizationService: Sendable {
     private func makeTransport() throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
         let (inner, owned) = try makeInnerTransport()
         let insightsBase = (config.api ?? OptimizationAPIConfig()).effectiveInsightsBaseURL
-        let transport = InstrumentedFetchTransport(inner: inner, tracer: tracer, metrics: metrics, insightsBaseURL: insightsBase)
+        let transport = InstrumentedFetchTransport(
+            inner: inner, tracer: tracer, metrics: metrics, insightsBaseURL: insightsBase, statusKinds: statusKinds)
         return (transport, owned)
     }
 
