@@ -21,7 +21,7 @@ extension HostClock {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                let timer = schedule(after: milliseconds) {
+                let timer = schedule(after: .milliseconds(milliseconds)) {
                     let waiting = state.value.withLock { current -> CheckedContinuation<Void, any Error>? in
                         guard case .suspended(let continuation, _) = current else { return nil }
                         current = .finished

@@ -330,7 +330,7 @@ public final class DurableOutbox: Sendable {
             due = next
         }
         guarded.expiryDue = due
-        guarded.expiryTimer = clock.schedule(after: due - clock.now()) { [weak self] in self?.expireDue() }
+        guarded.expiryTimer = clock.schedule(after: .milliseconds(due - clock.now())) { [weak self] in self?.expireDue() }
     }
 
     private func expireDue() {
@@ -352,7 +352,7 @@ public final class DurableOutbox: Sendable {
         guard case .syncInterval(let milliseconds) = configuration.durability, !guarded.closed, guarded.syncTimer == nil,
               guarded.storage.needsSync
         else { return }
-        guarded.syncTimer = clock.schedule(after: Double(max(0, milliseconds))) { [weak self] in self?.syncTick() }
+        guarded.syncTimer = clock.schedule(after: .milliseconds(max(0, milliseconds))) { [weak self] in self?.syncTick() }
     }
 
     /// What one sync tick `fsync`s outside the lock: a duplicate handle of the active segment and

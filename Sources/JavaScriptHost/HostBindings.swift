@@ -60,7 +60,7 @@ extension JavaScriptEngine {
     private func scheduleTimer(id: Int, delay: Double) {
         lock.withLock {
             timers.removeValue(forKey: id)?.cancel()
-            timers[id] = configuration.clock.schedule(after: delay) { [weak self] in
+            timers[id] = configuration.clock.schedule(after: .milliseconds(delay.isFinite ? delay : 0)) { [weak self] in
                 self?.fireTimer(id: id)
             }
         }

@@ -8,9 +8,9 @@ import Foundation
 public protocol HostClock: Sendable {
     /// Milliseconds since the Unix epoch.
     func now() -> Double
-    /// Runs `action` once, `delay` milliseconds from now (negative counts as 0), on a thread of
-    /// the clock's choosing, unless the returned timer is cancelled first.
-    func schedule(after delay: Double, _ action: @escaping @Sendable () -> Void) -> any HostTimer
+    /// Runs `action` once, `delay` from now (negative counts as zero), on a thread of the clock's
+    /// choosing, unless the returned timer is cancelled first.
+    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any HostTimer
 }
 
 /// A scheduled action of a ``HostClock``.
@@ -36,9 +36,10 @@ public struct SystemClock: HostClock {
         Date().timeIntervalSince1970 * 1000
     }
 
-    public func schedule(after delay: Double, _ action: @escaping @Sendable () -> Void) -> any HostTimer {
+    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any HostTimer {
         let item = DispatchWorkItem(block: action)
-        let nanoseconds = delay.isFinite && delay > 0 ? Int(min(delay, 1e12) * 1_000_000) : 0
+        let milliseconds = delay.inMilliseconds
+        let nanoseconds = milliseconds > 0 ? Int(min(milliseconds, 1e12) * 1_000_000) : 0
         queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: item)
         return DispatchTimer(item: item)
     }

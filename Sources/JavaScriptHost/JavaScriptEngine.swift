@@ -30,10 +30,10 @@ public final class JavaScriptEngine: @unchecked Sendable {
         public var clock: any HostClock
         /// Carries `__nativeFetch` requests.
         public var transport: any FetchTransport
-        /// Longest time, in seconds, one entry into JavaScript may run before the watchdog
-        /// terminates it with ``JavaScriptError/executionTimeLimitExceeded(seconds:)``;
+        /// Longest time one entry into JavaScript may run before the watchdog
+        /// terminates it with ``JavaScriptError/executionTimeLimitExceeded(after:)``;
         /// nil disables the watchdog.
-        public var executionTimeLimit: Double?
+        public var executionTimeLimit: Duration?
         /// Receives the engine's own diagnostics and everything the scripts log.
         public var logger: Logger
         /// Overrides `__nativeRandomUUID` (deterministic ids in tests). Nil: lowercase RFC 4122
@@ -57,7 +57,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         ///     by default.
         ///   - transport: carries `__nativeFetch` requests; by default an
         ///     ``UnconfiguredFetchTransport``, which fails every request.
-        ///   - executionTimeLimit: longest time, in seconds, one entry into JavaScript may run;
+        ///   - executionTimeLimit: longest time one entry into JavaScript may run;
         ///     default 10, nil disables the watchdog.
         ///   - logger: receives the engine's diagnostics and the scripts' logs; discards
         ///     everything by default.
@@ -68,7 +68,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         public init(
             clock: any HostClock = SystemClock(),
             transport: any FetchTransport = UnconfiguredFetchTransport(),
-            executionTimeLimit: Double? = 10,
+            executionTimeLimit: Duration? = .seconds(10),
             logger: Logger = Logger(label: "JavaScriptHost", factory: { _ in SwiftLogNoOpLogHandler() }),
             randomUUID: (@Sendable () -> String)? = nil,
             fullCollectionInterval: Int? = 20_000
@@ -124,7 +124,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         self.context = context
         if let limit = configuration.executionTimeLimit {
             JSContextGroupSetExecutionTimeLimit(
-                group, limit, watchdogShouldTerminate, Unmanaged.passUnretained(watchdog).toOpaque())
+                group, limit.inMilliseconds / 1_000, watchdogShouldTerminate, Unmanaged.passUnretained(watchdog).toOpaque())
         }
         try installHostBindings()
     }
@@ -424,7 +424,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
     private func error(from exception: JSValueRef, in context: JSContextRef) -> JavaScriptError {
         if watchdog.fired, let limit = configuration.executionTimeLimit {
             watchdog.fired = false
-            return .executionTimeLimitExceeded(seconds: limit)
+            return .executionTimeLimitExceeded(after: limit)
         }
         return .exception(JavaScriptConversion.exception(from: exception, in: context))
     }

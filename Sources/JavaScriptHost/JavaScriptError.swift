@@ -4,7 +4,7 @@ public enum JavaScriptError: Error, Sendable, Equatable, CustomStringConvertible
     case exception(JavaScriptException)
     /// The script ran longer than ``JavaScriptEngine/Configuration/executionTimeLimit`` and was
     /// terminated by the watchdog. The engine stays usable.
-    case executionTimeLimitExceeded(seconds: Double)
+    case executionTimeLimitExceeded(after: Duration)
     /// A `.json` argument was not valid JSON.
     case invalidJSONArgument(String)
     /// The value at the given global path is not a function.
@@ -19,8 +19,8 @@ public enum JavaScriptError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case .exception(let exception): return exception.description
-        case .executionTimeLimitExceeded(let seconds):
-            return "JavaScript execution exceeded the time limit of \(seconds) s and was terminated"
+        case .executionTimeLimitExceeded(let limit):
+            return "JavaScript execution exceeded the time limit of \(limit) and was terminated"
         case .invalidJSONArgument(let prefix): return "argument is not valid JSON: \(prefix)"
         case .notAFunction(let path): return "\(path) is not a function"
         case .unrepresentableResult(let detail): return "result cannot be represented as JSON: \(detail)"

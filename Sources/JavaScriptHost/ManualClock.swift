@@ -39,10 +39,10 @@ public final class ManualClock: HostClock, @unchecked Sendable {
         lock.withLock { pending.values.map(\.due).min() }
     }
 
-    public func schedule(after delay: Double, _ action: @escaping @Sendable () -> Void) -> any HostTimer {
-        lock.withLock {
+    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any HostTimer {
+        let delay = max(0, delay.inMilliseconds)
+        return lock.withLock {
             sequence += 1
-            let delay = delay.isFinite ? max(0, delay) : 0
             pending[sequence] = Pending(due: current + delay, sequence: sequence, action: action)
             return Timer(clock: self, id: sequence)
         }

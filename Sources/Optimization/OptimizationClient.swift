@@ -27,8 +27,8 @@ public final class OptimizationClient: Sendable {
         /// configured (or default) Experience and Insights base URLs, and ``destroy()`` shuts it
         /// down. An injected transport is used as is (and never shut down by the client).
         public var transport: (any FetchTransport)?
-        /// Longest time, in seconds, one call into JavaScript may run.
-        public var executionTimeLimit: Double?
+        /// Longest time one call into JavaScript may run.
+        public var executionTimeLimit: Duration?
         /// Where consent and profile continuity survive restarts. Default ``OptimizationStorage/automatic``.
         /// With a directory (``OptimizationStorage/automatic`` or ``OptimizationStorage/directory(_:)``)
         /// accepted events are also kept in a durable outbox, `<directory>/outbox`, until they are
@@ -45,7 +45,7 @@ public final class OptimizationClient: Sendable {
         ///   - clock: drives every timer of the engine; default `SystemClock` (wall-clock time).
         ///   - transport: carries the core's HTTP requests; nil (the default) lets `initialize`
         ///     create an `HTTPFetchTransport` limited to the configured base URLs.
-        ///   - executionTimeLimit: longest time, in seconds, one call into JavaScript may run;
+        ///   - executionTimeLimit: longest time one call into JavaScript may run;
         ///     default 10, nil for no limit.
         ///   - storage: where consent and profile continuity (and, with a directory, the durable
         ///     outbox) are kept; default ``OptimizationStorage/automatic``.
@@ -55,7 +55,7 @@ public final class OptimizationClient: Sendable {
             logger: Logger = Logger(label: "Optimization", factory: { _ in SwiftLogNoOpLogHandler() }),
             clock: any HostClock = SystemClock(),
             transport: (any FetchTransport)? = nil,
-            executionTimeLimit: Double? = 10,
+            executionTimeLimit: Duration? = .seconds(10),
             storage: OptimizationStorage = .automatic,
             outbox: OutboxConfiguration = OutboxConfiguration()
         ) {

@@ -294,7 +294,7 @@ public final class ViewTrackingController: Sendable {
     private func schedule(_ state: inout State, after delay: Double) {
         cancelTimer(&state)
         let generation = state.timerGeneration
-        state.timer = clock.schedule(after: delay) { [weak self] in
+        state.timer = clock.schedule(after: .milliseconds(delay)) { [weak self] in
             self?.timerFired(generation: generation)
         }
     }

@@ -37,7 +37,7 @@ final class SignallingClock: HostClock, @unchecked Sendable {
 
     func now() -> Double { manual.now() }
 
-    func schedule(after delay: Double, _ action: @escaping @Sendable () -> Void) -> any HostTimer {
+    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any HostTimer {
         let timer = manual.schedule(after: delay, action)
         let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
             scheduledCount += 1

@@ -103,9 +103,9 @@ struct JavaScriptEngineTests {
     }
 
     @Test func runawayScriptIsTerminatedByTheWatchdogAndTheEngineSurvives() throws {
-        let engine = try JavaScriptEngine(configuration: .init(executionTimeLimit: 0.2))
+        let engine = try JavaScriptEngine(configuration: .init(executionTimeLimit: .milliseconds(200)))
         let started = Date()
-        #expect(throws: JavaScriptError.executionTimeLimitExceeded(seconds: 0.2)) {
+        #expect(throws: JavaScriptError.executionTimeLimitExceeded(after: .milliseconds(200))) {
             try engine.evaluate("while (true) {}")
         }
         #expect(Date().timeIntervalSince(started) < 5)

@@ -42,7 +42,7 @@ struct ServiceTests {
         // An engine whose JSRuntime never finishes loading (the watchdog stops it after 3 s of
         // CPU time): start gives up at its 200 ms deadline. `.startTimedOut` (not the watchdog's
         // load error) proves the deadline decided, without a wall-clock bound in the test.
-        var environment = OptimizationService.Environment(transport: RecordingFetchTransport(), executionTimeLimit: 3)
+        var environment = OptimizationService.Environment(transport: RecordingFetchTransport(), executionTimeLimit: .seconds(3))
         environment.scripts = [EmbeddedScript(path: "spin.js", source: "for (;;) {}")]
         let service = OptimizationService(config: OptimizationConfig(clientId: "org-1"), options: .init(engines: 1), environment: environment)
         let error = await caughtError { try await service.start(timeout: .milliseconds(200)) }

@@ -31,7 +31,7 @@ final class StalledClock: HostClock, @unchecked Sendable {
     private let current = Mutex(1_767_225_600_000.0)
     func now() -> Double { current.withLock { $0 } }
     func set(_ value: Double) { current.withLock { $0 = value } }
-    func schedule(after delay: Double, _ action: @escaping @Sendable () -> Void) -> any HostTimer { Never() }
+    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any HostTimer { Never() }
     private struct Never: HostTimer { func cancel() {} }
 }
 

@@ -40,8 +40,8 @@ public final class OptimizationService: Sendable {
         /// `HTTPFetchTransport` limited to the configured base URLs, shared by all engines
         /// (one bounded connection pool), and ``shutdown()`` shuts it down.
         public var transport: (any FetchTransport)?
-        /// Longest time, in seconds, one call into JavaScript may run.
-        public var executionTimeLimit: Double?
+        /// Longest time one call into JavaScript may run.
+        public var executionTimeLimit: Duration?
         /// Receives the service's metrics (<doc:ServingManyVisitors> lists them). Nil: the process-wide
         /// `MetricsSystem.factory` (no-op unless the application bootstraps a backend).
         public var metricsFactory: (any MetricsFactory)?
@@ -57,7 +57,7 @@ public final class OptimizationService: Sendable {
         ///   - clock: drives every timer; default `SystemClock` (wall-clock time).
         ///   - transport: carries every HTTP request; nil (the default) lets ``OptimizationService/start(timeout:)``
         ///     create one shared `HTTPFetchTransport` limited to the configured base URLs.
-        ///   - executionTimeLimit: longest time, in seconds, one call into JavaScript may run;
+        ///   - executionTimeLimit: longest time one call into JavaScript may run;
         ///     default 10, nil for no limit.
         ///   - metricsFactory: receives the service's metrics; nil (the default) uses
         ///     `MetricsSystem.factory`.
@@ -67,7 +67,7 @@ public final class OptimizationService: Sendable {
             logger: Logger = Logger(label: "Optimization", factory: { _ in SwiftLogNoOpLogHandler() }),
             clock: any HostClock = SystemClock(),
             transport: (any FetchTransport)? = nil,
-            executionTimeLimit: Double? = 10,
+            executionTimeLimit: Duration? = .seconds(10),
             metricsFactory: (any MetricsFactory)? = nil,
             tracer: (any Tracer)? = nil
         ) {

@@ -17,14 +17,14 @@ final class FuzzBridge: @unchecked Sendable {
         let root = URL(fileURLWithPath: ProcessInfo.processInfo.environment["FUZZ_JSRUNTIME"] ?? "JSRuntime")
         do {
             let manifest = try JSONValue(jsonData: Data(contentsOf: root.appendingPathComponent("manifest.json")))
-            engine = try JavaScriptEngine(configuration: .init(clock: ManualClock(), executionTimeLimit: 5))
+            engine = try JavaScriptEngine(configuration: .init(clock: ManualClock(), executionTimeLimit: .seconds(5)))
             for case .string(let path) in manifest.arrayValue ?? [] {
                 try engine.evaluate(String(contentsOf: root.appendingPathComponent(path), encoding: .utf8), sourceURL: path)
             }
-            try engine.call("__bridge.initialize", .json(#"{"clientId":"fuzz","environment":"main","logLevel":"fatal"}"#))
-            prepareEntry = try engine.function("__bridge.prepareEntry")
-            prepareSelections = try engine.function("__bridge.prepareSelections")
-            resolvePrepared = try engine.function("__bridge.resolvePrepared")
+            try engine.call(BridgeContract.Visitor.initialize, .json(#"{"clientId":"fuzz","environment":"main","logLevel":"fatal"}"#))
+            prepareEntry = try engine.function(BridgeContract.Visitor.prepareEntry)
+            prepareSelections = try engine.function(BridgeContract.Visitor.prepareSelections)
+            resolvePrepared = try engine.function(BridgeContract.Visitor.resolvePrepared)
             parseResponse = try engine.function("__optimization.experienceApi.parseResponse")
             let hero = root.deletingLastPathComponent().appendingPathComponent("Fixtures/entries/hero-optimized.json")
             fixtureEntry = try ContentfulEntry(jsonData: Data(contentsOf: hero))
