@@ -147,6 +147,19 @@ private func retryDelay(_ report: QueueEvent) -> Int? {
     report.context["retryDelayMs"]?.intValue
 }
 
+/// Moves the clock to one millisecond before the wait `report` announced (no new Insights
+/// request goes out), then onto it, and waits for the request that follows.
+private func passTheWait(
+    of report: QueueEvent, _ face: PipelineFace, _ server: LocalOptimizationAPIServer, _ clock: ManualClock
+) async throws {
+    let sent = server.requests(matching: .insights).count
+    let wait = try #require(retryDelay(report))
+    clock.advance(by: .milliseconds(wait - 1))
+    #expect(server.requests(matching: .insights).count == sent, "nothing is sent before the wait is over")
+    clock.advance(by: .milliseconds(1))
+    try await server.waitForRequests(count: sent + 1, matching: .insights)
+}
+
 let pipelineScenarios: [PipelineScenario] = [
     PipelineScenario(name: "batching: events wait for a flush, which sends them in one request") { face, server, _ in
         for index in 0..<3 { #expect(try await face.trackClick("hero-\(index)").outcome == .accepted) }
@@ -168,10 +181,7 @@ let pipelineScenarios: [PipelineScenario] = [
         // Base 500 ms with up to 20 % jitter.
         #expect((500...600).contains(retryDelay(failure) ?? 0))
         #expect(face.queuedInsightsEvents == 1)
-        clock.advance(by: .milliseconds(599))
-        #expect(server.requests(matching: .insights).count == 1, "not before the backoff")
-        clock.advance(by: .milliseconds(1))
-        try await server.waitForRequests(count: 2, matching: .insights)
+        try await passTheWait(of: failure, face, server, clock)
         _ = try await face.waitForReport(.flushRecovered)
         #expect(server.insightsEvents.count == 1)
         #expect(face.queuedInsightsEvents == 0)
@@ -192,16 +202,11 @@ let pipelineScenarios: [PipelineScenario] = [
     ) { face, server, clock in
         _ = try await face.trackClick("hero")
         try await face.flush()
-        _ = try await face.waitForReport(.flushFailure)
-        clock.advance(by: .milliseconds(600))
-        try await server.waitForRequests(count: 2, matching: .insights)
+        try await passTheWait(of: try await face.waitForReport(.flushFailure), face, server, clock)
         let open = try await face.waitForReport(.circuitOpen)
         #expect(open.context["consecutiveFailures"]?.intValue == 2)
         #expect(retryDelay(open) == 10_000)
-        clock.advance(by: .milliseconds(9_999))
-        #expect(server.requests(matching: .insights).count == 2, "nothing is sent while the circuit is open")
-        clock.advance(by: .milliseconds(1))
-        try await server.waitForRequests(count: 3, matching: .insights)
+        try await passTheWait(of: open, face, server, clock)
         _ = try await face.waitForReport(.flushRecovered)
         #expect(server.insightsEvents.count == 1)
     },
