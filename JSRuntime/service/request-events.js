@@ -179,7 +179,7 @@
   }
 
   ns.createRequestEvents = createRequestEvents;
-  // The methods `__service.call` accepts (the Swift side's BridgeContract.RequestEventMethod).
+  // The methods `__service.call` accepts (the Swift side's EventMethod).
   ns.requestEventMethods = Object.keys(RULES);
   // The methods whose event goes to the Experience API (a sticky trackView's first event too).
   ns.experienceRequestMethods = Object.keys(EXPERIENCE_METHODS);

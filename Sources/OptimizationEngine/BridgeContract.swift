@@ -98,6 +98,20 @@ package enum BridgeContract {
             setLocale, reset, overrideAudience, overrideVariant, resetVariantOverride, resetAudienceOverride,
             resetAllOverrides, setPreviewPanelOpen, loadDefinitions, getPreviewState,
         ]
+
+        /// The async `__bridge` function of an event call.
+        package static func function(for method: EventMethod) -> BridgeFunction {
+            switch method {
+            case .identify: identify
+            case .page: page
+            case .screen: screen
+            case .track: track
+            case .trackView: trackView
+            case .trackClick: trackClick
+            case .trackHover: trackHover
+            case .trackFlagView: trackFlagView
+            }
+        }
     }
 
     /// `__service`: stateless entry points that take the visitor as arguments (the pool's
@@ -125,12 +139,6 @@ package enum BridgeContract {
             flushInsights, insightsSize, eraseInsightsProfile, removeInsightsMessages, closeDelivery,
             admitExperienceCall, recordExperienceOutcome, isExperienceCircuitOpen,
         ]
-    }
-
-    /// The event methods `__service.call(method, payload, request, requestId)` accepts as its
-    /// first argument (`__optimization.requestEventMethods` in JSRuntime).
-    package enum RequestEventMethod: String, CaseIterable, Sendable {
-        case identify, page, screen, track, trackView, trackClick, trackHover, trackFlagView
     }
 
     /// `__optimization.host`: the shared core's view of its host.

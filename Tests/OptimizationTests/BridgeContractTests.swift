@@ -81,7 +81,7 @@ extension BridgeContract {
     static var jsonDescription: String {
         let functions = self.functions.map { "    \"\($0.path)\": \($0.arity)" }
         let natives = Native.all.map { "    \"\($0.name)\": \($0.installed)" }
-        let methods = RequestEventMethod.allCases.map { "\"\($0.rawValue)\"" }
+        let methods = EventMethod.allCases.map { "\"\($0.rawValue)\"" }
         return "{\n  \"functions\": {\n" + functions.joined(separator: ",\n") + "\n  },\n  \"natives\": {\n"
             + natives.joined(separator: ",\n") + "\n  },\n  \"requestEventMethods\": ["
             + methods.joined(separator: ", ") + "]\n}\n"
@@ -119,8 +119,8 @@ extension BridgeContract {
         for name in named.subtracting(declaredNatives).sorted() { problems.append("\(name): called by JavaScript, unknown to Swift") }
         for name in declaredNatives.subtracting(named).sorted() { problems.append("\(name): declared by Swift, never called by JavaScript") }
         let methods = strings(engine, "__optimization.requestEventMethods || []")
-        if Set(methods) != Set(RequestEventMethod.allCases.map(\.rawValue)) {
-            problems.append("request event methods: JavaScript \(methods.sorted()), Swift \(RequestEventMethod.allCases.map(\.rawValue).sorted())")
+        if Set(methods) != Set(EventMethod.allCases.map(\.rawValue)) {
+            problems.append("request event methods: JavaScript \(methods.sorted()), Swift \(EventMethod.allCases.map(\.rawValue).sorted())")
         }
         return problems
     }

@@ -66,38 +66,16 @@ extension OptimizationClient {
         callSync(BridgeContract.Visitor.setOnline, .bool(isOnline))
     }
 
-    // MARK: Experience events
+    // MARK: Event calls
 
-    /// Identifies the visitor (`identify` event, Experience API).
-    /// - Parameters:
-    ///   - userId: the host's id for the visitor.
-    ///   - traits: visitor traits (never logged above `debug`).
-    /// - Returns: `accepted` false when consent blocked the call.
-    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
-    @discardableResult
-    public func identify(userId: String, traits: OrderedDictionary<String, JSONValue>? = nil) async throws(OptimizationError) -> EventResult {
-        var payload: OrderedDictionary<String, JSONValue> = ["userId": .string(userId)]
-        if let traits { payload["traits"] = .object(traits) }
-        return try await emit(BridgeContract.Visitor.identify, .object(payload))
-    }
-
-    /// Reports a page view (`page` event, Experience API).
-    ///
-    /// As in the reference bridge, `properties` IS the page payload: its keys are the builder's
-    /// input — `properties` (the page properties merged over the default page), `name`, and the
-    /// context keys `page`, `campaign`, `locale`, `location`, `userAgent`; other keys are
-    /// dropped.
-    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
-    @discardableResult
-    public func page(_ payload: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {
-        try await emit(BridgeContract.Visitor.page, .object(payload))
-    }
-
-    /// Reports a screen view (`screen` event, Experience API); `properties` default to `{}`.
-    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
-    @discardableResult
-    public func screen(name: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {
-        try await emit(BridgeContract.Visitor.screen, Self.screenPayload(name: name, properties: properties, routeKey: nil))
+    /// Sends one event call through the engine's pipeline (``EventRecording``, whose typed
+    /// methods the client offers: `identify`, `page`, `screen`, `track`, `trackView`,
+    /// `trackClick`, `trackHover`, `trackFlagView`). An Experience event the API did not take
+    /// stays queued for a retry (``EventOutcome/accepted``).
+    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/eventNotStored(_:)`,
+    ///   `OptimizationError/bridgeError(_:)` for an invalid payload.
+    public func record(_ method: EventMethod, payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> EventResult {
+        try await emit(BridgeContract.Visitor.function(for: method), .object(payload))
     }
 
     /// Reports the current screen, de-duplicated: the screen is sent only when its key
@@ -110,67 +88,7 @@ extension OptimizationClient {
     public func trackCurrentScreen(
         name: String, properties: OrderedDictionary<String, JSONValue> = [:], routeKey: String? = nil
     ) async throws(OptimizationError) -> EventResult {
-        try await emit(BridgeContract.Visitor.trackCurrentScreen, Self.screenPayload(name: name, properties: properties, routeKey: routeKey))
-    }
-
-    /// Reports a custom event (`track` event, Experience API); `properties` default to `{}`.
-    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
-    @discardableResult
-    public func track(event: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {
-        var payload: OrderedDictionary<String, JSONValue> = ["event": .string(event)]
-        if !properties.isEmpty { payload["properties"] = .object(properties) }
-        return try await emit(BridgeContract.Visitor.track, .object(payload))
-    }
-
-    // MARK: Interaction events
-
-    /// Reports an entry view (Insights `component` event; a sticky view — `sticky == true`, once
-    /// per `stickyTrackingKey ?? viewId` — also goes to the Experience API first). Gated by the
-    /// `component` allow-list entry before consent.
-    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
-    @discardableResult
-    public func trackView(_ payload: TrackViewPayload) async throws(OptimizationError) -> EventResult {
-        try await emit(BridgeContract.Visitor.trackView, payload.jsonValue)
-    }
-
-    /// Reports a click on an entry (Insights `component_click` event). Gated by the
-    /// `component_click` allow-list entry before consent.
-    /// - Returns: `accepted` false when consent blocked the call.
-    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
-    @discardableResult
-    public func trackClick(_ payload: TrackClickPayload) async throws(OptimizationError) -> EventResult {
-        try await emit(BridgeContract.Visitor.trackClick, payload.jsonValue)
-    }
-
-    /// Reports a hover over an entry (Insights `component_hover` event), as
-    /// ``OptimizationRequest/trackHover(componentId:hoverId:hoverDuration:experienceId:variantIndex:)``
-    /// does on the service. Gated by the `component_hover` allow-list entry before consent.
-    /// - Parameters:
-    ///   - componentId: `sys.id` of the hovered (baseline) entry.
-    ///   - hoverId: identifies the hover (one per continuous hover).
-    ///   - hoverDuration: how long the pointer stayed (sent in whole milliseconds).
-    ///   - experienceId: the matched experience, if any.
-    ///   - variantIndex: the rendered variant (0 for the baseline), if known.
-    /// - Returns: `accepted` false when consent blocked the call.
-    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
-    @discardableResult
-    public func trackHover(
-        componentId: String, hoverId: String, hoverDuration: Duration, experienceId: String? = nil, variantIndex: Int? = nil
-    ) async throws(OptimizationError) -> EventResult {
-        let payload = InsightsPayloads.hover(
-            componentId: componentId, hoverId: hoverId, hoverDuration: hoverDuration, experienceId: experienceId, variantIndex: variantIndex)
-        return try await emit(BridgeContract.Visitor.trackHover, .object(payload))
-    }
-
-    /// Reports that a flag's value was shown (Insights `component` event of type `Variable`), as
-    /// ``OptimizationRequest/trackFlagView(componentId:experienceId:variantIndex:)`` does on the
-    /// service. Gated by the `flag` (or `component`) allow-list entry before consent.
-    /// - Returns: `accepted` false when consent blocked the call.
-    /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/bridgeError(_:)`.
-    @discardableResult
-    public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> EventResult {
-        let payload = InsightsPayloads.flagView(componentId: componentId, experienceId: experienceId, variantIndex: variantIndex)
-        return try await emit(BridgeContract.Visitor.trackFlagView, .object(payload))
+        try await emit(BridgeContract.Visitor.trackCurrentScreen, .object(EventPayloads.screen(name: name, properties: properties, routeKey: routeKey)))
     }
 
     /// Fire-and-forget ``trackView(_:)`` for the view-tracking controller: gate, build and
@@ -245,15 +163,10 @@ extension OptimizationClient {
             return nil
         }
     }
-
-    private static func screenPayload(name: String, properties: OrderedDictionary<String, JSONValue>, routeKey: String?) -> JSONValue {
-        var payload: OrderedDictionary<String, JSONValue> = ["name": .string(name)]
-        if !properties.isEmpty { payload["properties"] = .object(properties) }
-        if let routeKey { payload["routeKey"] = .string(routeKey) }
-        return .object(payload)
-    }
 }
 
 /// The production sink of the view-tracking controller: views and clicks go through the
 /// engine's consent gate and event pipeline (``OptimizationClient/submitView(_:)``).
 extension OptimizationClient: ViewEventSink {}
+
+extension OptimizationClient: EventRecording {}

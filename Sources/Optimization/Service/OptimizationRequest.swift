@@ -126,77 +126,23 @@ public final class OptimizationRequest: Sendable {
         }
     }
 
-    // MARK: Experience events
+    // MARK: Event calls
 
-    /// Identifies the visitor (`identify`, one Experience API upsert).
-    @discardableResult
-    public func identify(userId: String, traits: OrderedDictionary<String, JSONValue>? = nil) async throws(OptimizationError) -> EventResult {
-        var payload: OrderedDictionary<String, JSONValue> = ["userId": .string(userId)]
-        if let traits { payload["traits"] = .object(traits) }
-        return try await call(.identify, payload)
-    }
-
-    /// Reports a page view (`page`, one Experience API upsert). `payload` is the builder input:
-    /// `properties` (merged over the default page), `name`, and the context keys `page`,
-    /// `campaign`, `locale`, `location`, `userAgent` (over ``RequestOptions/eventContext``).
-    @discardableResult
-    public func page(_ payload: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {
-        try await call(.page, payload)
-    }
-
-    /// Reports a screen view (`screen`, one Experience API upsert).
-    @discardableResult
-    public func screen(name: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {
-        try await call(.screen, ["name": .string(name), "properties": .object(properties)])
-    }
-
-    /// Reports a custom event (`track`, one Experience API upsert).
-    @discardableResult
-    public func track(event: String, properties: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {
-        var payload: OrderedDictionary<String, JSONValue> = ["event": .string(event)]
-        if !properties.isEmpty { payload["properties"] = .object(properties) }
-        return try await call(.track, payload)
-    }
-
-    // MARK: Insights events
-
-    /// Reports an entry view (Insights `component`; gated as `component`). With `sticky == true`
-    /// the view goes to the Experience API first and the Insights event uses the profile it
-    /// returns. Without `sticky` it needs a profile id.
-    @discardableResult
-    public func trackView(_ payload: TrackViewPayload) async throws(OptimizationError) -> EventResult {
-        guard case .object(let members) = payload.jsonValue else { throw .bridgeError("trackView payload must be an object.") }
-        return try await call(.trackView, members)
-    }
-
-    /// Reports a click on an entry (Insights `component_click`). Needs a profile id.
-    @discardableResult
-    public func trackClick(_ payload: TrackClickPayload) async throws(OptimizationError) -> EventResult {
-        guard case .object(let members) = payload.jsonValue else { throw .bridgeError("trackClick payload must be an object.") }
-        return try await call(.trackClick, members)
-    }
-
-    /// Reports a hover over an entry (Insights `component_hover`, gated as `component_hover`).
-    /// Needs a profile id.
-    @discardableResult
-    public func trackHover(
-        componentId: String, hoverId: String, hoverDuration: Duration, experienceId: String? = nil, variantIndex: Int? = nil
-    ) async throws(OptimizationError) -> EventResult {
-        let payload = InsightsPayloads.hover(
-            componentId: componentId, hoverId: hoverId, hoverDuration: hoverDuration, experienceId: experienceId, variantIndex: variantIndex)
-        return try await call(.trackHover, payload)
-    }
-
-    /// Reports that a flag's value was shown (Insights `component` of type `Variable`; gated as
-    /// `flag` or `component`). Needs a profile id.
-    @discardableResult
-    public func trackFlagView(componentId: String, experienceId: String? = nil, variantIndex: Int? = nil) async throws(OptimizationError) -> EventResult {
-        return try await call(.trackFlagView, InsightsPayloads.flagView(componentId: componentId, experienceId: experienceId, variantIndex: variantIndex))
+    /// Sends one event call through the service's pipeline for this request's visitor
+    /// (``EventRecording``, whose typed methods the request offers: `identify`, `page`,
+    /// `screen`, `track`, `trackView`, `trackClick`, `trackHover`, `trackFlagView`). An
+    /// Experience call makes one upsert within the request's budget and reports how it went; an
+    /// Insights call joins the service's process-wide queue and needs a profile id.
+    /// - Throws: `OptimizationError/shutDown`, `OptimizationError/profileIdRequired(method:)`,
+    ///   `OptimizationError/eventNotStored(_:)`, `OptimizationError/bridgeError(_:)` for an
+    ///   invalid payload.
+    public func record(_ method: EventMethod, payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> EventResult {
+        try await call(method, payload)
     }
 
     // MARK: The call
 
-    private func call(_ event: BridgeContract.RequestEventMethod, _ payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> EventResult {
+    private func call(_ event: EventMethod, _ payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> EventResult {
         let running = try service.requireRunning()
         let method = event.rawValue
         let sticky = event == .trackView && payload["sticky"] == .bool(true)
@@ -313,3 +259,5 @@ public final class OptimizationRequest: Sendable {
         }
     }
 }
+
+extension OptimizationRequest: EventRecording {}
