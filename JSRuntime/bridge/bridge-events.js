@@ -3,9 +3,12 @@
 // (JSRuntime/README.md "Consent and events"):
 //   installEvents(instance)   builds the consent controller, event builder, delivery
 //                             (bridge-delivery.js), emitter and de-dupe trackers of a new instance
-//   async (payload, requestId): identify, page, screen, trackCurrentScreen, track, trackView,
-//                             trackClick, trackHover, trackFlagView — validated
-//                             (core/payload-rules.js), settled with
+//   methods                   {<method>: async (payload, requestId)} for every event call of
+//                             the catalog (core/payload-rules.js EVENT_METHODS: identify, page,
+//                             screen, track, trackView, trackClick, trackHover, trackFlagView);
+//                             bridge.js puts each on `__bridge`
+//   trackCurrentScreen        async (payload, requestId)
+//   Every async method is validated (core/payload-rules.js) and settles with
 //                             EmissionResult JSON {"accepted": bool, "data"?, "refused"?,
 //                             "duplicate"?}
 //   sync: consent(input), hasConsent(method), setOnline(bool) (also before initialize)
@@ -143,18 +146,6 @@
     return { name: payload.name, properties: payload.properties !== undefined ? payload.properties : {} };
   }
 
-  var identify = asyncMethod('identify', rules.IDENTIFY, function (target, payload) {
-    return thenEmission(target.events.identify(payload));
-  });
-
-  var page = asyncMethod('page', rules.PAGE, function (target, payload) {
-    return thenEmission(target.events.page(payload));
-  });
-
-  var screen = asyncMethod('screen', rules.SCREEN, function (target, payload) {
-    return thenEmission(target.events.screen(screenArgs(payload)));
-  });
-
   // De-duplicated by routeKey ?? name. The bridge gates and reports the block itself
   // once, so core.screen never reports the same call a second time.
   var trackCurrentScreen = asyncMethod('trackCurrentScreen', rules.SCREEN, function (target, payload) {
@@ -165,16 +156,21 @@
     }));
   });
 
-  // The builder defaults `properties` to {}; the payload goes to the core unchanged, so a blocked
-  // call reports exactly what the host sent (C2).
-  var track = asyncMethod('track', rules.TRACK, function (target, payload) {
-    return thenEmission(target.events.track(payload));
+  // One async method per entry of the event catalog (core/payload-rules.js EVENT_METHODS); the
+  // payload goes to the core unchanged (the builder drops unknown keys and defaults
+  // `properties` to {}), so a blocked call reports exactly what the host sent (C2). A screen's
+  // input is its name and properties; a view has its own method below.
+  var methods = {};
+  Object.keys(rules.EVENT_METHODS).forEach(function (method) {
+    methods[method] = asyncMethod(method, rules.EVENT_METHODS[method].rules, function (target, payload) {
+      return thenEmission(target.events[method](method === 'screen' ? screenArgs(payload) : payload));
+    });
   });
 
   // Sticky de-dupe: key = stickyTrackingKey ?? viewId; the view is sent sticky only
   // if payload.sticky === true and the key has not been accepted yet; the key is remembered once
   // a sticky view was accepted.
-  var trackView = asyncMethod('trackView', rules.TRACK_VIEW, function (target, payload) {
+  methods.trackView = asyncMethod('trackView', rules.TRACK_VIEW, function (target, payload) {
     var sticky = ns.stickyViews;
     var key = payload.stickyTrackingKey !== undefined ? payload.stickyTrackingKey : payload.viewId;
     var sendSticky = sticky.shouldSendStickyEntryView(payload.sticky, target.stickyKeys.has(key));
@@ -185,18 +181,6 @@
     return thenEmission(target.events.trackView(args), function (result) {
       if (sticky.shouldRememberStickyEntryView(sendSticky, !!(result && result.accepted === true))) target.stickyKeys.remember(key);
     });
-  });
-
-  var trackClick = asyncMethod('trackClick', rules.TRACK_CLICK, function (target, payload) {
-    return thenEmission(target.events.trackClick(payload));
-  });
-
-  var trackHover = asyncMethod('trackHover', rules.TRACK_HOVER, function (target, payload) {
-    return thenEmission(target.events.trackHover(payload));
-  });
-
-  var trackFlagView = asyncMethod('trackFlagView', rules.TRACK_FLAG_VIEW, function (target, payload) {
-    return thenEmission(target.events.trackFlagView(payload));
   });
 
   function consent(input) {
@@ -222,15 +206,8 @@
 
   ns.bridgeEvents = {
     installEvents: installEvents,
-    identify: identify,
-    page: page,
-    screen: screen,
+    methods: methods,
     trackCurrentScreen: trackCurrentScreen,
-    track: track,
-    trackView: trackView,
-    trackClick: trackClick,
-    trackHover: trackHover,
-    trackFlagView: trackFlagView,
     consent: consent,
     hasConsent: hasConsent,
     setOnline: setOnline,

@@ -132,15 +132,7 @@
     adoptSelections: resolution.adoptSelections,
     resolvePrepared: resolution.resolvePrepared,
     registerDeferred: resolution.registerDeferred,
-    identify: events.identify,
-    page: events.page,
-    screen: events.screen,
     trackCurrentScreen: events.trackCurrentScreen,
-    track: events.track,
-    trackView: events.trackView,
-    trackClick: events.trackClick,
-    trackHover: events.trackHover,
-    trackFlagView: events.trackFlagView,
     consent: events.consent,
     hasConsent: events.hasConsent,
     setOnline: events.setOnline,
@@ -164,4 +156,8 @@
     loadDefinitions: features.loadDefinitions,
     getPreviewState: features.getPreviewState,
   };
+  // The event calls of the catalog (core/payload-rules.js EVENT_METHODS).
+  Object.keys(events.methods).forEach(function (method) {
+    globalThis.__bridge[method] = events.methods[method];
+  });
 })();

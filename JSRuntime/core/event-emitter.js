@@ -15,6 +15,7 @@
 // object when the path answered synchronously, else a promise of it; invalid input (a builder
 // TypeError) or a path that refuses the event (its durable store failed) gives a rejected
 // promise, and the refused event is not published.
+// One method per entry of the event catalog (core/payload-rules.js EVENT_METHODS), by its path:
 //   identify(args) / page(args) / screen(args) / track(args) → {accepted}   Experience path
 //   trackView(args) → {accepted}   gate "trackView"; if args.sticky === true a view event goes
 //                     through the Experience path first (its result becomes the result; if it
@@ -31,7 +32,7 @@
   'use strict';
   var ns = globalThis.__optimization.declare('core/event-emitter.js', {
     provides: ['createEventEmitter', 'emissionResult'],
-    uses: ['consent', 'host'],
+    uses: ['consent', 'host', 'payloadRules'],
   });
 
   // EmissionResult: {accepted} plus `data` (the Experience answer) and `refused` ({status,
@@ -151,20 +152,23 @@
       });
     }
 
-    return {
-      identify: experienceMethod('identify', builder.buildIdentify),
-      page: experienceMethod('page', builder.buildPageView),
-      screen: experienceMethod('screen', builder.buildScreenView),
-      track: experienceMethod('track', builder.buildTrack),
-      trackView: trackView,
-      trackClick: insightsMethod('trackClick', builder.buildClick, true),
-      trackHover: insightsMethod('trackHover', builder.buildHover, true),
-      trackFlagView: insightsMethod('trackFlagView', builder.buildFlagView, false),
+    var emitter = {
       block: block,
       hasConsent: function (method) {
         return consent.hasConsent(method);
       },
     };
+    // One method per entry of the event catalog (core/payload-rules.js EVENT_METHODS); a view
+    // has its own (a sticky view takes both paths).
+    var catalog = ns.payloadRules.EVENT_METHODS;
+    Object.keys(catalog).forEach(function (method) {
+      var entry = catalog[method];
+      var build = builder[entry.build];
+      if (method === 'trackView') emitter.trackView = trackView;
+      else if (entry.path === 'experience') emitter[method] = experienceMethod(method, build);
+      else emitter[method] = insightsMethod(method, build, entry.enrich === true);
+    });
+    return emitter;
   }
 
   ns.createEventEmitter = createEventEmitter;

@@ -8,6 +8,13 @@
 //       `<method> payload "<key>" must be a|an <type> when provided.`
 //   IDENTIFY, PAGE, SCREEN, TRACK, TRACK_VIEW, TRACK_CLICK, TRACK_HOVER, TRACK_FLAG_VIEW   the
 //       rules of each method.
+//   EVENT_METHODS   THE list of event calls, which the emitter (core/event-emitter.js), the
+//       bridge (bridge/bridge-events.js, bridge.js) and the service (service/request-events.js)
+//       build their methods from: {<method>: {rules, build, path}} where `build` names the
+//       event builder's function (core/event-builder.js) and `path` is "experience" or
+//       "insights" (trackView: a sticky view goes to the Experience API first); `enrich`: the
+//       published event carries the optimization context of `optimizationContextId`. Adding an
+//       event type = its rules and entry here plus its builder.
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('core/payload-rules.js', { provides: ['payloadRules'] });
@@ -42,28 +49,49 @@
     return null;
   }
 
-  ns.payloadRules = Object.freeze({
-    validate: validate,
-    IDENTIFY: [['userId', 'string', true], ['traits', 'object', false]],
-    PAGE: [],
-    SCREEN: [['name', 'string', true], ['properties', 'object', false], ['routeKey', 'string', false]],
-    TRACK: [['event', 'string', true], ['properties', 'object', false]],
-    TRACK_VIEW: [
+  var IDENTIFY = [['userId', 'string', true], ['traits', 'object', false]];
+  var PAGE = [];
+  var SCREEN = [['name', 'string', true], ['properties', 'object', false], ['routeKey', 'string', false]];
+  var TRACK = [['event', 'string', true], ['properties', 'object', false]];
+  var TRACK_VIEW = [
       ['componentId', 'string', true], ['viewId', 'string', true], ['variantIndex', 'number', true],
       ['viewDurationMs', 'number', true], ['experienceId', 'string', false], ['optimizationContextId', 'string', false],
       ['sticky', 'boolean', false], ['stickyTrackingKey', 'string', false],
-    ],
-    TRACK_CLICK: [
+  ];
+  var TRACK_CLICK = [
       ['componentId', 'string', true], ['variantIndex', 'number', true],
       ['experienceId', 'string', false], ['optimizationContextId', 'string', false],
-    ],
-    TRACK_HOVER: [
+  ];
+  var TRACK_HOVER = [
       ['componentId', 'string', true], ['hoverId', 'string', true], ['hoverDurationMs', 'number', true],
       ['variantIndex', 'number', false], ['experienceId', 'string', false], ['optimizationContextId', 'string', false],
-    ],
-    TRACK_FLAG_VIEW: [
+  ];
+  var TRACK_FLAG_VIEW = [
       ['componentId', 'string', true], ['experienceId', 'string', false], ['variantIndex', 'number', false],
       ['viewId', 'string', false], ['viewDurationMs', 'number', false],
-    ],
+  ];
+
+  var EVENT_METHODS = Object.freeze({
+    identify: Object.freeze({ rules: IDENTIFY, build: 'buildIdentify', path: 'experience' }),
+    page: Object.freeze({ rules: PAGE, build: 'buildPageView', path: 'experience' }),
+    screen: Object.freeze({ rules: SCREEN, build: 'buildScreenView', path: 'experience' }),
+    track: Object.freeze({ rules: TRACK, build: 'buildTrack', path: 'experience' }),
+    trackView: Object.freeze({ rules: TRACK_VIEW, build: 'buildView', path: 'insights', enrich: true }),
+    trackClick: Object.freeze({ rules: TRACK_CLICK, build: 'buildClick', path: 'insights', enrich: true }),
+    trackHover: Object.freeze({ rules: TRACK_HOVER, build: 'buildHover', path: 'insights', enrich: true }),
+    trackFlagView: Object.freeze({ rules: TRACK_FLAG_VIEW, build: 'buildFlagView', path: 'insights' }),
+  });
+
+  ns.payloadRules = Object.freeze({
+    validate: validate,
+    IDENTIFY: IDENTIFY,
+    PAGE: PAGE,
+    SCREEN: SCREEN,
+    TRACK: TRACK,
+    TRACK_VIEW: TRACK_VIEW,
+    TRACK_CLICK: TRACK_CLICK,
+    TRACK_HOVER: TRACK_HOVER,
+    TRACK_FLAG_VIEW: TRACK_FLAG_VIEW,
+    EVENT_METHODS: EVENT_METHODS,
   });
 })();

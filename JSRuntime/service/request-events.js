@@ -50,13 +50,8 @@
   var host = ns.host;
   var rules = ns.payloadRules;
 
-  var EXPERIENCE_METHODS = { identify: 'buildIdentify', page: 'buildPageView', screen: 'buildScreenView', track: 'buildTrack' };
-  var INSIGHTS_METHODS = { trackClick: 'buildClick', trackHover: 'buildHover', trackFlagView: 'buildFlagView' };
-  var RULES = {
-    identify: rules.IDENTIFY, page: rules.PAGE, screen: rules.SCREEN, track: rules.TRACK,
-    trackView: rules.TRACK_VIEW, trackClick: rules.TRACK_CLICK, trackHover: rules.TRACK_HOVER,
-    trackFlagView: rules.TRACK_FLAG_VIEW,
-  };
+  // The event catalog (core/payload-rules.js EVENT_METHODS): each call's rules, builder and path.
+  var CATALOG = rules.EVENT_METHODS;
 
   function isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -132,14 +127,15 @@
     }
 
     function run(method, payload, request) {
-      var methodRules = RULES[method];
-      if (methodRules === undefined) return new Error('Unknown request method "' + method + '".');
-      var invalid = rules.validate(method, payload, methodRules);
+      var entry = Object.prototype.hasOwnProperty.call(CATALOG, method) ? CATALOG[method] : undefined;
+      if (entry === undefined) return new Error('Unknown request method "' + method + '".');
+      var invalid = rules.validate(method, payload, entry.rules);
       if (invalid !== null) return invalid;
       var scope = isRecord(request) ? Object.assign({}, request) : {};
       scope.locale = ns.locale.normalizeLocale(scope.locale);
       var sticky = method === 'trackView' && payload.sticky === true;
-      if (!sticky && EXPERIENCE_METHODS[method] === undefined && profileIdOf(scope.profile) === undefined) {
+      var toExperience = entry.path === 'experience';
+      if (!sticky && !toExperience && profileIdOf(scope.profile) === undefined) {
         return new Error(method + ' requires a request-bound profile id: pass the visitor\'s profile id to forRequest, or call identify/page/screen/track first.');
       }
       if (!ns.consent.hasEventConsent(method, scope.consent, settings.allowedEventTypes)) return block(method, payload);
@@ -147,14 +143,14 @@
       var input = builderInput(method, payload, scope.eventContext);
       var event;
       try {
-        if (EXPERIENCE_METHODS[method] !== undefined) {
-          event = builder[EXPERIENCE_METHODS[method]](input);
+        if (toExperience) {
+          event = builder[entry.build](input);
           return upsert(event, scope).then(function (outcome) {
             return { accepted: true, events: [event], experience: outcome };
           });
         }
         if (method !== 'trackView') {
-          event = builder[INSIGHTS_METHODS[method]](input);
+          event = builder[entry.build](input);
           return { accepted: true, events: [event], insights: [{ profile: scope.profile, event: event }] };
         }
         delete input.sticky;
@@ -180,7 +176,9 @@
 
   ns.createRequestEvents = createRequestEvents;
   // The methods `__service.call` accepts (the Swift side's EventMethod).
-  ns.requestEventMethods = Object.keys(RULES);
+  ns.requestEventMethods = Object.keys(CATALOG);
   // The methods whose event goes to the Experience API (a sticky trackView's first event too).
-  ns.experienceRequestMethods = Object.keys(EXPERIENCE_METHODS);
+  ns.experienceRequestMethods = Object.keys(CATALOG).filter(function (method) {
+    return CATALOG[method].path === 'experience';
+  });
 })();

@@ -57,15 +57,7 @@ package enum BridgeContract {
         package static let adoptSelections = BridgeFunction("__bridge", "adoptSelections", arity: 2)
         package static let resolvePrepared = BridgeFunction("__bridge", "resolvePrepared", arity: 2)
         package static let registerDeferred = BridgeFunction("__bridge", "registerDeferred", arity: 1)
-        package static let identify = BridgeFunction("__bridge", "identify", arity: 2)
-        package static let page = BridgeFunction("__bridge", "page", arity: 2)
-        package static let screen = BridgeFunction("__bridge", "screen", arity: 2)
         package static let trackCurrentScreen = BridgeFunction("__bridge", "trackCurrentScreen", arity: 2)
-        package static let track = BridgeFunction("__bridge", "track", arity: 2)
-        package static let trackView = BridgeFunction("__bridge", "trackView", arity: 2)
-        package static let trackClick = BridgeFunction("__bridge", "trackClick", arity: 2)
-        package static let trackHover = BridgeFunction("__bridge", "trackHover", arity: 2)
-        package static let trackFlagView = BridgeFunction("__bridge", "trackFlagView", arity: 2)
         package static let consent = BridgeFunction("__bridge", "consent", arity: 1)
         package static let hasConsent = BridgeFunction("__bridge", "hasConsent", arity: 1)
         package static let setOnline = BridgeFunction("__bridge", "setOnline", arity: 1)
@@ -89,29 +81,20 @@ package enum BridgeContract {
         package static let loadDefinitions = BridgeFunction("__bridge", "loadDefinitions", arity: 2)
         package static let getPreviewState = BridgeFunction("__bridge", "getPreviewState", arity: 0)
 
-        /// Every `__bridge` function, in JSRuntime's declaration order.
-        package static let all: [BridgeFunction] = [
+        /// The async `__bridge` function of an event call: `(payload, requestId)`, named as the
+        /// call.
+        package static func function(for method: EventMethod) -> BridgeFunction {
+            BridgeFunction("__bridge", method.rawValue, arity: 2)
+        }
+
+        /// Every `__bridge` function: the event calls (``EventMethod``) and the others.
+        package static let all: [BridgeFunction] = EventMethod.allCases.map(function(for:)) + [
             initialize, destroy, getState, resolveOptimizedEntry, prepareEntry, prepareSelections, adoptEntry,
-            adoptSelections, resolvePrepared, registerDeferred, identify, page, screen, trackCurrentScreen, track,
-            trackView, trackClick, trackHover, trackFlagView, consent, hasConsent, setOnline, flush, queueSizes,
-            resumeBacklog, removeQueuedEvents, getFlag, observeFlag, unobserveFlag, getMergeTagValue, getProfile,
-            setLocale, reset, overrideAudience, overrideVariant, resetVariantOverride, resetAudienceOverride,
+            adoptSelections, resolvePrepared, registerDeferred, trackCurrentScreen, consent, hasConsent, setOnline, flush,
+            queueSizes, resumeBacklog, removeQueuedEvents, getFlag, observeFlag, unobserveFlag, getMergeTagValue,
+            getProfile, setLocale, reset, overrideAudience, overrideVariant, resetVariantOverride, resetAudienceOverride,
             resetAllOverrides, setPreviewPanelOpen, loadDefinitions, getPreviewState,
         ]
-
-        /// The async `__bridge` function of an event call.
-        package static func function(for method: EventMethod) -> BridgeFunction {
-            switch method {
-            case .identify: identify
-            case .page: page
-            case .screen: screen
-            case .track: track
-            case .trackView: trackView
-            case .trackClick: trackClick
-            case .trackHover: trackHover
-            case .trackFlagView: trackFlagView
-            }
-        }
     }
 
     /// `__service`: stateless entry points that take the visitor as arguments (the pool's

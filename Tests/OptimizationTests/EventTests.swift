@@ -204,14 +204,14 @@ struct EventTests {
     }
 
     static let validationCases: [(BridgeFunction, JSONValue, String)] = [
-        (BridgeContract.Visitor.identify, ["traits": [:]], "identify payload must include a string \"userId\"."),
-        (BridgeContract.Visitor.page, [], "page payload must be an object."),
-        (BridgeContract.Visitor.screen, ["name": "Home", "properties": []], "screen payload \"properties\" must be an object when provided."),
+        (BridgeContract.Visitor.function(for: .identify), ["traits": [:]], "identify payload must include a string \"userId\"."),
+        (BridgeContract.Visitor.function(for: .page), [], "page payload must be an object."),
+        (BridgeContract.Visitor.function(for: .screen), ["name": "Home", "properties": []], "screen payload \"properties\" must be an object when provided."),
         (BridgeContract.Visitor.trackCurrentScreen, ["name": "Home", "routeKey": 1], "trackCurrentScreen payload \"routeKey\" must be a string when provided."),
-        (BridgeContract.Visitor.track, ["properties": [:]], "track payload must include a string \"event\"."),
-        (BridgeContract.Visitor.trackView, ["componentId": "component-1", "viewId": "view-1", "variantIndex": "0", "viewDurationMs": 1],
+        (BridgeContract.Visitor.function(for: .track), ["properties": [:]], "track payload must include a string \"event\"."),
+        (BridgeContract.Visitor.function(for: .trackView), ["componentId": "component-1", "viewId": "view-1", "variantIndex": "0", "viewDurationMs": 1],
          "trackView payload must include a number \"variantIndex\"."),
-        (BridgeContract.Visitor.trackClick, ["componentId": 1, "variantIndex": 0], "trackClick payload must include a string \"componentId\"."),
+        (BridgeContract.Visitor.function(for: .trackClick), ["componentId": 1, "variantIndex": 0], "trackClick payload must include a string \"componentId\"."),
     ]
 
     @Test func invalidPayloadsFailWithTheBridgesMessages() async throws {

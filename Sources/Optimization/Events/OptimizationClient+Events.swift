@@ -96,13 +96,13 @@ extension OptimizationClient {
     /// without the payload). No-op before `initialize`. Synchronous, thread-safe.
     package func submitView(_ payload: TrackViewPayload) {
         guard let runtime = currentRuntime else { return }
-        runtime.channel.submit(BridgeContract.Visitor.trackView, payload: payload.jsonValue, on: runtime.engine)
+        runtime.channel.submit(BridgeContract.Visitor.function(for: .trackView), payload: payload.jsonValue, on: runtime.engine)
     }
 
     /// Fire-and-forget ``trackClick(_:)``; see ``submitView(_:)``.
     package func submitClick(_ payload: TrackClickPayload) {
         guard let runtime = currentRuntime else { return }
-        runtime.channel.submit(BridgeContract.Visitor.trackClick, payload: payload.jsonValue, on: runtime.engine)
+        runtime.channel.submit(BridgeContract.Visitor.function(for: .trackClick), payload: payload.jsonValue, on: runtime.engine)
     }
 
     // MARK: Test hooks
