@@ -3,15 +3,15 @@ import ViewTracking
 
 /// The event calls of both faces: ``OptimizationClient`` (one visitor) and
 /// ``OptimizationRequest`` (one visitor of an ``OptimizationService``) offer exactly these
-/// methods, with the same arguments and the same ``EventResult``, because both implement them
+/// methods, with the same arguments and the same `EventResult`, because both implement them
 /// here on top of one requirement, ``record(_:payload:)``.
 ///
 /// Every call goes through the same pipeline: consent gate (and the allow-list before consent),
 /// event building, then the event's path: the Experience API (`identify`, `page`, `screen`,
 /// `track`, a sticky `trackView`) or the Insights queue (the others). What differs by face is
 /// said by name: the client keeps an Experience event it could not deliver queued for a retry
-/// (``EventOutcome/accepted``), a request reports how its one Experience call went; a request's
-/// Insights calls need a profile id (``OptimizationError/profileIdRequired(method:)``).
+/// (`EventOutcome.accepted`), a request reports how its one Experience call went; a request's
+/// Insights calls need a profile id (`OptimizationError.profileIdRequired(method:)`).
 ///
 /// **Threading.** Every method may be called from any task; gate, build and hand-over happen
 /// before it returns.
@@ -22,7 +22,7 @@ public protocol EventRecording: Sendable {
     ///   - method: the call.
     ///   - payload: its arguments, as the shared core reads them.
     /// - Returns: what the call did (blocked, accepted, delivered, refused, …).
-    /// - Throws: ``OptimizationError`` when the call could not be made at all (not initialized,
+    /// - Throws: `OptimizationError` when the call could not be made at all (not initialized,
     ///   shut down, an invalid payload, a missing profile id, an event the outbox could not
     ///   store).
     func record(_ method: EventMethod, payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> EventResult
@@ -35,7 +35,7 @@ extension EventRecording {
     /// - Parameters:
     ///   - userId: the host's id for the visitor.
     ///   - traits: visitor traits (never logged above `debug`).
-    /// - Returns: what the call did; ``EventResult/accepted`` is false when consent blocked it.
+    /// - Returns: what the call did; `EventResult.accepted` is false when consent blocked it.
     /// - Throws: as ``record(_:payload:)``.
     @discardableResult
     public func identify(userId: String, traits: OrderedDictionary<String, JSONValue>? = nil) async throws(OptimizationError) -> EventResult {

@@ -71,7 +71,7 @@ extension OptimizationClient {
     /// Sends one event call through the engine's pipeline (``EventRecording``, whose typed
     /// methods the client offers: `identify`, `page`, `screen`, `track`, `trackView`,
     /// `trackClick`, `trackHover`, `trackFlagView`). An Experience event the API did not take
-    /// stays queued for a retry (``EventOutcome/accepted``).
+    /// stays queued for a retry (`EventOutcome.accepted`).
     /// - Throws: `OptimizationError/notInitialized`, `OptimizationError/eventNotStored(_:)`,
     ///   `OptimizationError/bridgeError(_:)` for an invalid payload.
     public func record(_ method: EventMethod, payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> EventResult {
@@ -135,7 +135,7 @@ extension OptimizationClient {
         return Self.result(of: settlement.value, event: settlement.emitted.first)
     }
 
-    /// The ``EventResult`` of the bridge's settled emission `{accepted, data?, refused?, duplicate?}`
+    /// The `EventResult` of the bridge's settled emission `{accepted, data?, refused?, duplicate?}`
     /// and the first event the call emitted.
     static func result(of emission: JSONValue, event: JSONValue?) -> EventResult {
         guard emission["accepted"]?.boolValue == true else {
