@@ -142,6 +142,7 @@ let package = Package(
             name: "OptimizationTesting",
             dependencies: [
                 "Optimization",
+                "ContentfulDelivery",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -6,7 +6,7 @@ import OrderedCollections
 /// Turns one CDA collection response into one prepared `ContentfulEntry` per item, each in
 /// collection form (`items: [item]` plus only the includes reachable from it), so every entry
 /// is cached, keyed and transferred to engines on its own.
-enum ContentfulCollectionSplitter {
+package enum ContentfulCollectionSplitter {
     /// The prepared entries of `body`, in the response's item order. A one-item response is
     /// used as is (no re-serialization).
     /// - Throws: ``ContentfulDeliveryError/invalidResponse(_:)`` when `body` is not a collection
@@ -89,7 +89,7 @@ enum ContentfulCollectionSplitter {
     }
 
     /// `(linkType, id)` of every Entry/Asset link in `value`, in document order.
-    static func links(in value: JSONValue) -> [(String, String)] {
+    package static func links(in value: JSONValue) -> [(String, String)] {
         switch value {
         case .array(let elements):
             return elements.flatMap { links(in: $0) }

@@ -36,17 +36,10 @@ import Synchronization
 /// ``ScriptedResponse/contentfulRateLimit(resetSeconds:)``); waits are woken by the server
 /// (their timeout is a failure bound only); every member is safe from any thread.
 public final class LocalContentfulDeliveryServer: Sendable {
-    private enum Lifecycle: Sendable {
-        case idle
-        case starting
-        case running(group: MultiThreadedEventLoopGroup, channel: any Channel, port: Int)
-    }
-
     /// The entries served; change them at any time.
     public let space: LocalContentfulSpace
     private let state: LocalAPIServerState
-    private let lifecycle = Mutex(Lifecycle.idle)
-    private let logger: Logger
+    private let listener: LoopbackHTTPListener
 
     /// Creates a stopped server; ``start()`` binds it.
     /// - Parameters:
@@ -58,14 +51,9 @@ public final class LocalContentfulDeliveryServer: Sendable {
         logger: Logger = Logger(label: "OptimizationTesting.LocalContentfulDeliveryServer", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.space = space
-        self.state = LocalAPIServerState(responder: { space.response(to: $0) })
-        self.logger = logger
-    }
-
-    deinit {
-        if case .running(let group, _, _) = lifecycle.withLock({ $0 }) {
-            group.shutdownGracefully { _ in }
-        }
+        let state = LocalAPIServerState(responder: { space.response(to: $0) })
+        self.state = state
+        listener = LoopbackHTTPListener(state: state, name: "local CDA server", logger: logger)
     }
 
     // MARK: Lifecycle
@@ -73,55 +61,16 @@ public final class LocalContentfulDeliveryServer: Sendable {
     /// Binds `127.0.0.1` on an ephemeral port and starts answering.
     /// - Throws: ``LocalAPIServerError/alreadyStarted``, or the bind error.
     public func start() async throws {
-        try lifecycle.withLock { current in
-            guard case .idle = current else { throw LocalAPIServerError.alreadyStarted }
-            current = .starting
-        }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let state = self.state
-        do {
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(ChannelOptions.backlog, value: 256)
-                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(LocalAPIChannelHandler(state: state))
-                    }
-                }
-                .bind(host: "127.0.0.1", port: 0)
-                .get()
-            guard let port = channel.localAddress?.port else {
-                try? await channel.close()
-                throw LocalAPIServerError.notStarted
-            }
-            lifecycle.withLock { $0 = .running(group: group, channel: channel, port: port) }
-            logger.debug("local CDA server started", metadata: ["port": "\(port)"])
-        } catch {
-            lifecycle.withLock { $0 = .idle }
-            try? await group.shutdownGracefully()
-            throw error
-        }
+        try await listener.start()
     }
 
     /// Closes the listening socket and every open connection. Does nothing when not running.
     public func stop() async throws {
-        let running = lifecycle.withLock { current -> (MultiThreadedEventLoopGroup, any Channel)? in
-            guard case .running(let group, let channel, _) = current else { return nil }
-            current = .idle
-            return (group, channel)
-        }
-        guard let (group, channel) = running else { return }
-        try? await channel.close()
-        try await group.shutdownGracefully()
+        try await listener.stop()
     }
 
     /// The bound port; 0 when not running.
-    public var port: Int {
-        if case .running(_, _, let port) = lifecycle.withLock({ $0 }) { return port }
-        return 0
-    }
+    public var port: Int { listener.port }
 
     /// `http://127.0.0.1:<port>` (no trailing slash): configure it as the CDA base URL.
     public var baseURL: String { "http://127.0.0.1:\(port)" }

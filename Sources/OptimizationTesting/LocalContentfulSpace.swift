@@ -1,3 +1,4 @@
+import ContentfulDelivery
 import Foundation
 import Optimization
 import OrderedCollections
@@ -251,21 +252,9 @@ public final class LocalContentfulSpace: Sendable {
         return (entries, assets, unresolved)
     }
 
-    /// Every `{"sys":{"type":"Link","linkType":"Entry"|"Asset","id":…}}` in `value`, in document order.
+    /// Every Entry/Asset link in `value`, in document order (the Delivery source's own walk).
     private static func links(in value: JSONValue) -> [Link] {
-        switch value {
-        case .array(let elements):
-            return elements.flatMap { links(in: $0) }
-        case .object(let members):
-            if let sys = value["sys"], sys["type"]?.stringValue == "Link",
-               let type = sys["linkType"]?.stringValue, type == "Entry" || type == "Asset",
-               let id = sys["id"]?.stringValue {
-                return [Link(type: type, id: id)]
-            }
-            return members.values.flatMap { links(in: $0) }
-        default:
-            return []
-        }
+        ContentfulCollectionSplitter.links(in: value).map { Link(type: $0.0, id: $0.1) }
     }
 
     /// A CDA error body: `{"sys":{"type":"Error","id":…},"message":…,"requestId":…}`.

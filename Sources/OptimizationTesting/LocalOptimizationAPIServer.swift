@@ -55,26 +55,13 @@ import Synchronization
 /// the server can be started again (on a new port). Recorded requests, scripts and profiles
 /// survive a restart.
 public final class LocalOptimizationAPIServer: Sendable {
-    private enum Lifecycle: Sendable {
-        case idle
-        case starting
-        case running(group: MultiThreadedEventLoopGroup, channel: any Channel, port: Int)
-    }
-
     private let state = LocalAPIServerState()
-    private let lifecycle = Mutex(Lifecycle.idle)
-    private let logger: Logger
+    private let listener: LoopbackHTTPListener
 
     /// Creates a stopped server; ``start()`` binds it.
     /// - Parameter logger: receives the server's diagnostics; discards everything by default.
     public init(logger: Logger = Logger(label: "OptimizationTesting.LocalAPIServer", factory: { _ in SwiftLogNoOpLogHandler() })) {
-        self.logger = logger
-    }
-
-    deinit {
-        if case .running(let group, _, _) = lifecycle.withLock({ $0 }) {
-            group.shutdownGracefully { _ in }
-        }
+        listener = LoopbackHTTPListener(state: state, name: "local API server", logger: logger)
     }
 
     // MARK: Lifecycle
@@ -82,63 +69,20 @@ public final class LocalOptimizationAPIServer: Sendable {
     /// Binds `127.0.0.1` on an ephemeral port and starts answering.
     /// - Throws: ``LocalAPIServerError/alreadyStarted``, or the bind error.
     public func start() async throws {
-        try lifecycle.withLock { current in
-            guard case .idle = current else { throw LocalAPIServerError.alreadyStarted }
-            current = .starting
-        }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let state = self.state
-        do {
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(ChannelOptions.backlog, value: 256)
-                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(LocalAPIChannelHandler(state: state))
-                    }
-                }
-                .bind(host: "127.0.0.1", port: 0)
-                .get()
-            guard let port = channel.localAddress?.port else {
-                try? await channel.close()
-                throw LocalAPIServerError.notStarted
-            }
-            lifecycle.withLock { $0 = .running(group: group, channel: channel, port: port) }
-            logger.debug("local API server started", metadata: ["port": "\(port)"])
-        } catch {
-            lifecycle.withLock { $0 = .idle }
-            try? await group.shutdownGracefully()
-            throw error
-        }
+        try await listener.start()
     }
 
     /// Closes the listening socket and every open connection (pending delayed answers are
     /// dropped). Does nothing when not running.
     public func stop() async throws {
-        let running = lifecycle.withLock { current -> (MultiThreadedEventLoopGroup, any Channel)? in
-            guard case .running(let group, let channel, _) = current else { return nil }
-            current = .idle
-            return (group, channel)
-        }
-        guard let (group, channel) = running else { return }
-        try? await channel.close()
-        try await group.shutdownGracefully()
-        logger.debug("local API server stopped")
+        try await listener.stop()
     }
 
     /// True between ``start()`` and ``stop()``.
-    public var isRunning: Bool {
-        if case .running = lifecycle.withLock({ $0 }) { return true }
-        return false
-    }
+    public var isRunning: Bool { listener.isRunning }
 
     /// The bound port; 0 when not running.
-    public var port: Int {
-        if case .running(_, _, let port) = lifecycle.withLock({ $0 }) { return port }
-        return 0
-    }
+    public var port: Int { listener.port }
 
     /// `http://127.0.0.1:<port>` (no trailing slash). Port 0 (refused) when not running.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
