@@ -9,7 +9,7 @@
   'use strict';
   var ns = globalThis.__optimization.declare('bridge/bridge-config.js', {
     provides: ['bridgeConfig'],
-    uses: ['DEFAULT_ALLOWED_EVENT_TYPES', 'bridgeShared', 'guards', 'host', 'locale'],
+    uses: ['DEFAULT_ALLOWED_EVENT_TYPES', 'apiResponse', 'bridgeShared', 'guards', 'host', 'locale'],
   });
   var host = ns.host;
   var guards = ns.guards;
@@ -79,12 +79,12 @@
 
   function readConfig(config) {
     if (!guards.isRecord(config)) throw configError('must be an object.');
-    if (!isString(config.clientId)) throw configError('must include a string "clientId".');
-    if (!isString(config.environment)) throw configError('must include a string "environment".');
+    var tenant = ns.apiResponse.readTenant(config, configError, false);
     var allowed = optional(config, 'allowedEventTypes', isStringArray, 'an array of strings');
     return {
-      clientId: config.clientId,
-      environment: config.environment,
+      clientId: tenant.clientId,
+      apiVersion: tenant.apiVersion,
+      environment: tenant.environment,
       locale: absent(config.locale) ? undefined : locale.normalizeExplicitLocale(config.locale),
       logLevel: optional(config, 'logLevel', isLogLevel, 'one of ' + LOG_LEVEL_NAMES.join(', ')) || host.DEFAULT_LOG_LEVEL,
       allowedEventTypes: allowed === undefined ? ns.DEFAULT_ALLOWED_EVENT_TYPES.slice() : allowed.slice(),

@@ -63,6 +63,7 @@
     target.experienceApi = ns.createExperienceApi({
       clientId: settings.clientId,
       environment: settings.environment,
+      apiVersion: settings.apiVersion,
       baseUrl: api.experienceBaseUrl,
       enabledFeatures: api.enabledFeatures,
       preflight: api.preflight,
@@ -73,6 +74,7 @@
     target.insightsApi = ns.createInsightsApi({
       clientId: settings.clientId,
       environment: settings.environment,
+      apiVersion: settings.apiVersion,
       baseUrl: api.insightsBaseUrl,
     });
     target.experienceQueue = ns.createExperienceQueue({

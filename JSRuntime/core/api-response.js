@@ -15,6 +15,21 @@
 //                                     with "request timed out" (the native transport's
 //                                     timeout).
 //   outcomeOfStatus(apiName, response, now) → outcome for a non-2xx response (see below).
+//   outcomeOfResponse(apiName, response, now) → Promise<outcome>   the same, plus `code` when the
+//                                     body is an API envelope whose `error` is `{code: string}`
+//                                     (v2; a v1 envelope's boolean `error` carries none).
+//   API versions: resolveApiVersion(value) → "v1" | "v2" ("v2" only when asked for);
+//     defaultEnvironment(version) → "main" (v1) | "master" (v2);
+//     experienceProfilesPath(version, tenantId, environment) → "v2/organizations/{id}/environments/
+//       {env}/profiles" (v1) | "v3/spaces/{id}/environments/{env}/profiles" (v2);
+//     insightsEventsPath(version, tenantId, environment) → "v1/organizations/{id}/environments/
+//       {env}/events" (v1) | "v2/spaces/{id}/environments/{env}/events" (v2);
+//     segments percent-encoded; the tenant is the client id (v1) or the space id (v2).
+//   readTenant(config, fail) → {clientId, apiVersion, environment}   the tenant keys of a bridge or
+//     service configuration: `spaceId` (v2) or `clientId` (v1), a string (non-empty when
+//     `requireNonEmpty`); both given must be equal. `apiVersion` "v1" | "v2" when given, else "v2"
+//     with a `spaceId` and "v1" without. `environment` a string when given; absent or empty ⇒ the
+//     version's default. `fail(text)` builds the Error thrown for a wrong key (text names it).
 //   outcomeOfError(apiName, error) → {ok: false, kind: "retry", status: 0, timeout, reason}
 // Outcomes: {ok: true, status, …} | {ok: false, kind: "retry"|"drop"|"disable"|"invalid", status,
 // reason, timeout?: boolean, retryAfterMs?: number}. `retryAfterMs` is set only for 429/503 with a
@@ -78,6 +93,85 @@
     return outcome;
   }
 
+  // The outcome of a non-2xx answer with the API's error code when its body carries one.
+  function outcomeOfResponse(apiName, response, now) {
+    var outcome = outcomeOfStatus(apiName, response, now);
+    if (outcome.ok || typeof response.text !== 'function') return Promise.resolve(outcome);
+    return Promise.resolve(response.text()).then(function (text) {
+      var code = errorCodeOf(text);
+      if (code !== undefined) outcome.code = code;
+      return outcome;
+    }, function () {
+      return outcome;
+    });
+  }
+
+  // `error.code` of a v2 envelope; undefined for anything else.
+  function errorCodeOf(text) {
+    if (typeof text !== 'string' || text.length === 0 || text.length > 65536) return undefined;
+    var envelope;
+    try {
+      envelope = JSON.parse(text);
+    } catch (error) {
+      return undefined;
+    }
+    var error = envelope !== null && typeof envelope === 'object' ? envelope.error : undefined;
+    var code = error !== null && typeof error === 'object' ? error.code : undefined;
+    return typeof code === 'string' && code.length > 0 ? code : undefined;
+  }
+
+  var ROUTES = Object.freeze({
+    v1: Object.freeze({ tenant: 'organizations', experience: 'v2', insights: 'v1', environment: 'main' }),
+    v2: Object.freeze({ tenant: 'spaces', experience: 'v3', insights: 'v2', environment: 'master' }),
+  });
+
+  function resolveApiVersion(value) {
+    return value === 'v2' ? 'v2' : 'v1';
+  }
+
+  function defaultEnvironment(version) {
+    return ROUTES[resolveApiVersion(version)].environment;
+  }
+
+  function tenantPath(prefix, route, tenantId, environment) {
+    return prefix + '/' + route.tenant + '/' + encodeURIComponent(String(tenantId)) + '/environments/' +
+      encodeURIComponent(typeof environment === 'string' && environment.length > 0 ? environment : route.environment);
+  }
+
+  function experienceProfilesPath(version, tenantId, environment) {
+    var route = ROUTES[resolveApiVersion(version)];
+    return tenantPath(route.experience, route, tenantId, environment) + '/profiles';
+  }
+
+  function insightsEventsPath(version, tenantId, environment) {
+    var route = ROUTES[resolveApiVersion(version)];
+    return tenantPath(route.insights, route, tenantId, environment) + '/events';
+  }
+
+  function readTenant(config, fail, requireNonEmpty) {
+    var spaceId = config.spaceId;
+    var clientId = config.clientId;
+    var accepted = function (value) {
+      return typeof value === 'string' && (!requireNonEmpty || value.length > 0);
+    };
+    if (spaceId !== undefined && spaceId !== null && !accepted(spaceId)) throw fail('"spaceId" must be a ' + (requireNonEmpty ? 'non-empty ' : '') + 'string.');
+    if (clientId !== undefined && clientId !== null && !accepted(clientId)) throw fail('"clientId" must be a ' + (requireNonEmpty ? 'non-empty ' : '') + 'string.');
+    var hasSpace = accepted(spaceId);
+    var hasClient = accepted(clientId);
+    if (!hasSpace && !hasClient) throw fail('must include a ' + (requireNonEmpty ? 'non-empty ' : '') + 'string "spaceId" (or the deprecated "clientId").');
+    if (hasSpace && hasClient && spaceId !== clientId) throw fail('"spaceId" and "clientId" name different tenants.');
+    var version = config.apiVersion;
+    if (version !== undefined && version !== null && version !== 'v1' && version !== 'v2') throw fail('"apiVersion" must be "v1" or "v2" when provided.');
+    var apiVersion = version === 'v1' || version === 'v2' ? version : hasSpace ? 'v2' : 'v1';
+    var environment = config.environment;
+    if (environment !== undefined && environment !== null && typeof environment !== 'string') throw fail('"environment" must be a string when provided.');
+    return {
+      clientId: hasSpace ? spaceId : clientId,
+      apiVersion: apiVersion,
+      environment: typeof environment === 'string' && environment.length > 0 ? environment : defaultEnvironment(apiVersion),
+    };
+  }
+
   function outcomeOfError(apiName, error) {
     var timeout = isTimeout(error);
     return {
@@ -95,6 +189,12 @@
     parseRetryAfter: parseRetryAfter,
     isTimeout: isTimeout,
     outcomeOfStatus: outcomeOfStatus,
+    outcomeOfResponse: outcomeOfResponse,
     outcomeOfError: outcomeOfError,
+    resolveApiVersion: resolveApiVersion,
+    defaultEnvironment: defaultEnvironment,
+    experienceProfilesPath: experienceProfilesPath,
+    insightsEventsPath: insightsEventsPath,
+    readTenant: readTenant,
   });
 })();

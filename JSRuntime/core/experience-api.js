@@ -1,13 +1,17 @@
 // core/experience-api.js
 // Contract: the Experience API client.
-//   __optimization.createExperienceApi({clientId, environment, baseUrl?, enabledFeatures?,
-//       preflight?, getLocale?, host?}) → {upsertProfile, profilesUrl, features}
+//   __optimization.createExperienceApi({clientId, environment, apiVersion?, baseUrl?,
+//       enabledFeatures?, preflight?, getLocale?, host?}) → {upsertProfile, profilesUrl, features}
+//     clientId         the tenant: the optimization client id (v1) or the space id (v2).
+//     apiVersion       "v1" (default) or "v2": the routes (core/api-response.js); an empty
+//                      environment takes the version's default ("main" / "master").
 //     baseUrl          falsy ⇒ DEFAULT_BASE_URL; joined with or without a trailing slash.
 //     enabledFeatures  a non-empty array ⇒ `options.features`, else ["ip-enrichment","location"].
 //     getLocale()      read per request: `?locale=` when it returns a non-empty string.
 //     preflight        true ⇒ `type=preflight` (after `locale`).
-//     profilesUrl(profileId?) → `{base}/v2/organizations/{clientId}/environments/{env}/profiles[/{id}]`
-//                      plus the query; path segments percent-encoded.
+//     profilesUrl(profileId?) → `{base}/{experienceProfilesPath}[/{id}]` (v1
+//                      `v2/organizations/…/profiles`, v2 `v3/spaces/…/profiles`) plus the query;
+//                      path segments percent-encoded.
 //     upsertProfile({profileId?, events}) → Promise<outcome> (never rejects for HTTP or transport
 //                      failures; rejects with a TypeError only for an empty event array). POST with
 //                      `Content-Type: text/plain`, body `{"events": [...], "options": {"features":
@@ -18,7 +22,8 @@
 //                      {profile, selectedOptimizations, changes}, ignoredChanges} on a 2xx with a
 //                      valid envelope; {ok: false, kind: "invalid", …} on a 2xx whose body is not a
 //                      valid envelope (the events reached the API: delivered, not retried);
-//                      otherwise the classification of the status or transport error.
+//                      otherwise the classification of the status (with the API's `code` from a
+//                      v2 error envelope) or transport error.
 //   __optimization.experienceApi = {DEFAULT_BASE_URL, DEFAULT_FEATURES, parseResponse(text),
 //       applyOptimizationData(state, data)}
 //     parseResponse(text) → {data, ignoredChanges}; throws an Error naming what is wrong. The
@@ -172,14 +177,15 @@
     var http = ns.apiResponse;
     var baseUrl = isString(settings.baseUrl) && settings.baseUrl.length > 0 ? settings.baseUrl : DEFAULT_BASE_URL;
     var clientId = String(settings.clientId);
-    var environment = isString(settings.environment) && settings.environment.length > 0 ? settings.environment : 'main';
+    var apiVersion = http.resolveApiVersion(settings.apiVersion);
+    var environment = isString(settings.environment) && settings.environment.length > 0 ? settings.environment : http.defaultEnvironment(apiVersion);
     var features = Array.isArray(settings.enabledFeatures) && settings.enabledFeatures.length > 0
       ? settings.enabledFeatures.slice() : DEFAULT_FEATURES.slice();
     var preflight = settings.preflight === true;
     var getLocale = typeof settings.getLocale === 'function' ? settings.getLocale : function () { return undefined; };
 
     function profilesUrl(profileId) {
-      var path = 'v2/organizations/' + encodeURIComponent(clientId) + '/environments/' + encodeURIComponent(environment) + '/profiles';
+      var path = http.experienceProfilesPath(apiVersion, clientId, environment);
       if (isString(profileId) && profileId.length > 0) path += '/' + encodeURIComponent(profileId);
       var query = [];
       var locale = getLocale();
@@ -204,7 +210,7 @@
       var init = { method: 'POST', headers: headers, body: body };
       if (input.signal !== undefined && input.signal !== null) init.signal = input.signal;
       return host.fetch(url, init).then(function (response) {
-        if (!response.ok) return http.outcomeOfStatus('Experience', response, host.now());
+        if (!response.ok) return http.outcomeOfResponse('Experience', response, host.now());
         return response.text().then(function (text) {
           var parsed;
           try {

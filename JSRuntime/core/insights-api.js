@@ -1,9 +1,10 @@
 // core/insights-api.js
 // Contract: the Insights API client.
-//   __optimization.createInsightsApi({clientId, environment, baseUrl?, host?}) → {sendBatches, eventsUrl}
+//   __optimization.createInsightsApi({clientId, environment, apiVersion?, baseUrl?, host?}) → {sendBatches, eventsUrl}
 //     baseUrl        falsy ⇒ DEFAULT_BASE_URL (`__optimization.insightsApi.DEFAULT_BASE_URL`),
 //                    joined with or without a trailing slash.
-//     eventsUrl      `{base}/v1/organizations/{clientId}/environments/{env}/events`.
+//     eventsUrl      `{base}/{insightsEventsPath}`: v1 `v1/organizations/{clientId}/environments/{env}/events`,
+//                    v2 `v2/spaces/{spaceId}/environments/{env}/events` (core/api-response.js).
 //     sendBatches(batches) → Promise<outcome>   POST with `Content-Type: application/json` and the
 //                    body `[{profile, events}, …]` (one element per profile id). Never rejects for
 //                    HTTP or transport failures (outcomes of core/api-response.js; any 2xx is
@@ -23,9 +24,7 @@
     var host = settings.host || ns.host;
     var http = ns.apiResponse;
     var baseUrl = typeof settings.baseUrl === 'string' && settings.baseUrl.length > 0 ? settings.baseUrl : DEFAULT_BASE_URL;
-    var environment = typeof settings.environment === 'string' && settings.environment.length > 0 ? settings.environment : 'main';
-    var url = http.joinUrl(baseUrl, 'v1/organizations/' + encodeURIComponent(String(settings.clientId)) +
-      '/environments/' + encodeURIComponent(environment) + '/events');
+    var url = http.joinUrl(baseUrl, http.insightsEventsPath(settings.apiVersion, settings.clientId, settings.environment));
 
     function sendBatches(batches) {
       if (!Array.isArray(batches) || batches.length === 0) {
@@ -33,7 +32,7 @@
       }
       var body = JSON.stringify(batches);
       return host.fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: body }).then(function (response) {
-        return response.ok ? { ok: true, status: response.status } : http.outcomeOfStatus('Insights', response, host.now());
+        return response.ok ? { ok: true, status: response.status } : http.outcomeOfResponse('Insights', response, host.now());
       }, function (error) {
         return http.outcomeOfError('Insights', error);
       });

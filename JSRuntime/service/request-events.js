@@ -99,6 +99,7 @@
       var api = ns.createExperienceApi({
         clientId: settings.clientId,
         environment: settings.environment,
+        apiVersion: settings.apiVersion,
         baseUrl: settings.api.experienceBaseUrl,
         enabledFeatures: settings.api.enabledFeatures,
         preflight: request.preflight === true,

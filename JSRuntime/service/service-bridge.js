@@ -94,13 +94,13 @@
 
   function readConfig(config) {
     if (!guards.isRecord(config)) throw configError('must be an object.');
-    if (!isString(config.clientId) || config.clientId.length === 0) throw configError('must include a non-empty string "clientId".');
-    if (!isString(config.environment)) throw configError('must include a string "environment".');
+    var tenant = ns.apiResponse.readTenant(config, configError, true);
     var api = optional(config, 'api', guards.isRecord, 'an object') || {};
     var allowed = optional(config, 'allowedEventTypes', isStringArray, 'an array of strings');
     return {
-      clientId: config.clientId,
-      environment: config.environment,
+      clientId: tenant.clientId,
+      apiVersion: tenant.apiVersion,
+      environment: tenant.environment,
       allowedEventTypes: allowed === undefined ? DEFAULT_ALLOWED.slice() : allowed.slice(),
       channel: optional(config, 'channel', isString, 'a string') || 'server',
       library: optional(config, 'library', function (v) {
@@ -208,7 +208,10 @@
       maxEvents: policy.insightsMaxEvents,
       outbox: durable ? link.forQueue('insights') : null,
       onRemoved: durable ? link.removedHook('insights') : null,
-      api: ns.createInsightsApi({ clientId: settings.clientId, environment: settings.environment, baseUrl: settings.api.insightsBaseUrl }),
+      api: ns.createInsightsApi({
+        clientId: settings.clientId, environment: settings.environment, apiVersion: settings.apiVersion,
+        baseUrl: settings.api.insightsBaseUrl,
+      }),
       onQueueEvent: reportQueueEvent,
       flushPolicy: policy.flush,
       callbacks: {

@@ -217,8 +217,10 @@
     var cases = [
       [null, /^initialize config must be an object\.$/],
       [[], /must be an object/],
-      [{ environment: 'main' }, /must include a string "clientId"/],
-      [{ clientId: 'c' }, /must include a string "environment"/],
+      [{ environment: 'main' }, /must include a string "spaceId" \(or the deprecated "clientId"\)/],
+      [{ clientId: 'c', environment: 5 }, /"environment" must be a string when provided/],
+      [{ spaceId: 's', clientId: 'c' }, /"spaceId" and "clientId" name different tenants/],
+      [{ spaceId: 's', apiVersion: 'v3' }, /"apiVersion" must be "v1" or "v2" when provided/],
       [{ clientId: 'c', environment: 'main', logLevel: 'verbose' }, /"logLevel" must be one of fatal, error, warn, info, debug, log when provided/],
       [{ clientId: 'c', environment: 'main', allowedEventTypes: 'identify' }, /"allowedEventTypes" must be an array of strings/],
       [{ clientId: 'c', environment: 'main', entryCacheSize: 0 }, /"entryCacheSize" must be a positive integer/],

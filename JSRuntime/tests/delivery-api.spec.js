@@ -85,6 +85,50 @@
     });
   });
 
+  jsTest('API v2: both clients use the spaces routes and the version\'s default environment', function () {
+    answer({ status: 200, body: envelope('p-1') });
+    var experience = ns.createExperienceApi({ clientId: 'space-1', apiVersion: 'v2', getLocale: function () { return 'de-DE'; }, preflight: true });
+    assert.equal(experience.profilesUrl('p-1'),
+      'https://experience.ninetailed.co/v3/spaces/space-1/environments/master/profiles/p-1?locale=de-DE&type=preflight');
+    var insights = ns.createInsightsApi({ clientId: 'space-1', environment: 'staging', apiVersion: 'v2' });
+    assert.equal(insights.eventsUrl, 'https://ingest.insights.ninetailed.co/v2/spaces/space-1/environments/staging/events');
+    var v1 = ns.createInsightsApi({ clientId: 'org-1' });
+    assert.equal(v1.eventsUrl, 'https://ingest.insights.ninetailed.co/v1/organizations/org-1/environments/main/events');
+    assert.equal(http.experienceProfilesPath('v2', 'a b', 'env/1'), 'v3/spaces/a%20b/environments/env%2F1/profiles');
+    assert.equal(http.defaultEnvironment('v1'), 'main');
+    assert.equal(http.defaultEnvironment('v2'), 'master');
+    return experience.upsertProfile({ profileId: 'p-1', events: [TRACK] }).then(function (outcome) {
+      assert.equal(outcome.ok, true, 'a v2 success envelope (error: null) parses');
+    });
+  });
+
+  jsTest('API v2: an error envelope\'s code reaches the outcome; a v1 boolean error carries none', function () {
+    answer(function (request) {
+      return request.url.indexOf('/v3/') !== -1
+        ? { status: 429, body: { message: 'busy', data: {}, error: { code: 'ERR_PROFILE_OVERLOAD' } } }
+        : { status: 400, body: { message: 'bad', data: {}, error: true } };
+    });
+    return experienceApi({ apiVersion: 'v2', clientId: 'space-1' }).upsertProfile({ events: [TRACK] }).then(function (outcome) {
+      assert.equal(outcome.ok, false);
+      assert.equal(outcome.kind, 'retry');
+      assert.equal(outcome.status, 429);
+      assert.equal(outcome.code, 'ERR_PROFILE_OVERLOAD');
+      return experienceApi().upsertProfile({ events: [TRACK] });
+    }).then(function (outcome) {
+      assert.equal(outcome.kind, 'drop');
+      assert.equal('code' in outcome, false);
+    });
+  });
+
+  jsTest('readTenant: spaceId speaks v2, clientId v1, unless apiVersion says otherwise', function () {
+    function fail(text) { return new Error(text); }
+    assert.deepEqual(http.readTenant({ spaceId: 's' }, fail), { clientId: 's', apiVersion: 'v2', environment: 'master' });
+    assert.deepEqual(http.readTenant({ clientId: 'c' }, fail), { clientId: 'c', apiVersion: 'v1', environment: 'main' });
+    assert.deepEqual(http.readTenant({ clientId: 'c', apiVersion: 'v2', environment: 'dev' }, fail), { clientId: 'c', apiVersion: 'v2', environment: 'dev' });
+    assert.deepEqual(http.readTenant({ spaceId: 's', clientId: 's', environment: '' }, fail), { clientId: 's', apiVersion: 'v2', environment: 'master' });
+    assert.throws(function () { http.readTenant({ spaceId: '' }, fail, true); }, /"spaceId" must be a non-empty string/);
+  });
+
   jsTest('base URLs join with or without a trailing slash, on both APIs', function () {
     assert.equal(http.joinUrl('http://h/experience', 'v2/x'), 'http://h/experience/v2/x');
     assert.equal(http.joinUrl('http://h/experience/', '/v2/x'), 'http://h/experience/v2/x');

@@ -37,7 +37,7 @@
 
   jsTest('service: default allow-list is identify + page, channel server; config errors name the key', function () {
     __service.configure({ clientId: 'org-1', environment: 'main' });
-    assert.throws(function () { __service.configure({ clientId: '', environment: 'main' }); }, /non-empty string "clientId"/);
+    assert.throws(function () { __service.configure({ clientId: '', environment: 'main' }); }, /"clientId" must be a non-empty string/);
     assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', allowedEventTypes: 'page' }); }, /"allowedEventTypes" must be an array of strings/);
     assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', api: { experienceBaseUrl: 3 } }); }, /"api.experienceBaseUrl" must be a string/);
     assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', requestTimeoutMs: 0 }); }, /"requestTimeoutMs" must be a positive integer/);

@@ -110,7 +110,8 @@ public final class OptimizationClient: Sendable {
     ///   it), `OptimizationError/resourceLoadError(_:)` if the embedded JavaScript cannot be
     ///   loaded.
     public func initialize(config: OptimizationConfig) throws(OptimizationError) {
-        guard !config.clientId.isEmpty else { throw .configError("clientId must not be empty") }
+        guard !config.clientId.isEmpty else { throw .configError("spaceId (or clientId) must not be empty") }
+        config.warnWhenEnvironmentIsUnset(environment.logger)
         releaseRuntime()
         let (transport, ownedTransport) = try makeTransport(for: config)
         let engineConfiguration = JavaScriptEngine.Configuration(
@@ -259,7 +260,7 @@ public final class OptimizationClient: Sendable {
         case .directory(let directory):
             return directory
         case .automatic:
-            return FileOptimizationStore.defaultDirectory(clientId: config.clientId, environment: config.environment)
+            return FileOptimizationStore.defaultDirectory(clientId: config.clientId, environment: config.environment ?? config.apiVersion.defaultEnvironment)
         }
     }
 

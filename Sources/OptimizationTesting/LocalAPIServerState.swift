@@ -252,29 +252,44 @@ final class LocalAPIServerState: Sendable {
             resetState()
             return PlannedResponse(status: 200, headers: [("content-type", "text/plain; charset=utf-8")], body: "ok")
         }
-        // <mount>/<version>/organizations/<org>/environments/<env>/<resource>[/<id>]
-        guard segments.count >= 7, segments[2] == "organizations", segments[4] == "environments" else {
+        // <mount>/<version>/<tenant kind>/<tenant>/environments/<env>/<resource>[/<id>]: API v1
+        // (organizations: Experience v2, Insights v1) and API v2 (spaces: Experience v3, Insights v2).
+        guard segments.count >= 7, segments.count <= 8, segments[4] == "environments",
+              let api = Self.apiRoute(mount: segments[0], version: segments[1], tenantKind: segments[2])
+        else {
             return Self.json(404, ["error": "Not Found"])
         }
-        let mount = segments[0], version = segments[1], resource = segments[6]
+        let resource = segments[6]
         let id = segments.count == 8 ? segments[7] : nil
-        guard segments.count <= 8 else { return Self.json(404, ["error": "Not Found"]) }
-        switch (mount, version, request.method, resource, id) {
-        case ("experience", "v2", "POST", "profiles", let id):
+        switch (api, request.method, resource, id) {
+        case (.experience, "POST", "profiles", let id):
             return upsertProfile(id: id, body: request.json)
-        case ("experience", "v2", "GET", "profiles", .some(let id)):
+        case (.experience, "GET", "profiles", .some(let id)):
             return getProfile(id: id)
-        case ("experience", "v2", "POST", "events", nil):
+        case (.experience, "POST", "events", nil):
             return batchUpsert(body: request.json)
-        case ("insights", "v1", "POST", "events", nil):
+        case (.insights, "POST", "events", nil):
             return storeInsights(body: request.json)
-        case ("insights", "v1", "GET", "profiles", .some(let id)):
+        case (.insights, "GET", "profiles", .some(let id)):
             let batches = insightsBatches.filter { batch in
                 batch["profile"]?["id"]?.stringValue == id || batch["profile"]?["stableId"]?.stringValue == id
             }
             return Self.json(200, ["data": .array(batches)])
         default:
             return Self.json(404, ["error": "Not Found"])
+        }
+    }
+
+    private enum APIRoute { case experience, insights }
+
+    /// Which API a route prefix belongs to: `experience/v2/organizations` and
+    /// `insights/v1/organizations` (API v1), `experience/v3/spaces` and `insights/v2/spaces`
+    /// (API v2); nil for anything else.
+    private static func apiRoute(mount: String, version: String, tenantKind: String) -> APIRoute? {
+        switch (mount, version, tenantKind) {
+        case ("experience", "v2", "organizations"), ("experience", "v3", "spaces"): return .experience
+        case ("insights", "v1", "organizations"), ("insights", "v2", "spaces"): return .insights
+        default: return nil
         }
     }
 

@@ -23,7 +23,10 @@ import Synchronization
 /// (`<base>/insights/`).
 ///
 /// **Contract (``ScriptedResponse/standard``).** Bodies are read as JSON whatever the
-/// `Content-Type` (`text/plain` JSON included).
+/// `Content-Type` (`text/plain` JSON included). Both API versions are served, with the same
+/// answers: API v1 under `{experience}v2/organizations/:org/…` and `{insights}v1/organizations/:org/…`
+/// (as written below), API v2 under `{experience}v3/spaces/:space/…` and
+/// `{insights}v2/spaces/:space/…`.
 /// * `POST {experience}v2/organizations/:org/environments/:env/profiles` with `{events, options}`:
 ///   `events` must be a non-empty array of objects with a string `type`, else 400
 ///   `{"error":"Invalid Event Array"}`; otherwise 200 with `{data:{profile, experiences, changes},

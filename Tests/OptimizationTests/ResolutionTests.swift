@@ -107,7 +107,7 @@ struct ResolutionTests {
     @Test func invalidConfigurationIsATypedError() {
         let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
         #expect(throws: OptimizationError.self) { try client.initialize(config: OptimizationConfig(clientId: "c", locale: "*")) }
-        #expect(throws: OptimizationError.configError("clientId must not be empty")) {
+        #expect(throws: OptimizationError.configError("spaceId (or clientId) must not be empty")) {
             try client.initialize(config: OptimizationConfig(clientId: ""))
         }
         #expect(!client.isInitialized)

@@ -215,7 +215,8 @@ public final class OptimizationService: Sendable {
         guard config.defaults == nil else {
             throw .configError("a service keeps no visitor state: pass consent, profile and selections per request (RequestOptions), not OptimizationConfig.defaults")
         }
-        guard !config.clientId.isEmpty else { throw .configError("clientId must not be empty") }
+        guard !config.clientId.isEmpty else { throw .configError("spaceId (or clientId) must not be empty") }
+        config.warnWhenEnvironmentIsUnset(environment.logger)
         let claimed = phase.withLock { phase -> Bool in
             guard case .idle = phase else { return false }
             phase = .starting
@@ -484,12 +485,9 @@ public final class OptimizationService: Sendable {
 
     /// `__bridge.initialize` of a pool engine: resolution only (no defaults, no visitor).
     private var engineBridgeConfiguration: JSONValue {
-        var object: OrderedDictionary<String, JSONValue> = [
-            "clientId": .string(config.clientId),
-            "environment": .string(config.environment),
-            "logLevel": .string(config.logLevel.rawValue),
-            "entryCacheSize": .number(JSONNumber(max(1, config.entryCacheSize))),
-        ]
+        var object = config.tenantMembers
+        object["logLevel"] = .string(config.logLevel.rawValue)
+        object["entryCacheSize"] = .number(JSONNumber(max(1, config.entryCacheSize)))
         if let locale = config.locale { object["locale"] = .string(locale) }
         return .object(object)
     }
@@ -504,15 +502,15 @@ public final class OptimizationService: Sendable {
         if let features = api.enabledFeatures { apiObject["enabledFeatures"] = .array(features.map(JSONValue.string)) }
         var queuePolicy: OrderedDictionary<String, JSONValue> = ["insightsMaxEvents": .number(JSONNumber(max(1, options.insightsMaxEvents)))]
         if let flush = config.queuePolicy?.bridgeValue?["flush"] { queuePolicy["flush"] = flush }
-        return .object([
-            "clientId": .string(config.clientId),
-            "environment": .string(config.environment),
+        var object = config.tenantMembers
+        object.merge([
             "allowedEventTypes": .array((config.allowedEventTypes ?? Self.defaultAllowedEventTypes).map(JSONValue.string)),
             "channel": .string(config.channel),
             "library": ["name": .string(OptimizationLibrary.name), "version": .string(OptimizationLibrary.version)],
             "api": .object(apiObject),
             "requestTimeoutMs": .number(JSONNumber(max(1, options.experienceTimeout.wholeMilliseconds))),
             "queuePolicy": .object(queuePolicy),
-        ])
+        ]) { current, _ in current }
+        return .object(object)
     }
 }

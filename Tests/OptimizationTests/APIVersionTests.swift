@@ -1,0 +1,133 @@
+import Foundation
+import JavaScriptHost
+import Logging
+@testable import Optimization
+import OptimizationTesting
+import Testing
+
+/// The protocol version is configuration: a space id speaks API v2 (spaces routes, `master` by
+/// default, error codes), a client id keeps speaking v1, on both faces, against the test kit
+/// (which serves both).
+@Suite("API versions on both faces")
+struct APIVersionTests {
+    enum Face: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case client, service
+        var testDescription: String { rawValue }
+    }
+
+    struct Version: Sendable, CustomTestStringConvertible {
+        let name: String
+        let config: @Sendable (OptimizationAPIConfig, String?) -> OptimizationConfig
+        let experiencePrefix: String
+        let insightsPrefix: String
+        var testDescription: String { name }
+    }
+
+    static let versions = [
+        Version(
+            name: "v2 (spaceId, default environment)",
+            config: { OptimizationConfig(spaceId: "space-1", environment: $1, api: $0) },
+            experiencePrefix: "/experience/v3/spaces/space-1/environments/master/profiles",
+            insightsPrefix: "/insights/v2/spaces/space-1/environments/master/events"),
+        Version(
+            name: "v1 (clientId, environment staging)",
+            config: { OptimizationConfig(clientId: "org-1", environment: $1 ?? "staging", api: $0) },
+            experiencePrefix: "/experience/v2/organizations/org-1/environments/staging/profiles",
+            insightsPrefix: "/insights/v1/organizations/org-1/environments/staging/events"),
+        Version(
+            name: "v2 chosen explicitly with a client id",
+            config: { OptimizationConfig(clientId: "space-2", environment: $1 ?? "dev", apiVersion: .v2, api: $0) },
+            experiencePrefix: "/experience/v3/spaces/space-2/environments/dev/profiles",
+            insightsPrefix: "/insights/v2/spaces/space-2/environments/dev/events"),
+    ]
+
+    /// Sends one Experience event and one Insights event through `face` and returns what the
+    /// calls answered.
+    static func send(_ face: Face, _ config: OptimizationConfig, consent: Bool = true) async throws -> (track: EventResult, click: EventResult) {
+        switch face {
+        case .client:
+            var config = config
+            config.defaults = StorageDefaults(consent: consent, profile: ["id": "p-1"])
+            let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+            try client.initialize(config: config)
+            defer { client.destroy() }
+            let track = try await client.track(event: "Bought")
+            let click = try await client.trackClick(TrackClickPayload(componentId: "hero"))
+            try await client.flush()
+            return (track, click)
+        case .service:
+            let service = OptimizationService(config: config, options: .init(engines: 1), environment: .init(clock: ManualClock()))
+            try await service.start()
+            let request = service.forRequest(RequestOptions(consent: RequestConsent(events: consent), profileId: "p-1"))
+            let track = try await request.track(event: "Bought")
+            let click = try await request.trackClick(TrackClickPayload(componentId: "hero"))
+            await service.shutdown()
+            return (track, click)
+        }
+    }
+
+    @Test(arguments: Face.allCases, versions)
+    func eachVersionUsesItsRoutes(_ face: Face, _ version: Version) async throws {
+        try await withLocalAPIServer { server in
+            let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
+            let (track, click) = try await Self.send(face, version.config(api, nil))
+            #expect(track.outcome == .delivered, "\(track.outcome)")
+            #expect(click.outcome == .accepted)
+            let experience = server.requests(matching: .experience).map(\.path)
+            let insights = server.requests(matching: .insights).map(\.path)
+            #expect(!experience.isEmpty && experience.allSatisfy { $0.hasPrefix(version.experiencePrefix) }, "\(experience)")
+            #expect(insights.count == 1 && insights.allSatisfy { $0.hasPrefix(version.insightsPrefix) }, "\(insights)")
+            #expect(server.insightsEvents.count == 1)
+        }
+    }
+
+    @Test(arguments: Face.allCases)
+    func aV2ErrorEnvelopeReachesTheResultWithItsCode(_ face: Face) async throws {
+        try await withLocalAPIServer { server in
+            server.enqueue(
+                .status(400, body: #"{"message":"invalid","data":{},"error":{"code":"ERR_INVALID_DATA"}}"#, headers: ["content-type": "application/json"]),
+                for: .experience)
+            let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
+            let (track, _) = try await Self.send(face, OptimizationConfig(spaceId: "space-1", environment: "master", api: api))
+            guard case .refused(status: 400, code: "ERR_INVALID_DATA", _) = track.outcome else {
+                Issue.record("\(face): \(track.outcome)")
+                return
+            }
+        }
+    }
+
+    @Test func aV1ErrorEnvelopeHasNoCode() async throws {
+        try await withLocalAPIServer { server in
+            server.enqueue(.status(400, body: #"{"message":"invalid","data":{},"error":true}"#), for: .experience)
+            let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
+            let (track, _) = try await Self.send(.service, OptimizationConfig(clientId: "org-1", environment: "main", api: api))
+            guard case .refused(status: 400, code: nil, _) = track.outcome else {
+                Issue.record("\(track.outcome)")
+                return
+            }
+        }
+    }
+
+    @Test func theDefaultsFollowTheInitializer() {
+        #expect(OptimizationConfig(spaceId: "s").apiVersion == .v2)
+        #expect(OptimizationConfig(clientId: "c").apiVersion == .v1)
+        #expect(OptimizationAPIVersion.v2.defaultEnvironment == "master")
+        #expect(OptimizationAPIVersion.v1.defaultEnvironment == "main")
+        #expect(OptimizationConfig(spaceId: "s").spaceId == "s")
+    }
+
+    @Test func anUnsetEnvironmentIsAWarningOnceAtStart() async throws {
+        let recorder = LogRecorder()
+        let client = OptimizationClient(environment: .init(logger: recorder.logger, clock: ManualClock(), storage: .disabled))
+        try client.initialize(config: OptimizationConfig(spaceId: "space-1"))
+        defer { client.destroy() }
+        let warnings = recorder.all.filter { $0.message.contains("no Contentful environment configured") }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.level == .warning)
+        #expect(warnings.first?.metadata["environment"] == "master")
+        let configured = OptimizationClient(environment: .init(logger: recorder.logger, clock: ManualClock(), storage: .disabled))
+        try configured.initialize(config: OptimizationConfig(spaceId: "space-1", environment: "master"))
+        defer { configured.destroy() }
+        #expect(recorder.all.filter { $0.message.contains("no Contentful environment configured") }.count == 1)
+    }
+}
