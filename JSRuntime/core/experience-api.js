@@ -26,13 +26,18 @@
 //                      v2 error envelope) or transport error.
 //   __optimization.experienceApi = {DEFAULT_BASE_URL, DEFAULT_FEATURES, parseResponse(text),
 //       applyOptimizationData(state, data)}
-//     parseResponse(text) → {data, ignoredChanges}; throws an Error naming what is wrong. The
-//                      envelope needs `data.profile` (an object with a string `id`),
+//     parseResponse(text, apiVersion?) → {data, ignoredChanges}; throws an Error naming what is
+//                      wrong. The envelope's `error` must be null/absent or, in v1, a boolean, in
+//                      v2 an object with a string `code`; it needs `data.profile` (an object with a string `id`),
 //                      `data.experiences` (selections: string experienceId, number variantIndex,
 //                      object variants, boolean-or-absent sticky; parsed copies always carry
-//                      `sticky`, unknown keys stripped) and `data.changes`. A change whose `type` is
-//                      not "Variable" is dropped on its own and counted in `ignoredChanges`;
-//                      a malformed "Variable" change fails the envelope.
+//                      `sticky`, unknown keys stripped) and `data.changes`, the union of
+//                      "Variable" ({key, value, meta: {experienceId, variantIndex}}: custom
+//                      flags), "Experience" and "Fragment" ({id, variantId, meta: {optimizationId,
+//                      variantIndex}}: the selected variant of an Experiences entity, carried
+//                      through to the caller; flags never read them). A change of any other
+//                      `type` is dropped on its own and counted in `ignoredChanges`; a malformed
+//                      change of a known type fails the envelope.
 //     applyOptimizationData(state, data) → undefined   runs the state interceptors
 //                      (`__optimization.applyInterceptors` or `stateInterceptors.apply`, when
 //                      present) on {profile, selectedOptimizations, changes}, then in ONE state
@@ -88,8 +93,24 @@
     return value === null || type === 'string' || type === 'boolean' || (type === 'number' && isFinite(value)) || type === 'object';
   }
 
+  // An Experience or Fragment change (API v2): the selected variant of an Experiences entity.
+  function parseEntityChange(value, index) {
+    var meta = value.meta;
+    if (!isString(value.id) || !isString(value.variantId) || !isRecord(meta) || !isString(meta.optimizationId) ||
+      !isNumber(meta.variantIndex)) {
+      throw invalid('data.changes[' + index + '] is not an ' + value.type + ' change');
+    }
+    return {
+      type: value.type,
+      id: value.id,
+      variantId: value.variantId,
+      meta: { optimizationId: meta.optimizationId, variantIndex: meta.variantIndex },
+    };
+  }
+
   function parseChange(value, index) {
     if (!isRecord(value)) throw invalid('data.changes[' + index + '] is not an object');
+    if (value.type === 'Experience' || value.type === 'Fragment') return parseEntityChange(value, index);
     if (value.type !== 'Variable') return undefined;
     var meta = value.meta;
     if (!isString(value.key) || !hasOwn.call(value, 'value') || !isChangeValue(value.value) || !isRecord(meta) ||
@@ -104,7 +125,17 @@
     };
   }
 
-  function parseResponse(text) {
+  // The envelope's `error`: v1 `boolean | null`, v2 `{code: string} | null` (absent counts as null).
+  function checkEnvelopeError(error, apiVersion) {
+    if (error === undefined || error === null) return;
+    if (apiVersion === 'v2') {
+      if (!isRecord(error) || !isString(error.code)) throw invalid('"error" is neither null nor an {code} object');
+    } else if (typeof error !== 'boolean') {
+      throw invalid('"error" is neither null nor a boolean');
+    }
+  }
+
+  function parseResponse(text, apiVersion) {
     var body;
     try {
       body = JSON.parse(text);
@@ -112,6 +143,7 @@
       throw invalid('the body is not JSON');
     }
     if (!isRecord(body) || !isRecord(body.data)) throw invalid('it has no "data" object');
+    checkEnvelopeError(body.error, apiVersion);
     var data = body.data;
     if (!isRecord(data.profile) || !isString(data.profile.id)) throw invalid('data.profile is not a profile with a string "id"');
     if (!Array.isArray(data.experiences)) throw invalid('data.experiences is not an array');
@@ -214,7 +246,7 @@
         return response.text().then(function (text) {
           var parsed;
           try {
-            parsed = parseResponse(text);
+            parsed = parseResponse(text, apiVersion);
           } catch (error) {
             return { ok: false, kind: 'invalid', status: response.status, reason: error.message };
           }

@@ -311,7 +311,7 @@
         removeSent(batch);
         removed(batch, 'delivered');
         if (outcome.ignoredChanges > 0) {
-          host.log('warn', 'Experience API response: ignored ' + outcome.ignoredChanges + ' change(s) whose type is not "Variable".');
+          host.log('warn', 'Experience API response: ignored ' + outcome.ignoredChanges + ' change(s) of an unknown type.');
         }
         if (!closed) runtime.handleSuccess();
         return Promise.resolve(onResponse(outcome.data)).then(function () {

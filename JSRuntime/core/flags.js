@@ -55,8 +55,9 @@
     return value;
   }
 
+  // Flags are the Variable changes; Experience and Fragment changes (API v2) are not flags.
   function isChange(change) {
-    return isRecord(change) && typeof change.key === 'string';
+    return isRecord(change) && typeof change.key === 'string' && (change.type === undefined || change.type === 'Variable');
   }
 
   function resolve(changes) {

@@ -160,6 +160,46 @@
     assert.equal(parsed.data.profile.id, 'p-1');
   });
 
+  jsTest('API v2 envelope: error is null or {code} (a boolean is refused), v1 takes a boolean', function () {
+    function body(error) {
+      return JSON.stringify({ data: envelope('p').data, message: 'ok', error: error });
+    }
+    var parse = ns.experienceApi.parseResponse;
+    assert.equal(parse(body(null), 'v2').data.profile.id, 'p');
+    assert.equal(parse(body({ code: 'ERR_CONFIG_NOT_FOUND' }), 'v2').data.profile.id, 'p');
+    assert.throws(function () { parse(body(false), 'v2'); }, /"error" is neither null nor an \{code\} object/);
+    assert.equal(parse(body(false), 'v1').data.profile.id, 'p');
+    assert.throws(function () { parse(body({ code: 'X' }), 'v1'); }, /"error" is neither null nor a boolean/);
+  });
+
+  jsTest('the change union: Experience and Fragment changes are carried through, flags read Variable changes only', function () {
+    var changes = [
+      { type: 'Variable', key: 'headline', value: 'Hello', meta: { experienceId: 'opt-1', variantIndex: 0 } },
+      { type: 'Experience', id: 'experience-1', variantId: 'experience-variant-1', meta: { optimizationId: 'optimization-2', variantIndex: 1 } },
+      { type: 'Fragment', id: 'fragment-1', variantId: 'fragment-variant-2', meta: { optimizationId: 'optimization-3', variantIndex: 2 }, extra: 1 },
+      { type: 'Component', id: 'c-1' },
+    ];
+    var parsed = ns.experienceApi.parseResponse(JSON.stringify(envelope('p', { changes: changes })), 'v2');
+    assert.equal(parsed.ignoredChanges, 1, 'an unknown type is dropped on its own');
+    assert.deepEqual(parsed.data.changes.map(function (c) { return c.type; }), ['Variable', 'Experience', 'Fragment']);
+    assert.deepEqual(parsed.data.changes[2], { type: 'Fragment', id: 'fragment-1', variantId: 'fragment-variant-2', meta: { optimizationId: 'optimization-3', variantIndex: 2 } });
+    assert.deepEqual(ns.flags.resolve(parsed.data.changes), { headline: 'Hello' });
+    // Variable values: an object with a `value` key holding an object unwraps; others stay.
+    function flagOf(value) {
+      return ns.flags.resolve([{ type: 'Variable', key: 'k', value: value, meta: { experienceId: 'e', variantIndex: 0 } }]).k;
+    }
+    assert.deepEqual(flagOf({ value: { amount: 10 } }), { amount: 10 });
+    assert.deepEqual(flagOf({ value: 'x' }), { value: 'x' });
+    assert.equal(flagOf({ value: null }), null);
+    assert.equal(flagOf(42), 42);
+    // An Experience change with a Variable's meta is malformed: the envelope fails.
+    assert.throws(function () {
+      ns.experienceApi.parseResponse(JSON.stringify(envelope('p', { changes: [
+        { type: 'Experience', id: 'entry_1', variantId: 'variant_1', meta: { experienceId: 'exp_1', variantIndex: 1 } },
+      ] })), 'v2');
+    }, /data\.changes\[0\] is not an Experience change/);
+  });
+
   jsTest('an invalid envelope on a 2xx is an "invalid" outcome (delivered, not retried)', function () {
     var cases = [
       ['not json', /not JSON/],
