@@ -108,6 +108,52 @@ struct APIVersionTests {
         }
     }
 
+    @Test(arguments: Face.allCases)
+    func experienceAndFragmentChangesReachTheCallerAndFlagsReadVariablesOnly(_ face: Face) async throws {
+        try await withLocalAPIServer { server in
+            var data = LocalOptimizationAPIServer.defaultNewVisitorData.objectValue ?? [:]
+            data["changes"] = [
+                ["type": "Variable", "key": "headline", "value": "Hello", "meta": ["experienceId": "opt-1", "variantIndex": 0]],
+                ["type": "Experience", "id": "experience-1", "variantId": "experience-variant-1",
+                 "meta": ["optimizationId": "optimization-2", "variantIndex": 1]],
+                ["type": "Fragment", "id": "fragment-1", "variantId": "fragment-variant-2",
+                 "meta": ["optimizationId": "optimization-3", "variantIndex": 2]],
+                ["type": "Component", "id": "dropped"],
+            ]
+            server.setExperienceData(newVisitor: .object(data))
+            let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
+            let config = OptimizationConfig(spaceId: "space-1", environment: "master", api: api)
+            let changes: [JSONValue]?
+            let headline: JSONValue
+            let experience: JSONValue
+            switch face {
+            case .client:
+                let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+                var consented = config
+                consented.defaults = StorageDefaults(consent: true)
+                try client.initialize(config: consented)
+                defer { client.destroy() }
+                #expect(try await client.page().outcome == .delivered)
+                changes = client.state.changes?.arrayValue
+                headline = client.getFlag("headline")
+                experience = client.getFlag("experience-1")
+            case .service:
+                let service = OptimizationService(config: config, options: .init(engines: 1), environment: .init(clock: ManualClock()))
+                try await service.start()
+                let request = service.forRequest(RequestOptions(consent: true))
+                #expect(try await request.page().outcome == .delivered)
+                changes = request.changes
+                headline = request.getFlag("headline")
+                experience = request.getFlag("experience-1")
+                await service.shutdown()
+            }
+            #expect(changes?.compactMap { $0["type"]?.stringValue } == ["Variable", "Experience", "Fragment"])
+            #expect(changes?[2]["variantId"] == "fragment-variant-2")
+            #expect(headline == "Hello")
+            #expect(experience == .null, "an Experience change is not a flag")
+        }
+    }
+
     @Test func theDefaultsFollowTheInitializer() {
         #expect(OptimizationConfig(spaceId: "s").apiVersion == .v2)
         #expect(OptimizationConfig(clientId: "c").apiVersion == .v1)
