@@ -33,7 +33,9 @@
 //                 "retry"|"drop"|"disable"|"invalid"|"timeout"|"circuitOpen", status, reason,
 //                 retryAfterMs?}.
 //                 "timeout" = the request's budget ran out (the fetch is aborted, which cancels
-//                 its HTTP request in the host).
+//                 its HTTP request in the host). `code` = the API's error code (v2 envelopes).
+//                 A 429 ERR_PROFILE_OVERLOAD is tried again after the flush policy's backoff
+//                 (at least its Retry-After) while the budget allows; then it is the outcome.
 //   Insights      trackView (non-sticky), trackClick, trackHover, trackFlagView:
 //                 {accepted: true, events: [event], insights: [{profile, event}]}: the host puts
 //                 them into its process-wide queue. Require a profile id.
@@ -45,7 +47,7 @@
   'use strict';
   var ns = globalThis.__optimization.declare('service/request-events.js', {
     provides: ['createRequestEvents', 'experienceRequestMethods', 'requestEventMethods'],
-    uses: ['consent', 'createEventBuilder', 'createExperienceApi', 'host', 'locale', 'payloadRules'],
+    uses: ['consent', 'createEventBuilder', 'createExperienceApi', 'host', 'locale', 'payloadRules', 'queueFlushPolicy'],
   });
   var host = ns.host;
   var rules = ns.payloadRules;
@@ -69,7 +71,12 @@
     return input;
   }
 
+  function isProfileOverload(outcome) {
+    return outcome.ok === false && outcome.status === 429 && outcome.code === 'ERR_PROFILE_OVERLOAD';
+  }
+
   function createRequestEvents(settings) {
+    var overloadPolicy = ns.queueFlushPolicy.resolveQueueFlushPolicy(settings.queuePolicy && settings.queuePolicy.flush);
     function builderFor(request) {
       return ns.createEventBuilder({
         channel: settings.channel,
@@ -110,20 +117,37 @@
       var budget = typeof request.timeoutMs === 'number' && request.timeoutMs > 0 ? Math.floor(request.timeoutMs) : settings.requestTimeoutMs;
       var controller = new AbortController();
       var headers = typeof request.ip === 'string' && request.ip.length > 0 ? { 'X-Force-IP': request.ip } : undefined;
+      var deadline = host.now() + budget;
       return new Promise(function (resolve) {
         var done = false;
+        var retryTimer = null;
         var timer = host.setTimeout(function () {
           if (done) return;
           done = true;
+          if (retryTimer !== null) host.clearTimeout(retryTimer);
           controller.abort();
           resolve({ ok: false, kind: 'timeout', status: 0, reason: 'Experience API did not answer within the request budget of ' + budget + ' ms' });
         }, budget);
-        api.upsertProfile({ profileId: profileIdOf(request.profile), events: [event], signal: controller.signal, headers: headers }).then(function (outcome) {
-          if (done) return;
+        function finish(outcome) {
           done = true;
           host.clearTimeout(timer);
           resolve(outcome);
-        });
+        }
+        // The API answers 429 ERR_PROFILE_OVERLOAD while other calls work on the profile: back
+        // off (the flush policy's schedule) and try again while the budget allows.
+        function attempt(failures) {
+          api.upsertProfile({ profileId: profileIdOf(request.profile), events: [event], signal: controller.signal, headers: headers }).then(function (outcome) {
+            if (done) return;
+            if (!isProfileOverload(outcome)) return finish(outcome);
+            var delay = Math.max(ns.queueFlushPolicy.computeRetryDelay(overloadPolicy, failures + 1), outcome.retryAfterMs || 0);
+            if (host.now() + delay >= deadline) return finish(outcome);
+            retryTimer = host.setTimeout(function () {
+              retryTimer = null;
+              if (!done) attempt(failures + 1);
+            }, delay);
+          });
+        }
+        attempt(0);
       });
     }
 

@@ -20,9 +20,10 @@
 //                                with the configured queuePolicy.flush) whether a call may send
 //                                its request; false: it passes failFast. Used on the delivery
 //                                engine only, so one circuit serves every engine of the pool.
-//   recordExperienceOutcome(kind) → bool   reports an admitted call: "ok" closes the circuit,
-//                                "retry"/"timeout" count as failures, anything else frees the
-//                                probe; returns whether the circuit is open now.
+//   recordExperienceOutcome(kind, code) → bool   reports an admitted call: "ok" closes the
+//                                circuit, "retry"/"timeout" count as failures (not with code
+//                                ERR_PROFILE_OVERLOAD), anything else frees the probe; returns
+//                                whether the circuit is open now.
 //   isExperienceCircuitOpen() → bool
 //   call(method, payload, request, requestId)   async: returns `[ok, outcome]` JSON text when the
 //                                outcome is known at once (blocked, Insights, errors), else settles
@@ -153,11 +154,12 @@
   }
 
   // kind: "ok" (answered), "retry" or "timeout" (a transient failure: counts towards opening the
-  // circuit), anything else (refused, invalid, no request made) frees the probe only.
-  function recordExperienceOutcome(kind) {
+  // circuit), anything else (refused, invalid, no request made) frees the probe only, as does a
+  // profile overload (code ERR_PROFILE_OVERLOAD: one visitor's calls, not the API's health).
+  function recordExperienceOutcome(kind, code) {
     requireConfigured('recordExperienceOutcome');
     if (kind === 'ok') experienceCircuit.recordSuccess();
-    else if (kind === 'retry' || kind === 'timeout') experienceCircuit.recordFailure();
+    else if ((kind === 'retry' || kind === 'timeout') && code !== 'ERR_PROFILE_OVERLOAD') experienceCircuit.recordFailure();
     else experienceCircuit.release();
     return experienceCircuit.isOpen();
   }

@@ -113,7 +113,7 @@ package enum BridgeContract {
         package static let removeInsightsMessages = BridgeFunction("__service", "removeInsightsMessages", arity: 2)
         package static let closeDelivery = BridgeFunction("__service", "closeDelivery", arity: 0)
         package static let admitExperienceCall = BridgeFunction("__service", "admitExperienceCall", arity: 0)
-        package static let recordExperienceOutcome = BridgeFunction("__service", "recordExperienceOutcome", arity: 1)
+        package static let recordExperienceOutcome = BridgeFunction("__service", "recordExperienceOutcome", arity: 2)
         package static let isExperienceCircuitOpen = BridgeFunction("__service", "isExperienceCircuitOpen", arity: 0)
 
         /// Every `__service` function, in JSRuntime's declaration order.

@@ -22,8 +22,10 @@ public enum EventOutcome: Sendable, Equatable, CustomStringConvertible {
     /// The Experience circuit is open after repeated failures: no request was made.
     case circuitOpen
     /// A transient failure of the Experience call: a 408, 429 or 5xx answer (`status`), or a
-    /// transport error (status 0).
-    case failed(status: Int, reason: String)
+    /// transport error (status 0). `code` is the API's error code when its answer carries one:
+    /// `ERR_PROFILE_OVERLOAD` (429) when the profile stayed overloaded after the retries its
+    /// budget allowed.
+    case failed(status: Int, code: String?, reason: String)
 
     public var description: String {
         switch self {
@@ -33,7 +35,7 @@ public enum EventOutcome: Sendable, Equatable, CustomStringConvertible {
         case .refused(let status, let code, let reason): return "refused (\(status)\(code.map { ", \($0)" } ?? "")): \(reason)"
         case .timedOut(let budget): return "timed out after \(budget)"
         case .circuitOpen: return "circuit open"
-        case .failed(let status, let reason): return "failed (\(status)): \(reason)"
+        case .failed(let status, let code, let reason): return "failed (\(status)\(code.map { ", \($0)" } ?? "")): \(reason)"
         }
     }
 }

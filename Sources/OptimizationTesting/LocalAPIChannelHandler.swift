@@ -68,6 +68,12 @@ final class LocalAPIChannelHandler: ChannelInboundHandler, RemovableChannelHandl
     ) {
         guard isActive else { return }
         switch script {
+        case .delay, .hang, .stalledBody:
+            break
+        case .standard, .status, .retryAfter, .truncatedBody, .dropConnection:
+            state.answered(request)
+        }
+        switch script {
         case .standard:
             let planned = state.standardResponse(for: request)
             write(status: planned.status, headers: planned.headers, body: planned.body, head: head, context: context)

@@ -41,6 +41,10 @@ final class LocalAPIServerState: Sendable {
         var dataProvider: (@Sendable (String) -> JSONValue?)?
         var waiters: [Int: Waiter] = [:]
         var nextWaiterID = 1
+        /// Experience requests for a profile id received and not answered yet, and the most
+        /// there ever were at once, by profile id.
+        var profileRequestsInFlight: [String: Int] = [:]
+        var peakProfileRequests: [String: Int] = [:]
 
         var snapshot: LocalAPIServerSnapshot {
             LocalAPIServerSnapshot(
@@ -109,6 +113,11 @@ final class LocalAPIServerState: Sendable {
                 sequence: inner.requests.count + 1, connectionID: connectionID, method: method.uppercased(),
                 path: path, queryItems: queryItems, headers: headerMap, body: body)
             inner.requests.append(request)
+            if let profileID = Self.profileID(of: request) {
+                let inFlight = inner.profileRequestsInFlight[profileID, default: 0] + 1
+                inner.profileRequestsInFlight[profileID] = inFlight
+                inner.peakProfileRequests[profileID] = max(inner.peakProfileRequests[profileID] ?? 0, inFlight)
+            }
             var script = ScriptedResponse.standard
             if let index = inner.scripts.firstIndex(where: { $0.matcher.matches(request) }) {
                 script = inner.scripts.remove(at: index).response
@@ -120,6 +129,26 @@ final class LocalAPIServerState: Sendable {
     }
 
     var snapshot: LocalAPIServerSnapshot { inner.withLock { $0.snapshot } }
+
+    /// Marks `request` answered (its response was written, or its connection dropped).
+    func answered(_ request: RecordedRequest) {
+        guard let profileID = Self.profileID(of: request) else { return }
+        inner.withLock { inner in
+            inner.profileRequestsInFlight[profileID] = max(0, (inner.profileRequestsInFlight[profileID] ?? 0) - 1)
+        }
+    }
+
+    /// The most Experience requests for one profile id the server was answering at the same
+    /// time, by profile id.
+    var peakConcurrentProfileRequests: [String: Int] { inner.withLock { $0.peakProfileRequests } }
+
+    /// The profile id of an Experience request that names one (`…/profiles/<id>` of either API
+    /// version).
+    private static func profileID(of request: RecordedRequest) -> String? {
+        let segments = request.path.split(separator: "/")
+        guard segments.count == 8, segments[0] == "experience", segments[6] == "profiles" else { return nil }
+        return String(segments[7])
+    }
 
     func clearRequests() {
         inner.withLock { $0.requests.removeAll() }

@@ -190,6 +190,12 @@ public final class LocalOptimizationAPIServer: Sendable {
         state.setDataProvider(provider)
     }
 
+    /// The most Experience requests naming one profile id (`…/profiles/<id>`) that the server
+    /// was answering at the same time, by profile id: 1 when calls for that profile never
+    /// overlapped. A request counts from its arrival until its answer is written (a scripted
+    /// delay included).
+    public var peakConcurrentProfileRequests: [String: Int] { state.peakConcurrentProfileRequests }
+
     /// Every Insights batch received by standard answers, in arrival order.
     public var insightsBatches: [JSONValue] { state.insightsBatches }
 

@@ -73,7 +73,7 @@ private func isRefused(_ outcome: EventOutcome, status: Int) -> Bool {
 }
 
 private func isFailed(_ outcome: EventOutcome, status: Int) -> Bool {
-    if case .failed(status: status, _) = outcome { return true }
+    if case .failed(status: status, _, _) = outcome { return true }
     return false
 }
 

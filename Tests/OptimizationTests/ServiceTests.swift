@@ -278,7 +278,7 @@ struct ServiceTests {
                 server.enqueue(.status(500), for: .experience)
                 let failing = service.forRequest(RequestOptions(consent: true, profileId: "p"))
                 let failed = try await failing.track(event: "x")
-                guard case .failed(status: 500, _) = failed.outcome else {
+                guard case .failed(status: 500, code: nil, _) = failed.outcome else {
                     Issue.record("expected a 500 failure, got \(failed.outcome)")
                     return
                 }

@@ -151,6 +151,19 @@ public final class OptimizationRequest: Sendable {
         if !callsExperience, current.profile?["id"]?.stringValue.map({ !$0.isEmpty }) != true {
             throw .profileIdRequired(method: method)
         }
+        // One Experience call at a time per profile (the API refuses concurrent work on one
+        // profile); waiting counts against the call's budget.
+        let budget = options.experienceTimeout ?? service.options.experienceTimeout
+        let heldProfile = callsExperience ? current.profile?["id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } : nil
+        let clock = service.environment.clock
+        let waitStarted = clock.now()
+        if let heldProfile {
+            guard await service.profileCalls.acquire(heldProfile, within: budget) else {
+                logger.warning("Experience call gave up waiting for the profile's earlier call", metadata: ["method": "\(method)"])
+                return EventResult(outcome: .timedOut(after: budget))
+            }
+        }
+        defer { if let heldProfile { service.profileCalls.release(heldProfile) } }
         // The service's one Experience circuit (on the delivery engine) admits the call or
         // makes it fail fast; an admitted call reports how it went.
         let admitted = callsExperience && running.delivery.admitExperienceCall()
@@ -159,7 +172,9 @@ public final class OptimizationRequest: Sendable {
         let requestText: String
         do {
             payloadText = try JSONValue.object(payload).jsonText()
-            requestText = try requestScope(profile: current.profile, failFast: failFast).jsonText()
+            // What is left of the budget after waiting for the profile.
+            let remaining = budget.inMilliseconds - max(0, clock.now() - waitStarted)
+            requestText = try requestScope(profile: current.profile, failFast: failFast, budgetMilliseconds: remaining).jsonText()
         } catch {
             if admitted { running.delivery.recordExperienceOutcome(nil) }
             throw .bridgeError("\(method) payload cannot be serialized: \(error)")
@@ -193,7 +208,7 @@ public final class OptimizationRequest: Sendable {
         var outcome = EventOutcome.accepted
         var data: JSONValue?
         if let experience = answer["experience"] {
-            let mapped = Self.outcome(of: experience, budget: options.experienceTimeout ?? service.options.experienceTimeout)
+            let mapped = Self.outcome(of: experience, budget: budget)
             outcome = mapped
             service.metrics.experience(mapped, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
             if mapped == .delivered, let answered = experience["data"] {
@@ -214,7 +229,7 @@ public final class OptimizationRequest: Sendable {
     }
 
     /// The `request` argument of `__service.call`.
-    private func requestScope(profile: JSONValue?, failFast: Bool) -> JSONValue {
+    private func requestScope(profile: JSONValue?, failFast: Bool, budgetMilliseconds: Double) -> JSONValue {
         var scope: OrderedDictionary<String, JSONValue> = [:]
         if let events = options.consent.events { scope["consent"] = .bool(events) }
         if let profile { scope["profile"] = profile }
@@ -222,7 +237,7 @@ public final class OptimizationRequest: Sendable {
         if !options.eventContext.isEmpty { scope["eventContext"] = .object(options.eventContext) }
         if let ip = options.ip { scope["ip"] = .string(ip) }
         if options.preflight { scope["preflight"] = .bool(true) }
-        if let budget = options.experienceTimeout { scope["timeoutMs"] = .number(JSONNumber(max(1, budget.wholeMilliseconds))) }
+        scope["timeoutMs"] = .number(JSONNumber(Int(min(max(1, budgetMilliseconds), 1e12).rounded(.down))))
         if failFast { scope["failFast"] = .bool(true) }
         // The time of the call travels with it: the engine builds its events without asking
         // the host clock.
@@ -254,7 +269,7 @@ public final class OptimizationRequest: Sendable {
         switch experience["kind"]?.stringValue {
         case "timeout": return .timedOut(after: budget)
         case "circuitOpen": return .circuitOpen
-        case "retry": return .failed(status: status, reason: reason)
+        case "retry": return .failed(status: status, code: experience["code"]?.stringValue, reason: reason)
         default: return .refused(status: status, code: experience["code"]?.stringValue, reason: reason)
         }
     }

@@ -168,6 +168,8 @@ public final class OptimizationService: Sendable {
     let experienceMethods = Mutex<Set<String>>([])
     /// The shared core's delivery outcome of each HTTP status, for traces and metrics.
     let statusKinds = DeliveryStatusKinds()
+    /// Experience calls run one at a time per profile id.
+    let profileCalls: ProfileCallSerializer
     let metrics: ServiceMetrics
     let tracer: any Tracer
 
@@ -178,6 +180,7 @@ public final class OptimizationService: Sendable {
         self.environment = environment
         metrics = ServiceMetrics(factory: environment.metricsFactory ?? MetricsSystem.factory)
         tracer = environment.tracer ?? InstrumentationSystem.tracer
+        profileCalls = ProfileCallSerializer(clock: environment.clock)
     }
 
     deinit {

@@ -122,7 +122,8 @@ final class ServiceDelivery: Sendable {
     @discardableResult
     func recordExperienceOutcome(_ experience: JSONValue?) -> Bool {
         let kind = experience.map { $0["ok"]?.boolValue == true ? "ok" : $0["kind"]?.stringValue ?? "failed" } ?? "none"
-        return (try? runtime.engine.call(BridgeContract.Service.recordExperienceOutcome, .string(kind)).boolValue) ?? false
+        let code = experience?["code"]?.stringValue.map(JavaScriptValue.string) ?? .null
+        return (try? runtime.engine.call(BridgeContract.Service.recordExperienceOutcome, .string(kind), code).boolValue) ?? false
     }
 
     /// Whether the Experience circuit is open now.

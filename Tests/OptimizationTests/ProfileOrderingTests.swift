@@ -1,0 +1,119 @@
+import Foundation
+import JavaScriptHost
+@testable import Optimization
+import OptimizationTesting
+import Testing
+
+/// A service never runs two Experience calls for one profile at the same time (the API refuses
+/// concurrent work on a profile with 429 `ERR_PROFILE_OVERLOAD`), and retries that refusal
+/// within the call's budget.
+@Suite("Experience calls per profile", .timeLimit(.minutes(2)))
+struct ProfileOrderingTests {
+    static let overload = ScriptedResponse.status(
+        429, body: #"{"message":"too many concurrent requests","data":{},"error":{"code":"ERR_PROFILE_OVERLOAD"}}"#)
+
+    static func service(
+        _ server: LocalOptimizationAPIServer, clock: any HostClock, engines: Int = 2, flush: QueueFlushPolicy? = nil,
+        timeout: Duration = .seconds(10)
+    ) -> OptimizationService {
+        OptimizationService(
+            config: OptimizationConfig(
+                spaceId: "space-1", environment: "master",
+                api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL),
+                queuePolicy: flush.map { QueuePolicy(flush: $0) }),
+            options: .init(engines: engines, experienceTimeout: timeout), environment: .init(clock: clock))
+    }
+
+    @Test func concurrentRequestsOfOneVisitorNeverOverlapAtTheServer() async throws {
+        try await withLocalAPIServer { server in
+            // Each answer takes a while, so calls that were not ordered would overlap.
+            for _ in 0..<6 { server.enqueue(.delay(.milliseconds(40)), for: .experience) }
+            let service = Self.service(server, clock: ManualClock(), engines: 3)
+            try await service.start()
+            let outcomes = try await withThrowingTaskGroup(of: EventOutcome.self) { group in
+                for index in 0..<6 {
+                    group.addTask {
+                        let request = service.forRequest(RequestOptions(consent: true, profileId: "visitor-1"))
+                        return try await request.track(event: "tab-\(index)").outcome
+                    }
+                }
+                return try await group.reduce(into: [EventOutcome]()) { $0.append($1) }
+            }
+            await service.shutdown()
+            #expect(outcomes.allSatisfy { $0 == .delivered }, "\(outcomes)")
+            #expect(server.requests(matching: .experience).count == 6)
+            #expect(server.peakConcurrentProfileRequests["visitor-1"] == 1)
+            #expect(service.profileCalls.waitingCount == 0)
+        }
+    }
+
+    @Test func differentVisitorsDoNotWaitForEachOther() async throws {
+        try await withLocalAPIServer { server in
+            server.enqueue(.hang, for: .pathPrefix("/experience/v3/spaces/space-1/environments/master/profiles/slow"))
+            let clock = ManualClock()
+            let service = Self.service(server, clock: clock)
+            try await service.start()
+            let slow = Task { try await service.forRequest(RequestOptions(consent: true, profileId: "slow")).page().outcome }
+            try await server.waitForRequests(count: 1, matching: .experience)
+            // Another visitor's call goes through while the first one hangs.
+            #expect(try await service.forRequest(RequestOptions(consent: true, profileId: "fast")).page().outcome == .delivered)
+            clock.advance(by: .seconds(10))
+            #expect(try await slow.value == .timedOut(after: .seconds(10)))
+            await service.shutdown()
+        }
+    }
+
+    @Test func aCallThatWaitsLongerThanItsBudgetGivesUpWithoutARequest() async throws {
+        try await withLocalAPIServer { server in
+            server.enqueue(.hang, for: .experience)
+            let clock = ManualClock()
+            let service = Self.service(server, clock: clock)
+            try await service.start()
+            let first = Task {
+                try await service.forRequest(RequestOptions(consent: true, profileId: "p-1", experienceTimeout: .seconds(10))).page().outcome
+            }
+            try await server.waitForRequests(count: 1, matching: .experience)
+            let second = Task {
+                try await service.forRequest(RequestOptions(consent: true, profileId: "p-1", experienceTimeout: .seconds(1))).page().outcome
+            }
+            while service.profileCalls.waitingCount == 0 { await Task.yield() }
+            clock.advance(by: .seconds(1))
+            #expect(try await second.value == .timedOut(after: .seconds(1)))
+            #expect(server.requests(matching: .experience).count == 1, "the second call never reached the API")
+            clock.advance(by: .seconds(9))
+            #expect(try await first.value == .timedOut(after: .seconds(10)))
+            await service.shutdown()
+        }
+    }
+
+    @Test func anOverloadedProfileIsRetriedWithinTheBudget() async throws {
+        try await withLocalAPIServer { server in
+            server.enqueue(Self.overload, Self.overload, for: .experience)
+            let fastBackoff = QueueFlushPolicy(baseBackoff: .milliseconds(1), maxBackoff: .milliseconds(2))
+            let service = Self.service(server, clock: SystemClock(), flush: fastBackoff)
+            try await service.start()
+            let result = try await service.forRequest(RequestOptions(consent: true, profileId: "p-1")).track(event: "bought")
+            await service.shutdown()
+            #expect(result.outcome == .delivered, "\(result.outcome)")
+            #expect(server.requests(matching: .experience).count == 3)
+            #expect(!service.isExperienceCircuitOpen)
+        }
+    }
+
+    @Test func anOverloadThatOutlastsTheBudgetIsATypedFailureWithItsCode() async throws {
+        try await withLocalAPIServer { server in
+            server.enqueue(contentsOf: Array(repeating: Self.overload, count: 10), for: .experience)
+            // Backoff of 1 s against a 3 s budget: two or three attempts, then the overload is the outcome.
+            let slowBackoff = QueueFlushPolicy(baseBackoff: .seconds(1), maxBackoff: .seconds(1))
+            let service = Self.service(server, clock: SystemClock(), flush: slowBackoff, timeout: .seconds(3))
+            try await service.start()
+            let result = try await service.forRequest(RequestOptions(consent: true, profileId: "p-1")).track(event: "bought")
+            await service.shutdown()
+            guard case .failed(status: 429, code: "ERR_PROFILE_OVERLOAD", _) = result.outcome else {
+                Issue.record("\(result.outcome)")
+                return
+            }
+            #expect(server.requests(matching: .experience).count >= 2)
+        }
+    }
+}
