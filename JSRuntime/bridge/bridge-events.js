@@ -125,7 +125,7 @@
   function asyncMethod(method, methodRules, run) {
     return function (payload, requestId) {
       if (shared.current === null) return ns.settleReturning(requestId, new Error(NOT_INITIALIZED));
-      var invalid = rules.validate(method, payload, methodRules);
+      var invalid = rules.checkApiVersion(method, shared.current.config.apiVersion) || rules.validate(method, payload, methodRules);
       if (invalid !== null) return ns.settleReturning(requestId, invalid);
       var outer = collecting;
       var emitted = [];

@@ -3,6 +3,8 @@
 //   hasEventConsent(method, consent, allowedEventTypes) → boolean   the consent gate:
 //       consent === true allows everything; otherwise the allow-list decides: trackView needs
 //       "component", trackFlagView "flag" or "component", trackClick "component_click", trackHover
+//       "component_hover", trackNodeView "exo_node_view" or "component", trackNodeClick
+//       "exo_node_click" or "component_click", trackNodeHover "exo_node_hover" or
 //       "component_hover", any other method its own name. `false` and `undefined` gate alike; a
 //       missing (non-array) list allows nothing.
 //   readConsentInput(input) → {consent?, persistenceConsent?}   a boolean sets both keys; an
@@ -33,6 +35,10 @@
     trackFlagView: ['flag', 'component'],
     trackClick: ['component_click'],
     trackHover: ['component_hover'],
+    // The ExO node events: their wire type, or the component selector of the same interaction.
+    trackNodeView: ['exo_node_view', 'component'],
+    trackNodeClick: ['exo_node_click', 'component_click'],
+    trackNodeHover: ['exo_node_hover', 'component_hover'],
   };
 
   function hasEventConsent(method, consent, allowedEventTypes) {

@@ -29,6 +29,12 @@
 //   buildClick({componentId, experienceId?, variantIndex?})   type "component_click", "Entry"
 //   buildHover({componentId, hoverId, hoverDurationMs, experienceId?, variantIndex?})
 //                                                 type "component_hover", "Entry"
+//   buildNodeView / buildNodeClick / buildNodeHover({entityId, entityKind, entityKindId?,
+//       optimizationId?, parentExperienceId?, variantId?, entryIds?, parameters?, variantIndex?,
+//       + viewId, viewDurationMs (view) | hoverId, hoverDurationMs (hover)})
+//                                                 types "exo_node_view" / "exo_node_click" /
+//                                                 "exo_node_hover" (API v2): no componentId or
+//                                                 componentType
 // Universal input keys every builder accepts: app, campaign, locale, location, page, screen,
 // userAgent. Universal output: channel; context {app?, campaign, gdpr, library, locale,
 // location?, page (not on screen events), screen?, userAgent?}; messageId = host.randomUUID();
@@ -102,10 +108,13 @@
     string: function (v) { return typeof v === 'string'; },
     number: function (v) { return typeof v === 'number' && isFinite(v); },
     object: isPlainObject,
+    strings: function (v) { return Array.isArray(v) && v.every(function (e) { return typeof e === 'string'; }); },
   };
 
+  var TYPE_NAMES = { string: 'a string', number: 'a number', object: 'an object', strings: 'an array of strings' };
+
   function typeError(kind, key, type) {
-    return new TypeError('Invalid ' + kind + ' event: "' + key + '" must be ' + (type === 'object' ? 'an ' : 'a ') + type + '.');
+    return new TypeError('Invalid ' + kind + ' event: "' + key + '" must be ' + TYPE_NAMES[type] + '.');
   }
 
   function required(kind, input, key, type) {
@@ -278,7 +287,54 @@
       return withUniversal(event, 'component_hover', input);
     }
 
+    // The Experiences (ExO) node events of API v2: the entity named by its id and kind, and
+    // optionally the optimization, variant and entries it rendered; no componentId/Type.
+    var NODE_STRINGS = ['entityKindId', 'optimizationId', 'parentExperienceId', 'variantId'];
+
+    function node(type, input) {
+      var event = {
+        type: type,
+        entityId: required(type, input, 'entityId', 'string'),
+        entityKind: required(type, input, 'entityKind', 'string'),
+      };
+      NODE_STRINGS.forEach(function (key) {
+        var value = optional(type, input, key, 'string');
+        if (value !== undefined) event[key] = value;
+      });
+      var entryIds = optional(type, input, 'entryIds', 'strings');
+      if (entryIds !== undefined) event.entryIds = entryIds.slice();
+      var parameters = optional(type, input, 'parameters', 'object');
+      if (parameters !== undefined) event.parameters = clone(parameters);
+      var variantIndex = optional(type, input, 'variantIndex', 'number');
+      if (variantIndex !== undefined) event.variantIndex = variantIndex;
+      return event;
+    }
+
+    function buildNodeView(rawInput) {
+      var input = readInput('exo_node_view', rawInput);
+      var event = node('exo_node_view', input);
+      event.viewId = required('exo_node_view', input, 'viewId', 'string');
+      event.viewDurationMs = required('exo_node_view', input, 'viewDurationMs', 'number');
+      return withUniversal(event, 'exo_node_view', input);
+    }
+
+    function buildNodeClick(rawInput) {
+      var input = readInput('exo_node_click', rawInput);
+      return withUniversal(node('exo_node_click', input), 'exo_node_click', input);
+    }
+
+    function buildNodeHover(rawInput) {
+      var input = readInput('exo_node_hover', rawInput);
+      var event = node('exo_node_hover', input);
+      event.hoverId = required('exo_node_hover', input, 'hoverId', 'string');
+      event.hoverDurationMs = required('exo_node_hover', input, 'hoverDurationMs', 'number');
+      return withUniversal(event, 'exo_node_hover', input);
+    }
+
     return {
+      buildNodeView: buildNodeView,
+      buildNodeClick: buildNodeClick,
+      buildNodeHover: buildNodeHover,
       buildIdentify: buildIdentify,
       buildPageView: buildPageView,
       buildScreenView: buildScreenView,

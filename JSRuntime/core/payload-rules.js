@@ -13,8 +13,13 @@
 //       build their methods from: {<method>: {rules, build, path}} where `build` names the
 //       event builder's function (core/event-builder.js) and `path` is "experience" or
 //       "insights" (trackView: a sticky view goes to the Experience API first); `enrich`: the
-//       published event carries the optimization context of `optimizationContextId`. Adding an
-//       event type = its rules and entry here plus its builder.
+//       published event carries the optimization context of `optimizationContextId`;
+//       `apiVersion`: the only API version that takes the event (the ExO node events
+//       trackNodeView/Click/Hover need "v2"). Adding an event type = its rules and entry here
+//       plus its builder.
+//   checkApiVersion(method, apiVersion) → Error | null
+//   Types of a rule: "string", "number", "boolean", "object", "stringArray", "count" (an integer
+//       ≥ 0), "entityKind" (Experience, Fragment, InlineFragment or InlineComponent).
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('core/payload-rules.js', { provides: ['payloadRules'] });
@@ -28,11 +33,19 @@
     number: function (v) { return typeof v === 'number'; },
     boolean: function (v) { return typeof v === 'boolean'; },
     object: isRecord,
+    stringArray: function (v) { return Array.isArray(v) && v.every(function (e) { return typeof e === 'string'; }); },
+    count: function (v) { return typeof v === 'number' && Math.floor(v) === v && v >= 0 && isFinite(v); },
+    entityKind: function (v) { return ENTITY_KINDS.indexOf(v) !== -1; },
   };
 
-  function article(type) {
-    return type === 'object' ? 'an ' : 'a ';
-  }
+  // The Experiences entities an exo_node event can name.
+  var ENTITY_KINDS = ['Experience', 'Fragment', 'InlineFragment', 'InlineComponent'];
+
+  // How a message names each type.
+  var TYPE_NAMES = {
+    string: 'a string', number: 'a number', boolean: 'a boolean', object: 'an object', stringArray: 'an array of strings',
+    count: 'an integer ≥ 0', entityKind: 'one of ' + ENTITY_KINDS.join(', '),
+  };
 
   function validate(method, payload, rules) {
     if (!isRecord(payload)) return new Error(method + ' payload must be an object.');
@@ -41,9 +54,9 @@
       var type = rules[i][1];
       var value = payload[key];
       if (rules[i][2]) {
-        if (!TYPES[type](value)) return new Error(method + ' payload must include ' + article(type) + type + ' "' + key + '".');
+        if (!TYPES[type](value)) return new Error(method + ' payload must include ' + TYPE_NAMES[type] + ' "' + key + '".');
       } else if (value !== undefined && !TYPES[type](value)) {
-        return new Error(method + ' payload "' + key + '" must be ' + article(type) + type + ' when provided.');
+        return new Error(method + ' payload "' + key + '" must be ' + TYPE_NAMES[type] + ' when provided.');
       }
     }
     return null;
@@ -71,6 +84,16 @@
       ['viewId', 'string', false], ['viewDurationMs', 'number', false],
   ];
 
+  // The Experiences (ExO) node events of API v2: the entity, then what the event adds.
+  var NODE = [
+    ['entityId', 'string', true], ['entityKind', 'entityKind', true], ['entityKindId', 'string', false],
+    ['optimizationId', 'string', false], ['parentExperienceId', 'string', false], ['variantId', 'string', false],
+    ['entryIds', 'stringArray', false], ['parameters', 'object', false], ['variantIndex', 'number', false],
+  ];
+  var TRACK_NODE_VIEW = NODE.concat([['viewId', 'string', true], ['viewDurationMs', 'count', true]]);
+  var TRACK_NODE_CLICK = NODE;
+  var TRACK_NODE_HOVER = NODE.concat([['hoverId', 'string', true], ['hoverDurationMs', 'count', true]]);
+
   var EVENT_METHODS = Object.freeze({
     identify: Object.freeze({ rules: IDENTIFY, build: 'buildIdentify', path: 'experience' }),
     page: Object.freeze({ rules: PAGE, build: 'buildPageView', path: 'experience' }),
@@ -80,7 +103,17 @@
     trackClick: Object.freeze({ rules: TRACK_CLICK, build: 'buildClick', path: 'insights', enrich: true }),
     trackHover: Object.freeze({ rules: TRACK_HOVER, build: 'buildHover', path: 'insights', enrich: true }),
     trackFlagView: Object.freeze({ rules: TRACK_FLAG_VIEW, build: 'buildFlagView', path: 'insights' }),
+    trackNodeView: Object.freeze({ rules: TRACK_NODE_VIEW, build: 'buildNodeView', path: 'insights', apiVersion: 'v2' }),
+    trackNodeClick: Object.freeze({ rules: TRACK_NODE_CLICK, build: 'buildNodeClick', path: 'insights', apiVersion: 'v2' }),
+    trackNodeHover: Object.freeze({ rules: TRACK_NODE_HOVER, build: 'buildNodeHover', path: 'insights', apiVersion: 'v2' }),
   });
+
+  // An Error when `method` cannot be sent in `apiVersion` (the node events need API v2), else null.
+  function checkApiVersion(method, apiVersion) {
+    var entry = EVENT_METHODS[method];
+    if (entry === undefined || entry.apiVersion === undefined || entry.apiVersion === apiVersion) return null;
+    return new Error(method + ' needs API ' + entry.apiVersion + ' (configure a space id).');
+  }
 
   ns.payloadRules = Object.freeze({
     validate: validate,
@@ -92,6 +125,11 @@
     TRACK_CLICK: TRACK_CLICK,
     TRACK_HOVER: TRACK_HOVER,
     TRACK_FLAG_VIEW: TRACK_FLAG_VIEW,
+    TRACK_NODE_VIEW: TRACK_NODE_VIEW,
+    TRACK_NODE_CLICK: TRACK_NODE_CLICK,
+    TRACK_NODE_HOVER: TRACK_NODE_HOVER,
+    ENTITY_KINDS: ENTITY_KINDS,
     EVENT_METHODS: EVENT_METHODS,
+    checkApiVersion: checkApiVersion,
   });
 })();

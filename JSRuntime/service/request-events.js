@@ -154,7 +154,7 @@
     function run(method, payload, request) {
       var entry = Object.prototype.hasOwnProperty.call(CATALOG, method) ? CATALOG[method] : undefined;
       if (entry === undefined) return new Error('Unknown request method "' + method + '".');
-      var invalid = rules.validate(method, payload, entry.rules);
+      var invalid = rules.checkApiVersion(method, settings.apiVersion) || rules.validate(method, payload, entry.rules);
       if (invalid !== null) return invalid;
       var scope = isRecord(request) ? Object.assign({}, request) : {};
       scope.locale = ns.locale.normalizeLocale(scope.locale);

@@ -147,9 +147,8 @@
   // The async functions that return an outcome known at once reach the fake host's settle and
   // event recorders as they reach the Swift host's.
   if (globalThis.__testHost && globalThis.__bridge) {
-    globalThis.__testHost.receiveReturnedOutcomes(globalThis.__bridge, [
-      'identify', 'page', 'screen', 'trackCurrentScreen', 'track', 'trackView', 'trackClick', 'trackHover', 'trackFlagView',
-    ]);
+    globalThis.__testHost.receiveReturnedOutcomes(
+      globalThis.__bridge, Object.keys(globalThis.__optimization.payloadRules.EVENT_METHODS).concat(['trackCurrentScreen']));
   }
   if (globalThis.__testHost && globalThis.__service) globalThis.__testHost.receiveReturnedOutcomes(globalThis.__service, ['call']);
 

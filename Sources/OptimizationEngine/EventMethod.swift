@@ -17,4 +17,11 @@ public enum EventMethod: String, Sendable, CaseIterable {
     case trackHover
     /// `trackFlagView`: a flag's value was shown (Insights).
     case trackFlagView
+    /// `trackNodeView`: an Experiences entity was seen (Insights `exo_node_view`; API v2).
+    case trackNodeView
+    /// `trackNodeClick`: an Experiences entity was clicked (Insights `exo_node_click`; API v2).
+    case trackNodeClick
+    /// `trackNodeHover`: the pointer rested on an Experiences entity (Insights `exo_node_hover`;
+    /// API v2).
+    case trackNodeHover
 }

@@ -154,6 +154,65 @@ struct APIVersionTests {
         }
     }
 
+    @Test(arguments: Face.allCases)
+    func experiencesNodeEventsReachInsightsInV2AndAreRefusedInV1(_ face: Face) async throws {
+        try await withLocalAPIServer { server in
+            let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
+            let node = ExperienceNode(entityId: "experience-123", entityKind: .experience, entryIds: ["entry-1"], variantIndex: 1)
+            func send(_ recorder: some EventRecording) async throws -> [EventResult] {
+                [
+                    try await recorder.trackNodeView(node, viewId: "view-1", viewDuration: .milliseconds(3_000)),
+                    try await recorder.trackNodeClick(node),
+                    try await recorder.trackNodeHover(node, hoverId: "hover-1", hoverDuration: .milliseconds(250)),
+                ]
+            }
+            for version in [OptimizationAPIVersion.v2, .v1] {
+                let config = OptimizationConfig(clientId: "tenant-1", environment: "master", apiVersion: version, api: api)
+                var results: [EventResult] = []
+                var failure: OptimizationError?
+                do {
+                    switch face {
+                    case .client:
+                        var consented = config
+                        consented.defaults = StorageDefaults(consent: true, profile: ["id": "p-1"])
+                        let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+                        try client.initialize(config: consented)
+                        defer { client.destroy() }
+                        results = try await send(client)
+                        try await client.flush()
+                    case .service:
+                        let service = OptimizationService(config: config, options: .init(engines: 1), environment: .init(clock: ManualClock()))
+                        try await service.start()
+                        defer { Task { await service.shutdown() } }
+                        results = try await send(service.forRequest(RequestOptions(consent: true, profileId: "p-1")))
+                        await service.flush()
+                    }
+                } catch let error as OptimizationError {
+                    failure = error
+                } catch {
+                    Issue.record("\(error)")
+                }
+                if version == .v1 {
+                    guard case .bridgeError(let message) = failure else {
+                        Issue.record("v1 \(face): \(String(describing: failure))")
+                        continue
+                    }
+                    #expect(message.contains("needs API v2"))
+                    continue
+                }
+                #expect(failure == nil)
+                #expect(results.map(\.outcome) == [.accepted, .accepted, .accepted])
+                #expect(results.compactMap { $0.event?["type"]?.stringValue } == ["exo_node_view", "exo_node_click", "exo_node_hover"])
+                let delivered = server.insightsEvents
+                #expect(delivered.compactMap { $0["type"]?.stringValue } == ["exo_node_view", "exo_node_click", "exo_node_hover"])
+                #expect(delivered.first?["viewDurationMs"] == 3_000)
+                #expect(delivered.last?["hoverDurationMs"] == 250)
+                #expect(delivered.first?["entryIds"] == ["entry-1"])
+                #expect(server.requests(matching: .insights).allSatisfy { $0.path.hasPrefix("/insights/v2/spaces/tenant-1/") })
+            }
+        }
+    }
+
     @Test func theDefaultsFollowTheInitializer() {
         #expect(OptimizationConfig(spaceId: "s").apiVersion == .v2)
         #expect(OptimizationConfig(clientId: "c").apiVersion == .v1)

@@ -125,6 +125,47 @@ extension EventRecording {
         if let variantIndex { payload["variantIndex"] = .number(JSONNumber(variantIndex)) }
         return try await record(.trackFlagView, payload: payload)
     }
+
+    // MARK: Experiences (ExO) events, API v2
+
+    /// Reports that an Experiences entity was seen (Insights `exo_node_view`, gated as
+    /// `exo_node_view` or `component`). Needs API v2: with v1 the call throws
+    /// `OptimizationError.bridgeError(_:)`.
+    /// - Parameters:
+    ///   - node: the entity.
+    ///   - viewId: identifies the view (one per continuous view).
+    ///   - viewDuration: how long it was visible (sent in whole milliseconds).
+    /// - Throws: as ``record(_:payload:)``.
+    @discardableResult
+    public func trackNodeView(_ node: ExperienceNode, viewId: String, viewDuration: Duration) async throws(OptimizationError) -> EventResult {
+        var payload = node.payload
+        payload["viewId"] = .string(viewId)
+        payload["viewDurationMs"] = .number(JSONNumber(max(0, viewDuration.wholeMilliseconds)))
+        return try await record(.trackNodeView, payload: payload)
+    }
+
+    /// Reports a click on an Experiences entity (Insights `exo_node_click`, gated as
+    /// `exo_node_click` or `component_click`). Needs API v2.
+    /// - Throws: as ``record(_:payload:)``.
+    @discardableResult
+    public func trackNodeClick(_ node: ExperienceNode) async throws(OptimizationError) -> EventResult {
+        try await record(.trackNodeClick, payload: node.payload)
+    }
+
+    /// Reports that the pointer rested on an Experiences entity (Insights `exo_node_hover`, gated
+    /// as `exo_node_hover` or `component_hover`). Needs API v2.
+    /// - Parameters:
+    ///   - node: the entity.
+    ///   - hoverId: identifies the hover (one per continuous hover).
+    ///   - hoverDuration: how long the pointer stayed (sent in whole milliseconds).
+    /// - Throws: as ``record(_:payload:)``.
+    @discardableResult
+    public func trackNodeHover(_ node: ExperienceNode, hoverId: String, hoverDuration: Duration) async throws(OptimizationError) -> EventResult {
+        var payload = node.payload
+        payload["hoverId"] = .string(hoverId)
+        payload["hoverDurationMs"] = .number(JSONNumber(max(0, hoverDuration.wholeMilliseconds)))
+        return try await record(.trackNodeHover, payload: payload)
+    }
 }
 
 /// Payloads more than one call builds.
