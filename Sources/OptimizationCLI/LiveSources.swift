@@ -14,7 +14,11 @@ struct LiveSources {
     var accessToken: String
     var entryId: String
     var profileId: String?
+    /// The optimization tenant under API v1 (under v2 the space is).
     var clientId: String?
+    var apiVersion: OptimizationAPIVersion
+    /// The environment of the optimization APIs: `--environment` when given, else the version's default.
+    var optimizationEnvironment: String?
     var experienceBaseURL: String?
     var timeoutMilliseconds: Int
 
@@ -76,45 +80,48 @@ struct LiveSources {
         }
     }
 
-    /// `POST {experience}v2/organizations/{clientId}/environments/main/profiles/{id}?type=preflight`
-    /// with one `page` event: the visitor's current selections, evaluated without being stored.
+    /// One `page` call of a one-engine ``OptimizationService`` with `preflight`: the visitor's
+    /// current selections, evaluated without being stored, on the routes of `apiVersion` (v2:
+    /// the space is the tenant; v1: `--client-id` is).
     private func selections(profileId: String) async throws(CLIFailure) -> SelectedOptimizations {
-        guard let clientId, !clientId.isEmpty else { throw .usage("--profile needs --client-id") }
-        var base = experienceBaseURL ?? OptimizationAPIConfig.defaultExperienceBaseURL
-        if !base.hasSuffix("/") { base += "/" }
-        let transport: HTTPFetchTransport
-        do {
-            transport = try HTTPFetchTransport(
-                configuration: .init(allowedBaseURLs: [base], requestTimeout: .milliseconds(timeoutMilliseconds)), logger: Self.logger)
-        } catch {
-            throw .usage("--experience-base-url: \(error)")
+        let tenant: String
+        switch apiVersion {
+        case .v2: tenant = space
+        case .v1:
+            guard let clientId, !clientId.isEmpty else { throw .usage("--profile with --api-version v1 needs --client-id") }
+            tenant = clientId
         }
-        let encode = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? text }
-        var url = base + "v2/organizations/\(encode(clientId))/environments/main/profiles/\(encode(profileId))?"
-        if let locale { url += "locale=\(encode(locale))&" }
-        url += "type=preflight"
-        let timestamp = ISO8601DateFormatter().string(from: Date())
-        let body = """
-            {"events":[{"type":"page","channel":"server","messageId":"\(UUID().uuidString.lowercased())",\
-            "timestamp":"\(timestamp)","properties":{},"context":{"library":{"name":"optimization-cli","version":"1"}}}],\
-            "options":{"features":["ip-enrichment","location"]}}
-            """
-        let response: FetchResponse
+        var api = OptimizationAPIConfig()
+        if let experienceBaseURL { api.experienceBaseURL = experienceBaseURL }
+        let service = OptimizationService(
+            config: OptimizationConfig(
+                clientId: tenant, environment: optimizationEnvironment, apiVersion: apiVersion, locale: locale, channel: "server", api: api),
+            options: .init(engines: 1, experienceTimeout: .milliseconds(timeoutMilliseconds)),
+            environment: .init(logger: Self.logger))
         do {
-            response = try await transport.send(FetchRequest(url: url, method: "POST", headers: ["Content-Type": "application/json"], body: body))
+            try await service.start(timeout: .milliseconds(timeoutMilliseconds))
         } catch {
-            try? await transport.shutdown()
-            throw CLIFailure(message: "Experience API unreachable: \(error)", exitCode: 69)
+            throw .usage("\(error)")
         }
-        try? await transport.shutdown()
-        guard (200..<300).contains(response.status) else {
-            let code: Int32 = response.status == 401 || response.status == 403 ? 77 : 69
-            throw CLIFailure(message: "Experience API answered \(response.status) for the profile", exitCode: code)
-        }
+        let request = service.forRequest(RequestOptions(consent: true, profileId: profileId, preflight: true))
+        let outcome: EventOutcome
         do {
-            return try SelectedOptimizations(jsonData: Array(response.body.utf8))
+            outcome = try await request.page().outcome
         } catch {
-            throw CLIFailure(message: "Experience API response: \(error)", exitCode: 69)
+            await service.shutdown()
+            throw CLIFailure(message: "Experience API call failed: \(error)", exitCode: 69)
+        }
+        await service.shutdown()
+        switch outcome {
+        case .delivered:
+            guard let selected = request.selectedOptimizations else {
+                throw CLIFailure(message: "Experience API answered without selections", exitCode: 69)
+            }
+            return selected
+        case .refused(let status, _, _) where status == 401 || status == 403:
+            throw CLIFailure(message: "Experience API refused the profile: \(outcome)", exitCode: 77)
+        default:
+            throw CLIFailure(message: "Experience API: \(outcome)", exitCode: 69)
         }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Optimization
 
 /// `optimization resolve <entry.json | -> [--selections <file>] [--entry-id <id>]`, or live:
-/// `optimization resolve --space <id> --entry-id <id> [--profile <id> --client-id <id>]`
+/// `optimization resolve --space <id> --entry-id <id> [--profile <id> [--api-version v1 --client-id <id>]]`
 struct ResolveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resolve",
@@ -19,8 +19,10 @@ struct ResolveCommand: ParsableCommand {
             Live mode (--space, no file): fetches entry --entry-id from the Contentful Delivery API \
             (--preview: the Preview API) with its includes, using the token in \
             CONTENTFUL_ACCESS_TOKEN or the first line of --access-token-file (never printed). \
-            --profile <id> with --client-id fetches that visitor's selections live from the \
-            Experience API (a preflight call: nothing is stored) instead of --selections.
+            --profile <id> fetches that visitor's selections live from the Experience API (a \
+            preflight call: nothing is stored) instead of --selections: with API v2 (the default) \
+            on the space's routes (v3/spaces/…), with --api-version v1 on the routes of \
+            --client-id (v2/organizations/…). --environment names the environment of both APIs.
 
             Output: one JSON object {"entry": …, "selectedOptimization": …, "isEmptyVariant": true} \
             (the last two only when present). Errors go to stderr as `error: …`; exit codes: \
@@ -32,7 +34,8 @@ struct ResolveCommand: ParsableCommand {
               optimization resolve page.json --selections profile-response.json
               curl -s "$CDA/entries?sys.id=4ib0hs&include=10" | optimization resolve - --selections sel.json
               optimization resolve collection.json --entry-id 5XHssysWUDECHzKLzoIsg1 --pretty
-              CONTENTFUL_ACCESS_TOKEN=… optimization resolve --space abc123 --entry-id 4ib0hs --profile p-42 --client-id key_123
+              CONTENTFUL_ACCESS_TOKEN=… optimization resolve --space abc123 --entry-id 4ib0hs --profile p-42
+              CONTENTFUL_ACCESS_TOKEN=… optimization resolve --space abc123 --entry-id 4ib0hs --profile p-42 --api-version v1 --client-id key_123
             """
     )
 
@@ -69,7 +72,10 @@ struct ResolveCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Live mode: fetch this visitor's selections from the Experience API (preflight).", valueName: "id"))
     var profile: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --profile: the Optimization client id (organization).", valueName: "id"))
+    @Option(name: .long, help: ArgumentHelp("With --profile: the Optimization API version, v2 (the space is the tenant) or v1 (needs --client-id); default v2.", valueName: "v1|v2"))
+    var apiVersion: String = "v2"
+
+    @Option(name: .long, help: ArgumentHelp("With --profile and --api-version v1: the Optimization client id (organization).", valueName: "id"))
     var clientId: String?
 
     @Option(name: .long, help: ArgumentHelp("With --profile: the Experience API base URL.", valueName: "url"))
@@ -86,7 +92,9 @@ struct ResolveCommand: ParsableCommand {
             if entryPath != nil { throw ValidationError("give either an entry file or --space, not both") }
             if entryId == nil { throw ValidationError("--space needs --entry-id") }
             if profile != nil && selections != nil { throw ValidationError("give either --selections or --profile, not both") }
-            if profile != nil && clientId == nil { throw ValidationError("--profile needs --client-id") }
+            guard let version = OptimizationAPIVersion(rawValue: apiVersion) else { throw ValidationError("--api-version must be v1 or v2") }
+            if profile != nil && version == .v1 && clientId == nil { throw ValidationError("--profile with --api-version v1 needs --client-id") }
+            if clientId != nil && version == .v2 { throw ValidationError("--client-id is for --api-version v1 (in v2 the space is the tenant)") }
             if timeout < 1 { throw ValidationError("--timeout must be at least 1") }
         } else {
             if entryPath == nil { throw ValidationError("missing the entry file (or --space for live mode)") }
@@ -94,6 +102,7 @@ struct ResolveCommand: ParsableCommand {
                 ("--environment", environment != nil), ("--locale", locale != nil), ("--preview", preview),
                 ("--cda-base-url", cdaBaseURL != nil), ("--access-token-file", accessTokenFile != nil),
                 ("--profile", profile != nil), ("--client-id", clientId != nil), ("--experience-base-url", experienceBaseURL != nil),
+                ("--api-version", apiVersion != "v2"),
             ]
             if let option = liveOnly.first(where: { $0.1 }) { throw ValidationError("\(option.0) needs --space (live mode)") }
         }
@@ -109,7 +118,8 @@ struct ResolveCommand: ParsableCommand {
             let live = LiveSources(
                 space: space, environment: environment ?? "master", locale: locale, preview: preview, cdaBaseURL: cdaBaseURL,
                 accessToken: try LiveSources.accessToken(file: accessTokenFile), entryId: entryId, profileId: profile,
-                clientId: clientId, experienceBaseURL: experienceBaseURL, timeoutMilliseconds: timeout)
+                clientId: clientId, apiVersion: OptimizationAPIVersion(rawValue: apiVersion) ?? .v2, optimizationEnvironment: environment,
+                experienceBaseURL: experienceBaseURL, timeoutMilliseconds: timeout)
             let (fetched, liveSelections) = try BlockingTask.run { () async throws(CLIFailure) -> (ContentfulEntry, SelectedOptimizations?) in
                 try await live.fetch()
             }

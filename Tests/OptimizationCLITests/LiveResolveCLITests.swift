@@ -48,7 +48,7 @@ struct LiveResolveCLITests {
             defer { try? FileManager.default.removeItem(at: token) }
             let run = try CLI.run(live(cda, "hero-home", [
                 "--access-token-file", token.path, "--profile", LocalOptimizationAPIServer.fixtureProfileID,
-                "--client-id", "org-1", "--experience-base-url", experience.experienceBaseURL,
+                "--api-version", "v1", "--client-id", "org-1", "--experience-base-url", experience.experienceBaseURL,
             ]))
             #expect(run.status == 0, "\(run.stderr)")
             let output = try JSONValue(jsonText: run.stdout)
@@ -59,6 +59,25 @@ struct LiveResolveCLITests {
             #expect(preflight.path.hasSuffix("/organizations/org-1/environments/main/profiles/\(LocalOptimizationAPIServer.fixtureProfileID)"))
             #expect(cda.entryRequests.first?.queryValue("sys.id") == "hero-home")
             #expect(cda.entryRequests.first?.queryValue("include") == "10")
+        }
+    }
+
+    @Test func inAPIV2TheSpaceNamesTheTenantOfBothAPIs() async throws {
+        try await withServers { cda, experience in
+            let token = try tokenFile(cda.space.accessToken)
+            defer { try? FileManager.default.removeItem(at: token) }
+            let run = try CLI.run(live(cda, "hero-home", [
+                "--access-token-file", token.path, "--profile", LocalOptimizationAPIServer.fixtureProfileID,
+                "--experience-base-url", experience.experienceBaseURL,
+            ]))
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try JSONValue(jsonText: run.stdout)["entry"]?["sys"]?["id"] == "hero-home-europe")
+            let preflight = try #require(experience.requests.first)
+            #expect(preflight.queryValue("type") == "preflight")
+            #expect(preflight.path.hasSuffix(
+                "/v3/spaces/\(cda.space.spaceId)/environments/master/profiles/\(LocalOptimizationAPIServer.fixtureProfileID)"), "\(preflight.path)")
+            let mixed = try CLI.run(live(cda, "hero-home", ["--profile", "p", "--client-id", "org-1"]))
+            #expect(mixed.status == 64 && mixed.stderr.contains("--client-id is for --api-version v1"), "\(mixed.stderr)")
         }
     }
 
