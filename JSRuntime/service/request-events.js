@@ -6,6 +6,9 @@
 // `settings` (the service's, validated by service/service-bridge.js):
 //   {clientId, environment, allowedEventTypes, channel, library?, api: {experienceBaseUrl?,
 //    enabledFeatures?}, requestTimeoutMs}
+// Also returned, for service/request-handoff.js: scopeOf(request), builderFor(scope),
+// builderInput(method, payload, eventContext), admits(method, scope), block(method, payload),
+// upsert(events, scope) → Promise<Experience outcome> (budget, overload retries, failFast), settings.
 // `run(method, payload, request)` → outcome, Promise<outcome>, or an Error (validation, or an
 // Insights method without a profile id: message names the method). `request`:
 //   consent      true / false / undefined: the visitor's event consent (gate and
@@ -98,8 +101,8 @@
       return { accepted: false, blocked: { reason: 'consent', method: method, args: [payload] } };
     }
 
-    // One profile upsert for `event`, raced against the request's budget on the host clock.
-    function upsert(event, request) {
+    // One profile upsert for `events`, raced against the request's budget on the host clock.
+    function upsert(events, request) {
       if (request.failFast === true) {
         return Promise.resolve({ ok: false, kind: 'circuitOpen', status: 0, reason: 'Experience API circuit is open; the call failed fast without a request' });
       }
@@ -136,7 +139,7 @@
         // The API answers 429 ERR_PROFILE_OVERLOAD while other calls work on the profile: back
         // off (the flush policy's schedule) and try again while the budget allows.
         function attempt(failures) {
-          api.upsertProfile({ profileId: profileIdOf(request.profile), events: [event], signal: controller.signal, headers: headers }).then(function (outcome) {
+          api.upsertProfile({ profileId: profileIdOf(request.profile), events: events, signal: controller.signal, headers: headers }).then(function (outcome) {
             if (done) return;
             if (!isProfileOverload(outcome)) return finish(outcome);
             var delay = Math.max(ns.queueFlushPolicy.computeRetryDelay(overloadPolicy, failures + 1), outcome.retryAfterMs || 0);
@@ -170,7 +173,7 @@
       try {
         if (toExperience) {
           event = builder[entry.build](input);
-          return upsert(event, scope).then(function (outcome) {
+          return upsert([event], scope).then(function (outcome) {
             return { accepted: true, events: [event], experience: outcome };
           });
         }
@@ -184,7 +187,7 @@
         if (!sticky) return { accepted: true, events: [view], insights: [{ profile: scope.profile, event: view }] };
         var stickyView = view;
         view = builder.buildView(input);
-        return upsert(stickyView, scope).then(function (outcome) {
+        return upsert([stickyView], scope).then(function (outcome) {
           var profile = outcome.ok && isRecord(outcome.data) && profileIdOf(outcome.data.profile) !== undefined
             ? outcome.data.profile : scope.profile;
           var result = { accepted: true, events: [stickyView, view], experience: outcome };
@@ -196,7 +199,26 @@
       }
     }
 
-    return { run: run };
+    // What service/request-handoff.js builds on: the request's scope, its builder, the gate and
+    // block report, and the budgeted upsert.
+    function scopeOf(request) {
+      var scope = isRecord(request) ? Object.assign({}, request) : {};
+      scope.locale = ns.locale.normalizeLocale(scope.locale);
+      return scope;
+    }
+
+    return {
+      run: run,
+      scopeOf: scopeOf,
+      builderFor: builderFor,
+      builderInput: builderInput,
+      admits: function (method, scope) {
+        return ns.consent.hasEventConsent(method, scope.consent, settings.allowedEventTypes);
+      },
+      block: block,
+      upsert: upsert,
+      settings: settings,
+    };
   }
 
   ns.createRequestEvents = createRequestEvents;

@@ -30,6 +30,8 @@
 //                                later through __nativeSettle (an Experience call); the outcome is
 //                                service/request-events.js's (validation errors and "requires a
 //                                request-bound profile id" settle ok=false).
+//   prepareHandoff(input, request, requestId)   async like call: the request handoff with replay
+//                                of service/request-handoff.js ({handoff, experience?, blocked}).
 //   getFlag(name, changes) → JSON of the flag over `changes` ("null" when absent). Reading a flag
 //                                emits nothing (stateless model).
 //   getMergeTagValue(entry, profile) → string | null (core/merge-tags.js).
@@ -59,7 +61,7 @@
   var ns = globalThis.__optimization.declare('service/service-bridge.js', {
     uses: [
       'apiResponse', 'createInsightsApi', 'createInsightsQueue', 'createRequestEvents', 'experienceRequestMethods', 'flags', 'guards', 'host',
-      'mergeTags', 'outboxLink', 'queueFlushPolicy', 'settle', 'settleReturning',
+      'mergeTags', 'outboxLink', 'prepareRequestHandoff', 'queueFlushPolicy', 'settle', 'settleReturning',
     ],
     globals: ['__service'],
   });
@@ -179,6 +181,17 @@
     return ns.settleReturning(requestId, outcome);
   }
 
+  function prepareHandoff(input, request, requestId) {
+    if (settings === null) return ns.settleReturning(requestId, new Error('prepareHandoff: the service is not configured.'));
+    var outcome;
+    try {
+      outcome = ns.prepareRequestHandoff(requestEvents, input, request);
+    } catch (error) {
+      outcome = error instanceof Error ? error : new Error(String(error));
+    }
+    return ns.settleReturning(requestId, outcome);
+  }
+
   function getFlag(name, changes) {
     if (!isString(name)) throw new TypeError('getFlag name must be a string.');
     var value = ns.flags.getFlag(name, changes);
@@ -285,6 +298,7 @@
   globalThis.__service = {
     configure: configure,
     call: call,
+    prepareHandoff: prepareHandoff,
     getFlag: getFlag,
     getMergeTagValue: getMergeTagValue,
     startDelivery: startDelivery,

@@ -131,9 +131,9 @@
         globalThis.__nativeSettle(args[args.length - 1], outcome[0], outcome[0] ? JSON.stringify(outcome[1]) : outcome[1]);
         return returned;
       };
-      var wrapped = original.length === 4
-        ? function (a, b, c, d) { return receive([a, b, c, d]); }
-        : function (a, b) { return receive([a, b]); };
+      var wrapped = original.length === 4 ? function (a, b, c, d) { return receive([a, b, c, d]); }
+        : original.length === 3 ? function (a, b, c) { return receive([a, b, c]); }
+          : function (a, b) { return receive([a, b]); };
       wrapped.__receivesReturnedOutcome = true;
       wrapped.original = original;
       object[name] = wrapped;

@@ -140,6 +140,71 @@ public final class OptimizationRequest: Sendable {
         try await call(method, payload)
     }
 
+    // MARK: Handoff to the browser (API v2)
+
+    /// An event the first request reports before its page view, for ``prepareRequestHandoff(routeKey:initialEvents:page:)``.
+    public enum HandoffEvent: Sendable, Equatable {
+        /// `identify` with the host's id for the visitor and traits.
+        case identify(userId: String, traits: OrderedDictionary<String, JSONValue> = [:])
+        /// `track` with an event name and properties.
+        case track(event: String, properties: OrderedDictionary<String, JSONValue> = [:])
+
+        var payload: JSONValue {
+            switch self {
+            case .identify(let userId, let traits):
+                return ["type": "identify", "userId": .string(userId), "traits": .object(traits)]
+            case .track(let event, let properties):
+                return ["type": "track", "event": .string(event), "properties": .object(properties)]
+            }
+        }
+    }
+
+    /// Evaluates this request's page view (after `initialEvents`) with the Experience API
+    /// without storing it (a preflight call), adopts the answer like an event call, and
+    /// returns the handoff the page carries to the browser: its `replay` holds exactly the
+    /// evaluated events, which the browser commits once.
+    ///
+    /// Without a replay (and without a call): when the request may not send `page` (consent and
+    /// allow-list; the page is reported blocked), when `routeKey` is not a path starting with
+    /// `/`, or when the events exceed the API's limits (200 events, 50 `identify`). An initial
+    /// event the allow-list refuses is reported blocked and left out. When the preview call
+    /// fails the handoff keeps its replay and `data` is nil.
+    /// - Parameters:
+    ///   - routeKey: the page's path and query; the browser replays only there.
+    ///   - initialEvents: `identify` / `track` events reported before the page view.
+    ///   - page: the page builder's input (as ``page(_:)`` takes it).
+    /// - Returns: the handoff (scope `private-request`: render it with
+    ///   `Cache-Control: private, no-store`) and the Experience answer when the preview
+    ///   succeeded.
+    /// - Throws: `OptimizationError.shutDown` after shutdown; `OptimizationError.bridgeError(_:)`
+    ///   for an invalid input.
+    public func prepareRequestHandoff(
+        routeKey: String, initialEvents: [HandoffEvent] = [], page: OrderedDictionary<String, JSONValue> = [:]
+    ) async throws(OptimizationError) -> (handoff: OptimizationHandoff, data: JSONValue?) {
+        let running = try service.requireRunning()
+        let input: JSONValue = ["routeKey": .string(routeKey), "initialEvents": .array(initialEvents.map(\.payload)), "page": .object(page)]
+        let inputText: String
+        do {
+            inputText = try input.jsonText()
+        } catch {
+            throw .bridgeError("prepareRequestHandoff input cannot be serialized: \(error)")
+        }
+        let privateHandoff = OptimizationHandoff(cache: .init(scope: .privateRequest), profileId: profileId)
+        guard let exchange = try await exchange(
+            BridgeContract.Service.prepareHandoff, [.json(inputText)], method: "prepareRequestHandoff", callsExperience: true, running: running)
+        else {
+            return (privateHandoff, nil)
+        }
+        for blocked in exchange.answer["blocked"]?.arrayValue ?? [] {
+            report(blocked: blocked, method: blocked["method"]?.stringValue ?? "page")
+        }
+        guard let handoff = exchange.answer["handoff"].flatMap(OptimizationHandoff.init(json:)) else {
+            throw .bridgeError("prepareRequestHandoff answered without a handoff")
+        }
+        let data = experienceOutcome(of: exchange.answer, method: "prepareRequestHandoff", started: exchange.started)?.1
+        return (handoff, data)
+    }
+
     // MARK: The call
 
     private func call(_ event: EventMethod, _ payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> EventResult {
@@ -147,45 +212,79 @@ public final class OptimizationRequest: Sendable {
         let method = event.rawValue
         let sticky = event == .trackView && payload["sticky"] == .bool(true)
         let callsExperience = sticky || service.experienceMethods.withLock { $0.contains(method) }
-        let current = state.withLock { $0 }
-        if !callsExperience, current.profile?["id"]?.stringValue.map({ !$0.isEmpty }) != true {
+        if !callsExperience, state.withLock({ $0 }).profile?["id"]?.stringValue.map({ !$0.isEmpty }) != true {
             throw .profileIdRequired(method: method)
         }
-        // One Experience call at a time per profile (the API refuses concurrent work on one
-        // profile); waiting counts against the call's budget.
-        let budget = options.experienceTimeout ?? service.options.experienceTimeout
+        let payloadText: String
+        do {
+            payloadText = try JSONValue.object(payload).jsonText()
+        } catch {
+            throw .bridgeError("\(method) payload cannot be serialized: \(error)")
+        }
+        guard let exchange = try await exchange(
+            BridgeContract.Service.call, [.string(method), .json(payloadText)], method: method, callsExperience: callsExperience, running: running)
+        else {
+            return EventResult(outcome: .timedOut(after: budget))
+        }
+        let answer = exchange.answer
+        guard answer["accepted"]?.boolValue == true else {
+            report(blocked: answer["blocked"], method: method)
+            service.metrics.event(method, accepted: false)
+            return EventResult(outcome: .blocked(.consent))
+        }
+        service.metrics.event(method, accepted: true)
+        let (outcome, data) = experienceOutcome(of: answer, method: method, started: exchange.started) ?? (.accepted, nil)
+        if let insights = answer["insights"], insights.arrayValue?.isEmpty == false {
+            do {
+                service.metrics.queueDepth.record(try running.delivery.enqueue(insights))
+            } catch .notInitialized {
+                throw .shutDown
+            }
+        }
+        return EventResult(outcome: outcome, event: answer["events"]?[0], data: data)
+    }
+
+    /// The latency budget of this request's Experience calls.
+    private var budget: Duration { options.experienceTimeout ?? service.options.experienceTimeout }
+
+    /// Runs the async `__service` function `function(…arguments, request, requestId)` for this
+    /// request's visitor. A call that goes to the Experience API holds the visitor's profile
+    /// (one Experience call at a time per profile; waiting counts against the budget) and asks
+    /// the service's one circuit (on the delivery engine), which makes it fail fast or admits
+    /// it; an admitted call's Experience outcome is recorded.
+    /// - Returns: the answer and when the call started (uptime ns); nil when the call gave up
+    ///   waiting for the profile's earlier call (no request was made).
+    private func exchange(
+        _ function: BridgeFunction, _ arguments: [JavaScriptValue], method: String, callsExperience: Bool, running: OptimizationService.Running
+    ) async throws(OptimizationError) -> (answer: JSONValue, started: UInt64)? {
+        let current = state.withLock { $0 }
+        let budget = budget
         let heldProfile = callsExperience ? current.profile?["id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } : nil
         let clock = service.environment.clock
         let waitStarted = clock.now()
         if let heldProfile {
             guard await service.profileCalls.acquire(heldProfile, within: budget) else {
                 logger.warning("Experience call gave up waiting for the profile's earlier call", metadata: ["method": "\(method)"])
-                return EventResult(outcome: .timedOut(after: budget))
+                return nil
             }
         }
         defer { if let heldProfile { service.profileCalls.release(heldProfile) } }
-        // The service's one Experience circuit (on the delivery engine) admits the call or
-        // makes it fail fast; an admitted call reports how it went.
         let admitted = callsExperience && running.delivery.admitExperienceCall()
-        let failFast = callsExperience && !admitted
-        let payloadText: String
+        // What is left of the budget after waiting for the profile.
+        let remaining = budget.inMilliseconds - max(0, clock.now() - waitStarted)
         let requestText: String
         do {
-            payloadText = try JSONValue.object(payload).jsonText()
-            // What is left of the budget after waiting for the profile.
-            let remaining = budget.inMilliseconds - max(0, clock.now() - waitStarted)
-            requestText = try requestScope(profile: current.profile, failFast: failFast, budgetMilliseconds: remaining).jsonText()
+            requestText = try requestScope(profile: current.profile, failFast: callsExperience && !admitted, budgetMilliseconds: remaining).jsonText()
         } catch {
             if admitted { running.delivery.recordExperienceOutcome(nil) }
-            throw .bridgeError("\(method) payload cannot be serialized: \(error)")
+            throw .bridgeError("\(method) request cannot be serialized: \(error)")
         }
         let runtime = running.pool.engineForAsyncCall()
         let started = DispatchTime.now().uptimeNanoseconds
         let answer: JSONValue
         do {
             answer = try await RequestLogging.$requestId.withValue(options.requestId) {
-                try await runtime.channel.request(
-                    BridgeContract.Service.call, arguments: [.string(method), .json(payloadText), .json(requestText)], on: runtime.engine)
+                try await runtime.channel.request(function, arguments: arguments + [.json(requestText)], on: runtime.engine)
             }.value
         } catch {
             if admitted { running.delivery.recordExperienceOutcome(nil) }
@@ -199,33 +298,21 @@ public final class OptimizationRequest: Sendable {
             let isOpen = running.delivery.recordExperienceOutcome(answer["experience"])
             service.metrics.circuit("experience", isOpen: isOpen)
         }
-        guard answer["accepted"]?.boolValue == true else {
-            report(blocked: answer["blocked"], method: method)
-            service.metrics.event(method, accepted: false)
-            return EventResult(outcome: .blocked(.consent))
+        return (answer, started)
+    }
+
+    /// The outcome of the answer's Experience call (nil without one); a delivered answer's data
+    /// is adopted by the request.
+    private func experienceOutcome(of answer: JSONValue, method: String, started: UInt64) -> (EventOutcome, JSONValue?)? {
+        guard let experience = answer["experience"] else { return nil }
+        let mapped = Self.outcome(of: experience, budget: budget)
+        service.metrics.experience(mapped, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+        guard mapped == .delivered, let answered = experience["data"] else {
+            logger.warning("Experience call did not succeed; the request keeps its selections", metadata: ["method": "\(method)", "outcome": "\(mapped)"])
+            return (mapped, nil)
         }
-        service.metrics.event(method, accepted: true)
-        var outcome = EventOutcome.accepted
-        var data: JSONValue?
-        if let experience = answer["experience"] {
-            let mapped = Self.outcome(of: experience, budget: budget)
-            outcome = mapped
-            service.metrics.experience(mapped, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
-            if mapped == .delivered, let answered = experience["data"] {
-                data = answered
-                adopt(answered)
-            } else if mapped != .delivered {
-                logger.warning("Experience call did not succeed; the request keeps its selections", metadata: ["method": "\(method)", "outcome": "\(mapped)"])
-            }
-        }
-        if let insights = answer["insights"], insights.arrayValue?.isEmpty == false {
-            do {
-                service.metrics.queueDepth.record(try running.delivery.enqueue(insights))
-            } catch .notInitialized {
-                throw .shutDown
-            }
-        }
-        return EventResult(outcome: outcome, event: answer["events"]?[0], data: data)
+        adopt(answered)
+        return (mapped, answered)
     }
 
     /// The `request` argument of `__service.call`.

@@ -1,0 +1,100 @@
+// service/request-handoff.js
+// Contract: `__optimization.prepareRequestHandoff(requestEvents, input, request)` → Promise<{handoff,
+// experience?, blocked}> | Error: the first request's events evaluated on the server without
+// being stored (a preflight Experience call), and the handoff the page carries to the browser so
+// that it commits exactly those events once (its replay). `requestEvents` is a
+// createRequestEvents(settings) pipeline (service/request-events.js); `request` as for its run().
+// `input` = {routeKey: string, initialEvents?: [{type: "identify", userId, traits?} |
+// {type: "track", event, properties?}], page?: page builder input}. Steps:
+//   1. handoff = {cache: {scope: "private-request"}, profileId: the request's profile id if any}.
+//   2. Page gate: unless the request may send `page` (consent, or the allow-list), the page is
+//      reported blocked and {handoff} returned: no replay, no call.
+//   3. Route guard: `routeKey` must start with "/", else a warning and {handoff}.
+//   4. Build: an initial event that is not identify/track ⇒ {handoff}; one the gate does not
+//      admit is reported blocked and skipped; the page event comes last; the request's event
+//      context lies under each payload; context.gdpr.isConsentGiven = (consent === true).
+//   5. Validate: at most MAX_EVENTS (200) events, at most MAX_IDENTIFY (50) identify events (the
+//      Experience API's limits), else {handoff}.
+//   6. handoff.replay = {routeKey, events, locale: the request's locale when set}.
+//   7. Preview: one upsert of the events with preflight (not stored); `experience` is its outcome.
+//      On success handoff.profileId = the known id ?? the returned profile's id.
+// `blocked` lists the reports ({reason: "consent", method, args}) the host publishes.
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization.declare('service/request-handoff.js', {
+    provides: ['prepareRequestHandoff', 'requestHandoffLimits'],
+    uses: ['host', 'payloadRules'],
+  });
+  var host = ns.host;
+  var rules = ns.payloadRules;
+
+  var MAX_EVENTS = 200;
+  var MAX_IDENTIFY = 50;
+  var INITIAL = { identify: 'buildIdentify', track: 'buildTrack' };
+
+  function isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  }
+
+  function profileIdOf(profile) {
+    return isRecord(profile) && typeof profile.id === 'string' && profile.id.length > 0 ? profile.id : undefined;
+  }
+
+  function prepareRequestHandoff(requestEvents, input, request) {
+    if (!isRecord(input) || typeof input.routeKey !== 'string') return new Error('prepareRequestHandoff needs a string "routeKey".');
+    var initial = input.initialEvents === undefined || input.initialEvents === null ? [] : input.initialEvents;
+    if (!Array.isArray(initial)) return new Error('prepareRequestHandoff "initialEvents" must be an array when provided.');
+    var page = isRecord(input.page) ? input.page : {};
+    var scope = requestEvents.scopeOf(request);
+    var knownProfileId = profileIdOf(scope.profile);
+    var handoff = { cache: { scope: 'private-request' } };
+    if (knownProfileId !== undefined) handoff.profileId = knownProfileId;
+    var blocked = [];
+    function report(method, payload) {
+      requestEvents.block(method, payload);
+      blocked.push({ reason: 'consent', method: method, args: [payload] });
+    }
+    function only() {
+      return { handoff: handoff, blocked: blocked };
+    }
+    if (!requestEvents.admits('page', scope)) {
+      report('page', page);
+      return only();
+    }
+    if (input.routeKey.charAt(0) !== '/') {
+      host.log('warn', 'prepareRequestHandoff: routeKey must be a path starting with "/"; no replay.');
+      return only();
+    }
+    var builder = requestEvents.builderFor(scope);
+    var events = [];
+    for (var i = 0; i < initial.length; i++) {
+      var item = initial[i];
+      var type = isRecord(item) ? item.type : undefined;
+      if (INITIAL[type] === undefined) return only();
+      var payload = Object.assign({}, item);
+      delete payload.type;
+      if (rules.validate(type, payload, rules.EVENT_METHODS[type].rules) !== null) return only();
+      if (!requestEvents.admits(type, scope)) {
+        report(type, payload);
+        continue;
+      }
+      events.push(builder[INITIAL[type]](requestEvents.builderInput(type, payload, scope.eventContext)));
+    }
+    events.push(builder.buildPageView(requestEvents.builderInput('page', page, scope.eventContext)));
+    var identifies = events.filter(function (event) { return event.type === 'identify'; }).length;
+    if (events.length > MAX_EVENTS || identifies > MAX_IDENTIFY) return only();
+    handoff.replay = { routeKey: input.routeKey, events: events };
+    if (typeof scope.locale === 'string') handoff.replay.locale = scope.locale;
+    var preview = Object.assign({}, scope, { preflight: true });
+    return requestEvents.upsert(events, preview).then(function (outcome) {
+      if (outcome.ok && isRecord(outcome.data) && knownProfileId === undefined && profileIdOf(outcome.data.profile) !== undefined) {
+        handoff.profileId = outcome.data.profile.id;
+      }
+      if (!outcome.ok) host.log('warn', 'prepareRequestHandoff: the preview call did not succeed; the handoff carries the replay only.');
+      return { handoff: handoff, experience: outcome, blocked: blocked };
+    });
+  }
+
+  ns.prepareRequestHandoff = prepareRequestHandoff;
+  ns.requestHandoffLimits = Object.freeze({ MAX_EVENTS: MAX_EVENTS, MAX_IDENTIFY: MAX_IDENTIFY });
+})();

@@ -1,0 +1,117 @@
+// tests/request-handoff.spec.js — the request handoff with replay (service/request-handoff.js).
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization;
+
+  function pipeline(extra) {
+    return ns.createRequestEvents(Object.assign({
+      clientId: 'space-1', apiVersion: 'v2', environment: 'master', allowedEventTypes: ['identify', 'page'], channel: 'server',
+      library: { name: 'lib', version: '2.0.0' }, api: {}, requestTimeoutMs: 500,
+    }, extra || {}));
+  }
+
+  function answerWith(profileId) {
+    __testHost.fetchHandler = function () {
+      return {
+        status: 200,
+        body: {
+          data: { profile: { id: profileId, stableId: profileId, random: 0.5, audiences: [], traits: {}, location: {} }, experiences: [], changes: [] },
+          message: 'ok', error: null,
+        },
+      };
+    };
+  }
+
+  function prepare(extra, input, request) {
+    var result = ns.prepareRequestHandoff(pipeline(extra), input, request);
+    return Promise.resolve(result);
+  }
+
+  function tracks(count) {
+    var list = [];
+    for (var i = 0; i < count; i++) list.push({ type: 'track', event: 'e' + i });
+    return list;
+  }
+
+  jsTest('handoff: a known profile, consent given: replay of the initial events and the page, one preview call', function () {
+    answerWith('p-1');
+    return prepare({}, { routeKey: '/shop?x=1', initialEvents: [{ type: 'identify', userId: 'u-1' }, { type: 'track', event: 'viewed' }], page: { name: 'Shop' } },
+      { consent: true, profile: { id: 'p-1' }, locale: 'de_DE', eventContext: { userAgent: 'ua' } }).then(function (result) {
+      assert.deepEqual(result.handoff.cache, { scope: 'private-request' });
+      assert.equal(result.handoff.profileId, 'p-1');
+      assert.equal(result.handoff.replay.routeKey, '/shop?x=1');
+      assert.equal(result.handoff.replay.locale, 'de-DE');
+      assert.deepEqual(result.handoff.replay.events.map(function (e) { return e.type; }), ['identify', 'track', 'page']);
+      assert.equal(result.handoff.replay.events[2].context.userAgent, 'ua');
+      assert.equal(result.experience.ok, true);
+      assert.equal(__testHost.fetches.length, 1);
+      assert.ok(/\/v3\/spaces\/space-1\/environments\/master\/profiles\/p-1\?locale=de-DE&type=preflight$/.test(__testHost.fetches[0].url), __testHost.fetches[0].url);
+      assert.deepEqual(JSON.parse(__testHost.fetches[0].body).events.map(function (e) { return e.messageId; }),
+        result.handoff.replay.events.map(function (e) { return e.messageId; }), 'the preview sends exactly the replayed events');
+    });
+  });
+
+  jsTest('handoff: without a known profile the previewed profile id is handed over', function () {
+    answerWith('p-new');
+    return prepare({}, { routeKey: '/' }, { consent: true }).then(function (result) {
+      assert.equal(result.handoff.profileId, 'p-new');
+      assert.equal(result.handoff.replay.events.length, 1);
+    });
+  });
+
+  jsTest('handoff: a route key that is not a path, or an initial page event: no replay, no call', function () {
+    answerWith('p-1');
+    return prepare({}, { routeKey: 'https://example.test/' }, { consent: true, profile: { id: 'continuation' } }).then(function (result) {
+      assert.deepEqual(result.handoff, { cache: { scope: 'private-request' }, profileId: 'continuation' });
+      return prepare({}, { routeKey: '/', initialEvents: [{ type: 'page' }] }, { consent: true, profile: { id: 'continuation' } });
+    }).then(function (result) {
+      assert.deepEqual(result.handoff, { cache: { scope: 'private-request' }, profileId: 'continuation' });
+      assert.equal(__testHost.fetches.length, 0);
+    });
+  });
+
+  jsTest('handoff: more than 200 events or 50 identify events: no replay, no call', function () {
+    answerWith('p-1');
+    return prepare({}, { routeKey: '/', initialEvents: tracks(200) }, { consent: true }).then(function (result) {
+      assert.equal(result.handoff.replay, undefined);
+      var identifies = [];
+      for (var i = 0; i < 51; i++) identifies.push({ type: 'identify', userId: 'u' + i });
+      return prepare({}, { routeKey: '/', initialEvents: identifies }, { consent: true });
+    }).then(function (result) {
+      assert.equal(result.handoff.replay, undefined);
+      assert.equal(__testHost.fetches.length, 0);
+      return prepare({}, { routeKey: '/', initialEvents: tracks(199) }, { consent: true });
+    }).then(function (result) {
+      assert.equal(result.handoff.replay.events.length, 200, '199 + the page is within the limit');
+    });
+  });
+
+  jsTest('handoff: without consent the allow-list decides event by event; what it refuses is reported', function () {
+    answerWith('p-1');
+    return prepare({ allowedEventTypes: ['page', 'track'] }, { routeKey: '/', initialEvents: [{ type: 'identify', userId: 'u' }, { type: 'track', event: 't' }] },
+      { consent: false, profile: { id: 'p-1' } }).then(function (result) {
+      assert.deepEqual(result.handoff.replay.events.map(function (e) { return e.type; }), ['track', 'page']);
+      assert.ok(result.handoff.replay.events.every(function (e) { return e.context.gdpr.isConsentGiven === false; }));
+      assert.equal(__testHost.fetches.length, 1);
+      assert.deepEqual(result.blocked.map(function (b) { return b.method; }), ['identify']);
+    });
+  });
+
+  jsTest('handoff: events refused and page not allowed: no profile id, no replay, no call', function () {
+    return prepare({ allowedEventTypes: [] }, { routeKey: '/' }, { consent: false }).then(function (result) {
+      assert.deepEqual(result.handoff, { cache: { scope: 'private-request' } });
+      assert.deepEqual(result.blocked.map(function (b) { return b.method; }), ['page']);
+      assert.equal(__testHost.fetches.length, 0);
+    });
+  });
+
+  jsTest('handoff: a failed preview keeps the replay and carries no data', function () {
+    __testHost.fetchHandler = function () { return { error: 'connection refused' }; };
+    return prepare({}, { routeKey: '/' }, { consent: true }).then(function (result) {
+      assert.equal(result.experience.ok, false);
+      assert.equal(result.handoff.replay.events.length, 1);
+      assert.equal(result.handoff.replay.events[0].type, 'page');
+      assert.equal(result.handoff.profileId, undefined);
+    });
+  });
+})();
