@@ -19,10 +19,16 @@
 //   7. Preview: one upsert of the events with preflight (not stored); `experience` is its outcome.
 //      On success handoff.profileId = the known id ?? the returned profile's id.
 // `blocked` lists the reports ({reason: "consent", method, args}) the host publishes.
+// `__optimization.commitRequestReplay(requestEvents, replay, request)` → Promise<{accepted,
+// experience?, blocked}> | Error: what a browser does with the handoff, for hosts that stand in
+// for it: the replay's events, unchanged (same messageIds), in one upsert that is stored (no
+// preflight). The replay must be {routeKey starting with "/", events: 1…200 objects, at most 50
+// identify, the last a page, the others identify or track}, else an Error; when the request may
+// not send `page` now, nothing is sent and the page is reported blocked.
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('service/request-handoff.js', {
-    provides: ['prepareRequestHandoff', 'requestHandoffLimits'],
+    provides: ['commitRequestReplay', 'prepareRequestHandoff', 'requestHandoffLimits'],
     uses: ['host', 'payloadRules'],
   });
   var host = ns.host;
@@ -95,6 +101,34 @@
     });
   }
 
+  function invalidReplay(replay) {
+    if (!isRecord(replay) || typeof replay.routeKey !== 'string' || replay.routeKey.charAt(0) !== '/') return 'a routeKey starting with "/"';
+    var events = replay.events;
+    if (!Array.isArray(events) || events.length === 0 || events.length > MAX_EVENTS) return '1 to ' + MAX_EVENTS + ' events';
+    for (var i = 0; i < events.length; i++) {
+      var type = isRecord(events[i]) ? events[i].type : undefined;
+      var expected = i === events.length - 1 ? type === 'page' : type === 'identify' || type === 'track';
+      if (!expected) return 'identify/track events followed by one page event';
+    }
+    if (events.filter(function (event) { return event.type === 'identify'; }).length > MAX_IDENTIFY) return 'at most ' + MAX_IDENTIFY + ' identify events';
+    return null;
+  }
+
+  function commitRequestReplay(requestEvents, replay, request) {
+    var problem = invalidReplay(replay);
+    if (problem !== null) return new Error('commitReplay needs ' + problem + '.');
+    var scope = requestEvents.scopeOf(request);
+    if (!requestEvents.admits('page', scope)) {
+      requestEvents.block('page', {});
+      return { accepted: false, blocked: [{ reason: 'consent', method: 'page', args: [{}] }] };
+    }
+    var commit = Object.assign({}, scope, { preflight: false });
+    return requestEvents.upsert(replay.events, commit).then(function (outcome) {
+      return { accepted: true, experience: outcome, blocked: [] };
+    });
+  }
+
   ns.prepareRequestHandoff = prepareRequestHandoff;
+  ns.commitRequestReplay = commitRequestReplay;
   ns.requestHandoffLimits = Object.freeze({ MAX_EVENTS: MAX_EVENTS, MAX_IDENTIFY: MAX_IDENTIFY });
 })();

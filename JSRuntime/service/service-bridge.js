@@ -32,6 +32,8 @@
 //                                request-bound profile id" settle ok=false).
 //   prepareHandoff(input, request, requestId)   async like call: the request handoff with replay
 //                                of service/request-handoff.js ({handoff, experience?, blocked}).
+//   commitReplay(replay, request, requestId)   async like call: commits a handoff's replay as a
+//                                browser would (service/request-handoff.js commitRequestReplay).
 //   getFlag(name, changes) → JSON of the flag over `changes` ("null" when absent). Reading a flag
 //                                emits nothing (stateless model).
 //   getMergeTagValue(entry, profile) → string | null (core/merge-tags.js).
@@ -61,7 +63,7 @@
   var ns = globalThis.__optimization.declare('service/service-bridge.js', {
     uses: [
       'apiResponse', 'createInsightsApi', 'createInsightsQueue', 'createRequestEvents', 'experienceRequestMethods', 'flags', 'guards', 'host',
-      'mergeTags', 'outboxLink', 'prepareRequestHandoff', 'queueFlushPolicy', 'settle', 'settleReturning',
+      'commitRequestReplay', 'mergeTags', 'outboxLink', 'prepareRequestHandoff', 'queueFlushPolicy', 'settle', 'settleReturning',
     ],
     globals: ['__service'],
   });
@@ -192,6 +194,17 @@
     return ns.settleReturning(requestId, outcome);
   }
 
+  function commitReplay(replay, request, requestId) {
+    if (settings === null) return ns.settleReturning(requestId, new Error('commitReplay: the service is not configured.'));
+    var outcome;
+    try {
+      outcome = ns.commitRequestReplay(requestEvents, replay, request);
+    } catch (error) {
+      outcome = error instanceof Error ? error : new Error(String(error));
+    }
+    return ns.settleReturning(requestId, outcome);
+  }
+
   function getFlag(name, changes) {
     if (!isString(name)) throw new TypeError('getFlag name must be a string.');
     var value = ns.flags.getFlag(name, changes);
@@ -299,6 +312,7 @@
     configure: configure,
     call: call,
     prepareHandoff: prepareHandoff,
+    commitReplay: commitReplay,
     getFlag: getFlag,
     getMergeTagValue: getMergeTagValue,
     startDelivery: startDelivery,

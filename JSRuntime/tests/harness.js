@@ -150,7 +150,7 @@
     globalThis.__testHost.receiveReturnedOutcomes(
       globalThis.__bridge, Object.keys(globalThis.__optimization.payloadRules.EVENT_METHODS).concat(['trackCurrentScreen']));
   }
-  if (globalThis.__testHost && globalThis.__service) globalThis.__testHost.receiveReturnedOutcomes(globalThis.__service, ['call', 'prepareHandoff']);
+  if (globalThis.__testHost && globalThis.__service) globalThis.__testHost.receiveReturnedOutcomes(globalThis.__service, ['call', 'prepareHandoff', 'commitReplay']);
 
   function describe(error) {
     if (error instanceof Error) return error.name + ': ' + error.message;

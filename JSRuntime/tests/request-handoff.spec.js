@@ -114,4 +114,24 @@
       assert.equal(result.handoff.profileId, undefined);
     });
   });
+
+  jsTest('commit: the replay\'s events go out unchanged in one stored upsert; a malformed replay is refused', function () {
+    answerWith('p-1');
+    var replay;
+    return prepare({}, { routeKey: '/', initialEvents: [{ type: 'track', event: 'arrived' }] }, { consent: true, profile: { id: 'p-1' } }).then(function (result) {
+      replay = result.handoff.replay;
+      __testHost.fetches = [];
+      return ns.commitRequestReplay(pipeline(), replay, { consent: true, profile: { id: 'p-1' } });
+    }).then(function (committed) {
+      assert.equal(committed.accepted, true);
+      assert.equal(committed.experience.ok, true);
+      assert.equal(__testHost.fetches.length, 1);
+      assert.equal(__testHost.fetches[0].url.indexOf('type=preflight'), -1, 'stored, not a preview');
+      assert.deepEqual(JSON.parse(__testHost.fetches[0].body).events, replay.events);
+      var bad = ns.commitRequestReplay(pipeline(), { routeKey: '/', events: [{ type: 'track' }] }, { consent: true });
+      assert.ok(bad instanceof Error && /followed by one page event/.test(bad.message), String(bad));
+      var refused = ns.commitRequestReplay(pipeline({ allowedEventTypes: [] }), replay, { consent: false });
+      assert.equal(refused.accepted, false);
+    });
+  });
 })();

@@ -103,6 +103,7 @@ package enum BridgeContract {
         package static let configure = BridgeFunction("__service", "configure", arity: 1)
         package static let call = BridgeFunction("__service", "call", arity: 4)
         package static let prepareHandoff = BridgeFunction("__service", "prepareHandoff", arity: 3)
+        package static let commitReplay = BridgeFunction("__service", "commitReplay", arity: 3)
         package static let getFlag = BridgeFunction("__service", "getFlag", arity: 2)
         package static let getMergeTagValue = BridgeFunction("__service", "getMergeTagValue", arity: 2)
         package static let startDelivery = BridgeFunction("__service", "startDelivery", arity: 0)
@@ -119,7 +120,7 @@ package enum BridgeContract {
 
         /// Every `__service` function, in JSRuntime's declaration order.
         package static let all: [BridgeFunction] = [
-            configure, call, prepareHandoff, getFlag, getMergeTagValue, startDelivery, enqueueInsights, resumeInsightsBacklog,
+            configure, call, prepareHandoff, commitReplay, getFlag, getMergeTagValue, startDelivery, enqueueInsights, resumeInsightsBacklog,
             flushInsights, insightsSize, eraseInsightsProfile, removeInsightsMessages, closeDelivery,
             admitExperienceCall, recordExperienceOutcome, isExperienceCircuitOpen,
         ]

@@ -46,6 +46,33 @@ struct RequestHandoffTests {
         }
     }
 
+    @Test func committingTheReplayStoresExactlyItsEventsOnce() async throws {
+        try await withLocalAPIServer { server in
+            let service = Self.service(server)
+            try await service.start()
+            let first = service.forRequest(RequestOptions(consent: true))
+            let (handoff, _) = try await first.prepareRequestHandoff(routeKey: "/", initialEvents: [.identify(userId: "u-1")])
+            let replay = try #require(handoff.replay)
+            // The browser's side: the visitor's next request commits what the first one previewed.
+            let browser = service.forRequest(RequestOptions(consent: true, profileId: handoff.profileId))
+            let committed = try await browser.commitReplay(replay)
+            do {
+                _ = try await service.forRequest(RequestOptions(consent: true)).commitReplay(.init(routeKey: "/", events: []))
+                Issue.record("an empty replay was committed")
+            } catch let error as OptimizationError {
+                guard case .bridgeError(let message) = error else { throw error }
+                #expect(message.contains("commitReplay needs 1 to 200 events"))
+            }
+            await service.shutdown()
+            #expect(committed.outcome == .delivered)
+            let calls = server.requests(matching: .experience)
+            #expect(calls.count == 2)
+            #expect(calls.last?.queryValue("type") == nil, "stored, not previewed")
+            #expect(calls.last?.json?["events"]?.arrayValue == replay.events)
+            #expect(server.isIdentified(profileID: try #require(handoff.profileId)) == true)
+        }
+    }
+
     @Test func aPageTheRequestMayNotSendGivesAHandoffWithoutReplayOrCall() async throws {
         try await withLocalAPIServer { server in
             let service = Self.service(server, allowedEventTypes: [])

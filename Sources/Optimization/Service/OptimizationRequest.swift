@@ -205,6 +205,35 @@ public final class OptimizationRequest: Sendable {
         return (handoff, data)
     }
 
+    /// Commits a handoff's replay as the browser does: its events, unchanged (same message
+    /// ids), in one stored Experience call for this request's visitor; the answer is adopted.
+    /// For hosts that stand in for a browser (tests, server-to-server flows).
+    /// - Returns: what the call did: `.blocked(.consent)` when the request may not send `page`
+    ///   now (nothing is sent), otherwise the Experience call's outcome.
+    /// - Throws: `OptimizationError.bridgeError(_:)` for a replay that is not `identify`/`track`
+    ///   events followed by one `page` event (1…200 events, at most 50 `identify`, a route key
+    ///   starting with `/`); `OptimizationError.shutDown` after shutdown.
+    public func commitReplay(_ replay: OptimizationHandoff.Replay) async throws(OptimizationError) -> EventResult {
+        let running = try service.requireRunning()
+        let replayText: String
+        do {
+            replayText = try JSONValue.object(["routeKey": .string(replay.routeKey), "events": .array(replay.events)]).jsonText()
+        } catch {
+            throw .bridgeError("commitReplay replay cannot be serialized: \(error)")
+        }
+        guard let exchange = try await exchange(
+            BridgeContract.Service.commitReplay, [.json(replayText)], method: "commitReplay", callsExperience: true, running: running)
+        else {
+            return EventResult(outcome: .timedOut(after: budget))
+        }
+        guard exchange.answer["accepted"]?.boolValue == true else {
+            for blocked in exchange.answer["blocked"]?.arrayValue ?? [] { report(blocked: blocked, method: "page") }
+            return EventResult(outcome: .blocked(.consent))
+        }
+        let (outcome, data) = experienceOutcome(of: exchange.answer, method: "commitReplay", started: exchange.started) ?? (.accepted, nil)
+        return EventResult(outcome: outcome, event: replay.events.last, data: data)
+    }
+
     // MARK: The call
 
     private func call(_ event: EventMethod, _ payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> EventResult {
