@@ -16,6 +16,13 @@ import OrderedCollections
 ///   no events (the load test's "resolve only" case).
 /// - `GET /events`: as `/handoff`, plus one `trackView` per rendered entry (when the request has
 ///   a profile id): the event path without an Experience call (the load test's "events" case).
+/// - `GET /first`: a first visit handed over to the browser: the page view is evaluated with a
+///   preflight Experience call (nothing stored), the variants of its answer are rendered, and the
+///   page carries the handoff (`<script type="application/json" id="optimization-handoff">`) whose
+///   replay the browser commits once; `Cache-Control: private, no-store`.
+/// - `POST /replay`: stands in for the browser: the body is the page's handoff JSON, whose replay
+///   is committed for the visitor (204; 403 when consent blocks it, 422 for a body that is not a
+///   handoff with a replay, 502 when the Experience API did not take it).
 /// - `GET /plain`: the baselines, without the engine (the load test's reference).
 /// - `POST /consent`: form field `consent=accept|decline`; sets the consent cookie (declining
 ///   also deletes the profile and handoff cookies) and redirects to `/`.
@@ -49,6 +56,58 @@ public struct PageRoutes: Sendable {
         }
         router.post("/consent") { request, context in
             try await consent(request, context: context)
+        }
+        router.get("/first") { request, context in
+            await firstVisitPage(request, context: context)
+        }
+        router.post("/replay") { request, context in
+            try await replay(request, context: context)
+        }
+    }
+
+    // MARK: Handoff to the browser
+
+    func firstVisitPage(_ request: Request, context: BasicRequestContext) async -> Response {
+        let cookies = VisitorCookies(request: request)
+        let optimization = service.forRequest(Self.options(request, cookies: cookies, context: context))
+        let routeKey = request.uri.query.map { "\(request.uri.path)?\($0)" } ?? request.uri.path
+        var handoff = OptimizationHandoff(cache: .init(scope: .privateRequest), profileId: optimization.profileId)
+        do {
+            handoff = try await optimization.prepareRequestHandoff(routeKey: routeKey).handoff
+        } catch {
+            context.logger.warning("no handoff prepared; rendering without fresh selections", metadata: ["error": "\(error)"])
+        }
+        let resolved = content.entries.map { PageRenderer.Section(baseline: $0, resolved: optimization.resolveOptimizedEntry(baseline: $0)) }
+        var page = PageRenderer.page(sections: resolved, consent: cookies.consent, mode: "first")
+        if (try? handoff.assertCacheSafe()) != nil, let json = try? handoff.json.jsonText() {
+            // `<` escaped so the JSON cannot close the script element.
+            let script = #"<script type="application/json" id="optimization-handoff">"# + json.replacingOccurrences(of: "<", with: "\\u003c") + "</script>\n"
+            page = page.replacingOccurrences(of: "</body>", with: script + "</body>")
+        }
+        var response = html(page)
+        response.headers[.cacheControl] = "private, no-store"
+        if optimization.canPersistProfile, let id = handoff.profileId, VisitorCookies.isValidProfileId(id) {
+            response.setCookie(VisitorCookies.cookie(name: VisitorCookies.profileCookieName, value: id))
+        }
+        return response
+    }
+
+    func replay(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let body = try await request.body.collect(upTo: 1 << 20)
+        guard let json = try? JSONValue(jsonText: String(buffer: body)), let replay = OptimizationHandoff(json: json)?.replay else {
+            return Response(status: .unprocessableContent)
+        }
+        let cookies = VisitorCookies(request: request)
+        let optimization = service.forRequest(Self.options(request, cookies: cookies, context: context))
+        do {
+            switch try await optimization.commitReplay(replay).outcome {
+            case .delivered, .accepted: return Response(status: .noContent)
+            case .blocked: return Response(status: .forbidden)
+            default: return Response(status: .badGateway)
+            }
+        } catch {
+            context.logger.warning("replay not committed", metadata: ["error": "\(error)"])
+            return Response(status: .unprocessableContent)
         }
     }
 

@@ -64,6 +64,7 @@ struct PageResponse: Sendable {
     /// Cookies the response set (name → value; an empty value with Max-Age=0 deletes).
     var setCookies: [String: String]
     var location: String?
+    var cacheControl: String?
 
     /// `data-baseline` → `data-entry` of every rendered section.
     var renderedEntries: [String: String] {
@@ -90,6 +91,10 @@ struct Visitor {
         try await send("POST", path, body: form, headers: [("Content-Type", "application/x-www-form-urlencoded")])
     }
 
+    mutating func post(_ path: String, json: String) async throws -> PageResponse {
+        try await send("POST", path, body: json, headers: [("Content-Type", "application/json")])
+    }
+
     private mutating func send(_ method: String, _ path: String, body: String?, headers: [(String, String)]) async throws -> PageResponse {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = .init(rawValue: method)
@@ -111,7 +116,7 @@ struct Visitor {
         }
         return PageResponse(
             status: Int(response.status.code), body: String(buffer: bytes), setCookies: set,
-            location: response.headers.first(name: "location"))
+            location: response.headers.first(name: "location"), cacheControl: response.headers.first(name: "cache-control"))
     }
 }
 

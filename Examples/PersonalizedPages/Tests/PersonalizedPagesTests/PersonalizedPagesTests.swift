@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Optimization
 import OptimizationTesting
 import PersonalizedPagesApp
 import Testing
@@ -157,6 +158,34 @@ import Testing
                     #expect(server.requests(matching: .experience).count == experienceCalls, "no Experience call")
                     let views = server.insightsEvents.filter { $0["type"] == "component" }
                     #expect(views.count == viewsBefore + 3, "one view per rendered entry")
+                }
+            }
+        }
+    }
+
+    @Test func aFirstVisitIsHandedOverAndTheReplayIsCommittedOnce() async throws {
+        try await withLocalAPIServer { server in
+            try await withApp(server) { baseURL, _ in
+                try await withHTTPClient { client in
+                    var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_consent": "yes"])
+                    let page = try await visitor.get("/first?campaign=mail")
+                    #expect(page.status == 200)
+                    #expect(page.cacheControl == "private, no-store")
+                    let script = try #require(page.body.firstMatch(of: /<script type="application\/json" id="optimization-handoff">(.*)<\/script>/))
+                    let handoff = try #require(OptimizationHandoff(json: try JSONValue(jsonText: String(script.1))))
+                    let replay = try #require(handoff.replay)
+                    #expect(replay.routeKey == "/first?campaign=mail")
+                    #expect(handoff.cacheSafetyWarnings.isEmpty)
+                    let preview = try #require(server.requests(matching: .experience).first)
+                    #expect(preview.queryValue("type") == "preflight")
+                    // The browser's part: commit the replay once.
+                    let committed = try await visitor.post("/replay", json: String(script.1))
+                    #expect(committed.status == 204)
+                    let calls = server.requests(matching: .experience)
+                    #expect(calls.count == 2)
+                    #expect(calls.last?.queryValue("type") == nil)
+                    #expect(calls.last?.json?["events"]?.arrayValue == replay.events)
+                    #expect(try await visitor.post("/replay", json: "{}").status == 422)
                 }
             }
         }
