@@ -84,9 +84,8 @@ struct APIVersionTests {
     @Test(arguments: Face.allCases)
     func aV2ErrorEnvelopeReachesTheResultWithItsCode(_ face: Face) async throws {
         try await withLocalAPIServer { server in
-            server.enqueue(
-                .status(400, body: #"{"message":"invalid","data":{},"error":{"code":"ERR_INVALID_DATA"}}"#, headers: ["content-type": "application/json"]),
-                for: .experience)
+            let body = String(decoding: try fixtureData("experience-v2/error-invalid-data.json"), as: UTF8.self)
+            server.enqueue(.status(400, body: body, headers: ["content-type": "application/json"]), for: .experience)
             let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
             let (track, _) = try await Self.send(face, OptimizationConfig(spaceId: "space-1", environment: "master", api: api))
             guard case .refused(status: 400, code: "ERR_INVALID_DATA", _) = track.outcome else {
@@ -111,20 +110,13 @@ struct APIVersionTests {
     @Test(arguments: Face.allCases)
     func experienceAndFragmentChangesReachTheCallerAndFlagsReadVariablesOnly(_ face: Face) async throws {
         try await withLocalAPIServer { server in
-            var data = LocalOptimizationAPIServer.defaultNewVisitorData.objectValue ?? [:]
-            data["changes"] = [
-                ["type": "Variable", "key": "headline", "value": "Hello", "meta": ["experienceId": "opt-1", "variantIndex": 0]],
-                ["type": "Experience", "id": "experience-1", "variantId": "experience-variant-1",
-                 "meta": ["optimizationId": "optimization-2", "variantIndex": 1]],
-                ["type": "Fragment", "id": "fragment-1", "variantId": "fragment-variant-2",
-                 "meta": ["optimizationId": "optimization-3", "variantIndex": 2]],
-                ["type": "Component", "id": "dropped"],
-            ]
-            server.setExperienceData(newVisitor: .object(data))
+            let fixture = try JSONValue(jsonData: try fixtureData("experience-v2/mixed-changes.json"))
+            server.setExperienceData(newVisitor: fixture["data"])
             let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
             let config = OptimizationConfig(spaceId: "space-1", environment: "master", api: api)
             let changes: [JSONValue]?
             let headline: JSONValue
+            let shipping: JSONValue
             let experience: JSONValue
             switch face {
             case .client:
@@ -136,7 +128,8 @@ struct APIVersionTests {
                 #expect(try await client.page().outcome == .delivered)
                 changes = client.state.changes?.arrayValue
                 headline = client.getFlag("headline")
-                experience = client.getFlag("experience-1")
+                shipping = client.getFlag("shipping")
+                experience = client.getFlag("experience-landing")
             case .service:
                 let service = OptimizationService(config: config, options: .init(engines: 1), environment: .init(clock: ManualClock()))
                 try await service.start()
@@ -144,12 +137,15 @@ struct APIVersionTests {
                 #expect(try await request.page().outcome == .delivered)
                 changes = request.changes
                 headline = request.getFlag("headline")
-                experience = request.getFlag("experience-1")
+                shipping = request.getFlag("shipping")
+                experience = request.getFlag("experience-landing")
                 await service.shutdown()
             }
-            #expect(changes?.compactMap { $0["type"]?.stringValue } == ["Variable", "Experience", "Fragment"])
-            #expect(changes?[2]["variantId"] == "fragment-variant-2")
-            #expect(headline == "Hello")
+            // The change of a type the API does not define is dropped on its own.
+            #expect(changes?.compactMap { $0["type"]?.stringValue } == ["Variable", "Variable", "Experience", "Fragment"])
+            #expect(changes?[3]["variantId"] == "fragment-footer-eu")
+            #expect(headline == "Bonjour")
+            #expect(shipping == ["freeFrom": 50])
             #expect(experience == .null, "an Experience change is not a flag")
         }
     }

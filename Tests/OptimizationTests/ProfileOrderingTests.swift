@@ -9,8 +9,10 @@ import Testing
 /// within the call's budget.
 @Suite("Experience calls per profile", .timeLimit(.minutes(2)))
 struct ProfileOrderingTests {
-    static let overload = ScriptedResponse.status(
-        429, body: #"{"message":"too many concurrent requests","data":{},"error":{"code":"ERR_PROFILE_OVERLOAD"}}"#)
+    /// A 429 `ERR_PROFILE_OVERLOAD` answer (Fixtures/experience-v2/error-profile-overload.json).
+    static var overload: ScriptedResponse {
+        get throws { .status(429, body: String(decoding: try fixtureData("experience-v2/error-profile-overload.json"), as: UTF8.self)) }
+    }
 
     static func service(
         _ server: LocalOptimizationAPIServer, clock: any HostClock, engines: Int = 2, flush: QueueFlushPolicy? = nil,
@@ -88,7 +90,7 @@ struct ProfileOrderingTests {
 
     @Test func anOverloadedProfileIsRetriedWithinTheBudget() async throws {
         try await withLocalAPIServer { server in
-            server.enqueue(Self.overload, Self.overload, for: .experience)
+            server.enqueue(try Self.overload, try Self.overload, for: .experience)
             let fastBackoff = QueueFlushPolicy(baseBackoff: .milliseconds(1), maxBackoff: .milliseconds(2))
             let service = Self.service(server, clock: SystemClock(), flush: fastBackoff)
             try await service.start()
@@ -102,7 +104,7 @@ struct ProfileOrderingTests {
 
     @Test func anOverloadThatOutlastsTheBudgetIsATypedFailureWithItsCode() async throws {
         try await withLocalAPIServer { server in
-            server.enqueue(contentsOf: Array(repeating: Self.overload, count: 10), for: .experience)
+            server.enqueue(contentsOf: Array(repeating: try Self.overload, count: 10), for: .experience)
             // Backoff of 1 s against a 3 s budget: two or three attempts, then the overload is the outcome.
             let slowBackoff = QueueFlushPolicy(baseBackoff: .seconds(1), maxBackoff: .seconds(1))
             let service = Self.service(server, clock: SystemClock(), flush: slowBackoff, timeout: .seconds(3))
