@@ -172,37 +172,35 @@
     return experienceCircuit !== null && experienceCircuit.isOpen();
   }
 
-  function call(method, payload, request, requestId) {
-    if (settings === null) return ns.settleReturning(requestId, new Error('call: the service is not configured.'));
+  // An async request function: runs `work()` (an outcome, a promise of one, or an Error) and
+  // settles it: returned as `[ok, value]` when known at once, else through __nativeSettle.
+  function settleRequest(name, requestId, work) {
+    if (settings === null) return ns.settleReturning(requestId, new Error(name + ': the service is not configured.'));
     var outcome;
     try {
-      outcome = requestEvents.run(method, payload, request);
+      outcome = work();
     } catch (error) {
       outcome = error instanceof Error ? error : new Error(String(error));
     }
     return ns.settleReturning(requestId, outcome);
+  }
+
+  function call(method, payload, request, requestId) {
+    return settleRequest('call', requestId, function () {
+      return requestEvents.run(method, payload, request);
+    });
   }
 
   function prepareHandoff(input, request, requestId) {
-    if (settings === null) return ns.settleReturning(requestId, new Error('prepareHandoff: the service is not configured.'));
-    var outcome;
-    try {
-      outcome = ns.prepareRequestHandoff(requestEvents, input, request);
-    } catch (error) {
-      outcome = error instanceof Error ? error : new Error(String(error));
-    }
-    return ns.settleReturning(requestId, outcome);
+    return settleRequest('prepareHandoff', requestId, function () {
+      return ns.prepareRequestHandoff(requestEvents, input, request);
+    });
   }
 
   function commitReplay(replay, request, requestId) {
-    if (settings === null) return ns.settleReturning(requestId, new Error('commitReplay: the service is not configured.'));
-    var outcome;
-    try {
-      outcome = ns.commitRequestReplay(requestEvents, replay, request);
-    } catch (error) {
-      outcome = error instanceof Error ? error : new Error(String(error));
-    }
-    return ns.settleReturning(requestId, outcome);
+    return settleRequest('commitReplay', requestId, function () {
+      return ns.commitRequestReplay(requestEvents, replay, request);
+    });
   }
 
   function getFlag(name, changes) {
