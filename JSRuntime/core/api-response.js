@@ -22,6 +22,8 @@
 //     defaultEnvironment(version) → "main" (v1) | "master" (v2);
 //     experienceProfilesPath(version, tenantId, environment) → "v2/organizations/{id}/environments/
 //       {env}/profiles" (v1) | "v3/spaces/{id}/environments/{env}/profiles" (v2);
+//     experienceEventsPath(version, tenantId, environment) → the batch route: "v2/organizations/
+//       {id}/environments/{env}/events" (v1) | "v3/spaces/{id}/environments/{env}/events" (v2);
 //     insightsEventsPath(version, tenantId, environment) → "v1/organizations/{id}/environments/
 //       {env}/events" (v1) | "v2/spaces/{id}/environments/{env}/events" (v2);
 //     segments percent-encoded; the tenant is the client id (v1) or the space id (v2).
@@ -143,6 +145,11 @@
     return tenantPath(route.experience, route, tenantId, environment) + '/profiles';
   }
 
+  function experienceEventsPath(version, tenantId, environment) {
+    var route = ROUTES[resolveApiVersion(version)];
+    return tenantPath(route.experience, route, tenantId, environment) + '/events';
+  }
+
   function insightsEventsPath(version, tenantId, environment) {
     var route = ROUTES[resolveApiVersion(version)];
     return tenantPath(route.insights, route, tenantId, environment) + '/events';
@@ -195,6 +202,7 @@
     defaultEnvironment: defaultEnvironment,
     experienceProfilesPath: experienceProfilesPath,
     insightsEventsPath: insightsEventsPath,
+    experienceEventsPath: experienceEventsPath,
     readTenant: readTenant,
   });
 })();

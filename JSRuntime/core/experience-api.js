@@ -1,7 +1,16 @@
 // core/experience-api.js
 // Contract: the Experience API client.
 //   __optimization.createExperienceApi({clientId, environment, apiVersion?, baseUrl?,
-//       enabledFeatures?, preflight?, getLocale?, host?}) → {upsertProfile, profilesUrl, features}
+//       enabledFeatures?, preflight?, plainText?, getLocale?, host?}) → {upsertProfile,
+//       getProfile, upsertBatch, profilesUrl, features}
+//     plainText        false ⇒ profile upserts are sent as `application/json` (default
+//                      `text/plain`, which needs no CORS preflight in browsers).
+//     getProfile(profileId, signal?) → Promise<outcome>   GET `…/profiles/{id}?locale=` (never
+//                      `type`, no Content-Type); outcomes as upsertProfile's.
+//     upsertBatch(events, signal?) → Promise<outcome>   POST `{experienceEventsPath}?locale=`
+//                      (v1 `v2/organizations/…/events`, v2 `v3/spaces/…/events`), JSON
+//                      `{events, options: {features}}`, every event with an `anonymousId` (its
+//                      profile); {ok: true, status, data: {profiles}} on success.
 //     clientId         the tenant: the optimization client id (v1) or the space id (v2).
 //     apiVersion       "v1" (default) or "v2": the routes (core/api-response.js); an empty
 //                      environment takes the version's default ("main" / "master").
@@ -216,14 +225,76 @@
     var preflight = settings.preflight === true;
     var getLocale = typeof settings.getLocale === 'function' ? settings.getLocale : function () { return undefined; };
 
-    function profilesUrl(profileId) {
-      var path = http.experienceProfilesPath(apiVersion, clientId, environment);
-      if (isString(profileId) && profileId.length > 0) path += '/' + encodeURIComponent(profileId);
-      var query = [];
+    var plainText = settings.plainText !== false;
+
+    function query(withPreflight) {
+      var items = [];
       var locale = getLocale();
-      if (isString(locale) && locale.length > 0) query.push('locale=' + encodeURIComponent(locale));
-      if (preflight) query.push('type=preflight');
-      return http.joinUrl(baseUrl, path) + (query.length > 0 ? '?' + query.join('&') : '');
+      if (isString(locale) && locale.length > 0) items.push('locale=' + encodeURIComponent(locale));
+      if (withPreflight && preflight) items.push('type=preflight');
+      return items.length > 0 ? '?' + items.join('&') : '';
+    }
+
+    function profilePath(profileId) {
+      var path = http.experienceProfilesPath(apiVersion, clientId, environment);
+      return isString(profileId) && profileId.length > 0 ? path + '/' + encodeURIComponent(profileId) : path;
+    }
+
+    function profilesUrl(profileId) {
+      return http.joinUrl(baseUrl, profilePath(profileId)) + query(true);
+    }
+
+    // The outcome of an answer whose success body is `parse(text)`'s.
+    function answerOf(init, url, parse) {
+      return host.fetch(url, init).then(function (response) {
+        if (!response.ok) return http.outcomeOfResponse('Experience', response, host.now());
+        return response.text().then(function (text) {
+          var parsed;
+          try {
+            parsed = parse(text);
+          } catch (error) {
+            return { ok: false, kind: 'invalid', status: response.status, reason: error.message };
+          }
+          return Object.assign({ ok: true, status: response.status }, parsed);
+        });
+      }).then(undefined, function (error) {
+        return http.outcomeOfError('Experience', error);
+      });
+    }
+
+    function parseProfileAnswer(text) {
+      var parsed = parseResponse(text, apiVersion);
+      return { data: parsed.data, ignoredChanges: parsed.ignoredChanges };
+    }
+
+    // GET one profile (locale only in the query; no body, no Content-Type).
+    function getProfile(profileId, signal) {
+      if (!isString(profileId) || profileId.length === 0) return Promise.reject(new TypeError('getProfile needs a profile id.'));
+      var init = { method: 'GET', headers: {} };
+      if (signal !== undefined && signal !== null) init.signal = signal;
+      return answerOf(init, http.joinUrl(baseUrl, profilePath(profileId)) + query(false), parseProfileAnswer);
+    }
+
+    // POST a batch of events for several profiles (each event names its profile in
+    // `anonymousId`); JSON, answered with {data: {profiles}}.
+    function upsertBatch(events, signal) {
+      if (!Array.isArray(events) || events.length === 0) return Promise.reject(new TypeError('An Experience API batch needs at least one event.'));
+      if (!events.every(function (event) { return isRecord(event) && isString(event.anonymousId) && event.anonymousId.length > 0; })) {
+        return Promise.reject(new TypeError('Every event of an Experience API batch needs an "anonymousId".'));
+      }
+      var url = http.joinUrl(baseUrl, http.experienceEventsPath(apiVersion, clientId, environment)) + query(false);
+      var init = {
+        method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ events: events, options: { features: features } }),
+      };
+      if (signal !== undefined && signal !== null) init.signal = signal;
+      return answerOf(init, url, function (text) {
+        var body = JSON.parse(text);
+        if (!isRecord(body) || !isRecord(body.data) || (body.data.profiles !== undefined && !Array.isArray(body.data.profiles))) {
+          throw invalid('a batch answer needs data.profiles');
+        }
+        return { data: { profiles: body.data.profiles || [] } };
+      });
     }
 
     function upsertProfile(request) {
@@ -233,7 +304,7 @@
       }
       var url = profilesUrl(input.profileId);
       var body = JSON.stringify({ events: input.events, options: { features: features } });
-      var headers = { 'Content-Type': 'text/plain' };
+      var headers = { 'Content-Type': plainText ? 'text/plain' : 'application/json' };
       if (isRecord(input.headers)) {
         Object.keys(input.headers).forEach(function (name) {
           if (isString(input.headers[name])) headers[name] = input.headers[name];
@@ -241,23 +312,13 @@
       }
       var init = { method: 'POST', headers: headers, body: body };
       if (input.signal !== undefined && input.signal !== null) init.signal = input.signal;
-      return host.fetch(url, init).then(function (response) {
-        if (!response.ok) return http.outcomeOfResponse('Experience', response, host.now());
-        return response.text().then(function (text) {
-          var parsed;
-          try {
-            parsed = parseResponse(text, apiVersion);
-          } catch (error) {
-            return { ok: false, kind: 'invalid', status: response.status, reason: error.message };
-          }
-          return { ok: true, status: response.status, data: parsed.data, ignoredChanges: parsed.ignoredChanges };
-        });
-      }).then(undefined, function (error) {
-        return http.outcomeOfError('Experience', error);
-      });
+      return answerOf(init, url, parseProfileAnswer);
     }
 
-    return { upsertProfile: upsertProfile, profilesUrl: profilesUrl, features: features.slice() };
+    return {
+      upsertProfile: upsertProfile, getProfile: getProfile, upsertBatch: upsertBatch, profilesUrl: profilesUrl,
+      features: features.slice(),
+    };
   }
 
   ns.createExperienceApi = createExperienceApi;

@@ -1,0 +1,84 @@
+// tests/api-v2-vectors.spec.js — the wire routes of API v2 (and v1) in both Experience API calls
+// and the Insights API, as requests leave the shared core.
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization;
+  var EVENT = { type: 'track', event: 'Clicked', messageId: 'm-1' };
+
+  function ok() {
+    __testHost.fetchHandler = function (request) {
+      if (/\/events(\?|$)/.test(request.url)) return { status: 200, body: { data: { profiles: [{ id: 'anon-1' }] }, message: '', error: null } };
+      return {
+        status: 200,
+        body: { data: { profile: { id: 'p-1', stableId: 'p-1', random: 0, audiences: [], traits: {}, location: {} }, experiences: [], changes: [] }, message: 'ok', error: null },
+      };
+    };
+  }
+
+  jsTest('v2 create without an environment: the spaces route of master, text/plain, the default features', function () {
+    ok();
+    return ns.createExperienceApi({ clientId: 'space-1', apiVersion: 'v2' }).upsertProfile({ events: [EVENT] }).then(function (outcome) {
+      var request = __testHost.fetches[0];
+      assert.equal(outcome.ok, true);
+      assert.equal(request.url, 'https://experience.ninetailed.co/v3/spaces/space-1/environments/master/profiles');
+      assert.equal(request.headers['Content-Type'], 'text/plain');
+      assert.deepEqual(JSON.parse(request.body).options, { features: ['ip-enrichment', 'location'] });
+    });
+  });
+
+  jsTest('v2 update with locale, preflight, a forced IP and plainText false: query order, header, JSON body', function () {
+    ok();
+    var api = ns.createExperienceApi({
+      clientId: 'space-1', apiVersion: 'v2', environment: 'main', preflight: true, plainText: false,
+      getLocale: function () { return 'de-DE'; },
+    });
+    return api.upsertProfile({ profileId: 'p-1', events: [EVENT], headers: { 'X-Force-IP': '203.0.113.10' } }).then(function () {
+      var request = __testHost.fetches[0];
+      assert.equal(request.url, 'https://experience.ninetailed.co/v3/spaces/space-1/environments/main/profiles/p-1?locale=de-DE&type=preflight');
+      assert.equal(request.headers['X-Force-IP'], '203.0.113.10');
+      assert.equal(request.headers['Content-Type'], 'application/json');
+    });
+  });
+
+  jsTest('v2 getProfile: a GET with the locale only, no type and no Content-Type', function () {
+    ok();
+    var api = ns.createExperienceApi({ clientId: 'space-1', apiVersion: 'v2', preflight: true, getLocale: function () { return 'en-US'; } });
+    return api.getProfile('p-1').then(function (outcome) {
+      var request = __testHost.fetches[0];
+      assert.equal(outcome.ok, true);
+      assert.equal(outcome.data.profile.id, 'p-1');
+      assert.equal(request.method, 'GET');
+      assert.equal(request.url, 'https://experience.ninetailed.co/v3/spaces/space-1/environments/master/profiles/p-1?locale=en-US');
+      assert.equal(request.headers['Content-Type'], undefined);
+    });
+  });
+
+  jsTest('v2 batch: events with anonymousId, JSON, the spaces events route; an event without one is refused', function () {
+    ok();
+    var api = ns.createExperienceApi({ clientId: 'space-1', apiVersion: 'v2' });
+    return api.upsertBatch([Object.assign({ anonymousId: 'anon-1' }, EVENT)]).then(function (outcome) {
+      var request = __testHost.fetches[0];
+      assert.equal(request.url, 'https://experience.ninetailed.co/v3/spaces/space-1/environments/master/events');
+      assert.equal(request.headers['Content-Type'], 'application/json');
+      assert.deepEqual(outcome.data.profiles, [{ id: 'anon-1' }]);
+      return assert.rejects(api.upsertBatch([EVENT]), /anonymousId/);
+    });
+  });
+
+  jsTest('Insights v2 and v1, Experience v1 with the default environment', function () {
+    assert.equal(ns.createInsightsApi({ clientId: 'space-1', apiVersion: 'v2' }).eventsUrl,
+      'https://ingest.insights.ninetailed.co/v2/spaces/space-1/environments/master/events');
+    assert.equal(ns.createInsightsApi({ clientId: 'key_123' }).eventsUrl,
+      'https://ingest.insights.ninetailed.co/v1/organizations/key_123/environments/main/events');
+    assert.equal(ns.createExperienceApi({ clientId: 'key_123' }).profilesUrl(),
+      'https://experience.ninetailed.co/v2/organizations/key_123/environments/main/profiles');
+  });
+
+  jsTest('v2 has no alias or group event: neither is an event call', function () {
+    assert.equal(ns.payloadRules.EVENT_METHODS.alias, undefined);
+    assert.equal(ns.payloadRules.EVENT_METHODS.group, undefined);
+    var run = ns.createRequestEvents({ clientId: 's', apiVersion: 'v2', environment: 'master', allowedEventTypes: [], api: {}, requestTimeoutMs: 100 }).run;
+    assert.ok(/Unknown request method "alias"/.test(run('alias', {}, { consent: true }).message));
+    assert.ok(/Unknown request method "group"/.test(run('group', {}, { consent: true }).message));
+  });
+})();
