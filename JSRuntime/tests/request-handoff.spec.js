@@ -134,4 +134,22 @@
       assert.equal(refused.accepted, false);
     });
   });
+
+  jsTest('the Experiences handoff envelope: version 1, analytics events need a profile, at most 65 536 bytes', function () {
+    var parse = ns.experiencesHandoff.parse;
+    var page = { transport: 'personalization', event: { type: 'page' } };
+    var view = { transport: 'analytics', event: { type: 'exo_node_view' } };
+    var valid = { version: 1, spaceId: 's', environmentId: 'master', events: [page, view], initialPageRouteKey: '/' };
+    assert.equal(parse(valid), valid);
+    assert.throws(function () { parse(Object.assign({}, valid, { version: 2 })); }, /needs "version": 1/);
+    assert.throws(function () { parse({ version: 1, spaceId: 's', environmentId: 'e', events: [view] }); }, /analytics event without a profile/);
+    assert.equal(parse({ version: 1, spaceId: 's', environmentId: 'e', initialProfileId: 'p', events: [view] }).events.length, 1);
+    assert.throws(function () { parse({ version: 1, spaceId: 's', environmentId: 'e', events: [view], initialPageRouteKey: '/' }); }, /profile/);
+    assert.throws(function () { parse({ version: 1, spaceId: 's', environmentId: 'e', events: [], initialPageRouteKey: '/' }); }, /needs a personalization page/);
+    var big = new Array(65537).join('x');
+    assert.throws(function () { parse({ version: 1, spaceId: 's', environmentId: 'e', initialProfileId: big, events: [] }); }, /exceeds 65536 serialized bytes/);
+    var cyclic = { version: 1 };
+    cyclic.self = cyclic;
+    assert.throws(function () { parse(cyclic); }, /cannot be serialized/);
+  });
 })();
