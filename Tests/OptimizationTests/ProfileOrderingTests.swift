@@ -105,17 +105,27 @@ struct ProfileOrderingTests {
     @Test func anOverloadThatOutlastsTheBudgetIsATypedFailureWithItsCode() async throws {
         try await withLocalAPIServer { server in
             server.enqueue(contentsOf: Array(repeating: try Self.overload, count: 10), for: .experience)
-            // Backoff of 1 s against a 3 s budget: two or three attempts, then the overload is the outcome.
-            let slowBackoff = QueueFlushPolicy(baseBackoff: .seconds(1), maxBackoff: .seconds(1))
-            let service = Self.service(server, clock: SystemClock(), flush: slowBackoff, timeout: .seconds(3))
+            // Backoff of exactly 1 s against a 3 s budget, on the manual clock: attempts at 0, 1 and
+            // 2 s; after the third answer the next wait would end at the budget, so the overload is
+            // the outcome.
+            let clock = ManualClock()
+            let backoff = QueueFlushPolicy(baseBackoff: .seconds(1), maxBackoff: .seconds(1), jitterRatio: 0)
+            let service = Self.service(server, clock: clock, flush: backoff, timeout: .seconds(3))
             try await service.start()
-            let result = try await service.forRequest(RequestOptions(consent: true, profileId: "p-1")).track(event: "bought")
+            let call = Task { try await service.forRequest(RequestOptions(consent: true, profileId: "p-1")).track(event: "bought") }
+            for attempt in 1...2 {
+                try await server.waitForRequests(count: attempt, matching: .experience)
+                // The engine has read the answer once the retry is due one backoff from now.
+                while clock.nextDueTime != clock.now() + 1_000 { await Task.yield() }
+                clock.advance(by: .seconds(1))
+            }
+            let result = try await call.value
             await service.shutdown()
             guard case .failed(status: 429, code: "ERR_PROFILE_OVERLOAD", _) = result.outcome else {
                 Issue.record("\(result.outcome)")
                 return
             }
-            #expect(server.requests(matching: .experience).count >= 2)
+            #expect(server.requests(matching: .experience).count == 3)
         }
     }
 }
