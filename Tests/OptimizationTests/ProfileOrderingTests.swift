@@ -49,6 +49,27 @@ struct ProfileOrderingTests {
         }
     }
 
+    @Test func theClientsCallsForItsVisitorNeverOverlapEither() async throws {
+        try await withLocalAPIServer { server in
+            for _ in 0..<4 { server.enqueue(.delay(.milliseconds(40)), for: .experience) }
+            let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+            try client.initialize(config: OptimizationConfig(
+                spaceId: "space-1", environment: "master", defaults: StorageDefaults(consent: true, profile: ["id": "visitor-1"]),
+                api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)))
+            defer { client.destroy() }
+            let outcomes = try await withThrowingTaskGroup(of: EventOutcome.self) { group in
+                for index in 0..<4 {
+                    group.addTask { try await client.track(event: "tab-\(index)").outcome }
+                }
+                return try await group.reduce(into: [EventOutcome]()) { $0.append($1) }
+            }
+            #expect(outcomes.allSatisfy { $0 == .delivered || $0 == .accepted }, "\(outcomes)")
+            try await client.flush()
+            #expect(server.requests(matching: .experience).flatMap(\.deliveredEvents).count == 4)
+            #expect(server.peakConcurrentProfileRequests["visitor-1"] == 1)
+        }
+    }
+
     @Test func differentVisitorsDoNotWaitForEachOther() async throws {
         try await withLocalAPIServer { server in
             server.enqueue(.hang, for: .pathPrefix("/experience/v3/spaces/space-1/environments/master/profiles/slow"))
