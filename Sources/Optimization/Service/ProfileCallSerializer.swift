@@ -36,7 +36,14 @@ final class ProfileCallSerializer: Sendable {
     /// - Returns: true when the caller holds the profile; false when `budget` ran out first (the
     ///   caller holds nothing).
     func acquire(_ profileId: String, within budget: Duration) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        // A free profile is taken without suspending.
+        let taken = state.withLock { state -> Bool in
+            guard !state.held.contains(profileId) else { return false }
+            state.held.insert(profileId)
+            return true
+        }
+        if taken { return true }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let ticket = state.withLock { state -> Int? in
                 guard state.held.contains(profileId) else {
                     state.held.insert(profileId)
