@@ -55,6 +55,16 @@ public indirect enum ScriptedResponse: Sendable, Equatable {
     /// connection (or the server stops). Nothing is scheduled, so a client that never gives up
     /// keeps it forever; ``LocalAPIServerSnapshot/connections`` shows when the client let go.
     case hang
+
+    /// API v2's error answer: `status` with the envelope `{"message", "data": {}, "error":
+    /// {"code"}}` (for example `apiError(429, code: "ERR_PROFILE_OVERLOAD")`).
+    public static func apiError(_ status: Int, code: String, message: String = "scripted error") -> ScriptedResponse {
+        let envelope: JSONValue = ["message": .string(message), "data": [:], "error": ["code": .string(code)]]
+        return .status(status, body: (try? envelope.jsonText()) ?? "")
+    }
+
+    /// 429 `ERR_PROFILE_OVERLOAD`: the Experience API refuses concurrent work on one profile.
+    public static var profileOverload: ScriptedResponse { apiError(429, code: "ERR_PROFILE_OVERLOAD", message: "Too many concurrent requests for this profile") }
 }
 
 /// One request the server received, recorded when its last byte arrived.

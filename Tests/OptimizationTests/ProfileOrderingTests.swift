@@ -111,7 +111,8 @@ struct ProfileOrderingTests {
 
     @Test func anOverloadedProfileIsRetriedWithinTheBudget() async throws {
         try await withLocalAPIServer { server in
-            server.enqueue(try Self.overload, try Self.overload, for: .experience)
+            // The test kit's own overload answer, then the fixture's.
+            server.enqueue(.profileOverload, try Self.overload, for: .experience)
             let fastBackoff = QueueFlushPolicy(baseBackoff: .milliseconds(1), maxBackoff: .milliseconds(2))
             let service = Self.service(server, clock: SystemClock(), flush: fastBackoff)
             try await service.start()
