@@ -155,9 +155,15 @@ let package = Package(
             dependencies: [
                 "Optimization",
                 "JavaScriptHost",
+                "CommandLineReporting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // How both executables report a failure: `error: …` on stderr and a sysexits code.
+        .target(
+            name: "CommandLineReporting",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // `optimization-bench`: the benchmarks (resolve, engine start, service, view tracking,
         // outbox), one JSON object of figures. Kept out of the `optimization` tool.
@@ -167,6 +173,7 @@ let package = Package(
                 "Optimization",
                 "JavaScriptHost",
                 "OptimizationTesting",
+                "CommandLineReporting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

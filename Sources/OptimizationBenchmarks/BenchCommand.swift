@@ -70,23 +70,7 @@ struct BenchCommand: ParsableCommand {
     /// Runs the benchmark; a failure prints `error: …` on stderr and exits non-zero (70 when a
     /// measurement went wrong, 64 for bad arguments).
     static func main() {
-        do {
-            var command = try parseAsRoot()
-            try command.run()
-        } catch let failure as BenchFailure {
-            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
-            Foundation.exit(70)
-        } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                print(fullMessage(for: error))
-                Foundation.exit(0)
-            }
-            var message = fullMessage(for: error)
-            if message.hasPrefix("Error: ") { message = String(message.dropFirst("Error: ".count)) }
-            FileHandle.standardError.write(Data("error: \(message)\n".utf8))
-            Foundation.exit(code.rawValue == 1 ? 64 : code.rawValue)
-        }
+        runReportingFailures()
     }
 
     func run() throws {

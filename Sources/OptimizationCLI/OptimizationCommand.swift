@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineReporting
 import Foundation
 
 /// The `optimization` executable. Parses arguments and calls the library; no optimization logic
@@ -14,30 +15,12 @@ struct OptimizationCommand: ParsableCommand {
     /// Runs the command, printing every failure as `error: …` on stderr with a sysexits code:
     /// 64 usage, 65 bad data, 66 missing input, 70 internal failure.
     static func main() {
-        do {
-            var command = try parseAsRoot()
-            try command.run()
-        } catch let failure as CLIFailure {
-            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
-            Foundation.exit(failure.exitCode)
-        } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                // --help and --version end up here.
-                print(fullMessage(for: error))
-                Foundation.exit(0)
-            }
-            var message = fullMessage(for: error)
-            if message.hasPrefix("Error: ") { message = "error: " + message.dropFirst("Error: ".count) }
-            if !message.hasPrefix("error: ") { message = "error: " + message }
-            FileHandle.standardError.write(Data((message.hasSuffix("\n") ? message : message + "\n").utf8))
-            Foundation.exit(code.rawValue == 1 ? 64 : code.rawValue)
-        }
+        runReportingFailures()
     }
 }
 
 /// A failure the CLI reports as `error: <message>` with `exitCode`.
-struct CLIFailure: Error {
+struct CLIFailure: ReportedFailure {
     var message: String
     var exitCode: Int32
 
