@@ -32,6 +32,24 @@ struct HostBindingTests {
                            options: .regularExpression) != nil)
     }
 
+    @Test func uuidsComeInBatchesOfDistinctVersion4Ids() throws {
+        let engine = try JavaScriptEngine(configuration: .init(clock: ManualClock()))
+        let batch = try engine.evaluate("__nativeRandomUUID(32)").stringValue ?? ""
+        #expect(batch.count == 32 * 36)
+        let ids = stride(from: 0, to: batch.count, by: 36).map { offset -> String in
+            let start = batch.index(batch.startIndex, offsetBy: offset)
+            return String(batch[start..<batch.index(start, offsetBy: 36)])
+        }
+        #expect(Set(ids).count == 32)
+        #expect(ids.allSatisfy {
+            $0.range(of: "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", options: .regularExpression) != nil
+        })
+        // At most the documented batch; an injected generator answers one id per call.
+        #expect(try engine.evaluate("__nativeRandomUUID(100000)").stringValue?.count == HostBinding.maximumUUIDBatch * 36)
+        let injected = try JavaScriptEngine(configuration: .init(clock: ManualClock(), randomUUID: { "fixed-id" }))
+        #expect(try injected.evaluate("__nativeRandomUUID(32)") == .string("fixed-id"))
+    }
+
     @Test func closingTheEngineCancelsPendingTimers() throws {
         let clock = ManualClock()
         let engine = try JavaScriptEngine(configuration: .init(clock: clock))

@@ -78,4 +78,19 @@ struct ServiceCircuitPolicyTests {
         #expect(service.statusKinds.kind(of: 503) == "retry")
         #expect(service.statusKinds.kind(of: 404) == "disable")
     }
+
+    @Test func aProfileOverloadDoesNotCountAgainstTheCircuit() async throws {
+        let service = Self.service(QueueFlushPolicy(maxConsecutiveFailures: 1, circuitOpenDuration: .seconds(5)), clock: ManualClock())
+        try await service.start()
+        defer { Task { await service.shutdown() } }
+        let delivery = try #require(service.running?.delivery)
+        // One visitor's overloaded profile says nothing about the API's health.
+        #expect(delivery.admitExperienceCall())
+        #expect(!delivery.recordExperienceOutcome(["ok": false, "kind": "retry", "status": 429, "code": "ERR_PROFILE_OVERLOAD"]))
+        #expect(!service.isExperienceCircuitOpen)
+        // Any other transient failure opens it (the limit is 1).
+        #expect(delivery.admitExperienceCall())
+        #expect(delivery.recordExperienceOutcome(["ok": false, "kind": "retry", "status": 503]))
+        #expect(service.isExperienceCircuitOpen)
+    }
 }
