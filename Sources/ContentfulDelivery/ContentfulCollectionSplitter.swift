@@ -121,6 +121,13 @@ package enum ContentfulCollectionSplitter {
         return parts.sorted().joined(separator: ",")
     }
 
+    /// The item's `sys.revision`, when it has one.
+    static func itemRevision(of entry: ContentfulEntry) -> Int? {
+        let document = entry.document
+        let item = document["items"]?.arrayValue?.first ?? document
+        return item["sys"]?["revision"]?.intValue
+    }
+
     /// Every entry and asset id the document of `entry` contains (item and includes).
     static func referencedIds(of entry: ContentfulEntry) -> Set<String> {
         let document = entry.document

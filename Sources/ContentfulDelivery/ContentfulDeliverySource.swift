@@ -32,6 +32,13 @@ import Synchronization
 /// ``invalidateAll()`` drops everything. A refetch whose item and includes have the same
 /// `sys.revision`s returns the instance already cached, so engines transfer nothing again.
 ///
+/// **Replicas.** With an `entryStore` (``ContentfulEntryStore``, shared by the replicas of a
+/// service) fetches by id read through it and write back to it, and invalidations reach it (see
+/// the protocol for the rules). ``applyRemoteInvalidation(_:)`` applies an invalidation another
+/// replica made without passing it on; ``revalidateAll()`` is for a replica that may have missed
+/// invalidations. A revision of an entry older than one this source returned is never taken from
+/// the store (the CDA stays the authority).
+///
 /// **Errors.** Every method throws only ``ContentfulDeliveryError`` (see
 /// ``ContentfulDeliveryConfiguration`` for retries, rate-limit waits and the per-fetch deadline).
 ///
@@ -53,6 +60,10 @@ public final class ContentfulDeliverySource: Sendable {
     private let logger: Logger
     private let flights = Mutex<[ContentfulEntryQuery: Task<Result<[ContentfulEntry], ContentfulDeliveryError>, Never>]>([:])
     private let refreshes = Mutex<[ContentfulEntryQuery: Task<Void, Never>]>([:])
+    /// The shared store fetches by id go through; nil without one and for the Preview API.
+    private let entryStore: (any ContentfulEntryStore)?
+    /// The last store call queued by an invalidation (each waits for the one before it).
+    private let storeWork = Mutex<Task<Void, Never>?>(nil)
 
     /// A source for one space and environment. Cheap to keep for the life of the process; call
     /// ``shutdown()`` before releasing it.
@@ -62,6 +73,9 @@ public final class ContentfulDeliverySource: Sendable {
     ///   - transport: carries the HTTP requests; nil (the default) creates an
     ///     `HTTPFetchTransport` (AsyncHTTPClient) allowed to reach only the configured base URL.
     ///   - clock: drives TTLs, backoff and rate-limit waits. Inject a `ManualClock` in tests.
+    ///   - entryStore: a store shared by the replicas of a service that fetches by id read
+    ///     through and write back to (``ContentfulEntryStore``); nil (the default): none. Not used
+    ///     with the Preview API.
     ///   - logger: receives fetch failures, retries and cache events; never the access token.
     /// - Throws: ``ContentfulDeliveryError/invalidConfiguration(_:)``.
     public init(
@@ -69,6 +83,7 @@ public final class ContentfulDeliverySource: Sendable {
         cachePolicy: ContentfulCachePolicy = ContentfulCachePolicy(),
         clock: any HostClock = SystemClock(),
         transport: (any FetchTransport)? = nil,
+        entryStore: (any ContentfulEntryStore)? = nil,
         logger: Logger
     ) throws(ContentfulDeliveryError) {
         guard !configuration.spaceId.isEmpty else { throw .invalidConfiguration("the space id is empty") }
@@ -106,13 +121,16 @@ public final class ContentfulDeliverySource: Sendable {
         self.cache = ContentfulEntryCache(policy: cachePolicy)
         self.clock = clock
         self.logger = logger
+        self.entryStore = settings.api == .delivery ? entryStore : nil
         self.requester = ContentfulDeliveryRequester(configuration: settings, transport: chosenTransport, clock: clock, logger: logger)
     }
 
     /// Closes the connection pool of a transport the source created and waits for background
-    /// refreshes to end. Fetches after it fail with a transport error.
+    /// refreshes and queued store invalidations to end. Fetches after it fail with a transport
+    /// error.
     public func shutdown() async {
         await waitForPendingRefreshes()
+        await waitForPendingStoreWork()
         try? await ownedTransport?.shutdown()
     }
 
@@ -206,14 +224,50 @@ public final class ContentfulDeliverySource: Sendable {
     // MARK: Cache control
 
     /// Drops every cached document that contains entry `entryId` (as the item or in its
-    /// includes); the next fetch asks the CDA. Fetches in flight do not store their answer.
+    /// includes); the next fetch asks the CDA (or the entry store, for a copy written after this
+    /// call). Fetches in flight do not store their answer. With an entry store, queues
+    /// ``ContentfulEntryStore/invalidate(_:)`` (calls run in order; ``waitForPendingStoreWork()``
+    /// waits for them).
     public func invalidate(entryId: String) {
-        cache.invalidate(entryId: entryId)
+        cache.invalidate(entryId: entryId, now: clock.now())
+        queueStoreInvalidation(ContentfulInvalidation(
+            spaceId: configuration.spaceId, environment: configuration.environment, entryId: entryId))
     }
 
-    /// Drops the whole cache. Fetches in flight do not store their answer.
+    /// Drops the whole cache. Fetches in flight do not store their answer. With an entry store,
+    /// queues ``ContentfulEntryStore/invalidate(_:)`` for the whole space and environment.
     public func invalidateAll() {
-        cache.invalidateAll()
+        cache.invalidateAll(now: clock.now())
+        queueStoreInvalidation(ContentfulInvalidation(
+            spaceId: configuration.spaceId, environment: configuration.environment, entryId: nil))
+    }
+
+    /// Applies an invalidation made by another replica (received from an invalidation bus): as
+    /// ``invalidate(entryId:)`` or ``invalidateAll()``, without calling the entry store. Ignored
+    /// when its space or environment is not this source's.
+    public func applyRemoteInvalidation(_ invalidation: ContentfulInvalidation) {
+        guard invalidation.spaceId == configuration.spaceId, invalidation.environment == configuration.environment else { return }
+        if let entryId = invalidation.entryId {
+            cache.invalidate(entryId: entryId, now: clock.now())
+        } else {
+            cache.invalidateAll(now: clock.now())
+        }
+    }
+
+    /// For a replica that may have missed invalidations (its bus connection was lost): every
+    /// cached copy stays, but is served again only as a stale-if-error fallback until a fetch
+    /// replaces it; fetches in flight do not store their answer. A copy in the entry store written
+    /// before this call is not taken as fresh either (a missed invalidation may not have reached
+    /// the store: it could have been made while the store was unreachable), so each entry is
+    /// fetched again from the CDA, or read from a copy another replica wrote after this call. No
+    /// revision older than one already returned is taken from the store.
+    public func revalidateAll() {
+        cache.revalidateAll(now: clock.now())
+    }
+
+    /// Waits until the store invalidations queued so far have ended.
+    public func waitForPendingStoreWork() async {
+        await storeWork.withLock { $0 }?.value
     }
 
     /// Number of cached queries.
@@ -275,6 +329,19 @@ public final class ContentfulDeliverySource: Sendable {
     private func perform(_ query: ContentfulEntryQuery) async -> Result<[ContentfulEntry], ContentfulDeliveryError> {
         defer { _ = flights.withLock { $0.removeValue(forKey: query) } }
         let generation = cache.generation
+        if let entryStore {
+            switch query.selection {
+            case .id(let id): return await performThroughStore(entryStore, ids: [id], locale: query.locale, generation: generation)
+            case .ids(let ids): return await performThroughStore(entryStore, ids: ids, locale: query.locale, generation: generation)
+            case .field: break
+            }
+        }
+        return await fetchFromCDA(query, generation: generation)
+    }
+
+    /// Fetches `query` from the CDA and stores the answer in the cache (unless invalidated since
+    /// `generation`).
+    private func fetchFromCDA(_ query: ContentfulEntryQuery, generation: Int) async -> Result<[ContentfulEntry], ContentfulDeliveryError> {
         do throws(ContentfulDeliveryError) {
             let body = try await requester.fetch(query)
             let fetched = try ContentfulCollectionSplitter.entries(in: body, includeDepth: configuration.includeDepth)
@@ -307,6 +374,115 @@ public final class ContentfulDeliverySource: Sendable {
                                        metadata: ["query": "\(query)", "error": "\(error)"])
                 }
                 _ = self.refreshes.withLock { $0.removeValue(forKey: query) }
+            }
+        }
+    }
+}
+
+// MARK: The entry store
+
+extension ContentfulDeliverySource {
+    /// `ids` (one chunk) through the entry store: usable stored copies, then the CDA for the
+    /// others (one id under the store's fetch claim), written back; stored copies within
+    /// stale-if-error when the CDA fails transiently.
+    private func performThroughStore(
+        _ store: any ContentfulEntryStore, ids: [String], locale: String?, generation: Int
+    ) async -> Result<[ContentfulEntry], ContentfulDeliveryError> {
+        let keys = ids.map { storeKey($0, locale: locale) }
+        let rows = await store.entries(for: keys)
+        let now = clock.now()
+        var found: [ContentfulEntry] = []
+        var remaining: [String] = []
+        for (id, key) in zip(ids, keys) {
+            if let row = rows[key], let entry = usable(row, locale: locale, fresh: true, now: now) {
+                found.append(cache.store(entry, for: ContentfulEntryQuery(selection: .id(id), locale: locale),
+                                         now: now - row.age.inMilliseconds, generation: generation))
+            } else {
+                remaining.append(id)
+            }
+        }
+        if remaining.isEmpty { return .success(found) }
+        let fetched: Result<[ContentfulEntry], ContentfulDeliveryError>
+        if remaining.count == 1 {
+            let id = remaining[0]
+            let key = storeKey(id, locale: locale)
+            fetched = await store.withFetchClaim(for: key) { current in
+                let now = self.clock.now()
+                if let current, let entry = self.usable(current, locale: locale, fresh: true, now: now) {
+                    // Another replica fetched it while this one waited for the claim.
+                    return (.success([self.cache.store(entry, for: ContentfulEntryQuery(selection: .id(id), locale: locale),
+                                                       now: now - current.age.inMilliseconds, generation: generation)]), nil)
+                }
+                let result = await self.fetchFromCDA(ContentfulEntryQuery(selection: .id(id), locale: locale), generation: generation)
+                guard case .success(let entries) = result, let entry = entries.first(where: { $0.id == id }),
+                      self.cache.generation == generation
+                else { return (result, nil) }
+                return (result, self.storedCopy(of: entry, key: key))
+            }
+        } else {
+            fetched = await fetchFromCDA(ContentfulEntryQuery(selection: .ids(remaining), locale: locale), generation: generation)
+            if case .success(let entries) = fetched, cache.generation == generation, !entries.isEmpty {
+                await store.save(entries.map { storedCopy(of: $0, key: storeKey($0.id, locale: locale)) })
+            }
+        }
+        switch fetched {
+        case .success(let entries):
+            return .success(found + entries)
+        case .failure(let error):
+            guard error.isTransient else { return .failure(error) }
+            let now = clock.now()
+            let fallback = zip(remaining, remaining.map { storeKey($0, locale: locale) }).compactMap { _, key in
+                rows[key].flatMap { usable($0, locale: locale, fresh: false, now: now) }
+            }
+            guard fallback.count == remaining.count else { return .failure(error) }
+            logger.warning("Contentful failed; serving copies from the entry store (stale-if-error)",
+                           metadata: ["error": "\(error)", "count": "\(fallback.count)"])
+            for entry in fallback { cache.recordServed(entry, locale: locale) }
+            return .success(found + fallback)
+        }
+    }
+
+    /// The prepared entry of a stored copy when this source may serve it: not older than a
+    /// revision already served; `fresh`: not invalidated, within the time to live and written
+    /// after the last local invalidation of an entry it contains; else within stale-if-error.
+    private func usable(_ row: ContentfulStoredEntry, locale: String?, fresh: Bool, now: Double) -> ContentfulEntry? {
+        let age = row.age.inMilliseconds
+        if fresh {
+            guard !row.isInvalidated, age < cachePolicy.timeToLive.inMilliseconds,
+                  now - age > cache.lastInvalidation(of: row.referencedIds + [row.key.entryId])
+            else { return nil }
+        } else {
+            guard age < cachePolicy.timeToLive.inMilliseconds + cachePolicy.staleIfError.inMilliseconds else { return nil }
+        }
+        if let served = cache.servedRevision(of: row.key.entryId, locale: locale), row.revision < served { return nil }
+        guard let entry = try? ContentfulEntry(jsonData: Array(row.jsonText.utf8)), entry.id == row.key.entryId else {
+            logger.warning("the entry store holds a copy that is not the entry's document; ignored", metadata: ["key": "\(row.key)"])
+            return nil
+        }
+        return entry
+    }
+
+    private func storeKey(_ id: String, locale: String?) -> ContentfulEntryStoreKey {
+        ContentfulEntryStoreKey(
+            spaceId: configuration.spaceId, environment: configuration.environment,
+            locale: locale ?? configuration.locale ?? "", entryId: id)
+    }
+
+    private func storedCopy(of entry: ContentfulEntry, key: ContentfulEntryStoreKey) -> ContentfulStoredEntry {
+        ContentfulStoredEntry(
+            key: key, revision: ContentfulCollectionSplitter.itemRevision(of: entry) ?? 0,
+            fingerprint: ContentfulCollectionSplitter.revisionFingerprint(of: entry),
+            referencedIds: ContentfulCollectionSplitter.referencedIds(of: entry).sorted(), jsonText: entry.jsonText)
+    }
+
+    /// Queues `invalidation` for the entry store, after the ones queued before.
+    private func queueStoreInvalidation(_ invalidation: ContentfulInvalidation) {
+        guard let entryStore else { return }
+        storeWork.withLock { last in
+            let previous = last
+            last = Task {
+                await previous?.value
+                await entryStore.invalidate(invalidation)
             }
         }
     }

@@ -27,6 +27,9 @@ final class ContentfulEntryCache: Sendable {
         var referencedIds: Set<String>
         var bytes: Int
         var fetchedAt: Double
+        /// Set by ``revalidateAll(now:)``: served again only as a stale-if-error fallback, until
+        /// a fetch replaces it.
+        var mustRevalidate = false
     }
 
     /// A prepared entry still alive somewhere (cache or caller), by id: what keeps identity
@@ -47,7 +50,15 @@ final class ContentfulEntryCache: Sendable {
         var totalBytes = 0
         /// Raised by every invalidation; a fetch that began under an older one stores nothing.
         var generation = 0
+        /// The highest item `sys.revision` returned per locale and entry id (``floorKey``).
+        var servedRevisions: [String: Int] = [:]
+        /// When (clock ms) each entry id was last invalidated here, and when everything was.
+        var invalidatedAt: [String: Double] = [:]
+        var allInvalidatedAt = -Double.infinity
     }
+
+    /// Most ids whose served revision and invalidation time are remembered.
+    static let rememberedIds = 100_000
 
     let policy: ContentfulCachePolicy
     private let state = Mutex(State())
@@ -65,7 +76,9 @@ final class ContentfulEntryCache: Sendable {
             state.stored[query] = stored
             let age = now - stored.fetchedAt
             let freshness: Freshness
-            if age < policy.timeToLive.inMilliseconds {
+            if stored.mustRevalidate {
+                freshness = age < policy.timeToLive.inMilliseconds + policy.staleIfError.inMilliseconds ? .staleIfError : .expired
+            } else if age < policy.timeToLive.inMilliseconds {
                 freshness = .fresh
             } else if age < policy.timeToLive.inMilliseconds + policy.staleWhileRevalidate.inMilliseconds {
                 freshness = .revalidate
@@ -90,6 +103,7 @@ final class ContentfulEntryCache: Sendable {
         let fingerprint = ContentfulCollectionSplitter.revisionFingerprint(of: entry)
         return state.withLock { state -> ContentfulEntry in
             var kept = entry
+            Self.recordServed(kept, locale: query.locale, in: &state)
             if let known = state.prepared[entry.id], known.fingerprint == fingerprint, let alive = known.entry {
                 kept = alive
             } else {
@@ -118,9 +132,11 @@ final class ContentfulEntryCache: Sendable {
 
     /// Drops every cached query whose document contains `entryId` (the entry itself, or an
     /// included experience, variant or asset), and keeps fetches in flight from storing.
-    func invalidate(entryId: String) {
+    func invalidate(entryId: String, now: Double) {
         state.withLock { state in
             state.generation += 1
+            if state.invalidatedAt.count >= Self.rememberedIds { state.invalidatedAt.removeAll() ; state.allInvalidatedAt = now }
+            state.invalidatedAt[entryId] = now
             for (query, stored) in state.stored where stored.referencedIds.contains(entryId) {
                 state.stored.removeValue(forKey: query)
                 state.totalBytes -= stored.bytes
@@ -129,11 +145,56 @@ final class ContentfulEntryCache: Sendable {
     }
 
     /// Drops everything, and keeps fetches in flight from storing.
-    func invalidateAll() {
+    func invalidateAll(now: Double) {
         state.withLock { state in
             state.generation += 1
+            state.invalidatedAt.removeAll()
+            state.allInvalidatedAt = now
             state.stored.removeAll()
             state.totalBytes = 0
+        }
+    }
+
+    /// Keeps every cached copy, but serves it again only as a stale-if-error fallback until a
+    /// fetch replaces it; keeps fetches in flight from storing; stored copies written before `now`
+    /// are not taken as fresh.
+    func revalidateAll(now: Double) {
+        state.withLock { state in
+            state.generation += 1
+            state.allInvalidatedAt = max(state.allInvalidatedAt, now)
+            for index in state.stored.values.indices { state.stored.values[index].mustRevalidate = true }
+        }
+    }
+
+    /// Remembers `entry`'s item revision as served (for `locale`, nil: the configured one).
+    func recordServed(_ entry: ContentfulEntry, locale: String?) {
+        state.withLock { Self.recordServed(entry, locale: locale, in: &$0) }
+    }
+
+    private static func recordServed(_ entry: ContentfulEntry, locale: String?, in state: inout State) {
+        guard let revision = ContentfulCollectionSplitter.itemRevision(of: entry) else { return }
+        let key = floorKey(entry.id, locale: locale)
+        if state.servedRevisions.count >= rememberedIds, state.servedRevisions[key] == nil {
+            // Forget the ids no longer cached; their floor is lost (documented bound).
+            let cachedKeys = Set(state.stored.keys.compactMap { query -> String? in
+                if case .id(let id) = query.selection { return floorKey(id, locale: query.locale) } else { return nil }
+            })
+            state.servedRevisions = state.servedRevisions.filter { cachedKeys.contains($0.key) }
+        }
+        state.servedRevisions[key] = max(state.servedRevisions[key] ?? revision, revision)
+    }
+
+    private static func floorKey(_ id: String, locale: String?) -> String { "\(locale ?? "")\u{1F}\(id)" }
+
+    /// The highest item revision of `id` returned for `locale` (nil: none returned).
+    func servedRevision(of id: String, locale: String?) -> Int? {
+        state.withLock { $0.servedRevisions[Self.floorKey(id, locale: locale)] }
+    }
+
+    /// The last time (clock ms) any of `ids`, or everything, was invalidated here.
+    func lastInvalidation(of ids: some Sequence<String>) -> Double {
+        state.withLock { state in
+            ids.reduce(state.allInvalidatedAt) { max($0, state.invalidatedAt[$1] ?? -.infinity) }
         }
     }
 
