@@ -1,0 +1,212 @@
+import ContentfulDelivery
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The ``ContentfulEntryStore`` of a ``ContentfulDeliverySource`` in PostgreSQL: the table
+/// `<schema>.contentful_entries` (space, environment, locale, entry id, revision, the document's
+/// JSON text, fetched time, invalidated), shared by every replica using the same database.
+///
+/// - **Read-through**: the source reads the ids it misses; a starting replica serves the stored
+///   copies without calling the CDA. Ages are measured by the database's clock.
+/// - **Write-back with a revision guard**: a write replaces a stored copy only when its item
+///   `sys.revision` is higher, or equal with a sum of include revisions not lower (so a late
+///   writer never puts back an older variant), and never clears an invalidation with the copy
+///   that was invalidated (same fingerprint). Concurrent writers are decided by the database, in
+///   one statement.
+/// - **Fetch claims** (single-flight across replicas): a row in `<schema>.fetch_claims` per entry,
+///   held while one replica fetches it and expiring after
+///   ``PostgresConfiguration/fetchClaimTimeout``; the others wait for it (polling, at most that
+///   long), then read the copy it wrote. A replica that dies leaves a claim that expires.
+/// - **Invalidation**: marks every copy that contains the entry (as item or include) and, in the
+///   same transaction, sends the NOTIFY that ``PostgresInvalidationBus`` delivers to the other
+///   replicas (delivered on commit, so a replica that receives it reads the marked rows).
+///
+/// Every call is bounded by ``PostgresConfiguration/operationTimeout``; when PostgreSQL is gone,
+/// reads answer "nothing stored", writes and invalidations are dropped (logged, counted in
+/// `optimization_postgres_errors_total`), and the source keeps serving from memory and the CDA.
+///
+/// **Threading.** `Sendable`; one per database, shared by any number of sources.
+public final class PostgresEntryStore: ContentfulEntryStore {
+    /// The database.
+    public let database: OptimizationDatabase
+    private var schema: String { database.configuration.schema }
+
+    /// A store in `database` (which must be started before the store is used).
+    public init(database: OptimizationDatabase) {
+        self.database = database
+    }
+
+    /// The stored copies of `keys`; an empty answer when the database cannot be read in time.
+    public func entries(for keys: [ContentfulEntryStoreKey]) async -> [ContentfulEntryStoreKey: ContentfulStoredEntry] {
+        guard !keys.isEmpty else { return [:] }
+        var found: [ContentfulEntryStoreKey: ContentfulStoredEntry] = [:]
+        let groups = Dictionary(grouping: keys) { [$0.spaceId, $0.environment, $0.locale] }
+        for (scope, grouped) in groups {
+            let ids = grouped.map(\.entryId)
+            let rows = try? await database.run("entry store read") { [schema] client, logger in
+                try await Self.read(client: client, logger: logger, schema: schema, space: scope[0], environment: scope[1], locale: scope[2], ids: ids)
+            }
+            for row in rows ?? [] { found[row.key] = row }
+        }
+        database.metrics.storeHits.increment(by: found.count)
+        database.metrics.storeMisses.increment(by: keys.count - found.count)
+        return found
+    }
+
+    /// Writes `entries` back under the revision guard; dropped (logged) when the database cannot
+    /// be written in time.
+    public func save(_ entries: [ContentfulStoredEntry]) async {
+        guard !entries.isEmpty else { return }
+        let written = try? await database.run("entry store write") { [schema] client, logger in
+            var written = 0
+            for entry in entries {
+                if try await Self.write(entry, client: client, logger: logger, schema: schema) { written += 1 }
+            }
+            return written
+        }
+        if let written {
+            database.metrics.storeWritten.increment(by: written)
+            database.metrics.storeRefused.increment(by: entries.count - written)
+        }
+    }
+
+    /// Holds the fetch claim of `key` while `fetch` runs (waiting at most
+    /// ``PostgresConfiguration/fetchClaimTimeout`` for another replica's), then writes back and
+    /// releases it. Without the database, `fetch` runs at once without a claim.
+    public func withFetchClaim<Result: Sendable>(
+        for key: ContentfulEntryStoreKey,
+        _ fetch: (ContentfulStoredEntry?) async -> (result: Result, writeBack: ContentfulStoredEntry?)
+    ) async -> Result {
+        let claimKey = "\(key.spaceId)\u{1F}\(key.environment)\u{1F}\(key.locale)\u{1F}\(key.entryId)"
+        let owner = "\(database.replicaId):\(UUID().uuidString.lowercased())"
+        let timeout = database.configuration.fetchClaimTimeout
+        let deadline = ContinuousClock.now + timeout
+        var claimed = false
+        var waited = false
+        var pause = Duration.milliseconds(10)
+        while true {
+            let taken = try? await database.run("fetch claim") { [schema] client, logger in
+                try await Self.claim(claimKey, owner: owner, lifetime: timeout, client: client, logger: logger, schema: schema)
+            }
+            guard let taken else { break }   // no database: fetch without the claim
+            if taken {
+                claimed = true
+                break
+            }
+            waited = true
+            guard ContinuousClock.now + pause < deadline else {
+                database.metrics.claimsTimedOut.increment()
+                database.logger.notice("another replica's fetch claim outlived the wait; fetching without it")
+                break
+            }
+            try? await Task.sleep(for: pause)   // another replica is fetching this entry: poll its claim
+            pause = min(pause * 2, .milliseconds(200))
+        }
+        if claimed { (waited ? database.metrics.claimsWaited : database.metrics.claimsClaimed).increment() }
+        let current = await entries(for: [key])[key]
+        let (result, writeBack) = await fetch(current)
+        if let writeBack { await save([writeBack]) }
+        if claimed {
+            _ = try? await database.run("fetch claim release") { [schema] client, logger in
+                try await client.query(
+                    "DELETE FROM \(unescaped: schema).fetch_claims WHERE claim_key = \(claimKey) AND owner = \(owner)", logger: logger)
+            }
+        }
+        return result
+    }
+
+    /// Marks the copies containing the entry (or every copy of the space and environment) as
+    /// invalidated and notifies the other replicas, in one transaction.
+    public func invalidate(_ invalidation: ContentfulInvalidation) async {
+        let payload = InvalidationMessage(origin: database.replicaId, invalidation: invalidation).encoded()
+        let channel = database.configuration.invalidationChannel
+        _ = try? await database.run("invalidation") { [schema] client, logger in
+            try await client.withTransaction(logger: logger) { connection in
+                if let id = invalidation.entryId {
+                    try await connection.query("""
+                        UPDATE \(unescaped: schema).contentful_entries SET invalidated = true
+                        WHERE space_id = \(invalidation.spaceId) AND environment = \(invalidation.environment)
+                          AND (entry_id = \(id) OR referenced_ids @> ARRAY[\(id)]::text[])
+                        """, logger: logger)
+                } else {
+                    try await connection.query("""
+                        UPDATE \(unescaped: schema).contentful_entries SET invalidated = true
+                        WHERE space_id = \(invalidation.spaceId) AND environment = \(invalidation.environment)
+                        """, logger: logger)
+                }
+                try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+            }
+        }
+    }
+
+    // MARK: Statements
+
+    private static func read(
+        client: PostgresClient, logger: Logger, schema: String, space: String, environment: String, locale: String, ids: [String]
+    ) async throws -> [ContentfulStoredEntry] {
+        let rows = try await client.query("""
+            SELECT entry_id, revision, fingerprint, referenced_ids, document,
+                   EXTRACT(EPOCH FROM (clock_timestamp() - fetched_at))::float8, invalidated
+            FROM \(unescaped: schema).contentful_entries
+            WHERE space_id = \(space) AND environment = \(environment) AND locale = \(locale) AND entry_id = ANY(\(ids))
+            """, logger: logger)
+        var found: [ContentfulStoredEntry] = []
+        for try await (id, revision, fingerprint, referenced, document, ageSeconds, invalidated)
+            in rows.decode((String, Int, String, [String], String, Double, Bool).self) {
+            found.append(ContentfulStoredEntry(
+                key: ContentfulEntryStoreKey(spaceId: space, environment: environment, locale: locale, entryId: id),
+                revision: revision, fingerprint: fingerprint, referencedIds: referenced, jsonText: document,
+                age: .milliseconds(Int64(max(0, ageSeconds) * 1000)), isInvalidated: invalidated))
+        }
+        return found
+    }
+
+    /// True when the guard let the write through.
+    private static func write(_ entry: ContentfulStoredEntry, client: PostgresClient, logger: Logger, schema: String) async throws -> Bool {
+        let key = entry.key
+        let sum = revisionSum(of: entry.fingerprint)
+        let rows = try await client.query("""
+            INSERT INTO \(unescaped: schema).contentful_entries AS e
+                (space_id, environment, locale, entry_id, revision, revision_sum, fingerprint, referenced_ids, document, fetched_at, invalidated)
+            VALUES (\(key.spaceId), \(key.environment), \(key.locale), \(key.entryId), \(entry.revision), \(sum),
+                    \(entry.fingerprint), \(entry.referencedIds), \(entry.jsonText), clock_timestamp(), false)
+            ON CONFLICT (space_id, environment, locale, entry_id) DO UPDATE SET
+                revision = EXCLUDED.revision, revision_sum = EXCLUDED.revision_sum, fingerprint = EXCLUDED.fingerprint,
+                referenced_ids = EXCLUDED.referenced_ids, document = EXCLUDED.document, fetched_at = EXCLUDED.fetched_at,
+                invalidated = false
+            WHERE EXCLUDED.revision > e.revision
+               OR (EXCLUDED.revision = e.revision AND EXCLUDED.revision_sum >= e.revision_sum
+                   AND NOT (e.invalidated AND e.fingerprint = EXCLUDED.fingerprint))
+            RETURNING 1
+            """, logger: logger)
+        var written = false
+        for try await _ in rows { written = true }
+        return written
+    }
+
+    /// True when `owner` now holds the claim (it was free or expired).
+    private static func claim(
+        _ claimKey: String, owner: String, lifetime: Duration, client: PostgresClient, logger: Logger, schema: String
+    ) async throws -> Bool {
+        let milliseconds = Int(lifetime.components.seconds * 1000 + lifetime.components.attoseconds / 1_000_000_000_000_000)
+        let rows = try await client.query("""
+            INSERT INTO \(unescaped: schema).fetch_claims AS c (claim_key, owner, expires_at)
+            VALUES (\(claimKey), \(owner), clock_timestamp() + make_interval(secs => \(Double(milliseconds) / 1000)))
+            ON CONFLICT (claim_key) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+            WHERE c.expires_at < clock_timestamp()
+            RETURNING 1
+            """, logger: logger)
+        var taken = false
+        for try await _ in rows { taken = true }
+        return taken
+    }
+
+    /// The sum of the revisions in a fingerprint (`type/id@revision,…`): it grows whenever the item
+    /// or an include is republished.
+    static func revisionSum(of fingerprint: String) -> Int {
+        fingerprint.split(separator: ",").reduce(0) { sum, part in
+            sum + (part.split(separator: "@").last.flatMap { Int($0) } ?? 0)
+        }
+    }
+}
