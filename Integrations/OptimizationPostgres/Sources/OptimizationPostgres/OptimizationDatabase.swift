@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import PostgresNIO
@@ -32,16 +33,20 @@ public final class OptimizationDatabase: Sendable {
     public let replicaId: String
     let client: PostgresClient
     let logger: Logger
-    let metrics = PostgresMetrics()
+    let metrics: PostgresMetrics
     private let runner = Mutex<Task<Void, Never>?>(nil)
 
     /// A database connection that is not yet running.
     /// - Parameters:
     ///   - configuration: connection string, pool size, schema, timeouts.
+    ///   - metricsFactory: receives the integration's metrics (`optimization_postgres_…`); nil
+    ///     (the default) uses `MetricsSystem.factory` (no-op unless the process bootstrapped a
+    ///     backend).
     ///   - logger: receives connection failures, timeouts and migrations (never passwords).
-    public init(configuration: PostgresConfiguration, logger: Logger) {
+    public init(configuration: PostgresConfiguration, metricsFactory: (any MetricsFactory)? = nil, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        metrics = PostgresMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         replicaId = UUID().uuidString.lowercased()
         var background = logger
         background.logLevel = max(logger.logLevel, .notice)

@@ -39,6 +39,11 @@ public final class PostgresEntryStore: ContentfulEntryStore {
 
     /// The stored copies of `keys`; an empty answer when the database cannot be read in time.
     public func entries(for keys: [ContentfulEntryStoreKey]) async -> [ContentfulEntryStoreKey: ContentfulStoredEntry] {
+        await entries(for: keys, counted: true)
+    }
+
+    /// `counted`: the read counts as hits and misses (the re-read under a claim does not).
+    private func entries(for keys: [ContentfulEntryStoreKey], counted: Bool) async -> [ContentfulEntryStoreKey: ContentfulStoredEntry] {
         guard !keys.isEmpty else { return [:] }
         var found: [ContentfulEntryStoreKey: ContentfulStoredEntry] = [:]
         let groups = Dictionary(grouping: keys) { [$0.spaceId, $0.environment, $0.locale] }
@@ -49,8 +54,10 @@ public final class PostgresEntryStore: ContentfulEntryStore {
             }
             for row in rows ?? [] { found[row.key] = row }
         }
-        database.metrics.storeHits.increment(by: found.count)
-        database.metrics.storeMisses.increment(by: keys.count - found.count)
+        if counted {
+            database.metrics.storeHits.increment(by: found.count)
+            database.metrics.storeMisses.increment(by: keys.count - found.count)
+        }
         return found
     }
 
@@ -104,7 +111,7 @@ public final class PostgresEntryStore: ContentfulEntryStore {
             pause = min(pause * 2, .milliseconds(200))
         }
         if claimed { (waited ? database.metrics.claimsWaited : database.metrics.claimsClaimed).increment() }
-        let current = await entries(for: [key])[key]
+        let current = await entries(for: [key], counted: false)[key]
         let (result, writeBack) = await fetch(current)
         if let writeBack { await save([writeBack]) }
         if claimed {

@@ -14,15 +14,17 @@ import Synchronization
 /// The replica's own invalidations are recognized by their origin and not applied twice.
 ///
 /// **The revalidation rule.** NOTIFY is not durable: while the bus's connection is down, the
-/// replica cannot know which invalidations it missed. So every time the bus starts listening (the
-/// first time and after every reconnection), once LISTEN is in place and before it reads a
-/// notification, it calls ``ContentfulDeliverySource/revalidateAll()`` on each source: every
+/// replica cannot know which invalidations it missed. So every time the bus listens again after
+/// losing its connection, once LISTEN is in place and before it reads a notification, it calls
+/// ``ContentfulDeliverySource/revalidateAll()`` on each source: every
 /// cached copy is served again only as a stale-if-error fallback until it is fetched again, from
 /// the CDA or from a copy another replica wrote to the entry store after this replica's
 /// revalidation (copies written before may predate a missed invalidation, even one that never
 /// reached the store because the database was down). A revision older than one a source already
 /// served is never taken from the store. While the connection is down the sources keep serving
-/// their cached copies.
+/// their cached copies. Start the bus before the sources serve (and wait for ``isListening``):
+/// invalidations made before the first LISTEN are not delivered, and the first LISTEN revalidates
+/// nothing (a starting replica trusts the store's copies).
 ///
 /// The connection is its own (not one of the pool's); it is checked every
 /// ``PostgresConfiguration/heartbeatInterval`` and re-opened after a loss with a delay from
@@ -122,8 +124,8 @@ public final class PostgresInvalidationBus: Sendable {
                 state.listenCount += 1
                 return state.listenCount > 1
             }
-            for source in sources { source.revalidateAll() }
             if reconnection {
+                for source in sources { source.revalidateAll() }
                 database.metrics.busReconnects.increment()
                 database.logger.info("invalidation bus listening again; cached entries are being revalidated")
             }

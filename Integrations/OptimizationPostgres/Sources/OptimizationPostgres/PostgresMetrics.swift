@@ -15,21 +15,43 @@ import CoreMetrics
 /// | `optimization_postgres_outbox_dropped_total` | counter | events refused or dropped by the outbox bounds |
 /// | `optimization_postgres_errors_total` | counter | failed or timed-out database operations; `operation` names it |
 struct PostgresMetrics: Sendable {
-    let notificationsReceived = Counter(label: "optimization_postgres_notifications_received_total")
-    let busReconnects = Counter(label: "optimization_postgres_bus_reconnects_total")
-    let storeHits = Counter(label: "optimization_postgres_entry_store_hits_total")
-    let storeMisses = Counter(label: "optimization_postgres_entry_store_misses_total")
-    let storeWritten = Counter(label: "optimization_postgres_entry_store_writes_total", dimensions: [("result", "written")])
-    let storeRefused = Counter(label: "optimization_postgres_entry_store_writes_total", dimensions: [("result", "refused")])
-    let claimsClaimed = Counter(label: "optimization_postgres_fetch_claims_total", dimensions: [("result", "claimed")])
-    let claimsWaited = Counter(label: "optimization_postgres_fetch_claims_total", dimensions: [("result", "waited")])
-    let claimsTimedOut = Counter(label: "optimization_postgres_fetch_claims_total", dimensions: [("result", "timed_out")])
-    let outboxDepth = Gauge(label: "optimization_postgres_outbox_depth")
-    let outboxClaims = Counter(label: "optimization_postgres_outbox_claims_total")
-    let outboxTakeovers = Counter(label: "optimization_postgres_outbox_lease_takeovers_total")
-    let outboxDropped = Counter(label: "optimization_postgres_outbox_dropped_total")
+    let factory: any MetricsFactory
+    let notificationsReceived: Counter
+    let busReconnects: Counter
+    let storeHits: Counter
+    let storeMisses: Counter
+    let storeWritten: Counter
+    let storeRefused: Counter
+    let claimsClaimed: Counter
+    let claimsWaited: Counter
+    let claimsTimedOut: Counter
+    let outboxDepth: Gauge
+    let outboxClaims: Counter
+    let outboxTakeovers: Counter
+    let outboxDropped: Counter
+
+    /// The metrics, created in `factory`.
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        func counter(_ label: String, _ dimensions: [(String, String)] = []) -> Counter {
+            Counter(label: label, dimensions: dimensions, factory: factory)
+        }
+        notificationsReceived = counter("optimization_postgres_notifications_received_total")
+        busReconnects = counter("optimization_postgres_bus_reconnects_total")
+        storeHits = counter("optimization_postgres_entry_store_hits_total")
+        storeMisses = counter("optimization_postgres_entry_store_misses_total")
+        storeWritten = counter("optimization_postgres_entry_store_writes_total", [("result", "written")])
+        storeRefused = counter("optimization_postgres_entry_store_writes_total", [("result", "refused")])
+        claimsClaimed = counter("optimization_postgres_fetch_claims_total", [("result", "claimed")])
+        claimsWaited = counter("optimization_postgres_fetch_claims_total", [("result", "waited")])
+        claimsTimedOut = counter("optimization_postgres_fetch_claims_total", [("result", "timed_out")])
+        outboxDepth = Gauge(label: "optimization_postgres_outbox_depth", dimensions: [], factory: factory)
+        outboxClaims = counter("optimization_postgres_outbox_claims_total")
+        outboxTakeovers = counter("optimization_postgres_outbox_lease_takeovers_total")
+        outboxDropped = counter("optimization_postgres_outbox_dropped_total")
+    }
 
     func error(_ operation: String) {
-        Counter(label: "optimization_postgres_errors_total", dimensions: [("operation", operation)]).increment()
+        Counter(label: "optimization_postgres_errors_total", dimensions: [("operation", operation)], factory: factory).increment()
     }
 }

@@ -1,4 +1,5 @@
 import ContentfulDelivery
+import CoreMetrics
 import Foundation
 import Logging
 import OptimizationPostgres
@@ -48,11 +49,12 @@ struct Replica {
 
     static func start(
         _ server: PostgresTestServer, cda: LocalContentfulDeliveryServer, cache: ContentfulCachePolicy = ContentfulCachePolicy(),
-        operationTimeout: Duration = .milliseconds(1500), fetchClaimTimeout: Duration = .seconds(5), listen: Bool = true
+        operationTimeout: Duration = .milliseconds(1500), fetchClaimTimeout: Duration = .seconds(5), listen: Bool = true,
+        metrics: (any MetricsFactory)? = nil
     ) async throws -> Replica {
         let database = OptimizationDatabase(
             configuration: try testConfiguration(server, operationTimeout: operationTimeout, fetchClaimTimeout: fetchClaimTimeout),
-            logger: quietLogger)
+            metricsFactory: metrics, logger: quietLogger)
         try await database.start()
         let store = PostgresEntryStore(database: database)
         let source = try ContentfulDeliverySource(
