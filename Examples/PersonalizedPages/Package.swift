@@ -14,6 +14,10 @@ let package = Package(
     dependencies: [
         // Named, so the dependency reads the same whatever the clone's folder is called.
         .package(name: "swift-optimization-linux", path: "../.."),
+        // Several replicas on one PostgreSQL database (--postgres): the repository's integration package.
+        .package(name: "OptimizationPostgres", path: "../../Integrations/OptimizationPostgres"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -28,6 +32,9 @@ let package = Package(
             name: "PersonalizedPagesApp",
             dependencies: [
                 .product(name: "Optimization", package: "swift-optimization-linux"),
+                .product(name: "OptimizationPostgres", package: "OptimizationPostgres"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -42,6 +49,8 @@ let package = Package(
                 "PersonalizedPagesApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // `local-api-server`: the library's test kit API server, for running the example locally.
@@ -60,6 +69,7 @@ let package = Package(
                 "PersonalizedPagesApp",
                 .product(name: "Optimization", package: "swift-optimization-linux"),
                 .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
+                .product(name: "PostgresTestServer", package: "OptimizationPostgres"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

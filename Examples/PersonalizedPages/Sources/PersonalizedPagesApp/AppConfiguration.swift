@@ -25,6 +25,13 @@ public struct AppConfiguration: Sendable, Equatable {
     public var fixturesDirectory: URL
     /// How long graceful shutdown may spend flushing queued events.
     public var shutdownFlushTimeout: Duration
+    /// Live entries for `GET /cms/{id}` and the Contentful webhook route; nil: those routes are
+    /// not served.
+    public var contentful: ContentfulSettings?
+    /// A PostgreSQL connection string shared by the service's replicas: the live entries are read
+    /// through and written back to its entry store, and invalidations reach every replica. Needs
+    /// ``contentful``. Nil: each replica keeps its own cache only.
+    public var postgresURL: String?
 
     public init(
         host: String = "127.0.0.1",
@@ -36,7 +43,9 @@ public struct AppConfiguration: Sendable, Equatable {
         engines: Int? = nil,
         experienceTimeout: Duration = .milliseconds(800),
         fixturesDirectory: URL = AppConfiguration.defaultFixturesDirectory,
-        shutdownFlushTimeout: Duration = .seconds(10)
+        shutdownFlushTimeout: Duration = .seconds(10),
+        contentful: ContentfulSettings? = nil,
+        postgresURL: String? = nil
     ) {
         self.host = host
         self.port = port
@@ -48,6 +57,8 @@ public struct AppConfiguration: Sendable, Equatable {
         self.experienceTimeout = experienceTimeout
         self.fixturesDirectory = fixturesDirectory
         self.shutdownFlushTimeout = shutdownFlushTimeout
+        self.contentful = contentful
+        self.postgresURL = postgresURL
     }
 
     /// The repository's `Fixtures/`, found relative to this source file

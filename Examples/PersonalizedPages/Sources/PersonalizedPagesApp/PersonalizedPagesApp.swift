@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import Optimization
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
@@ -13,17 +14,27 @@ import UnixSignals
 /// flight, then the Optimization service refuses new events and flushes what was queued
 /// (within ``AppConfiguration/shutdownFlushTimeout``).
 ///
+/// With ``AppConfiguration/contentful`` it also serves live entries (``ContentRoutes``), through
+/// PostgreSQL shared by the replicas when ``AppConfiguration/postgresURL`` is set
+/// (``ContentBackend``). With a metrics registry it serves `GET /metrics` (``MetricsRoute``) and
+/// the Optimization service and the PostgreSQL integration record into it.
+///
 /// Accepts a `Logger` and never creates one. Thread-safe (immutable).
 public struct PersonalizedPagesApp: Sendable {
     public let configuration: AppConfiguration
     public let service: OptimizationService
     public let content: PageContent
+    /// Where `GET /metrics` reads from; nil: no `/metrics` route.
+    public let metricsRegistry: PrometheusCollectorRegistry?
     let logger: Logger
 
     /// Loads the page's entries and creates (does not start) the Optimization service.
+    /// - Parameter metricsRegistry: the Prometheus registry `GET /metrics` serves and the service's
+    ///   metrics go to; nil: no `/metrics` route, the service records into `MetricsSystem.factory`.
     /// - Throws: ``PageContentError`` when the fixtures cannot be read.
-    public init(configuration: AppConfiguration, logger: Logger) throws(PageContentError) {
+    public init(configuration: AppConfiguration, metricsRegistry: PrometheusCollectorRegistry? = nil, logger: Logger) throws(PageContentError) {
         self.configuration = configuration
+        self.metricsRegistry = metricsRegistry
         self.logger = logger
         content = try PageContent.load(fixturesDirectory: configuration.fixturesDirectory)
         let api: OptimizationAPIConfig? =
@@ -36,13 +47,20 @@ public struct PersonalizedPagesApp: Sendable {
                 engines: configuration.engines,
                 experienceTimeout: configuration.experienceTimeout,
                 shutdownFlushTimeout: configuration.shutdownFlushTimeout),
-            environment: .init(logger: logger))
+            environment: .init(logger: logger, metricsFactory: metricsRegistry.map { PrometheusMetricsFactory(registry: $0) }))
     }
 
     /// The Hummingbird application (routes of ``PageRoutes``); `onListening` gets the bound port.
     public func makeApplication(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        makeApplication(backend: nil, onListening: onListening)
+    }
+
+    /// The application with the live-content routes of `backend` when there is one.
+    func makeApplication(backend: ContentBackend?, onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         PageRoutes(service: service, content: content).register(on: router)
+        if let backend { ContentRoutes(source: backend.source).register(on: router) }
+        if let metricsRegistry { MetricsRoute(registry: metricsRegistry).register(on: router) }
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "personalized-pages"),
@@ -50,17 +68,28 @@ public struct PersonalizedPagesApp: Sendable {
             logger: logger)
     }
 
-    /// Starts the engines, then returns the group running the service and the HTTP server
-    /// (service first, so it shuts down last). Run it with `run()`; end it with
-    /// `triggerGracefulShutdown()` or a signal.
-    /// - Throws: ``OptimizationError`` when the engines cannot start within 30 s.
+    /// Starts the engines (and the live-content backend: database, schema, invalidation bus), then
+    /// returns the group running the backend, the service and the HTTP server (in that order, so
+    /// they shut down in reverse). Run it with `run()`; end it with `triggerGracefulShutdown()` or
+    /// a signal.
+    /// - Throws: ``OptimizationError`` when the engines cannot start within 30 s; a
+    ///   `PostgresIntegrationError` or `ContentfulDeliveryError` when the backend cannot start.
     public func makeServiceGroup(
         gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
         try await service.start(timeout: .seconds(30))
+        var backend: ContentBackend?
+        if let contentful = configuration.contentful {
+            backend = try await ContentBackend.start(
+                contentful: contentful, postgresURL: configuration.postgresURL,
+                metricsFactory: metricsRegistry.map { PrometheusMetricsFactory(registry: $0) }, logger: logger)
+        }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let backend { services.append(.init(service: backend)) }
+        services += [.init(service: service), .init(service: makeApplication(backend: backend, onListening: onListening))]
         return ServiceGroup(configuration: .init(
-            services: [.init(service: service), .init(service: makeApplication(onListening: onListening))],
+            services: services,
             gracefulShutdownSignals: gracefulShutdownSignals,
             logger: logger))
     }

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Metrics
 import PersonalizedPagesApp
+import Prometheus
 
 /// `personalized-pages`: serves personalized pages until SIGTERM/SIGINT (graceful: in-flight
 /// requests finish, queued events are flushed). Prints `listening on http://HOST:PORT` on stdout
@@ -42,6 +44,18 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     @Option(help: "The repository's Fixtures/ folder (env PP_FIXTURES).")
     var fixtures: String = environment["PP_FIXTURES"] ?? AppConfiguration.defaultFixturesDirectory.path
 
+    @Option(help: "Contentful space of the live entries at /cms/{id} (env PP_CONTENTFUL_SPACE); the token comes from CONTENTFUL_ACCESS_TOKEN.")
+    var contentfulSpace: String? = environment["PP_CONTENTFUL_SPACE"]
+
+    @Option(help: "Contentful environment of the live entries (env PP_CONTENTFUL_ENVIRONMENT).")
+    var contentfulEnvironment: String = environment["PP_CONTENTFUL_ENVIRONMENT"] ?? "master"
+
+    @Option(help: "Content Delivery API base URL, e.g. a local test server (env PP_CONTENTFUL_BASE_URL); default: the real API.")
+    var contentfulBaseURL: String? = environment["PP_CONTENTFUL_BASE_URL"]
+
+    @Option(help: "PostgreSQL URL shared by the replicas: entry store and invalidations (env PP_POSTGRES_URL); needs --contentful-space.")
+    var postgres: String? = environment["PP_POSTGRES_URL"]
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env LOG_LEVEL).")
     var logLevel: String = environment["LOG_LEVEL"] ?? "info"
 
@@ -50,6 +64,10 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
         if let engines = engines ?? Int(Self.environment["PP_ENGINES"] ?? ""), engines < 1 { throw ValidationError("--engines must be at least 1") }
         guard experienceTimeoutMs > 0 else { throw ValidationError("--experience-timeout-ms must be positive") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        if contentfulSpace != nil, (Self.environment["CONTENTFUL_ACCESS_TOKEN"] ?? "").isEmpty {
+            throw ValidationError("--contentful-space needs the environment variable CONTENTFUL_ACCESS_TOKEN")
+        }
+        if postgres != nil, contentfulSpace == nil { throw ValidationError("--postgres needs --contentful-space") }
     }
 
     func run() async throws {
@@ -61,10 +79,18 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
             insightsBaseURL: insightsBaseURL ?? Self.environment["PP_INSIGHTS_BASE_URL"],
             engines: engines ?? Int(Self.environment["PP_ENGINES"] ?? ""),
             experienceTimeout: .milliseconds(experienceTimeoutMs),
-            fixturesDirectory: URL(fileURLWithPath: fixtures, isDirectory: true))
+            fixturesDirectory: URL(fileURLWithPath: fixtures, isDirectory: true),
+            contentful: contentfulSpace.map {
+                ContentfulSettings(spaceId: $0, environment: contentfulEnvironment,
+                                   accessToken: Self.environment["CONTENTFUL_ACCESS_TOKEN"] ?? "", baseURL: contentfulBaseURL)
+            },
+            postgresURL: postgres)
+        // The process's metrics backend: GET /metrics serves this registry.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let app: PersonalizedPagesApp
         do {
-            app = try PersonalizedPagesApp(configuration: configuration, logger: logger)
+            app = try PersonalizedPagesApp(configuration: configuration, metricsRegistry: registry, logger: logger)
         } catch {
             throw ValidationError(error.description)
         }

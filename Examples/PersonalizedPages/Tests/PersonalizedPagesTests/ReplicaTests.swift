@@ -1,0 +1,151 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Optimization
+import OptimizationTesting
+import PostgresTestServer
+import Testing
+
+/// The real `personalized-pages` executable as child processes: `/metrics` from its Prometheus
+/// backend, and two replicas sharing one PostgreSQL database (a private server started by the
+/// test) and one Content Delivery API (the test kit's local server).
+@Suite struct ReplicaTests {
+    /// The test space's entries (`Fixtures/space/entries`).
+    static let spaceEntries = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/space/entries")
+
+    @Test func metricsAreServedOverHTTPFromThePrometheusBackend() async throws {
+        try await withLocalAPIServer { server in
+            let app = try await AppProcess.start([
+                "--experience-base-url", server.experienceBaseURL, "--insights-base-url", server.insightsBaseURL,
+            ])
+            defer { app.kill() }
+            try await withHTTPClient { client in
+                var visitor = Visitor(baseURL: app.baseURL, client: client, cookies: ["pp_consent": "yes"])
+                #expect(try await visitor.get("/").status == 200)
+                let metrics = try await visitor.get("/metrics")
+                #expect(metrics.status == 200)
+                // The library's metrics, recorded by the service of this process.
+                #expect(metrics.body.contains("# TYPE optimization_experience_requests_total counter"))
+                #expect(metrics.body.contains("optimization_resolves_total"))
+            }
+            try await app.terminate()
+        }
+    }
+
+    @Test func twoReplicasShareInvalidationsAndTheStore() async throws {
+        try await withPostgresTestServer { database in
+            let cda = LocalContentfulDeliveryServer()
+            try cda.space.load(directory: Self.spaceEntries)
+            try await cda.start()
+            defer { Task { [cda] in try? await cda.stop() } }
+            try await withLocalAPIServer { api in
+                let arguments = [
+                    "--experience-base-url", api.experienceBaseURL, "--insights-base-url", api.insightsBaseURL,
+                    "--contentful-space", cda.space.spaceId, "--contentful-base-url", cda.baseURL,
+                    "--postgres", database.connectionString(),
+                ]
+                let environment = ["CONTENTFUL_ACCESS_TOKEN": cda.space.accessToken]
+                let a = try await AppProcess.start(arguments, environment: environment)
+                defer { a.kill() }
+                var b = try await AppProcess.start(arguments, environment: environment)
+                defer { b.kill() }
+                try await withHTTPClient { client in
+                    let before = try await cmsEntry(client, b, "hero-home")
+                    #expect(try await cmsEntry(client, a, "hero-home") == before)
+                    #expect(cda.entryRequests.count == 1, "A read B's copy from the store")
+                    // A webhook reaches A; B serves the new revision within 1 s.
+                    #expect(cda.space.publish(entryId: "hero-home", field: "internalTitle", value: "Home hero v2"))
+                    let started = ContinuousClock.now
+                    #expect(try await webhook(client, a, entryId: "hero-home") == 204)
+                    var after = before
+                    let deadline = ContinuousClock.now + .seconds(10)   // a failure bound, 10x the promise
+                    while after.revision == before.revision, ContinuousClock.now < deadline {
+                        after = try await cmsEntry(client, b, "hero-home")
+                    }
+                    let elapsed = ContinuousClock.now - started
+                    #expect(after.revision > before.revision && after.title == "Home hero v2")
+                    #expect(elapsed < .seconds(1), "B served the new revision after \(elapsed)")
+                    // B restarts during a CDA outage: it serves from the store.
+                    try await b.terminate()
+                    try await cda.stop()
+                    b = try await AppProcess.start(arguments, environment: environment)
+                    #expect(try await cmsEntry(client, b, "hero-home") == after)
+                    let metrics = try await get(client, b.baseURL + "/metrics").body
+                    #expect(metrics.contains("optimization_postgres_entry_store_hits_total 1"))
+                }
+                try await a.terminate()
+                try await b.terminate()
+            }
+        }
+    }
+
+    struct CMSEntry: Equatable {
+        var revision: Int
+        var title: String
+    }
+
+    func cmsEntry(_ client: HTTPClient, _ app: AppProcess, _ id: String) async throws -> CMSEntry {
+        let response = try await get(client, app.baseURL + "/cms/" + id)
+        try #require(response.status == 200, "GET /cms/\(id): \(response.status)")
+        let json = try JSONValue(jsonText: response.body)
+        return CMSEntry(revision: json["revision"]?.intValue ?? -1, title: json["internalTitle"]?.stringValue ?? "")
+    }
+
+    func webhook(_ client: HTTPClient, _ app: AppProcess, entryId: String) async throws -> Int {
+        var request = HTTPClientRequest(url: app.baseURL + "/webhooks/contentful")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/vnd.contentful.management.v1+json")
+        request.body = .bytes(ByteBuffer(string: #"{"sys":{"id":"\#(entryId)","type":"Entry"}}"#))
+        return Int(try await client.execute(request, timeout: .seconds(60)).status.code)
+    }
+
+    func get(_ client: HTTPClient, _ url: String) async throws -> (status: Int, body: String) {
+        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
+        return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 4 << 20)))
+    }
+}
+
+/// A `personalized-pages` child process on an ephemeral port.
+struct AppProcess {
+    let process: Process
+    let baseURL: String
+    let exited: AsyncStream<Int32>
+
+    static func start(_ arguments: [String], environment: [String: String] = [:]) async throws -> AppProcess {
+        let executable = GracefulShutdownTests.executable
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the package first: \(executable.path)")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--port", "0", "--engines", "1", "--client-id", "replica-test", "--log-level", "warning"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { continuation.yield($0.terminationStatus); continuation.finish() }
+        try process.run()
+        do {
+            let port = try await GracefulShutdownTests.listeningPort(stdout.fileHandleForReading)
+            return AppProcess(process: process, baseURL: "http://127.0.0.1:\(port)", exited: stream)
+        } catch {
+            process.terminate()
+            throw error
+        }
+    }
+
+    /// SIGTERM, then waits for the exit (60 s hang bound); the exit status must be 0.
+    func terminate() async throws {
+        guard process.isRunning else { return }
+        process.terminate()
+        let exited = self.exited
+        let status = try await GracefulShutdownTests.withHangBound { await exited.first { _ in true } }
+        #expect(status == 0)
+    }
+
+    /// SIGKILL when still running (a failing test's clean-up).
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+}
