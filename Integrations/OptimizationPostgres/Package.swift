@@ -27,6 +27,7 @@ let package = Package(
             name: "OptimizationPostgres",
             dependencies: [
                 .product(name: "ContentfulDelivery", package: "swift-optimization-linux"),
+                .product(name: "EventOutbox", package: "swift-optimization-linux"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -37,10 +38,21 @@ let package = Package(
         // A private PostgreSQL server for tests: initdb into a temporary directory, a free
         // loopback port, a non-root OS user; stopped and removed when done.
         .target(name: "PostgresTestServer"),
+        // Test support for the shared outbox's takeover test: a replica that claims events and
+        // waits to be killed with SIGKILL.
+        .executableTarget(
+            name: "outbox-crash-helper",
+            dependencies: [
+                "OptimizationPostgres",
+                .product(name: "EventOutbox", package: "swift-optimization-linux"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "OptimizationPostgresTests",
             dependencies: [
-                "OptimizationPostgres", "PostgresTestServer",
+                "OptimizationPostgres", "PostgresTestServer", "outbox-crash-helper",
+                .product(name: "EventOutbox", package: "swift-optimization-linux"),
                 .product(name: "ContentfulDelivery", package: "swift-optimization-linux"),
                 .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
                 .product(name: "JavaScriptHost", package: "swift-optimization-linux"),

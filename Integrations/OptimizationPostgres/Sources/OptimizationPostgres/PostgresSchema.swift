@@ -36,16 +36,20 @@ enum PostgresSchema {
         // 2: the shared outbox.
         """
         CREATE TABLE S.outbox_events (
-            id bigserial PRIMARY KEY,
-            profile_id text NOT NULL,
-            payload text NOT NULL,
+            sequence bigserial PRIMARY KEY,
+            queue text NOT NULL,
+            message_id text NOT NULL,
+            profile_id text,
+            consent boolean NOT NULL,
+            accepted_at double precision NOT NULL,
+            payload bytea NOT NULL,
             bytes integer NOT NULL,
-            appended_at timestamptz NOT NULL DEFAULT clock_timestamp(),
             lease_owner text,
             lease_expires_at timestamptz,
             claims integer NOT NULL DEFAULT 0
         );
-        CREATE INDEX outbox_events_profile ON S.outbox_events (profile_id, id);
+        CREATE INDEX outbox_events_queue ON S.outbox_events (queue, sequence);
+        CREATE INDEX outbox_events_profile ON S.outbox_events (profile_id, sequence);
         """,
     ]
 

@@ -44,7 +44,7 @@ import Testing
         let port = try PostgresTestServer.freeLoopbackPort()
         let database = OptimizationDatabase(
             configuration: try PostgresConfiguration(connectionString: "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable",
-                                                     operationTimeout: .milliseconds(200)),
+                                                     operationTimeout: .milliseconds(100)),
             logger: quietLogger)
         let started = ContinuousClock.now
         await #expect(throws: PostgresIntegrationError.self) { try await database.start() }

@@ -1,0 +1,257 @@
+import EventOutbox
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The storage of an event outbox shared by the replicas of a service, in the table
+/// `<schema>.outbox_events`: a replica appends the events it accepted, any replica claims and
+/// delivers them, and the events of a replica that died are delivered by another one.
+///
+/// **Contract** (the local `DurableOutbox`'s, across replicas):
+/// - **Append** in the caller's call: when ``append(_:)`` returns, the events are committed.
+///   `sequence` numbers increase in commit order.
+/// - **Claim** (``claim(queue:limit:)``): a batch of the oldest claimable events of a queue,
+///   selected with `FOR UPDATE SKIP LOCKED` and leased to this replica for
+///   ``PostgresOutboxConfiguration/leaseDuration``. **Order per profile**: an event is claimable
+///   only when no earlier event of its profile is leased to a live claim, so one profile's events
+///   are delivered by one replica at a time, in sequence order (claims of one queue are
+///   serialized with an advisory lock so two replicas never split a profile). Events without a
+///   profile are independent.
+/// - **Acknowledge** (``acknowledge(_:)``): deletes delivered events (on a 2xx). **Release**
+///   (``release(_:)``): gives a claim back at once (a failed delivery, retried later).
+/// - **Lease takeover**: events whose lease expired (the replica is gone) are claimable again;
+///   counted in `optimization_postgres_outbox_lease_takeovers_total`. Delivery is therefore
+///   at-least-once: a replica that delivered but died before acknowledging sends them again.
+/// - **Bounds**: beyond ``PostgresOutboxConfiguration/maxEvents`` or
+///   ``PostgresOutboxConfiguration/maxBytes`` the oldest events are dropped in the append's
+///   transaction and reported (``PostgresOutboxConfiguration/onDrop``, counted in
+///   `optimization_postgres_outbox_dropped_total`).
+/// - **Erasure**: ``eraseProfile(_:)`` deletes every event of a profile, claimed or not.
+///
+/// **Errors.** Every call is bounded by ``PostgresConfiguration/operationTimeout`` and throws
+/// ``PostgresIntegrationError`` when PostgreSQL is unreachable or refuses: an append that throws
+/// stored nothing (the caller keeps the events, for example in its local outbox, or reports the
+/// refusal).
+///
+/// **Threading.** `Sendable`; any number of concurrent callers and replicas.
+public final class PostgresOutboxStore: Sendable {
+    /// The database.
+    public let database: OptimizationDatabase
+    /// Bounds and lease duration.
+    public let configuration: PostgresOutboxConfiguration
+    private var schema: String { database.configuration.schema }
+
+    /// An outbox store in `database` (which must be started before it is used).
+    public init(database: OptimizationDatabase, configuration: PostgresOutboxConfiguration = PostgresOutboxConfiguration()) {
+        self.database = database
+        self.configuration = configuration
+    }
+
+    /// Appends `events` in one transaction and applies the bounds.
+    /// - Returns: the stored records (with their sequence numbers), in the order given.
+    /// - Throws: ``PostgresIntegrationError``; then nothing was stored.
+    @discardableResult
+    public func append(_ events: [OutboxEvent]) async throws(PostgresIntegrationError) -> [OutboxRecord] {
+        guard !events.isEmpty else { return [] }
+        let now = Date().timeIntervalSince1970 * 1000
+        let bounds = (configuration.maxEvents, configuration.maxBytes)
+        let (records, dropped, depth) = try await database.run("outbox append") { [schema] client, logger in
+            try await client.withTransaction(logger: logger) { connection in
+                var records: [OutboxRecord] = []
+                for event in events {
+                    let acceptedAt = event.acceptedAt ?? now
+                    let rows = try await connection.query("""
+                        INSERT INTO \(unescaped: schema).outbox_events (queue, message_id, profile_id, consent, accepted_at, payload, bytes)
+                        VALUES (\(event.queue.rawValue), \(event.messageId), \(event.profileId), \(event.consent), \(acceptedAt),
+                                \(ByteBuffer(bytes: event.payload)), \(event.payload.count))
+                        RETURNING sequence
+                        """, logger: logger)
+                    for try await sequence in rows.decode(Int64.self) {
+                        records.append(OutboxRecord(
+                            sequence: UInt64(sequence), queue: event.queue, messageId: event.messageId, profileId: event.profileId,
+                            consent: event.consent, acceptedAt: acceptedAt, payload: event.payload))
+                    }
+                }
+                let (dropped, depth) = try await Self.applyBounds(connection: connection, logger: logger, schema: schema, bounds: bounds)
+                return (records, dropped, depth)
+            }
+        }
+        database.metrics.outboxDepth.record(depth)
+        for report in dropped {
+            database.metrics.outboxDropped.increment(by: report.records.count)
+            database.logger.notice("shared outbox bound reached; oldest events dropped",
+                                   metadata: ["reason": "\(report.reason.rawValue)", "count": "\(report.records.count)"])
+            configuration.onDrop?(report)
+        }
+        return records
+    }
+
+    /// Claims at most `limit` of the oldest claimable events of `queue` (see the type's order
+    /// rule) under a lease of ``PostgresOutboxConfiguration/leaseDuration``; an empty claim when
+    /// there are none.
+    public func claim(queue: EventQueue, limit: Int) async throws(PostgresIntegrationError) -> PostgresOutboxClaim {
+        let owner = "\(database.replicaId):\(UUID().uuidString.lowercased())"
+        let lease = configuration.leaseDuration
+        let leaseSeconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        let limit = max(1, limit)
+        let (records, takenOver) = try await database.run("outbox claim") { [schema] client, logger in
+            try await client.withTransaction(logger: logger) { connection in
+                let lockKey = "optimization-postgres-outbox:\(schema):\(queue.rawValue)"
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lockKey), 0))", logger: logger)
+                let rows = try await connection.query("""
+                    WITH candidates AS (
+                        SELECT e.sequence, e.lease_owner FROM \(unescaped: schema).outbox_events e
+                        WHERE e.queue = \(queue.rawValue)
+                          AND (e.lease_expires_at IS NULL OR e.lease_expires_at < clock_timestamp())
+                          AND NOT EXISTS (
+                              SELECT 1 FROM \(unescaped: schema).outbox_events o
+                              WHERE o.profile_id = e.profile_id AND o.queue = e.queue AND o.sequence < e.sequence
+                                AND o.lease_expires_at >= clock_timestamp())
+                        ORDER BY e.sequence
+                        LIMIT \(limit)
+                        FOR UPDATE SKIP LOCKED
+                    )
+                    UPDATE \(unescaped: schema).outbox_events t
+                    SET lease_owner = \(owner), lease_expires_at = clock_timestamp() + make_interval(secs => \(leaseSeconds)),
+                        claims = t.claims + 1
+                    FROM candidates c
+                    WHERE t.sequence = c.sequence
+                    RETURNING t.sequence, t.message_id, t.profile_id, t.consent, t.accepted_at, t.payload, c.lease_owner IS NOT NULL
+                    """, logger: logger)
+                var records: [OutboxRecord] = []
+                var takenOver = 0
+                for try await (sequence, messageId, profileId, consent, acceptedAt, payload, wasLeased)
+                    in rows.decode((Int64, String, String?, Bool, Double, ByteBuffer, Bool).self) {
+                    records.append(OutboxRecord(
+                        sequence: UInt64(sequence), queue: queue, messageId: messageId, profileId: profileId, consent: consent,
+                        acceptedAt: acceptedAt, payload: Array(payload.readableBytesView)))
+                    if wasLeased { takenOver += 1 }
+                }
+                return (records.sorted { $0.sequence < $1.sequence }, takenOver)
+            }
+        }
+        if !records.isEmpty { database.metrics.outboxClaims.increment() }
+        if takenOver > 0 {
+            database.metrics.outboxTakeovers.increment(by: takenOver)
+            database.logger.notice("took over shared outbox events of an expired lease", metadata: ["count": "\(takenOver)"])
+        }
+        return PostgresOutboxClaim(records: records, owner: owner, takenOver: takenOver)
+    }
+
+    /// Deletes delivered events (whatever lease they are under now: they were delivered).
+    /// - Returns: how many were deleted (fewer when some were already acknowledged or erased).
+    @discardableResult
+    public func acknowledge(_ sequences: [UInt64]) async throws(PostgresIntegrationError) -> Int {
+        guard !sequences.isEmpty else { return 0 }
+        let ids = sequences.map { Int64($0) }
+        let deleted = try await database.run("outbox acknowledge") { [schema] client, logger in
+            var deleted = 0
+            for try await _ in try await client.query(
+                "DELETE FROM \(unescaped: schema).outbox_events WHERE sequence = ANY(\(ids)) RETURNING 1", logger: logger) {
+                deleted += 1
+            }
+            return deleted
+        }
+        return deleted
+    }
+
+    /// Gives the events of `claim` that are still leased to it back (claimable at once).
+    public func release(_ claim: PostgresOutboxClaim) async throws(PostgresIntegrationError) {
+        let owner = claim.owner
+        try await database.run("outbox release") { [schema] client, logger in
+            try await client.query(
+                "UPDATE \(unescaped: schema).outbox_events SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = \(owner)",
+                logger: logger)
+            return ()
+        }
+    }
+
+    /// Deletes every event of `profileId` (claimed or not): erasure.
+    /// - Returns: how many were deleted.
+    @discardableResult
+    public func eraseProfile(_ profileId: String) async throws(PostgresIntegrationError) -> Int {
+        try await database.run("outbox erase") { [schema] client, logger in
+            var deleted = 0
+            for try await _ in try await client.query(
+                "DELETE FROM \(unescaped: schema).outbox_events WHERE profile_id = \(profileId) RETURNING 1", logger: logger) {
+                deleted += 1
+            }
+            return deleted
+        }
+    }
+
+    /// Events waiting in the outbox (claimed or not), all replicas together.
+    public func depth() async throws(PostgresIntegrationError) -> Int {
+        let depth = try await database.run("outbox depth") { [schema] client, logger in
+            var count = 0
+            for try await value in try await client.query("SELECT count(*) FROM \(unescaped: schema).outbox_events", logger: logger).decode(Int.self) {
+                count = value
+            }
+            return count
+        }
+        database.metrics.outboxDepth.record(depth)
+        return depth
+    }
+
+    /// Drops the oldest events beyond the bounds; returns the drop reports and the depth.
+    private static func applyBounds(
+        connection: PostgresConnection, logger: Logger, schema: String, bounds: (maxEvents: Int, maxBytes: Int)
+    ) async throws -> ([OutboxDropReport], Int) {
+        var count = 0
+        var bytes = 0
+        for try await (c, b) in try await connection.query(
+            "SELECT count(*)::bigint, coalesce(sum(bytes), 0)::bigint FROM \(unescaped: schema).outbox_events", logger: logger
+        ).decode((Int, Int).self) {
+            (count, bytes) = (c, b)
+        }
+        var reports: [OutboxDropReport] = []
+        let now = Date().timeIntervalSince1970 * 1000
+        if count > bounds.maxEvents {
+            let excess = count - bounds.maxEvents
+            let dropped = try await deleteOldest(connection: connection, logger: logger, schema: schema, limitCount: excess, limitBytes: nil)
+            reports.append(OutboxDropReport(reason: .maxEvents, records: dropped, timestamp: now))
+            count -= dropped.count
+            bytes -= dropped.reduce(0) { $0 + $1.payload.count }
+        }
+        if bytes > bounds.maxBytes {
+            let dropped = try await deleteOldest(
+                connection: connection, logger: logger, schema: schema, limitCount: nil, limitBytes: bytes - bounds.maxBytes)
+            reports.append(OutboxDropReport(reason: .maxBytes, records: dropped, timestamp: now))
+            count -= dropped.count
+        }
+        return (reports, count)
+    }
+
+    /// Deletes the oldest `limitCount` events, or the oldest ones whose bytes add up to at least
+    /// `limitBytes`.
+    private static func deleteOldest(
+        connection: PostgresConnection, logger: Logger, schema: String, limitCount: Int?, limitBytes: Int?
+    ) async throws -> [OutboxRecord] {
+        let rows: PostgresRowSequence
+        if let limitCount {
+            rows = try await connection.query("""
+                DELETE FROM \(unescaped: schema).outbox_events WHERE sequence IN (
+                    SELECT sequence FROM \(unescaped: schema).outbox_events ORDER BY sequence LIMIT \(limitCount))
+                RETURNING sequence, queue, message_id, profile_id, consent, accepted_at, payload
+                """, logger: logger)
+        } else {
+            rows = try await connection.query("""
+                DELETE FROM \(unescaped: schema).outbox_events WHERE sequence IN (
+                    SELECT sequence FROM (
+                        SELECT sequence, sum(bytes) OVER (ORDER BY sequence) - bytes AS before
+                        FROM \(unescaped: schema).outbox_events) oldest
+                    WHERE before < \(limitBytes ?? 0))
+                RETURNING sequence, queue, message_id, profile_id, consent, accepted_at, payload
+                """, logger: logger)
+        }
+        var records: [OutboxRecord] = []
+        for try await (sequence, queue, messageId, profileId, consent, acceptedAt, payload)
+            in rows.decode((Int64, String, String, String?, Bool, Double, ByteBuffer).self) {
+            records.append(OutboxRecord(
+                sequence: UInt64(sequence), queue: EventQueue(rawValue: queue) ?? .insights, messageId: messageId, profileId: profileId,
+                consent: consent, acceptedAt: acceptedAt, payload: Array(payload.readableBytesView)))
+        }
+        return records.sorted { $0.sequence < $1.sequence }
+    }
+}
