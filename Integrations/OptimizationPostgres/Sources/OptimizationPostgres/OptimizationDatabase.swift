@@ -88,6 +88,9 @@ public final class OptimizationDatabase: Sendable {
         await task?.value
     }
 
+    /// True between ``start()`` and ``shutdown()``.
+    public var isRunning: Bool { runner.withLock { $0 != nil } }
+
     /// The schema version the database has now.
     public func schemaVersion() async throws(PostgresIntegrationError) -> Int {
         let schema = configuration.schema

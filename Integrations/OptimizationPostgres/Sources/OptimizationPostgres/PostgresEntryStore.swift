@@ -2,6 +2,7 @@ import ContentfulDelivery
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The ``ContentfulEntryStore`` of a ``ContentfulDeliverySource`` in PostgreSQL: the table
 /// `<schema>.contentful_entries` (space, environment, locale, entry id, revision, the document's
@@ -23,14 +24,26 @@ import PostgresNIO
 ///   replicas (delivered on commit, so a replica that receives it reads the marked rows).
 ///
 /// Every call is bounded by ``PostgresConfiguration/operationTimeout``; when PostgreSQL is gone,
-/// reads answer "nothing stored", writes and invalidations are dropped (logged, counted in
+/// reads answer "nothing stored", writes are dropped (logged, counted in
 /// `optimization_postgres_errors_total`), and the source keeps serving from memory and the CDA.
+/// An invalidation that could not be written is kept in memory (at most
+/// ``maximumPendingInvalidations``; beyond, they collapse into one invalidation of everything per
+/// space and environment) and retried in the background with the bus's reconnect backoff until
+/// it is written or the database is shut down, so the store's copies and the other replicas learn
+/// of it once PostgreSQL is back (``pendingInvalidationCount``).
 ///
 /// **Threading.** `Sendable`; one per database, shared by any number of sources.
 public final class PostgresEntryStore: ContentfulEntryStore {
     /// The database.
     public let database: OptimizationDatabase
+    /// Most invalidations kept for a retry while the database cannot be written.
+    public static let maximumPendingInvalidations = 1000
     private var schema: String { database.configuration.schema }
+    private struct Pending {
+        var invalidations: [ContentfulInvalidation] = []
+        var retrying = false
+    }
+    private let pending = Mutex(Pending())
 
     /// A store in `database` (which must be started before the store is used).
     public init(database: OptimizationDatabase) {
@@ -124,11 +137,61 @@ public final class PostgresEntryStore: ContentfulEntryStore {
     }
 
     /// Marks the copies containing the entry (or every copy of the space and environment) as
-    /// invalidated and notifies the other replicas, in one transaction.
+    /// invalidated and notifies the other replicas, in one transaction; kept for a retry when the
+    /// database cannot be written (see the type's contract).
     public func invalidate(_ invalidation: ContentfulInvalidation) async {
+        if await !send(invalidation) { keepForRetry(invalidation) }
+    }
+
+    /// Invalidations waiting for the database to come back.
+    public var pendingInvalidationCount: Int { pending.withLock { $0.invalidations.count } }
+
+    private func keepForRetry(_ invalidation: ContentfulInvalidation) {
+        let startRetrying = pending.withLock { pending -> Bool in
+            pending.invalidations.append(invalidation)
+            if pending.invalidations.count > Self.maximumPendingInvalidations {
+                var scopes: [ContentfulInvalidation] = []
+                for kept in pending.invalidations {
+                    let all = ContentfulInvalidation(spaceId: kept.spaceId, environment: kept.environment, entryId: nil)
+                    if !scopes.contains(all) { scopes.append(all) }
+                }
+                pending.invalidations = scopes
+            }
+            defer { pending.retrying = true }
+            return !pending.retrying
+        }
+        if startRetrying { Task { await self.retryPending() } }
+    }
+
+    private func retryPending() async {
+        var delay = database.configuration.reconnectDelay
+        while database.isRunning {
+            try? await Task.sleep(for: delay)   // the database is away: back off (real time)
+            let batch = pending.withLock { $0.invalidations }
+            var sent = 0
+            for invalidation in batch {
+                guard await send(invalidation) else { break }
+                sent += 1
+            }
+            let done = pending.withLock { pending -> Bool in
+                pending.invalidations.removeFirst(min(sent, pending.invalidations.count))
+                if pending.invalidations.isEmpty { pending.retrying = false }
+                return !pending.retrying
+            }
+            if done {
+                database.logger.info("invalidations kept while PostgreSQL was away are written", metadata: ["count": "\(sent)"])
+                return
+            }
+            delay = min(delay * 2, database.configuration.maximumReconnectDelay)
+        }
+        pending.withLock { $0.retrying = false }
+    }
+
+    /// Writes `invalidation` and its NOTIFY; false when the database could not be written.
+    private func send(_ invalidation: ContentfulInvalidation) async -> Bool {
         let payload = InvalidationMessage(origin: database.replicaId, invalidation: invalidation).encoded()
         let channel = database.configuration.invalidationChannel
-        _ = try? await database.run("invalidation") { [schema] client, logger in
+        let written: Void? = try? await database.run("invalidation") { [schema] client, logger in
             try await client.withTransaction(logger: logger) { connection in
                 if let id = invalidation.entryId {
                     try await connection.query("""
@@ -145,6 +208,7 @@ public final class PostgresEntryStore: ContentfulEntryStore {
                 try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
             }
         }
+        return written != nil
     }
 
     // MARK: Statements

@@ -99,15 +99,18 @@ public final class PostgresOutboxStore: Sendable {
             try await client.withTransaction(logger: logger) { connection in
                 let lockKey = "optimization-postgres-outbox:\(schema):\(queue.rawValue)"
                 try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lockKey), 0))", logger: logger)
+                // One instant for every row (statement_timestamp, not the volatile clock_timestamp): a
+                // lease expiring while the statement runs must not make a profile's later event
+                // claimable while its earlier one is not.
                 let rows = try await connection.query("""
                     WITH candidates AS (
                         SELECT e.sequence, e.lease_owner FROM \(unescaped: schema).outbox_events e
                         WHERE e.queue = \(queue.rawValue)
-                          AND (e.lease_expires_at IS NULL OR e.lease_expires_at < clock_timestamp())
+                          AND (e.lease_expires_at IS NULL OR e.lease_expires_at < statement_timestamp())
                           AND NOT EXISTS (
                               SELECT 1 FROM \(unescaped: schema).outbox_events o
                               WHERE o.profile_id = e.profile_id AND o.queue = e.queue AND o.sequence < e.sequence
-                                AND o.lease_expires_at >= clock_timestamp())
+                                AND o.lease_expires_at >= statement_timestamp())
                         ORDER BY e.sequence
                         LIMIT \(limit)
                         FOR UPDATE SKIP LOCKED

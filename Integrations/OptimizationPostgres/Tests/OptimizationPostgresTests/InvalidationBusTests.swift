@@ -43,6 +43,7 @@ import Testing
                 try await withReplicas(replicas) { replicas in
                     let (a, b) = (replicas[0], replicas[1])
                     let hero = try await b.source.entry(id: "hero-home")
+                    let banner = try await b.source.entry(id: "holiday-banner")   // stored before the outage
                     server.stop()
                     try await waitUntil("the buses notice") { !a.bus.isListening && !b.bus.isListening }
                     // Requests keep rendering from memory, and uncached entries come from the CDA,
@@ -54,7 +55,10 @@ import Testing
                     // An invalidation made while the bus is down is missed by B …
                     #expect(cda.space.publish(entryId: "hero-home", field: "internalTitle", value: "while away"))
                     a.source.invalidate(entryId: "hero-home")
-                    await a.source.waitForPendingStoreWork()   // dropped: the database is gone
+                    #expect(cda.space.publish(entryId: "holiday-banner", field: "internalTitle", value: "banner while away"))
+                    a.source.invalidate(entryId: "holiday-banner")
+                    await a.source.waitForPendingStoreWork()   // kept for a retry: the database is gone
+                    #expect(a.store.pendingInvalidationCount == 2)
                     #expect(try await b.source.entry(id: "hero-home") === hero)
                     // … so when it is back, B revalidates: it serves the new revision, not the old.
                     try server.start()
@@ -62,6 +66,15 @@ import Testing
                     let after = try await b.source.entry(id: "hero-home")
                     #expect(after.text.contains("while away"))
                     #expect(try #require(revision(after)) > #require(revision(hero)))
+                    // A's invalidation was kept and is written once the database is back: a
+                    // replica starting now does not take the copy it invalidated as fresh.
+                    try await waitUntil("A wrote its kept invalidation") { a.store.pendingInvalidationCount == 0 }
+                    let c = try await Replica.start(server, cda: cda)
+                    try await withReplicas([c]) { (_: [Replica]) async throws in
+                        let fresh = try await c.source.entry(id: "holiday-banner")
+                        #expect(fresh.text.contains("banner while away"))
+                        #expect(try #require(revision(fresh)) > #require(revision(banner)))
+                    }
                     // And invalidations flow again.
                     #expect(cda.space.publish(entryId: "hero-home", field: "internalTitle", value: "after return"))
                     a.source.invalidate(entryId: "hero-home")
