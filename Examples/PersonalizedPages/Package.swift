@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "personalized-pages", targets: ["personalized-pages"]),
         .executable(name: "local-api-server", targets: ["local-api-server"]),
+        .executable(name: "local-cda-server", targets: ["local-cda-server"]),
         .library(name: "PersonalizedPagesApp", targets: ["PersonalizedPagesApp"]),
     ],
     dependencies: [
@@ -56,6 +57,17 @@ let package = Package(
         // `local-api-server`: the library's test kit API server, for running the example locally.
         .executableTarget(
             name: "local-api-server",
+            dependencies: [
+                .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `local-cda-server`: the library's test kit Content Delivery API server, for running
+        // replicas of the example with live content (scripts/load-test --replicas).
+        .executableTarget(
+            name: "local-cda-server",
             dependencies: [
                 .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
