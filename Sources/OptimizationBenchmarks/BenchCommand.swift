@@ -32,6 +32,9 @@ struct BenchCommand: ParsableCommand {
             warm_speedup = baseline / warm p50,
             cold_speedup = baseline / cold_with_parse p50.
             rss_100k_mib, rss_1m_mib: resident memory after 100,000 and 1,000,000 warm resolves.
+            insights_events_per_s: service trackClick events accepted per second, 2 threads (the
+              queue flushing to a loopback API server in the process); insights_scaling_2: the
+              2-thread rate over the 1-thread rate of the same run.
             trackers_1000_*: 1,000 view trackers on one client, 60 s of simulated visibility on a
             manual clock (events consented and built, delivery offline).
             """
@@ -55,6 +58,12 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Only the event path's boundary figures (event_crossings_*, event_serializations_*).")
     var eventsOnly = false
 
+    @Flag(help: "Only the service's Insights accept rates (insights_*).")
+    var insightsOnly = false
+
+    @Option(help: "Events each thread sends per run of the insights_* figures.")
+    var insightsEvents = 20_000
+
     @Option(help: "Engine starts to time.")
     var engineStarts = 30
 
@@ -62,7 +71,7 @@ struct BenchCommand: ParsableCommand {
     var memoryResolves = 1_000_000
 
     func validate() throws {
-        guard warmIterations > 0, coldIterations > 0, parseIterations > 0, engineStarts > 0, memoryResolves >= 10, drainEvents > 0 else {
+        guard warmIterations > 0, coldIterations > 0, parseIterations > 0, engineStarts > 0, memoryResolves >= 10, drainEvents > 0, insightsEvents > 0 else {
             throw ValidationError("iteration counts must be positive")
         }
     }
@@ -77,6 +86,10 @@ struct BenchCommand: ParsableCommand {
         var report: [(String, Double)] = []
         if eventsOnly {
             print(Self.json(EventPathBench.figures()))
+            return
+        }
+        if insightsOnly {
+            print(Self.json(try InsightsThroughputBench.figures(eventsPerThread: insightsEvents)))
             return
         }
         if outboxOnly {
@@ -143,6 +156,7 @@ struct BenchCommand: ParsableCommand {
         report.append(("cold_speedup", coldWithParseP50 > 0 ? baselineP50 / coldWithParseP50 : 0))
         report += trackerFigures()
         report += try ServiceBenchmark.run(entry: entry, selections: selections, resolves: warmIterations)
+        report += try InsightsThroughputBench.figures(eventsPerThread: insightsEvents)
         report += OutboxBench.figures()
         report += OutboxDrainBench.figures(events: drainEvents)
         report += EventPathBench.figures()
