@@ -15,7 +15,7 @@ import Synchronization
 /// refusal, open circuit) comes back in the call's `EventResult` and the request keeps rendering
 /// with the selections it had.
 /// `trackView`, `trackClick`, `trackHover`, `trackFlagView` put an Insights event into the
-/// service's process-wide queue and return once it is there; they need a profile id. Every call
+/// service's Insights queue of its profile and return once it is there; they need a profile id. Every call
 /// is gated by the request's consent and the service's allow-list (default
 /// `["identify", "page"]`); a blocked call returns `.blocked(.consent)`, sends nothing, and is
 /// reported once on ``OptimizationService/blockedEvents``.
@@ -132,7 +132,7 @@ public final class OptimizationRequest: Sendable {
     /// (``EventRecording``, whose typed methods the request offers: `identify`, `page`,
     /// `screen`, `track`, `trackView`, `trackClick`, `trackHover`, `trackFlagView`). An
     /// Experience call makes one upsert within the request's budget and reports how it went; an
-    /// Insights call joins the service's process-wide queue and needs a profile id.
+    /// Insights call joins the service's Insights queue of its profile and needs a profile id.
     /// - Throws: `OptimizationError/shutDown`, `OptimizationError/profileIdRequired(method:)`,
     ///   `OptimizationError/eventNotStored(_:)`, `OptimizationError/bridgeError(_:)` for an
     ///   invalid payload.

@@ -454,7 +454,7 @@ public final class OptimizationService: Sendable {
         blockedEventBroadcaster.makeStream()
     }
 
-    /// Reports of the process-wide Insights queue (flush failures, circuit changes, drops).
+    /// Reports of the Insights queues (flush failures, circuit changes, drops).
     public var queueEvents: AsyncStream<QueueEvent> {
         queueEventBroadcaster.makeStream()
     }
