@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // The benchmark's allocation counter (package-benchmark's malloc counting).
+        .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
     ],
     targets: [
         // Only a module map and a shim header over GTK's JavaScriptCore C API.
@@ -42,7 +44,9 @@ let package = Package(
             name: "JavaScriptHost",
             dependencies: [
                 "CJavaScriptCore",
+                "OptimizationJSON",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         // JSON as the engine reads and writes it: JSONValue (ordered objects, exact numbers), a
@@ -176,6 +180,7 @@ let package = Package(
                 "CommandLineReporting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),
         // Build-time: turns JSRuntime/ (in manifest order) into Swift source, so every product

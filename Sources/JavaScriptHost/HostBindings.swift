@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import OptimizationJSON
+import OrderedCollections
 
 // The `__native*` globals the JSRuntime polyfills and core rely on (JSRuntime/README.md).
 
@@ -184,22 +186,23 @@ extension JavaScriptEngine {
         }
     }
 
+    /// The headers of a `headersJSON` argument (an object; a value that is not a string is
+    /// written as its JSON text); empty for anything else.
     static func headers(fromJSON text: String?) -> [String: String] {
-        guard let text, let data = text.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return [:] }
+        guard let text, let object = (try? JSONValue(jsonText: text))?.objectValue else { return [:] }
         var headers: [String: String] = [:]
+        headers.reserveCapacity(object.count)
         for (name, value) in object {
-            if let string = value as? String { headers[name] = string } else { headers[name] = "\(value)" }
+            headers[name] = value.stringValue ?? (try? value.jsonText()) ?? ""
         }
         return headers
     }
 
+    /// `headers` as a JSON object, names sorted.
     static func json(ofHeaders headers: [String: String]) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: headers, options: [.sortedKeys]),
-              let text = String(data: data, encoding: .utf8)
-        else { return "{}" }
-        return text
+        var object = OrderedDictionary<String, JSONValue>(minimumCapacity: headers.count)
+        for name in headers.keys.sorted() { object[name] = .string(headers[name]!) }
+        return (try? JSONValue.object(object).jsonText()) ?? "{}"
     }
 }
 

@@ -35,21 +35,7 @@ func withJSString<Result>(_ string: String, _ body: (JSStringRef) throws -> Resu
 func swiftString(_ reference: JSStringRef) -> String {
     let length = JSStringGetLength(reference)
     guard length > 0, let characters = JSStringGetCharactersPtr(reference) else { return "" }
-    let units = UnsafeBufferPointer(start: characters, count: length)
-    // Fast path for ASCII (ids, keys, compact results): copy bytes, no transcoding.
-    if length <= 4096 {
-        var isASCII = true
-        let ascii = String(unsafeUninitializedCapacity: length) { bytes in
-            for index in 0..<length {
-                let unit = units[index]
-                if unit >= 0x80 { isASCII = false; return 0 }
-                bytes[index] = UInt8(truncatingIfNeeded: unit)
-            }
-            return length
-        }
-        if isASCII { return ascii }
-    }
-    return String(decoding: units, as: UTF16.self)
+    return UTF16Transcoding.utf8(UnsafeBufferPointer(start: characters, count: length))
 }
 
 /// Faster conversion for well-formed text such as `JSON.stringify` output (no lone surrogates).

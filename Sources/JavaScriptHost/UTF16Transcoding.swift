@@ -1,10 +1,12 @@
-/// UTF-8 → UTF-16 for handing long strings to JavaScriptCore.
+/// UTF-8 ⇄ UTF-16 for long strings crossing to and from JavaScriptCore.
 ///
 /// The JavaScriptCore this project links decodes `JSStringCreateWithUTF8CString` input one
 /// character per (non-inlined) function call: about 4 ns a byte, 11 µs for a 2.9 KB entry, ASCII
 /// included. This transcoder finds ASCII runs eight bytes at a time and widens each run in one
 /// plain (vectorizable) loop; other characters are decoded inline. Input must be valid UTF-8,
-/// which every Swift `String` is.
+/// which every Swift `String` is. The other direction (``utf8(_:)``) narrows ASCII runs the same
+/// way; the standard library's `String(decoding:as: UTF16.self)` decodes one scalar at a time
+/// through a generic parser.
 enum UTF16Transcoding {
     /// Writes the UTF-16 of `utf8` to `target` (room for `utf8.count` units, always enough) and
     /// returns how many units it wrote.
@@ -48,5 +50,63 @@ enum UTF16Transcoding {
             written += 1
         }
         return written
+    }
+
+    /// The string of the UTF-16 units `utf16`. A lone surrogate becomes U+FFFD, as
+    /// `String(decoding:as: UTF16.self)` repairs it, so the result is the same string.
+    static func utf8(_ utf16: UnsafeBufferPointer<UInt16>) -> String {
+        guard let base = utf16.baseAddress, !utf16.isEmpty else { return "" }
+        let count = utf16.count
+        // At most 3 UTF-8 bytes per unit (a surrogate pair: 4 bytes for 2 units).
+        return String(unsafeUninitializedCapacity: count * 3) { target in
+            let out = target.baseAddress.unsafelyUnwrapped
+            var read = 0
+            var written = 0
+            while read < count {
+                var runEnd = read
+                while runEnd + 4 <= count,
+                      UnsafeRawPointer(base + runEnd).loadUnaligned(as: UInt64.self) & 0xFF80_FF80_FF80_FF80 == 0 {
+                    runEnd += 4
+                }
+                while runEnd < count, base[runEnd] < 0x80 { runEnd += 1 }
+                if runEnd > read {
+                    let run = runEnd - read
+                    let source = base + read
+                    let destination = out + written
+                    for offset in 0..<run { destination[offset] = UInt8(truncatingIfNeeded: source[offset]) }
+                    read = runEnd
+                    written += run
+                    continue
+                }
+                let unit = UInt32(base[read])
+                read += 1
+                var scalar = unit
+                if unit & 0xF800 == 0xD800 {
+                    if unit < 0xDC00, read < count, base[read] & 0xFC00 == 0xDC00 {
+                        scalar = 0x10000 + ((unit - 0xD800) << 10) + (UInt32(base[read]) - 0xDC00)
+                        read += 1
+                    } else {
+                        scalar = 0xFFFD
+                    }
+                }
+                if scalar < 0x800 {
+                    out[written] = UInt8(truncatingIfNeeded: 0xC0 | scalar >> 6)
+                    out[written + 1] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
+                    written += 2
+                } else if scalar < 0x10000 {
+                    out[written] = UInt8(truncatingIfNeeded: 0xE0 | scalar >> 12)
+                    out[written + 1] = UInt8(truncatingIfNeeded: 0x80 | (scalar >> 6) & 0x3F)
+                    out[written + 2] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
+                    written += 3
+                } else {
+                    out[written] = UInt8(truncatingIfNeeded: 0xF0 | scalar >> 18)
+                    out[written + 1] = UInt8(truncatingIfNeeded: 0x80 | (scalar >> 12) & 0x3F)
+                    out[written + 2] = UInt8(truncatingIfNeeded: 0x80 | (scalar >> 6) & 0x3F)
+                    out[written + 3] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
+                    written += 4
+                }
+            }
+            return written
+        }
     }
 }

@@ -32,6 +32,14 @@ struct BenchCommand: ParsableCommand {
             warm_speedup = baseline / warm p50,
             cold_speedup = baseline / cold_with_parse p50.
             rss_100k_mib, rss_1m_mib: resident memory after 100,000 and 1,000,000 warm resolves.
+            insights_events_per_s: service trackClick events accepted per second, 2 threads (the
+              queue flushing to a loopback API server in the process); insights_scaling_2: the
+              2-thread rate over the 1-thread rate of the same run.
+            op_<operation>_ns / _allocs / _per_s_per_core: per operation, one thread: nanoseconds,
+              malloc calls (package-benchmark's interposer, preloaded by re-executing the
+              benchmark) and evaluations per second per core, for warm_resolve, cold_resolve,
+              event_accept and personalized_request (forRequest + page() + 3 resolves + 3
+              trackView). --check-allocations FILE fails when one exceeds its ceiling.
             trackers_1000_*: 1,000 view trackers on one client, 60 s of simulated visibility on a
             manual clock (events consented and built, delivery offline).
             """
@@ -55,6 +63,21 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Only the event path's boundary figures (event_crossings_*, event_serializations_*).")
     var eventsOnly = false
 
+    @Flag(help: "Only the service's Insights accept rates (insights_*).")
+    var insightsOnly = false
+
+    @Option(help: "Events each thread sends per run of the insights_* figures.")
+    var insightsEvents = 20_000
+
+    @Flag(help: "Only the per-operation figures (op_*: ns, allocations and evaluations per second per core).")
+    var operationsOnly = false
+
+    @Option(help: "Operations per run of the op_* figures (warm resolves run ten times as many, a personalized request a tenth).")
+    var operationIterations = 2_000
+
+    @Option(help: "Exit 1 when an op_*_allocs figure exceeds its ceiling in this JSON file ({\"debug\": {…}, \"release\": {…}}).")
+    var checkAllocations: String?
+
     @Option(help: "Engine starts to time.")
     var engineStarts = 30
 
@@ -62,7 +85,7 @@ struct BenchCommand: ParsableCommand {
     var memoryResolves = 1_000_000
 
     func validate() throws {
-        guard warmIterations > 0, coldIterations > 0, parseIterations > 0, engineStarts > 0, memoryResolves >= 10, drainEvents > 0 else {
+        guard warmIterations > 0, coldIterations > 0, parseIterations > 0, engineStarts > 0, memoryResolves >= 10, drainEvents > 0, insightsEvents > 0, operationIterations > 0 else {
             throw ValidationError("iteration counts must be positive")
         }
     }
@@ -77,6 +100,19 @@ struct BenchCommand: ParsableCommand {
         var report: [(String, Double)] = []
         if eventsOnly {
             print(Self.json(EventPathBench.figures()))
+            return
+        }
+        if operationsOnly {
+            let report = try PerOperationBench.figures(
+                entryText: BenchmarkFixture.entryJSON(),
+                selections: try SelectedOptimizations(jsonData: Array(BenchmarkFixture.selectionsJSON.utf8)),
+                iterations: operationIterations)
+            print(Self.json(report))
+            try checkCeilings(report)
+            return
+        }
+        if insightsOnly {
+            print(Self.json(try InsightsThroughputBench.figures(eventsPerThread: insightsEvents)))
             return
         }
         if outboxOnly {
@@ -143,6 +179,8 @@ struct BenchCommand: ParsableCommand {
         report.append(("cold_speedup", coldWithParseP50 > 0 ? baselineP50 / coldWithParseP50 : 0))
         report += trackerFigures()
         report += try ServiceBenchmark.run(entry: entry, selections: selections, resolves: warmIterations)
+        report += try InsightsThroughputBench.figures(eventsPerThread: insightsEvents)
+        report += try PerOperationBench.figures(entryText: entryText, selections: selections, iterations: operationIterations)
         report += OutboxBench.figures()
         report += OutboxDrainBench.figures(events: drainEvents)
         report += EventPathBench.figures()
@@ -152,6 +190,15 @@ struct BenchCommand: ParsableCommand {
         report.append(("cold_iterations", Double(coldIterations)))
 
         print(Self.json(report))
+        try checkCeilings(report)
+    }
+
+    /// With `--check-allocations`: every `op_*_allocs` figure within its ceiling, else a
+    /// failure naming each one above it (after the figures were printed).
+    private func checkCeilings(_ report: [(String, Double)]) throws {
+        guard let checkAllocations else { return }
+        let failures = try PerOperationBench.check(report, against: checkAllocations)
+        guard failures.isEmpty else { throw AllocationCeilingsExceeded(failures: failures) }
     }
 
     /// The figures as one JSON object, values rounded to two decimals.

@@ -13,3 +13,12 @@ struct BenchFailure: ReportedFailure, CustomStringConvertible {
 
     var description: String { message }
 }
+
+/// `--check-allocations`: operations that allocated more than their ceiling. `optimization-bench`
+/// prints `error: …` naming each and exits with 1.
+struct AllocationCeilingsExceeded: ReportedFailure, CustomStringConvertible {
+    let failures: [String]
+    var exitCode: Int32 { 1 }
+    var message: String { "allocations above their ceiling: " + failures.joined(separator: "; ") }
+    var description: String { message }
+}

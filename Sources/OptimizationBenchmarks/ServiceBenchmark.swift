@@ -7,8 +7,8 @@ import Synchronization
 
 /// The request-scoped service's figures for `optimization bench`: pool scaling across
 /// threads sharing one prepared entry, CPU per call, memory per engine, a `forRequest` +
-/// `page()` round trip against a loopback API answering at once, and the shared Insights queue's
-/// accept rate.
+/// `page()` round trip against a loopback API answering at once (the Insights accept rates are
+/// ``InsightsThroughputBench``'s).
 enum ServiceBenchmark {
     static func run(entry: ContentfulEntry, selections: SelectedOptimizations, resolves: Int) throws -> [(String, Double)] {
         let server = LocalOptimizationAPIServer()
@@ -60,23 +60,6 @@ enum ServiceBenchmark {
         }
         report.append(("request_page_p50_us", roundTrips.sorted()[roundTrips.count / 2]))
 
-        let events = 10_000
-        let started = DispatchTime.now().uptimeNanoseconds
-        try blocking {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for worker in 0..<2 {
-                    group.addTask {
-                        for index in 0..<events {
-                            let request = service.forRequest(RequestOptions(consent: true, profileId: "visitor-\(worker)-\(index % 100)"))
-                            try await request.trackClick(TrackClickPayload(componentId: "hero", variantIndex: 1))
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
-        }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        report.append(("insights_events_per_s", (Double(2 * events) / seconds).rounded()))
         return report
     }
 

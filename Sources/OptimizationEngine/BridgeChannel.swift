@@ -32,9 +32,20 @@ package final class BridgeChannel: Sendable {
     /// The state's selections, prepared for resolutions without explicit selections.
     package let selections = CurrentSelections()
 
+    /// A request between its call and its settle.
+    private enum Waiter {
+        /// Registered; its caller has not started waiting (the call is still running, or it
+        /// returned without an outcome and the caller is about to wait).
+        case pending
+        /// Settled through `__nativeSettle` before its caller started waiting.
+        case settled(Result<BridgeDocument, any Error>)
+        /// Its caller waits.
+        case waiting(CheckedContinuation<BridgeDocument, any Error>)
+    }
+
     private struct Requests {
         var nextId = 0
-        var waiting: [String: CheckedContinuation<JSONValue, any Error>] = [:]
+        var waiting: [String: Waiter] = [:]
         var closed = false
     }
 
@@ -46,7 +57,7 @@ package final class BridgeChannel: Sendable {
     private struct CallInProgress {
         var id: String
         var emitted: [JSONValue] = []
-        var settled: Result<JSONValue, any Error>?
+        var settled: Result<BridgeDocument, any Error>?
     }
 
     private let callInProgress = Mutex<CallInProgress?>(nil)
@@ -139,43 +150,65 @@ package final class BridgeChannel: Sendable {
     /// as its return value (`[ok, value, emitted?]` JSON text: one crossing); a later one through
     /// `__nativeSettle`. Errors as ``request(_:payload:on:)``.
     package func request(_ function: BridgeFunction, arguments: [JavaScriptValue], on engine: JavaScriptEngine) async throws(OptimizationError) -> BridgeSettlement {
-        // The events the call emitted; written under the engine's lock before the continuation
-        // can resume, read after it resumed.
-        let emittedDuringCall = Mutex<[JSONValue]>([])
-        do {
-            let value = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, any Error>) in
-                let id = requests.withLock { state -> String? in
-                    if state.closed { return nil }
-                    state.nextId += 1
-                    let id = "r\(state.nextId)"
-                    state.waiting[id] = continuation
-                    return id
-                }
-                guard let id else {
-                    continuation.resume(throwing: OptimizationError.notInitialized)
-                    return
-                }
-                let outcome = engine.withExclusiveAccess { () -> Result<JSONValue, any Error>? in
-                    callInProgress.withLock { $0 = CallInProgress(id: id) }
-                    var outcome: Result<JSONValue, any Error>?
-                    do {
-                        let returned = try engine.call(function, arguments: arguments + [.string(id)])
-                        if let text = returned.stringValue { outcome = settlement(returnedBy: function, text) }
-                    } catch {
-                        outcome = .failure(Self.hostError(error))
-                    }
-                    let call = callInProgress.withLock { call in
-                        defer { call = nil }
-                        return call
-                    }
-                    emittedDuringCall.withLock { $0 = call?.emitted ?? [] }
-                    // A settle through `__nativeSettle` inside the call wins over a later throw.
-                    return call?.settled ?? outcome
-                }
-                guard let outcome, let waiting = requests.withLock({ $0.waiting.removeValue(forKey: id) }) else { return }
-                waiting.resume(with: outcome)
+        let (document, emitted) = try await requestDocument(function, arguments: arguments, on: engine)
+        return BridgeSettlement(value: document.value, emitted: emitted)
+    }
+
+    /// ``request(_:arguments:on:)`` with the settled value read in place (``BridgeDocument``):
+    /// the caller builds trees only for the parts it reads. An outcome the function knows at
+    /// once returns without suspending the caller.
+    package func requestDocument(
+        _ function: BridgeFunction, arguments: [JavaScriptValue], on engine: JavaScriptEngine
+    ) async throws(OptimizationError) -> (document: BridgeDocument, emitted: [JSONValue]) {
+        let id = requests.withLock { state -> String? in
+            if state.closed { return nil }
+            state.nextId += 1
+            let id = "r\(state.nextId)"
+            state.waiting[id] = .pending
+            return id
+        }
+        guard let id else { throw .notInitialized }
+        let (immediate, emitted) = engine.withExclusiveAccess { () -> (Result<BridgeDocument, any Error>?, [JSONValue]) in
+            callInProgress.withLock { $0 = CallInProgress(id: id) }
+            var outcome: Result<BridgeDocument, any Error>?
+            do {
+                let returned = try engine.call(function, arguments: arguments + [.string(id)])
+                if let text = returned.stringValue { outcome = settlement(returnedBy: function, text) }
+            } catch {
+                outcome = .failure(Self.hostError(error))
             }
-            return BridgeSettlement(value: value, emitted: emittedDuringCall.withLock { $0 })
+            let call = callInProgress.withLock { call in
+                defer { call = nil }
+                return call
+            }
+            // A settle through `__nativeSettle` inside the call wins over a later throw.
+            return (call?.settled ?? outcome, call?.emitted ?? [])
+        }
+        do {
+            let value: BridgeDocument
+            if let immediate {
+                // Known at once: the caller continues on its own thread, without suspending.
+                requests.withLock { _ = $0.waiting.removeValue(forKey: id) }
+                value = try immediate.get()
+            } else {
+                value = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<BridgeDocument, any Error>) in
+                    let ready = requests.withLock { state -> Result<BridgeDocument, any Error>? in
+                        switch state.waiting[id] {
+                        case .pending?:
+                            state.waiting[id] = .waiting(continuation)
+                            return nil
+                        case .settled(let outcome)?:
+                            state.waiting.removeValue(forKey: id)
+                            return outcome
+                        case .waiting?, nil:
+                            // Removed by close() (a request waits only once).
+                            return .failure(OptimizationError.notInitialized)
+                        }
+                    }
+                    if let ready { continuation.resume(with: ready) }
+                }
+            }
+            return (value, emitted)
         } catch let error as OptimizationError {
             throw error
         } catch {
@@ -205,17 +238,17 @@ package final class BridgeChannel: Sendable {
     }
 
     /// Reads the `[ok, value, emitted?]` text an async function returned when its outcome was
-    /// known at once, and publishes the emitted events on ``events`` (and to the call in
-    /// progress).
-    private func settlement(returnedBy function: BridgeFunction, _ text: String) -> Result<JSONValue, any Error> {
-        guard let parts = try? JSONValue(jsonText: text).arrayValue, parts.count >= 2, let ok = parts[0].boolValue else {
+    /// known at once (indexed, not parsed: the value is read in place), and publishes the emitted
+    /// events on ``events`` (and to the call in progress).
+    private func settlement(returnedBy function: BridgeFunction, _ text: String) -> Result<BridgeDocument, any Error> {
+        guard let answer = BridgeDocument(jsonText: text), let ok = answer[0]?.boolValue, let value = answer[1] else {
             return .failure(OptimizationError.bridgeError("\(function.name) returned an outcome that is not [ok, value]"))
         }
-        if parts.count > 2, let emitted = parts[2].arrayValue {
-            for event in emitted { publish(event) }
+        if let emitted = answer[2]?.elements {
+            for event in emitted { publish(event.value) }
         }
-        if ok { return .success(parts[1]) }
-        return .failure(OptimizationError.bridgeError(parts[1].stringValue ?? "\(function.name) failed"))
+        if ok { return .success(value) }
+        return .failure(OptimizationError.bridgeError(value.stringValue ?? "\(function.name) failed"))
     }
 
     private func publish(_ event: JSONValue) {
@@ -227,10 +260,13 @@ package final class BridgeChannel: Sendable {
     /// ones; finishes every flag stream. Idempotent.
     package func close() {
         flags.finishAll()
-        let pending = requests.withLock { state -> [CheckedContinuation<JSONValue, any Error>] in
+        let pending = requests.withLock { state -> [CheckedContinuation<BridgeDocument, any Error>] in
             state.closed = true
             defer { state.waiting.removeAll() }
-            return Array(state.waiting.values)
+            return state.waiting.values.compactMap { waiter in
+                if case .waiting(let continuation) = waiter { return continuation }
+                return nil
+            }
         }
         for continuation in pending {
             continuation.resume(throwing: OptimizationError.notInitialized)
@@ -246,9 +282,9 @@ package final class BridgeChannel: Sendable {
         }
         let ok = arguments[1].boolValue ?? false
         let text = arguments[2].stringValue ?? arguments[2].jsonText ?? "null"
-        let outcome: Result<JSONValue, any Error>
+        let outcome: Result<BridgeDocument, any Error>
         if ok {
-            if let value = try? JSONValue(jsonText: text) {
+            if let value = BridgeDocument(jsonText: text) {
                 outcome = .success(value)
             } else {
                 outcome = .failure(OptimizationError.bridgeError("the bridge settled with a result that is not JSON"))
@@ -264,7 +300,20 @@ package final class BridgeChannel: Sendable {
             return true
         }
         if deferred { return }
-        guard let continuation = requests.withLock({ $0.waiting.removeValue(forKey: id) }) else {
+        let continuation = requests.withLock { state -> CheckedContinuation<BridgeDocument, any Error>?? in
+            switch state.waiting[id] {
+            case .waiting(let continuation)?:
+                state.waiting.removeValue(forKey: id)
+                return .some(continuation)
+            case .pending?:
+                // Its caller has not started waiting yet: it finds the outcome when it does.
+                state.waiting[id] = .settled(outcome)
+                return .some(nil)
+            case .settled?, nil:
+                return nil
+            }
+        }
+        guard let continuation else {
             if id.hasPrefix(Self.fireAndForgetPrefix) {
                 if !ok { log(.warning, "a submitted event failed: \(text)") }
             } else {
@@ -272,7 +321,7 @@ package final class BridgeChannel: Sendable {
             }
             return
         }
-        continuation.resume(with: outcome)
+        continuation?.resume(with: outcome)
     }
 
     private static func hostError(_ error: any Error) -> OptimizationError {

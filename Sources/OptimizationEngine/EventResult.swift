@@ -1,4 +1,5 @@
 import OptimizationJSON
+import Synchronization
 
 /// How an event call went. `OptimizationClient` and `OptimizationRequest` answer every event
 /// method with an ``EventResult`` holding one of these.
@@ -53,12 +54,20 @@ public struct EventResult: Sendable, Equatable {
     /// How the call went.
     public let outcome: EventOutcome
     /// The event as built and handed to its delivery path (for a sticky view, the one sent to the
-    /// Experience API); nil when none was built (blocked).
-    public let event: JSONValue?
+    /// Experience API); nil when none was built (blocked). Built from the engine's answer the
+    /// first time it is read.
+    public var event: JSONValue? {
+        switch eventStorage {
+        case .built(let event): return event
+        case .deferred(let deferred): return deferred.value
+        }
+    }
     /// The Experience API's answer when the call received one in time (``EventOutcome/delivered``):
     /// `{profile, selectedOptimizations, changes}` as the API sent them (preview overrides are
     /// not applied here).
     public let data: JSONValue?
+
+    private let eventStorage: EventStorage
 
     /// Whether an event was built and handed to its delivery path: every outcome but
     /// ``EventOutcome/blocked(_:)``. ``outcome`` says how its delivery went.
@@ -74,7 +83,43 @@ public struct EventResult: Sendable, Equatable {
     ///   - data: the Experience API's answer, when the call received one in time.
     public init(outcome: EventOutcome, event: JSONValue? = nil, data: JSONValue? = nil) {
         self.outcome = outcome
-        self.event = event
+        self.eventStorage = .built(event)
         self.data = data
+    }
+
+    /// A result whose event is read from the engine's answer only when ``event`` is asked for.
+    package init(outcome: EventOutcome, eventIn document: BridgeDocument?, data: JSONValue? = nil) {
+        self.outcome = outcome
+        self.eventStorage = document.map { .deferred(DeferredJSONValue($0)) } ?? .built(nil)
+        self.data = data
+    }
+
+    /// Two results are equal when their outcomes, events and data are.
+    public static func == (lhs: EventResult, rhs: EventResult) -> Bool {
+        lhs.outcome == rhs.outcome && lhs.data == rhs.data && lhs.event == rhs.event
+    }
+
+    private enum EventStorage: Sendable {
+        case built(JSONValue?)
+        case deferred(DeferredJSONValue)
+    }
+}
+
+/// A value of a bridge answer built into a tree on first use, then kept. Thread-safe.
+final class DeferredJSONValue: Sendable {
+    private let document: BridgeDocument
+    private let built = Mutex<JSONValue?>(nil)
+
+    init(_ document: BridgeDocument) {
+        self.document = document
+    }
+
+    var value: JSONValue {
+        built.withLock { cached in
+            if let cached { return cached }
+            let value = document.value
+            cached = value
+            return value
+        }
     }
 }

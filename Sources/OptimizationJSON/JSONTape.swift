@@ -100,6 +100,19 @@ package struct JSONTape: Sendable {
         return value(of: node).stringValue
     }
 
+    /// The value of the boolean at `node`; nil for other kinds.
+    package func bool(at node: Int) -> Bool? {
+        guard nodes[node].kind == .bool else { return nil }
+        return withBytes { $0[Int(nodes[node].start)] == UInt8(ascii: "t") }
+    }
+
+    /// The exact text of the value at `node` (a JSON document of its own), without parsing it.
+    package func text(of node: Int) -> String {
+        withBytes { bytes in
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(nodes[node].start)..<Int(nodes[node].end)]), as: UTF8.self)
+        }
+    }
+
     /// The subtree at `node` as a ``JSONValue``, built by the parser from the node's bytes (which
     /// form a JSON document of their own).
     package func value(of node: Int) -> JSONValue {

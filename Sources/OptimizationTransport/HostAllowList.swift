@@ -89,12 +89,51 @@ public struct HostAllowList: Sendable, Equatable {
     }
 
     private static func pathIsPlain(_ path: String) -> Bool {
-        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
-            let lowered = segment.lowercased()
-            if lowered.contains("%2f") || lowered.contains("%5c") || segment.contains("\\") { return false }
-            let decoded = String(segment).removingPercentEncoding ?? String(segment)
-            if decoded == "." || decoded == ".." { return false }
+        var segment: [UInt8] = []
+        segment.reserveCapacity(8)
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if !segmentIsPlain(segment) { return false }
+                segment.removeAll(keepingCapacity: true)
+            } else {
+                segment.append(byte)
+            }
         }
-        return true
+        return segmentIsPlain(segment)
+    }
+
+    /// No backslash, no encoded `/` or `\`, and not `.` or `..` once percent-decoded (a segment
+    /// whose escapes do not decode counts as its raw bytes, as `removingPercentEncoding`'s nil).
+    private static func segmentIsPlain(_ segment: [UInt8]) -> Bool {
+        var decoded: [UInt8] = []
+        var decodes = true
+        var index = 0
+        while index < segment.count {
+            let byte = segment[index]
+            if byte == UInt8(ascii: "\\") { return false }
+            if byte == UInt8(ascii: "%") {
+                if index + 2 < segment.count, let high = hexValue(segment[index + 1]), let low = hexValue(segment[index + 2]) {
+                    let value = high << 4 | low
+                    if value == 0x2F || value == 0x5C { return false }
+                    decoded.append(value)
+                    index += 3
+                    continue
+                }
+                decodes = false
+            }
+            decoded.append(byte)
+            index += 1
+        }
+        let name = decodes ? decoded : segment
+        return name != [UInt8(ascii: ".")] && name != [UInt8(ascii: "."), UInt8(ascii: ".")]
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
     }
 }

@@ -1,7 +1,7 @@
 @testable import JavaScriptHost
 import Testing
 
-@Suite("UTF-16 hand-over of long strings")
+@Suite("UTF-16 hand-over of long strings, both directions")
 struct UTF16TranscodingTests {
     /// One-, two-, three- and four-byte characters, NUL and a line separator.
     static let pieces = ["a", "\u{0}", "é", "€", "\u{2028}", "😀", "\u{10FFFF}", "\u{7F}", "\u{80}", "\u{7FF}", "\u{800}", "\u{FFFF}", "\u{10000}"]
@@ -40,6 +40,43 @@ struct UTF16TranscodingTests {
         }
         let document = "{\"text\":\"" + String(repeating: "café 😀 ", count: 40) + "\\u0000\"}"
         #expect(try engine.call("field", .json(document)) == .string(String(repeating: "café 😀 ", count: 40) + "\u{0}"))
+    }
+
+    @Test func narrowingMatchesTheStandardLibraryAtEveryOffset() {
+        for piece in Self.pieces {
+            for prefix in 0..<12 {
+                for suffix in [0, 1, 3, 4, 5, 9] {
+                    let units = Array((String(repeating: "x", count: prefix) + piece + String(repeating: "y", count: suffix)).utf16)
+                    #expect(narrowed(units) == String(decoding: units, as: UTF16.self), "\(prefix) + \(piece.unicodeScalars.map(\.value)) + \(suffix)")
+                }
+            }
+        }
+        #expect(narrowed([]).isEmpty)
+    }
+
+    @Test func narrowingRepairsLoneSurrogatesAsTheStandardLibraryDoes() {
+        let cases: [[UInt16]] = [
+            [0xD800], [0xDC00], [0x61, 0xD83D], [0xD83D, 0x61], [0xDE00, 0xD83D], [0xD83D, 0xD83D, 0xDE00],
+            [0x61, 0x62, 0x63, 0x64, 0xDFFF, 0x65, 0x66, 0x67, 0x68], [0xD83D, 0xDE00, 0xDE00],
+        ]
+        for units in cases {
+            #expect(narrowed(units) == String(decoding: units, as: UTF16.self), "\(units)")
+        }
+    }
+
+    @Test func longStringsComeBackFromJavaScriptUnchanged() throws {
+        let engine = try JavaScriptEngine()
+        try engine.evaluate("globalThis.repeatText = (s, n) => s.repeat(n); globalThis.lone = (n) => 'x'.repeat(n) + '\\uD800' + 'y';")
+        for piece in Self.pieces {
+            let unit = "ascii run " + piece
+            let expected = String(repeating: unit, count: 700)
+            #expect(try engine.call("repeatText", .string(unit), .number(700)) == .string(expected))
+        }
+        #expect(try engine.call("lone", .number(5_000)) == .string(String(repeating: "x", count: 5_000) + "\u{FFFD}y"))
+    }
+
+    private func narrowed(_ units: [UInt16]) -> String {
+        units.withUnsafeBufferPointer { UTF16Transcoding.utf8($0) }
     }
 
     /// The transcoder's output for `string`.

@@ -65,4 +65,17 @@ struct JSONTapeTests {
         #expect(tape.string(at: escapedKey) == "escaped key")
         #expect(tape.string(at: try #require(tape.member("a", of: JSONTape.rootNode))) == nil, "a number is not a string")
     }
+
+    @Test func booleansAndRawTextsReadWithoutParsing() throws {
+        let text = #" {"yes": true, "no":false, "nested": { "k" : [1, "é\u00e9", null] }, "n": 1.50e2 } "#
+        let tape = try #require(JSONTape.scan(text))
+        let root = JSONTape.rootNode
+        #expect(try tape.bool(at: #require(tape.member("yes", of: root))) == true)
+        #expect(try tape.bool(at: #require(tape.member("no", of: root))) == false)
+        #expect(try tape.bool(at: #require(tape.member("n", of: root))) == nil, "a number is not a boolean")
+        let nested = try #require(tape.member("nested", of: root))
+        #expect(tape.text(of: nested) == #"{ "k" : [1, "é\u00e9", null] }"#, "the exact bytes, whitespace and escapes kept")
+        #expect(try JSONValue(jsonText: tape.text(of: nested)) == tape.value(of: nested))
+        #expect(try tape.text(of: #require(tape.member("n", of: root))) == "1.50e2")
+    }
 }

@@ -23,7 +23,7 @@ struct ServiceCircuitPolicyTests {
         let service = Self.service(nil, clock: clock)
         try await service.start()
         defer { Task { await service.shutdown() } }
-        let engine = try #require(service.running?.delivery.runtime.engine)
+        let engine = try #require(service.running?.delivery.shards.first?.runtime.engine)
         let defaults = try engine.evaluate("JSON.stringify(__optimization.queueFlushPolicy.DEFAULT_QUEUE_FLUSH_POLICY)")
         let text = try #require(defaults.stringValue)
         let failures = try #require(try JSONValue(jsonText: text)["maxConsecutiveFailures"]?.intValue)
@@ -68,7 +68,7 @@ struct ServiceCircuitPolicyTests {
         let service = Self.service(nil, clock: ManualClock())
         try await service.start()
         defer { Task { await service.shutdown() } }
-        let engine = try #require(service.running?.delivery.runtime.engine)
+        let engine = try #require(service.running?.delivery.shards.first?.runtime.engine)
         let text = try #require(try engine.evaluate(
             "JSON.stringify(Array.from({length: 500}, function (_, i) { return __optimization.apiResponse.classifyStatus(100 + i); }))").stringValue)
         let kinds = try #require(try JSONValue(jsonText: text).arrayValue)

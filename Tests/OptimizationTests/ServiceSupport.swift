@@ -22,14 +22,14 @@ enum VisitorData {
 /// Starts a service against `server` (on `clock`) for the duration of `body`, and always shuts
 /// it down.
 func withService<T>(
-    _ server: LocalOptimizationAPIServer, clock: ManualClock = ManualClock(), engines: Int = 2,
+    _ server: LocalOptimizationAPIServer, clock: ManualClock = ManualClock(), engines: Int = 2, deliveryShards: Int? = nil,
     allowedEventTypes: [String]? = nil, queuePolicy: QueuePolicy? = nil, experienceTimeout: Duration = .milliseconds(1500),
     logger: Logger? = nil, transportTimeoutMilliseconds: Int = 30_000,
     metrics: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil,
     _ body: (OptimizationService) async throws -> T
 ) async throws -> T {
     let service = makeService(
-        server, clock: clock, engines: engines, allowedEventTypes: allowedEventTypes, queuePolicy: queuePolicy,
+        server, clock: clock, engines: engines, deliveryShards: deliveryShards, allowedEventTypes: allowedEventTypes, queuePolicy: queuePolicy,
         experienceTimeout: experienceTimeout, logger: logger,
         transportTimeoutMilliseconds: transportTimeoutMilliseconds, metrics: metrics, tracer: tracer)
     do {
@@ -45,7 +45,7 @@ func withService<T>(
 
 /// A service against `server` (not started), with the HTTP transport it creates and owns.
 func makeService(
-    _ server: LocalOptimizationAPIServer, clock: ManualClock = ManualClock(), engines: Int = 2,
+    _ server: LocalOptimizationAPIServer, clock: ManualClock = ManualClock(), engines: Int = 2, deliveryShards: Int? = nil,
     allowedEventTypes: [String]? = nil, queuePolicy: QueuePolicy? = nil, experienceTimeout: Duration = .milliseconds(1500),
     logger: Logger? = nil, transportTimeoutMilliseconds: Int = 30_000,
     metrics: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil
@@ -59,7 +59,7 @@ func makeService(
             experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL,
             requestTimeout: .milliseconds(transportTimeoutMilliseconds)),
             queuePolicy: queuePolicy),
-        options: .init(engines: engines, experienceTimeout: experienceTimeout),
+        options: .init(engines: engines, experienceTimeout: experienceTimeout, deliveryShards: deliveryShards),
         environment: environment)
 }
 

@@ -175,7 +175,7 @@ struct ServiceTests {
 
     @Test func insightsCallsNeedAProfileIdAndGoThroughOneSharedQueue() async throws {
         try await withLocalAPIServer { server in
-            try await withService(server) { service in
+            try await withService(server, deliveryShards: 1) { service in
                 let anonymous = service.forRequest(RequestOptions(consent: true))
                 for method in ["trackView", "trackClick", "trackHover", "trackFlagView"] {
                     let error = await caughtError {
@@ -207,6 +207,45 @@ struct ServiceTests {
         }
     }
 
+    @Test func deliveryShardsSplitProfilesAndKeepEachProfilesEventsInOrderInOneBatch() async throws {
+        try await withLocalAPIServer { server in
+            try await withService(server, engines: 2, deliveryShards: 3) { service in
+                #expect(service.deliveryShardCount == 3)
+                let profiles = (0..<12).map { "visitor-\($0)" }
+                // Two threads at once, four events per profile each: every profile's events are
+                // queued in the order its thread sent them.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for half in [Array(profiles.prefix(6)), Array(profiles.suffix(6))] {
+                        group.addTask {
+                            for round in 0..<4 {
+                                for profile in half {
+                                    let request = service.forRequest(RequestOptions(consent: true, profileId: profile))
+                                    _ = try await request.trackClick(TrackClickPayload(componentId: "c\(round)"))
+                                }
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(service.queuedEventCount == 48)
+                await service.flush()
+                let posts = server.requests(matching: .insights)
+                #expect(posts.count > 1 && posts.count <= 3, "one batch per shard that holds events: \(posts.count)")
+                var seen: [String: [String]] = [:]
+                for post in posts {
+                    for batch in post.json?.arrayValue ?? [] {
+                        let id = try #require(batch["profile"]?["id"]?.stringValue)
+                        #expect(seen[id] == nil, "\(id) is batched in one shard only")
+                        seen[id] = batch["events"]?.arrayValue?.compactMap { $0["componentId"]?.stringValue }
+                    }
+                }
+                #expect(Set(seen.keys) == Set(profiles))
+                for profile in profiles { #expect(seen[profile] == ["c0", "c1", "c2", "c3"], "\(profile) in order") }
+                #expect(service.queuedEventCount == 0)
+            }
+        }
+    }
+
     @Test func aStickyViewUpsertsFirstThenQueuesTheViewWithTheReturnedProfile() async throws {
         try await withLocalAPIServer { server in
             try await withService(server) { service in
@@ -229,7 +268,7 @@ struct ServiceTests {
         try await withLocalAPIServer { server in
             let clock = ManualClock()
             let policy = QueuePolicy(flush: QueueFlushPolicy(flushInterval: .milliseconds(60_000), baseBackoff: .milliseconds(1000), maxBackoff: .milliseconds(1000), jitterRatio: 0))
-            try await withService(server, clock: clock, queuePolicy: policy) { service in
+            try await withService(server, clock: clock, deliveryShards: 1, queuePolicy: policy) { service in
                 server.enqueue(.status(503), for: .insights)
                 var reports = service.queueProbe()
                 for index in 0..<25 {

@@ -344,6 +344,26 @@ struct TransportAllowListTests {
         }
     }
 
+    @Test func dotSegmentsAndEncodedSeparatorsAreRefusedAsPercentDecodingSeesThem() throws {
+        let list = try HostAllowList(baseURLs: ["http://api.example.com/base"])
+        let pieces = ["a", ".", "..", "%2e", "%2E", "%2f", "%5C", "%5c", "\\", "%", "%zz", "%FF", "%2", "e", "/", "%25"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3_000 {
+            let path = (0..<Int.random(in: 1...5, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let url = "http://api.example.com/base/" + path
+            // The rule on the path as the URL parser gives it, with Foundation's
+            // percent-decoding as the reference.
+            guard let parsedPath = URLComponents(string: url)?.percentEncodedPath else { continue }
+            let plain = parsedPath.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { segment in
+                let lowered = segment.lowercased()
+                if lowered.contains("%2f") || lowered.contains("%5c") || segment.contains("\\") { return false }
+                let decoded = String(segment).removingPercentEncoding ?? String(segment)
+                return decoded != "." && decoded != ".."
+            }
+            #expect(list.allows(url) == plain, "\(path) → \(parsedPath)")
+        }
+    }
+
     @Test func comparisonNormalisesSchemeHostPortAndSlash() throws {
         let list = try HostAllowList(baseURLs: ["HTTPS://Experience.Example.COM", "http://ingest.example.com:8080/insights"])
         #expect(list.bases.map(\.description) == ["https://experience.example.com:443/", "http://ingest.example.com:8080/insights/"])

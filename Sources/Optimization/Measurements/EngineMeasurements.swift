@@ -17,10 +17,10 @@ extension OptimizationClient {
 }
 
 extension OptimizationService {
-    /// Every engine of the running service: the pool's, then the delivery engine.
+    /// Every engine of the running service: the pool's, then the delivery shards'.
     package var measuredEngines: [JavaScriptEngine] {
         guard let running else { return [] }
-        return running.pool.engines.map(\.engine) + [running.delivery.runtime.engine]
+        return running.pool.engines.map(\.engine) + running.delivery.shards.map(\.runtime.engine)
     }
 }
 

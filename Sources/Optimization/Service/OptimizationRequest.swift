@@ -15,7 +15,7 @@ import Synchronization
 /// refusal, open circuit) comes back in the call's `EventResult` and the request keeps rendering
 /// with the selections it had.
 /// `trackView`, `trackClick`, `trackHover`, `trackFlagView` put an Insights event into the
-/// service's process-wide queue and return once it is there; they need a profile id. Every call
+/// service's Insights queue of its profile and return once it is there; they need a profile id. Every call
 /// is gated by the request's consent and the service's allow-list (default
 /// `["identify", "page"]`); a blocked call returns `.blocked(.consent)`, sends nothing, and is
 /// reported once on ``OptimizationService/blockedEvents``.
@@ -132,7 +132,7 @@ public final class OptimizationRequest: Sendable {
     /// (``EventRecording``, whose typed methods the request offers: `identify`, `page`,
     /// `screen`, `track`, `trackView`, `trackClick`, `trackHover`, `trackFlagView`). An
     /// Experience call makes one upsert within the request's budget and reports how it went; an
-    /// Insights call joins the service's process-wide queue and needs a profile id.
+    /// Insights call joins the service's Insights queue of its profile and needs a profile id.
     /// - Throws: `OptimizationError/shutDown`, `OptimizationError/profileIdRequired(method:)`,
     ///   `OptimizationError/eventNotStored(_:)`, `OptimizationError/bridgeError(_:)` for an
     ///   invalid payload.
@@ -195,13 +195,13 @@ public final class OptimizationRequest: Sendable {
         else {
             return (privateHandoff, nil)
         }
-        for blocked in exchange.answer["blocked"]?.arrayValue ?? [] {
+        for blocked in exchange.answer["blocked"]?.value.arrayValue ?? [] {
             report(blocked: blocked, method: blocked["method"]?.stringValue ?? "page")
         }
-        guard let handoff = exchange.answer["handoff"].flatMap(OptimizationHandoff.init(json:)) else {
+        guard let handoff = exchange.answer["handoff"].flatMap({ OptimizationHandoff(json: $0.value) }) else {
             throw .bridgeError("prepareRequestHandoff answered without a handoff")
         }
-        let data = experienceOutcome(of: exchange.answer, method: "prepareRequestHandoff", started: exchange.started)?.1
+        let data = experienceOutcome(of: exchange.experience, method: "prepareRequestHandoff", started: exchange.started)?.1
         return (handoff, data)
     }
 
@@ -227,10 +227,10 @@ public final class OptimizationRequest: Sendable {
             return EventResult(outcome: .timedOut(after: budget))
         }
         guard exchange.answer["accepted"]?.boolValue == true else {
-            for blocked in exchange.answer["blocked"]?.arrayValue ?? [] { report(blocked: blocked, method: "page") }
+            for blocked in exchange.answer["blocked"]?.value.arrayValue ?? [] { report(blocked: blocked, method: "page") }
             return EventResult(outcome: .blocked(.consent))
         }
-        let (outcome, data) = experienceOutcome(of: exchange.answer, method: "commitReplay", started: exchange.started) ?? (.accepted, nil)
+        let (outcome, data) = experienceOutcome(of: exchange.experience, method: "commitReplay", started: exchange.started) ?? (.accepted, nil)
         return EventResult(outcome: outcome, event: replay.events.last, data: data)
     }
 
@@ -257,20 +257,23 @@ public final class OptimizationRequest: Sendable {
         }
         let answer = exchange.answer
         guard answer["accepted"]?.boolValue == true else {
-            report(blocked: answer["blocked"], method: method)
+            report(blocked: answer["blocked"]?.value, method: method)
             service.metrics.event(method, accepted: false)
             return EventResult(outcome: .blocked(.consent))
         }
         service.metrics.event(method, accepted: true)
-        let (outcome, data) = experienceOutcome(of: answer, method: method, started: exchange.started) ?? (.accepted, nil)
-        if let insights = answer["insights"], insights.arrayValue?.isEmpty == false {
+        let (outcome, data) = experienceOutcome(of: exchange.experience, method: method, started: exchange.started) ?? (.accepted, nil)
+        if let items = answer["insights"]?.elements, !items.isEmpty {
+            // Handed on as the engine wrote them: no tree, no second serialization.
             do {
-                service.metrics.queueDepth.record(try running.delivery.enqueue(insights))
+                service.metrics.queueDepth.record(try running.delivery.enqueue(items.map {
+                    InsightsItem(profileId: $0["profile"]?["id"]?.stringValue ?? "", jsonText: $0.jsonText)
+                }))
             } catch .notInitialized {
                 throw .shutDown
             }
         }
-        return EventResult(outcome: outcome, event: answer["events"]?[0], data: data)
+        return EventResult(outcome: outcome, eventIn: answer["events"]?[0], data: data)
     }
 
     /// The latency budget of this request's Experience calls.
@@ -281,11 +284,12 @@ public final class OptimizationRequest: Sendable {
     /// (one Experience call at a time per profile; waiting counts against the budget) and asks
     /// the service's one circuit (on the delivery engine), which makes it fail fast or admits
     /// it; an admitted call's Experience outcome is recorded.
-    /// - Returns: the answer and when the call started (uptime ns); nil when the call gave up
-    ///   waiting for the profile's earlier call (no request was made).
+    /// - Returns: the answer (read in place), its Experience outcome (`experience`, built once)
+    ///   and when the call started (uptime ns); nil when the call gave up waiting for the
+    ///   profile's earlier call (no request was made).
     private func exchange(
         _ function: BridgeFunction, _ arguments: [JavaScriptValue], method: String, callsExperience: Bool, running: OptimizationService.Running
-    ) async throws(OptimizationError) -> (answer: JSONValue, started: UInt64)? {
+    ) async throws(OptimizationError) -> (answer: BridgeDocument, experience: JSONValue?, started: UInt64)? {
         let current = state.withLock { $0 }
         let budget = budget
         let heldProfile = callsExperience ? current.profile?["id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } : nil
@@ -310,11 +314,11 @@ public final class OptimizationRequest: Sendable {
         }
         let runtime = running.pool.engineForAsyncCall()
         let started = DispatchTime.now().uptimeNanoseconds
-        let answer: JSONValue
+        let answer: BridgeDocument
         do {
             answer = try await RequestLogging.$requestId.withValue(options.requestId) {
-                try await runtime.channel.request(function, arguments: arguments + [.json(requestText)], on: runtime.engine)
-            }.value
+                try await runtime.channel.requestDocument(function, arguments: arguments + [.json(requestText)], on: runtime.engine)
+            }.document
         } catch {
             if admitted { running.delivery.recordExperienceOutcome(nil) }
             if let error = error as? OptimizationError {
@@ -323,17 +327,18 @@ public final class OptimizationRequest: Sendable {
             }
             throw .bridgeError("\(error)")
         }
+        let experience = answer["experience"]?.value
         if admitted {
-            let isOpen = running.delivery.recordExperienceOutcome(answer["experience"])
+            let isOpen = running.delivery.recordExperienceOutcome(experience)
             service.metrics.circuit("experience", isOpen: isOpen)
         }
-        return (answer, started)
+        return (answer, experience, started)
     }
 
     /// The outcome of the answer's Experience call (nil without one); a delivered answer's data
     /// is adopted by the request.
-    private func experienceOutcome(of answer: JSONValue, method: String, started: UInt64) -> (EventOutcome, JSONValue?)? {
-        guard let experience = answer["experience"] else { return nil }
+    private func experienceOutcome(of experience: JSONValue?, method: String, started: UInt64) -> (EventOutcome, JSONValue?)? {
+        guard let experience else { return nil }
         let mapped = Self.outcome(of: experience, budget: budget)
         service.metrics.experience(mapped, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
         guard mapped == .delivered, let answered = experience["data"] else {

@@ -88,8 +88,16 @@ public final class OptimizationService: Sendable {
         /// ``RequestOptions/experienceTimeout``), at least 1 ms. Default 1.5 s. A call whose
         /// budget runs out has its HTTP request cancelled and its connection closed.
         public var experienceTimeout: Duration
-        /// Capacity of the process-wide Insights queue (oldest dropped beyond it). Default 10 000.
+        /// Capacity of the Insights queues together (oldest dropped beyond it), split evenly over
+        /// the delivery shards. Default 10 000.
         public var insightsMaxEvents: Int
+        /// Delivery shards: Insights queues, each on its own engine, that take the events of
+        /// different profiles in parallel (every event of a profile goes to the same shard, so a
+        /// profile's events stay in order and are batched together). Each flushes on its own
+        /// (at 25 queued events, on the interval, on ``OptimizationService/flush()``), so at
+        /// most this many Insights requests are in flight. Nil: one per pool engine. With an
+        /// ``outboxDirectory`` there is always one.
+        public var deliveryShards: Int?
         /// How long ``OptimizationService/shutdown()`` (and graceful shutdown of ``run()``) may
         /// spend flushing what is queued. Default 10 s.
         public var shutdownFlushTimeout: Duration
@@ -105,7 +113,9 @@ public final class OptimizationService: Sendable {
         ///   - engines: engines in the pool; nil (the default) means one per active processor core.
         ///   - experienceTimeout: default latency budget of a request's Experience call; default
         ///     1.5 s.
-        ///   - insightsMaxEvents: capacity of the process-wide Insights queue; default 10 000.
+        ///   - insightsMaxEvents: capacity of the Insights queues together; default 10 000.
+        ///   - deliveryShards: Insights queues taking events in parallel; nil (the default) means
+        ///     one per pool engine (always one with an outbox).
         ///   - shutdownFlushTimeout: how long shutdown may spend flushing; default 10 seconds.
         ///   - outboxDirectory: directory of the durable outbox; nil (the default) keeps queued
         ///     events in memory only.
@@ -113,12 +123,13 @@ public final class OptimizationService: Sendable {
         ///     `OutboxConfiguration()`.
         public init(
             engines: Int? = nil, experienceTimeout: Duration = .milliseconds(1500), insightsMaxEvents: Int = 10_000,
-            shutdownFlushTimeout: Duration = .seconds(10), outboxDirectory: URL? = nil,
+            deliveryShards: Int? = nil, shutdownFlushTimeout: Duration = .seconds(10), outboxDirectory: URL? = nil,
             outbox: OutboxConfiguration = OutboxConfiguration()
         ) {
             self.engines = engines
             self.experienceTimeout = experienceTimeout
             self.insightsMaxEvents = insightsMaxEvents
+            self.deliveryShards = deliveryShards
             self.shutdownFlushTimeout = shutdownFlushTimeout
             self.outboxDirectory = outboxDirectory
             self.outbox = outbox
@@ -241,10 +252,13 @@ public final class OptimizationService: Sendable {
     private func build(timeout: Duration) async throws(OptimizationError) -> Running {
         let outbox = try openOutbox()
         let (transport, ownedTransport) = try makeTransport()
-        // Pool engines plus the delivery engine, built in parallel on GCD threads: loading
-        // JSRuntime is blocking CPU work that must not occupy Swift's cooperative pool.
-        let startup = EngineStartup(count: engineCount + 1) { [self] () throws(OptimizationError) in
-            try makeRuntime(transport: transport)
+        // Pool engines plus the delivery engines, built in parallel on GCD threads: loading
+        // JSRuntime is blocking CPU work that must not occupy Swift's cooperative pool. Every
+        // delivery shard holds an equal share of the Insights capacity.
+        let shardCount = deliveryShardCount
+        let shardCapacity = (max(1, options.insightsMaxEvents) + shardCount - 1) / shardCount
+        let startup = EngineStartup(count: engineCount + shardCount) { [self] () throws(OptimizationError) in
+            try makeRuntime(transport: transport, insightsMaxEvents: shardCapacity)
         }
         let runtimes: [OptimizationRuntime]
         do {
@@ -254,10 +268,9 @@ public final class OptimizationService: Sendable {
             if let ownedTransport { try? await ownedTransport.shutdown() }
             throw error
         }
-        var pool = runtimes
-        let deliveryRuntime = pool.removeLast()
+        let pool = Array(runtimes.prefix(engineCount))
         do {
-            let delivery = try ServiceDelivery(runtime: deliveryRuntime, outbox: outbox, logger: environment.logger)
+            let delivery = try ServiceDelivery(runtimes: Array(runtimes.suffix(shardCount)), outbox: outbox, logger: environment.logger)
             return Running(pool: EnginePool(engines: pool, busyGauge: metrics.poolBusy), delivery: delivery, ownedTransport: ownedTransport)
         } catch {
             for runtime in runtimes { runtime.close() }
@@ -277,7 +290,13 @@ public final class OptimizationService: Sendable {
         }
     }
 
-    private func makeRuntime(transport: any FetchTransport) throws(OptimizationError) -> OptimizationRuntime {
+    /// The number of delivery shards ``start(timeout:)`` creates (``Options/deliveryShards``):
+    /// one per pool engine by default, one with an outbox (one store, one queue).
+    public var deliveryShardCount: Int {
+        options.outboxDirectory == nil ? max(1, options.deliveryShards ?? engineCount) : 1
+    }
+
+    private func makeRuntime(transport: any FetchTransport, insightsMaxEvents: Int) throws(OptimizationError) -> OptimizationRuntime {
         let runtime = try OptimizationRuntime(
             configuration: JavaScriptEngine.Configuration(
                 clock: environment.clock, transport: transport,
@@ -287,7 +306,8 @@ public final class OptimizationService: Sendable {
             scripts: environment.scripts ?? EmbeddedJSRuntime.scripts)
         let answer: JavaScriptValue
         do {
-            answer = try runtime.engine.call(BridgeContract.Service.configure, .json(try serviceConfiguration.jsonText()))
+            answer = try runtime.engine.call(
+                BridgeContract.Service.configure, .json(try serviceConfiguration(insightsMaxEvents: insightsMaxEvents).jsonText()))
         } catch {
             runtime.close()
             if case JavaScriptError.exception(let exception) = error { throw .configError(exception.message) }
@@ -434,7 +454,7 @@ public final class OptimizationService: Sendable {
         blockedEventBroadcaster.makeStream()
     }
 
-    /// Reports of the process-wide Insights queue (flush failures, circuit changes, drops).
+    /// Reports of the Insights queues (flush failures, circuit changes, drops).
     public var queueEvents: AsyncStream<QueueEvent> {
         queueEventBroadcaster.makeStream()
     }
@@ -495,15 +515,15 @@ public final class OptimizationService: Sendable {
         return .object(object)
     }
 
-    /// `__service.configure`.
-    private var serviceConfiguration: JSONValue {
+    /// `__service.configure`, with the Insights capacity of one delivery shard.
+    private func serviceConfiguration(insightsMaxEvents: Int) -> JSONValue {
         let api = config.api ?? OptimizationAPIConfig()
         var apiObject: OrderedDictionary<String, JSONValue> = [
             "experienceBaseUrl": .string(api.effectiveExperienceBaseURL),
             "insightsBaseUrl": .string(api.effectiveInsightsBaseURL),
         ]
         if let features = api.enabledFeatures { apiObject["enabledFeatures"] = .array(features.map(JSONValue.string)) }
-        var queuePolicy: OrderedDictionary<String, JSONValue> = ["insightsMaxEvents": .number(JSONNumber(max(1, options.insightsMaxEvents)))]
+        var queuePolicy: OrderedDictionary<String, JSONValue> = ["insightsMaxEvents": .number(JSONNumber(max(1, insightsMaxEvents)))]
         if let flush = config.queuePolicy?.bridgeValue?["flush"] { queuePolicy["flush"] = flush }
         var object = config.tenantMembers
         object.merge([

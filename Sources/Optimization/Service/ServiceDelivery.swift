@@ -1,40 +1,50 @@
 import JavaScriptHost
 import Logging
 
-/// The one delivery path of an ``OptimizationService``: a dedicated engine whose shared core
-/// runs ONE process-wide Insights queue for the events of every request, batched per profile,
-/// with the delivery rules of the single-visitor client (flush at 25 queued events, every
-/// `QueueFlushPolicy.flushInterval`, and on ``flush(force:)``; backoff with jitter, circuit breaker,
-/// Retry-After, 401/403/404 disable; <doc:DeliveryGuarantees>). One flush is in flight at a time, so
-/// HTTP concurrency stays bounded however many visitors there are.
+/// The delivery path of an ``OptimizationService``: its Insights events, split by profile over
+/// one or more delivery shards (``DeliveryShard``: a dedicated engine whose shared core runs an
+/// Insights queue), with the delivery rules of the single-visitor client in each (flush at 25
+/// queued events, every `QueueFlushPolicy.flushInterval`, and on ``flush(force:)``; backoff with
+/// jitter, circuit breaker, Retry-After, 401/403/404 disable; <doc:DeliveryGuarantees>). Every
+/// event of a profile goes to the same shard (a stable hash of the profile id), so its events
+/// stay in order and are batched per profile as before; events of different profiles are
+/// queued in parallel. One flush is in flight per shard at a time, so HTTP concurrency stays
+/// bounded by the shard count however many visitors there are.
 ///
-/// With a ``DurableOutbox`` the queue stores every accepted event before ``enqueue(_:)`` returns,
-/// holds a window of the stored backlog in memory (``OptimizationService/Options/insightsMaxEvents``
-/// events; the rest waits on disk and is loaded as the window drains), and acknowledges every
-/// event that leaves it for good; at start the window is filled from what is on disk. The same
-/// ``OutboxLink`` as the single-visitor client's does it (the EventOutbox article “The durable outbox”).
+/// Without an outbox there is one shard per pool engine, each holding an equal share of
+/// ``OptimizationService/Options/insightsMaxEvents``. With a ``DurableOutbox`` there is one
+/// shard: the queue stores every accepted event before ``enqueue(_:)`` returns, holds a window
+/// of the stored backlog in memory (``OptimizationService/Options/insightsMaxEvents`` events;
+/// the rest waits on disk and is loaded as the window drains), and acknowledges every event
+/// that leaves it for good; at start the window is filled from what is on disk. The same
+/// ``OutboxLink`` as the single-visitor client's does it (the EventOutbox article “The durable
+/// outbox”).
 ///
-/// **Threading.** ``enqueue(_:)`` is synchronous and returns once the events are stored and in
-/// the queue (it takes the delivery engine's lock for one call); ``flush(force:)`` may be called
-/// from any task.
+/// The service's one Experience circuit lives on the first shard's engine.
+///
+/// **Threading.** ``enqueue(_:)`` is synchronous; ``flush(force:)`` may be called from any task.
 final class ServiceDelivery: Sendable {
-    let runtime: OptimizationRuntime
+    let shards: [DeliveryShard]
     let link: OutboxLink?
     private let logger: Logger
 
     var outbox: DurableOutbox? { link?.outbox }
 
-    init(runtime: OptimizationRuntime, outbox: DurableOutbox? = nil, logger: Logger) throws(OptimizationError) {
-        self.runtime = runtime
+    /// - Parameter runtimes: one engine per shard; exactly one with an `outbox`.
+    init(runtimes: [OptimizationRuntime], outbox: DurableOutbox? = nil, logger: Logger) throws(OptimizationError) {
+        precondition(!runtimes.isEmpty && (outbox == nil || runtimes.count == 1), "one or more delivery engines; one with an outbox")
+        self.shards = runtimes.map { DeliveryShard(runtime: $0, logger: logger) }
         self.link = outbox.map { OutboxLink(outbox: $0, logger: logger) }
         self.logger = logger
-        do {
-            try link?.install(on: runtime.engine)
-            try runtime.engine.call(BridgeContract.Service.startDelivery)
-        } catch {
-            throw .bridgeError("cannot start the service delivery queue: \(error)")
+        for runtime in runtimes {
+            do {
+                try link?.install(on: runtime.engine)
+                try runtime.engine.call(BridgeContract.Service.startDelivery)
+            } catch {
+                throw .bridgeError("cannot start the service delivery queue: \(error)")
+            }
         }
-        if let link {
+        if let link, let runtime = runtimes.first {
             do {
                 let loaded = try runtime.engine.call(BridgeContract.Service.resumeInsightsBacklog).numberValue ?? 0
                 if loaded > 0 {
@@ -54,24 +64,36 @@ final class ServiceDelivery: Sendable {
         }
     }
 
-    /// Puts events into the queue, each with the profile it belongs to (`[{profile, event}]`);
-    /// with an outbox each is stored first.
-    /// - Returns: the number of events queued in memory now.
+    /// The shard of a profile: FNV-1a of its id's UTF-8, the same in every process.
+    func shard(for profileId: String) -> DeliveryShard {
+        if shards.count == 1 { return shards[0] }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in profileId.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return shards[Int(hash % UInt64(shards.count))]
+    }
+
+    /// Puts events into their profiles' queues; with an outbox each is stored first.
+    /// - Returns: the size of the last queue they joined (for the queue-depth metric).
     /// - Throws: `OptimizationError/eventNotStored(_:)` when the outbox could not store an event
     ///   (it and the events after it are not queued; those before it are),
     ///   `OptimizationError/notInitialized` when the engine is closed,
     ///   `OptimizationError/bridgeError(_:)` if the engine refuses them.
     @discardableResult
-    func enqueue(_ items: JSONValue) throws(OptimizationError) -> Int {
-        let itemsText: String
-        do {
-            itemsText = try items.jsonText()
-        } catch {
-            throw .bridgeError("Insights events cannot be serialized: \(error)")
-        }
-        let engine = runtime.engine
-        let link = link
-        // Under the engine's lock, so the failure read is this call's.
+    func enqueue(_ items: [InsightsItem]) throws(OptimizationError) -> Int {
+        if let link { return try enqueueStored(items, link: link) }
+        if shards.count == 1 { return try shards[0].enqueue(items.map(\.jsonText)) }
+        var size = 0
+        for item in items { size = try shard(for: item.profileId).enqueue([item.jsonText]) }
+        return size
+    }
+
+    /// With the outbox: one call under the engine's lock, so a failure to store is this call's.
+    private func enqueueStored(_ items: [InsightsItem], link: OutboxLink) throws(OptimizationError) -> Int {
+        let engine = shards[0].runtime.engine
+        let itemsText = "[" + items.map(\.jsonText).joined(separator: ",") + "]"
         let result = engine.withExclusiveAccess { () -> Result<Int, OptimizationError> in
             do {
                 return .success(Int(try engine.call(BridgeContract.Service.enqueueInsights, .json(itemsText)).numberValue ?? 0))
@@ -79,7 +101,7 @@ final class ServiceDelivery: Sendable {
                 return .failure(.notInitialized)
             } catch {
                 if case JavaScriptError.exception(let exception) = error, exception.message.contains(BridgeContract.Native.outboxAppend.name),
-                   let failure = link?.lastAppendFailure {
+                   let failure = link.lastAppendFailure {
                     return .failure(.eventNotStored(failure))
                 }
                 return .failure(.bridgeError("\(error)"))
@@ -90,7 +112,9 @@ final class ServiceDelivery: Sendable {
 
     /// Removes one profile's queued events from memory and from the outbox on disk.
     func eraseProfile(_ profileId: String) throws(OptimizationError) -> Int {
-        let inMemory = (try? runtime.engine.call(BridgeContract.Service.eraseInsightsProfile, .string(profileId)).numberValue).map { Int($0) } ?? 0
+        let shard = shard(for: profileId)
+        try? shard.drain()
+        let inMemory = (try? shard.runtime.engine.call(BridgeContract.Service.eraseInsightsProfile, .string(profileId)).numberValue).map { Int($0) } ?? 0
         guard let outbox else { return inMemory }
         do {
             return try outbox.eraseProfile(profileId)
@@ -99,21 +123,32 @@ final class ServiceDelivery: Sendable {
         }
     }
 
-    /// Sends what is queued (a forced flush ignores backoff and an open circuit) and returns when
-    /// that request finished; failures are reported on the queue events, not thrown.
+    /// Sends what every shard has queued (a forced flush ignores backoff and an open circuit) and
+    /// returns when those requests finished; failures are reported on the queue events, not
+    /// thrown.
     func flush(force: Bool) async {
-        _ = try? await runtime.channel.request(BridgeContract.Service.flushInsights, arguments: [.bool(force)], on: runtime.engine)
+        await withTaskGroup(of: Void.self) { group in
+            for shard in shards {
+                group.addTask {
+                    try? shard.drain()
+                    _ = try? await shard.runtime.channel.request(
+                        BridgeContract.Service.flushInsights, arguments: [.bool(force)], on: shard.runtime.engine)
+                }
+            }
+        }
     }
 
     // MARK: The Experience circuit
 
-    /// Asks the service's one Experience circuit (kept by the shared core on this engine, with
-    /// the configured `QueueFlushPolicy` thresholds) whether a call may send its request. Once
-    /// an open circuit's window has passed, one caller is admitted as the probe and the others
-    /// fail fast until it reports through ``recordExperienceOutcome(_:)``. False when the
-    /// engine is closed.
+    private var circuitEngine: JavaScriptEngine { shards[0].runtime.engine }
+
+    /// Asks the service's one Experience circuit (kept by the shared core on the first shard's
+    /// engine, with the configured `QueueFlushPolicy` thresholds) whether a call may send its
+    /// request. Once an open circuit's window has passed, one caller is admitted as the probe
+    /// and the others fail fast until it reports through ``recordExperienceOutcome(_:)``. False
+    /// when the engine is closed.
     func admitExperienceCall() -> Bool {
-        (try? runtime.engine.call(BridgeContract.Service.admitExperienceCall).boolValue) ?? false
+        (try? circuitEngine.call(BridgeContract.Service.admitExperienceCall).boolValue) ?? false
     }
 
     /// Reports an admitted call: `experience` is the call's Experience outcome (`{ok, kind, …}`)
@@ -123,22 +158,28 @@ final class ServiceDelivery: Sendable {
     func recordExperienceOutcome(_ experience: JSONValue?) -> Bool {
         let kind = experience.map { $0["ok"]?.boolValue == true ? "ok" : $0["kind"]?.stringValue ?? "failed" } ?? "none"
         let code = experience?["code"]?.stringValue.map(JavaScriptValue.string) ?? .null
-        return (try? runtime.engine.call(BridgeContract.Service.recordExperienceOutcome, .string(kind), code).boolValue) ?? false
+        return (try? circuitEngine.call(BridgeContract.Service.recordExperienceOutcome, .string(kind), code).boolValue) ?? false
     }
 
     /// Whether the Experience circuit is open now.
     var isExperienceCircuitOpen: Bool {
-        (try? runtime.engine.call(BridgeContract.Service.isExperienceCircuitOpen).boolValue) ?? false
+        (try? circuitEngine.call(BridgeContract.Service.isExperienceCircuitOpen).boolValue) ?? false
     }
 
-    /// Events waiting in the queue.
+    /// Events waiting in the queues (after moving what waits to enter them).
     var queuedCount: Int {
-        (try? runtime.engine.call(BridgeContract.Service.insightsSize).numberValue).map { Int($0) } ?? 0
+        shards.reduce(0) { total, shard in
+            try? shard.drain()
+            return total + ((try? shard.runtime.engine.call(BridgeContract.Service.insightsSize).numberValue).map { Int($0) } ?? 0)
+        }
     }
 
     func close() {
-        _ = try? runtime.engine.call(BridgeContract.Service.closeDelivery)
-        runtime.close()
+        for shard in shards {
+            try? shard.drain()
+            _ = try? shard.runtime.engine.call(BridgeContract.Service.closeDelivery)
+            shard.runtime.close()
+        }
     }
 
     /// Releases the outbox directory (what is still undelivered stays on disk for the next start).

@@ -140,7 +140,7 @@ public struct PageRoutes: Sendable {
         for (baseline, entry) in resolved {
             do {
                 try await optimization.trackView(TrackViewPayload(
-                    componentId: baseline.id, viewId: UUID().uuidString,
+                    componentId: baseline.id, viewId: Self.randomViewId(),
                     experienceId: entry.selectedOptimization?["experienceId"]?.stringValue,
                     optimizationContextId: entry.optimizationContextId,
                     variantIndex: entry.selectedOptimization?["variantIndex"]?.intValue ?? 0,
@@ -167,10 +167,12 @@ public struct PageRoutes: Sendable {
             sections: resolved.map { PageRenderer.Section(baseline: $0.0, resolved: $0.1) },
             consent: cookies.consent, mode: "personalized"))
         if optimization.canPersistProfile {
-            if let id = optimization.profileId, VisitorCookies.isValidProfileId(id) {
+            // Written when they changed: the browser keeps what it sent.
+            if let id = optimization.profileId, id != cookies.profileId, VisitorCookies.isValidProfileId(id) {
                 response.setCookie(VisitorCookies.cookie(name: VisitorCookies.profileCookieName, value: id))
             }
-            if let selections = optimization.selectedOptimizations, let value = SelectionHandoff.encode(selections) {
+            if let selections = optimization.selectedOptimizations, selections != cookies.handoff,
+               let value = SelectionHandoff.encode(selections) {
                 response.setCookie(VisitorCookies.cookie(name: SelectionHandoff.cookieName, value: value))
             }
         }
@@ -215,7 +217,20 @@ public struct PageRoutes: Sendable {
     }
 
     static func requestId(_ context: BasicRequestContext) -> String {
-        context.logger[metadataKey: "hb.request.id"]?.description ?? UUID().uuidString
+        context.logger[metadataKey: "hb.request.id"]?.description ?? randomViewId()
+    }
+
+    /// A random version-4 UUID from the system generator (`getrandom`; Foundation's `UUID()`
+    /// opens, reads and closes `/dev/urandom` on every call on Linux).
+    static func randomViewId() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
+        bytes.0 = (bytes.0 & ~(0xF << 12)) | (0x4 << 12)
+        bytes.1 = (bytes.1 & ~(0x3 << 62)) | (0x2 << 62)
+        let hex = String(bytes.0, radix: 16).leftPadded(to: 16) + String(bytes.1, radix: 16).leftPadded(to: 16)
+        let characters = Array(hex)
+        return String(characters[0..<8]) + "-" + String(characters[8..<12]) + "-" + String(characters[12..<16]) + "-"
+            + String(characters[16..<20]) + "-" + String(characters[20..<32])
     }
 
     /// The first language of `Accept-Language` (`de-DE,de;q=0.9` → `de-DE`), or nil.
@@ -262,4 +277,11 @@ func html(_ text: String) -> Response {
     Response(
         status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
         body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+}
+
+extension String {
+    /// The string with leading zeros up to `length` characters.
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
 }

@@ -20,6 +20,8 @@ public struct VisitorCookies: Sendable, Equatable {
     public var profileId: String?
     /// The selections handed off by an earlier page, if any.
     public var handoff: SelectedOptimizations?
+    /// The handoff cookie's value as the browser sent it, if any.
+    public var handoffCookie: String?
 
     public init(consent: Bool? = nil, profileId: String? = nil, handoff: SelectedOptimizations? = nil) {
         self.consent = consent
@@ -27,20 +29,40 @@ public struct VisitorCookies: Sendable, Equatable {
         self.handoff = handoff
     }
 
-    /// Reads the cookies of `request`.
+    /// Reads the cookies of `request`: its `Cookie` header is scanned once for the three names.
     public init(request: Request) {
-        let cookies = request.cookies
-        switch cookies[Self.consentCookieName]?.value {
+        self.init(cookieHeader: request.headers[values: .cookie].joined(separator: "; "))
+    }
+
+    /// Reads a `Cookie` header (`name=value; name2=value2`; the first of a repeated name wins).
+    public init(cookieHeader: String) {
+        var consentValue: Substring?
+        var profileValue: Substring?
+        var handoffValue: Substring?
+        for pair in cookieHeader.split(separator: ";") {
+            let trimmed = pair.drop { $0 == " " }
+            guard let equals = trimmed.firstIndex(of: "=") else { continue }
+            let name = trimmed[..<equals]
+            let value = trimmed[trimmed.index(after: equals)...]
+            switch name {
+            case Self.consentCookieName where consentValue == nil: consentValue = value
+            case Self.profileCookieName where profileValue == nil: profileValue = value
+            case SelectionHandoff.cookieName where handoffValue == nil: handoffValue = value
+            default: break
+            }
+        }
+        switch consentValue {
         case "yes": consent = true
         case "no": consent = false
         default: consent = nil
         }
-        if let id = cookies[Self.profileCookieName]?.value, !id.isEmpty, Self.isValidProfileId(id) {
+        if let id = profileValue.map(String.init), !id.isEmpty, Self.isValidProfileId(id) {
             profileId = id
         } else {
             profileId = nil
         }
-        handoff = cookies[SelectionHandoff.cookieName].flatMap { SelectionHandoff.decode($0.value) }
+        handoffCookie = handoffValue.map(String.init)
+        handoff = handoffCookie.flatMap(SelectionHandoff.decode)
     }
 
     /// The request consent the engine gets: the one choice sets both event and persistence
