@@ -57,7 +57,7 @@ public final class PostgresTestServer: @unchecked Sendable {
             try Self.run(
                 binaries.initdb.path,
                 ["-D", directory.appendingPathComponent("data").path, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions"],
-                asUser: runAsUser)
+                asUser: runAsUser, in: directory)
             port = try Self.freeLoopbackPort()
             try start(readinessTimeout: readinessTimeout)
         } catch {
@@ -98,6 +98,9 @@ public final class PostgresTestServer: @unchecked Sendable {
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
+        // The server's user may not be allowed into the test's working directory (PostgreSQL
+        // needs to read it at start): run it from its own directory.
+        process.currentDirectoryURL = directory
         try process.run()
         self.process = process
         startWatchdog()
@@ -210,9 +213,9 @@ public final class PostgresTestServer: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Runs `path arguments` (as `user` through runuser when given) and waits; throws with its
-    /// output when it fails.
-    static func run(_ path: String, _ arguments: [String], asUser user: String? = nil) throws {
+    /// Runs `path arguments` (as `user` through runuser when given, from `directory` when given)
+    /// and waits; throws with its output when it fails.
+    static func run(_ path: String, _ arguments: [String], asUser user: String? = nil, in directory: URL? = nil) throws {
         let process = Process()
         if let user {
             process.executableURL = URL(fileURLWithPath: try which("runuser"))
@@ -225,6 +228,7 @@ public final class PostgresTestServer: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
+        if let directory { process.currentDirectoryURL = directory }
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
