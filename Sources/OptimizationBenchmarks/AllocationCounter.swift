@@ -12,8 +12,10 @@ enum AllocationCounter {
     static var isCounting: Bool {
         MallocInterposerSwift.initialize()
         MallocInterposerSwift.hook()
-        let pointer = malloc(64)
-        free(pointer)
+        // Through the Swift runtime's allocator, which the optimizer cannot remove as it can an
+        // unused malloc/free pair.
+        let pointer = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 16)
+        pointer.deallocate()
         MallocInterposerSwift.unhook()
         return MallocInterposerSwift.getStatistics().mallocCount > 0
     }
