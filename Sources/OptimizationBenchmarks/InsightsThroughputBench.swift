@@ -13,18 +13,14 @@ import Synchronization
 /// rate of the same run.
 enum InsightsThroughputBench {
     static func figures(eventsPerThread: Int) throws -> [(String, Double)] {
-        let server = LocalOptimizationAPIServer()
-        try blocking { try await server.start() }
-        defer { try? blocking { try await server.stop() } }
-        let transport = try HTTPFetchTransport(configuration: .init(allowedBaseURLs: [server.experienceBaseURL, server.insightsBaseURL]))
-        defer { try? blocking { try await transport.shutdown() } }
-        let service = OptimizationService(
-            config: OptimizationConfig(
-                clientId: "bench", api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)),
-            options: .init(engines: 2, insightsMaxEvents: 1_000_000), environment: .init(transport: transport))
-        try blocking { try await service.start() }
-        defer { blockingUntilDone { await service.shutdown() } }
+        try LoopbackService.with(options: .init(engines: 2, insightsMaxEvents: 1_000_000)) { loopback in
+            try figures(service: loopback.service, server: loopback.server, eventsPerThread: eventsPerThread)
+        }
+    }
 
+    private static func figures(
+        service: OptimizationService, server: LocalOptimizationAPIServer, eventsPerThread: Int
+    ) throws -> [(String, Double)] {
         // Warm-up: both engines and the queue's paths.
         _ = try run(service: service, server: server, threads: 2, eventsPerThread: min(eventsPerThread, 2_000), round: -1)
         var ones: [Double] = []

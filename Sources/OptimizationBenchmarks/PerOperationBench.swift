@@ -39,17 +39,15 @@ enum PerOperationBench {
             next += 1
         }
 
-        let server = LocalOptimizationAPIServer()
-        try blocking { try await server.start() }
-        defer { try? blocking { try await server.stop() } }
-        let transport = try HTTPFetchTransport(configuration: .init(allowedBaseURLs: [server.experienceBaseURL, server.insightsBaseURL]))
-        defer { try? blocking { try await transport.shutdown() } }
-        let service = OptimizationService(
-            config: OptimizationConfig(clientId: "bench", api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)),
-            options: .init(engines: 1, insightsMaxEvents: 1_000_000, deliveryShards: 1), environment: .init(transport: transport))
-        try blocking { try await service.start() }
-        defer { blockingUntilDone { await service.shutdown() } }
+        report += try LoopbackService.with(options: .init(engines: 1, insightsMaxEvents: 1_000_000, deliveryShards: 1)) { loopback in
+            try serviceFigures(service: loopback.service, server: loopback.server, iterations: iterations)
+        }
+        return report
+    }
 
+    /// `event_accept` and `personalized_request` on a started service.
+    private static func serviceFigures(service: OptimizationService, server: LocalOptimizationAPIServer, iterations: Int) throws -> [(String, Double)] {
+        var report: [(String, Double)] = []
         report += try measureAsync("event_accept", iterations: iterations, server: server) { index in
             let request = service.forRequest(RequestOptions(consent: true, profileId: "visitor-\(index % 100)"))
             _ = try await request.trackClick(TrackClickPayload(componentId: "hero", variantIndex: 1))

@@ -11,18 +11,14 @@ import Synchronization
 /// ``InsightsThroughputBench``'s).
 enum ServiceBenchmark {
     static func run(entry: ContentfulEntry, selections: SelectedOptimizations, resolves: Int) throws -> [(String, Double)] {
-        let server = LocalOptimizationAPIServer()
-        try blocking { try await server.start() }
-        defer { try? blocking { try await server.stop() } }
-        let transport = try HTTPFetchTransport(configuration: .init(allowedBaseURLs: [server.experienceBaseURL, server.insightsBaseURL]))
-        defer { try? blocking { try await transport.shutdown() } }
-        let service = OptimizationService(
-            config: OptimizationConfig(
-                clientId: "bench", api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)),
-            options: .init(engines: 2), environment: .init(transport: transport))
-        try blocking { try await service.start() }
-        defer { blockingUntilDone { await service.shutdown() } }
+        try LoopbackService.with(options: .init(engines: 2)) { loopback in
+            try figures(service: loopback.service, entry: entry, selections: selections, resolves: resolves)
+        }
+    }
 
+    private static func figures(
+        service: OptimizationService, entry: ContentfulEntry, selections: SelectedOptimizations, resolves: Int
+    ) throws -> [(String, Double)] {
         var report: [(String, Double)] = [("pool_engines", Double(service.engineCount))]
         // Both engines hold the entry before timing.
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
