@@ -201,7 +201,7 @@ extension JavaScriptEngine {
     /// `headers` as a JSON object, names sorted.
     static func json(ofHeaders headers: [String: String]) -> String {
         var object = OrderedDictionary<String, JSONValue>(minimumCapacity: headers.count)
-        for name in headers.keys.sorted() { object[name] = .string(headers[name]!) }
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { object[name] = .string(value) }
         return (try? JSONValue.object(object).jsonText()) ?? "{}"
     }
 }

@@ -246,6 +246,21 @@ struct ServiceTests {
         }
     }
 
+    @Test func theInsightsCapacityIsSplitEvenlyOverTheDeliveryShards() async throws {
+        try await withLocalAPIServer { server in
+            let service = OptimizationService(
+                config: OptimizationConfig(clientId: "org-1", api: OptimizationAPIConfig(
+                    experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)),
+                options: .init(engines: 2, insightsMaxEvents: 4, deliveryShards: 2), environment: .init(clock: ManualClock()))
+            try await service.start()
+            // One profile, one shard: its share is 2 of the 4, the oldest dropped beyond it.
+            let visitor = service.forRequest(RequestOptions(consent: true, profileId: "alice"))
+            for index in 0..<3 { _ = try await visitor.trackClick(TrackClickPayload(componentId: "c\(index)")) }
+            #expect(service.queuedEventCount == 2)
+            await service.shutdown()
+        }
+    }
+
     @Test func aStickyViewUpsertsFirstThenQueuesTheViewWithTheReturnedProfile() async throws {
         try await withLocalAPIServer { server in
             try await withService(server) { service in

@@ -224,13 +224,14 @@ public struct PageRoutes: Sendable {
     /// opens, reads and closes `/dev/urandom` on every call on Linux).
     static func randomViewId() -> String {
         var generator = SystemRandomNumberGenerator()
-        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
-        bytes.0 = (bytes.0 & ~(0xF << 12)) | (0x4 << 12)
-        bytes.1 = (bytes.1 & ~(0x3 << 62)) | (0x2 << 62)
-        let hex = String(bytes.0, radix: 16).leftPadded(to: 16) + String(bytes.1, radix: 16).leftPadded(to: 16)
-        let characters = Array(hex)
-        return String(characters[0..<8]) + "-" + String(characters[8..<12]) + "-" + String(characters[12..<16]) + "-"
-            + String(characters[16..<20]) + "-" + String(characters[20..<32])
+        var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &raw) { bytes in
+            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 0, as: UInt64.self)
+            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 8, as: UInt64.self)
+            bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
+            bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
+        }
+        return UUID(uuid: raw).uuidString.lowercased()
     }
 
     /// The first language of `Accept-Language` (`de-DE,de;q=0.9` → `de-DE`), or nil.
@@ -277,11 +278,4 @@ func html(_ text: String) -> Response {
     Response(
         status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
         body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
-}
-
-extension String {
-    /// The string with leading zeros up to `length` characters.
-    fileprivate func leftPadded(to length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
-    }
 }
