@@ -1,0 +1,46 @@
+/// The storage of an event outbox shared by the replicas of a service: the seam through which
+/// `OptimizationService` (its `Options.sharedOutbox`) stores accepted Insights events outside the
+/// process, so that another replica delivers them when this one is gone for good. The
+/// OptimizationPostgres package implements it on a PostgreSQL table.
+///
+/// **Contract** (what the service relies on):
+/// - ``append(_:)`` returns once the events are stored for every replica to see (committed);
+///   when it throws nothing was stored.
+/// - ``claim(queue:limit:)`` leases stored events that no live replica holds to this replica.
+///   Events of one profile are handed out in append order, and a profile's later event is not
+///   handed out while an earlier one is leased to a live claim. A lease lasts a store-defined
+///   time unless ``renewLeases()`` extends it; an expired lease makes its events claimable by
+///   any replica (a takeover), so delivery is at least once.
+/// - ``acknowledge(_:)`` deletes delivered events; ``release(_:)`` makes leased events
+///   claimable again at once (the replica gives them back, for example when it stops).
+/// - ``eraseProfile(_:)`` deletes every stored event of a profile, leased or not.
+///
+/// **Errors.** Every method throws when the store is unreachable or refuses. Implementations
+/// bound every call in time (a caller must never wait indefinitely for a store that is away).
+///
+/// **Threading.** Implementations are `Sendable` and accept concurrent calls.
+public protocol SharedOutboxStore: Sendable {
+    /// Stores `events` (one commit for all of them).
+    /// - Returns: the stored records, with their sequence numbers, in the order given.
+    func append(_ events: [OutboxEvent]) async throws -> [OutboxRecord]
+
+    /// Leases at most `limit` of the oldest claimable events of `queue` to this replica.
+    /// - Returns: the leased records in sequence order (empty when none is claimable).
+    func claim(queue: EventQueue, limit: Int) async throws -> [OutboxRecord]
+
+    /// Deletes the events with these sequence numbers (delivered, or dropped for good).
+    /// - Returns: how many were deleted.
+    @discardableResult
+    func acknowledge(_ sequences: [UInt64]) async throws -> Int
+
+    /// Gives the leases of these events back: another claim may take them at once.
+    func release(_ sequences: [UInt64]) async throws
+
+    /// Extends the lease of every event this replica holds.
+    func renewLeases() async throws
+
+    /// Deletes every stored event of `profileId`.
+    /// - Returns: how many were deleted.
+    @discardableResult
+    func eraseProfile(_ profileId: String) async throws -> Int
+}
