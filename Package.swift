@@ -146,6 +146,7 @@ let package = Package(
             name: "OptimizationTesting",
             dependencies: [
                 "Optimization",
+                "JavaScriptHost",
                 "ContentfulDelivery",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -11,7 +11,10 @@
 //   __nativeOutboxPurge()   every stored event removed (consent withdrawn).
 // A payload is the Experience event itself, or `{"profile": profile|null, "event": event}` for
 // Insights (profile null while the event is held for a profile).
-//   available() → bool
+//   available() → bool   the host stores events (__nativeOutboxAppend is registered).
+//   acknowledgesRemovals() → bool   the host wants to hear of events that left a queue for good
+//       (__nativeOutboxRemoved is registered), also without storing through the engine: a
+//       service whose events are stored by the host before they reach the queue (a shared outbox).
 //   forQueue(queue, profileIdOf?) → the `outbox` option of a delivery queue (core/*-queue.js):
 //       {append(event, profile?) → sequence, load(afterSequence, limit) → [{sequence, event,
 //       profile}]}. `profileIdOf(event, profile)` gives the profile id stored beside an
@@ -36,6 +39,10 @@
 
   function available() {
     return typeof globalThis.__nativeOutboxAppend === 'function';
+  }
+
+  function acknowledgesRemovals() {
+    return typeof globalThis.__nativeOutboxRemoved === 'function';
   }
 
   function forQueue(queue, profileIdOf) {
@@ -91,5 +98,5 @@
     }
   }
 
-  ns.outboxLink = { available: available, forQueue: forQueue, removedHook: removedHook, purge: purge };
+  ns.outboxLink = { available: available, acknowledgesRemovals: acknowledgesRemovals, forQueue: forQueue, removedHook: removedHook, purge: purge };
 })();

@@ -43,7 +43,10 @@
 //                                When the host registered the outbox natives (core/outbox-link.js)
 //                                the queue stores every event before taking it, holds a window of
 //                                the stored backlog (queuePolicy.insightsMaxEvents) and
-//                                acknowledges what leaves it for good.
+//                                acknowledges what leaves it for good. With __nativeOutboxRemoved
+//                                alone (a shared outbox: the host stored the events before
+//                                enqueueInsights) the queue keeps events in memory and reports
+//                                every event that leaves it for good there.
 //   enqueueInsights(items) → number   items: [{profile, event}]; each event is stored (with an
 //                                outbox) and joins its profile's batch; returns the queue size
 //                                after. Throws before startDelivery, and when an event could not
@@ -233,7 +236,7 @@
     insightsQueue = ns.createInsightsQueue({
       maxEvents: policy.insightsMaxEvents,
       outbox: durable ? link.forQueue('insights') : null,
-      onRemoved: durable ? link.removedHook('insights') : null,
+      onRemoved: durable || link.acknowledgesRemovals() ? link.removedHook('insights') : null,
       api: ns.createInsightsApi({
         clientId: settings.clientId, environment: settings.environment, apiVersion: settings.apiVersion,
         baseUrl: settings.api.insightsBaseUrl,

@@ -222,6 +222,33 @@
     });
   });
 
+  jsTest('service: with only __nativeOutboxRemoved (a shared outbox) events stay in memory and every delivered one is reported', function () {
+    var removed = [];
+    globalThis.__nativeOutboxRemoved = function (queue, ids, reason) { removed.push([queue, JSON.parse(ids), reason]); };
+    function cleanUp() {
+      delete globalThis.__nativeOutboxRemoved;
+      __service.closeDelivery();
+    }
+    try {
+      __service.configure(settings({ api: { insightsBaseUrl: 'https://ins.test/' }, queuePolicy: { flush: { flushIntervalMs: 1000 } } }));
+      __service.startDelivery();
+      __testHost.fetchHandler = function () { return { status: 200, body: '' }; };
+      var e = function (id) { return { type: 'component', messageId: id }; };
+      __service.enqueueInsights([{ profile: { id: 'a' }, event: e('1') }, { profile: { id: 'b' }, event: e('2') }]);
+      assert.equal(__service.insightsSize(), 2, 'kept in memory: nothing was appended through the engine');
+      assert.deepEqual(removed, []);
+      __service.flushInsights(false, 'f1');
+      return new Promise(function (resolve) { setTimeoutLike(resolve); }).then(function () {
+        assert.equal(__testHost.fetches.length, 1);
+        assert.equal(__service.insightsSize(), 0);
+        assert.deepEqual(removed, [['insights', ['1', '2'], 'delivered']]);
+      }).finally(cleanUp);
+    } catch (error) {
+      cleanUp();
+      throw error;
+    }
+  });
+
   jsTest('service: events the durable outbox dropped leave the queue and are reported once as offlineDrop', function () {
     __service.configure(settings({ api: { insightsBaseUrl: 'https://ins.test/' } }));
     __service.startDelivery();

@@ -85,7 +85,7 @@ struct ServiceOutboxTests {
         for profile in ["alice", "bob", "alice"] {
             try await first.forRequest(RequestOptions(consent: true, profileId: profile)).trackClick(TrackClickPayload(componentId: profile))
         }
-        #expect(try first.eraseProfile("alice") == 2)
+        #expect(try await first.eraseProfile("alice") == 2)
         #expect(first.queuedEventCount == 1)
         await first.shutdown()
 

@@ -265,10 +265,21 @@ public final class OptimizationRequest: Sendable {
         let (outcome, data) = experienceOutcome(of: exchange.experience, method: method, started: exchange.started) ?? (.accepted, nil)
         if let items = answer["insights"]?.elements, !items.isEmpty {
             // Handed on as the engine wrote them: no tree, no second serialization.
+            let insights = items.map { InsightsItem(profileId: $0["profile"]?["id"]?.stringValue ?? "", jsonText: $0.jsonText) }
+            if let relay = running.sharedOutbox {
+                let events = zip(items, insights).map { item, insight in
+                    OutboxEvent(
+                        queue: .insights, messageId: item["event"]?["messageId"]?.stringValue ?? "",
+                        profileId: insight.profileId.isEmpty ? nil : insight.profileId,
+                        consent: item["event"]?["context"]?["gdpr"]?["isConsentGiven"]?.boolValue == true,
+                        payload: Array(insight.jsonText.utf8))
+                }
+                // Stored: a replica claims and delivers them. Otherwise (the store is away) they
+                // are queued in this replica's memory.
+                if await relay.store(events) { return EventResult(outcome: outcome, eventIn: answer["events"]?[0], data: data) }
+            }
             do {
-                service.metrics.queueDepth.record(try running.delivery.enqueue(items.map {
-                    InsightsItem(profileId: $0["profile"]?["id"]?.stringValue ?? "", jsonText: $0.jsonText)
-                }))
+                service.metrics.queueDepth.record(try running.delivery.enqueue(insights))
             } catch .notInitialized {
                 throw .shutDown
             }

@@ -107,6 +107,10 @@ public final class OptimizationService: Sendable {
         public var outboxDirectory: URL?
         /// Durability policy, bounds and time to live of the outbox.
         public var outbox: OutboxConfiguration
+        /// An outbox shared by every replica of the service (``SharedOutbox``): accepted Insights
+        /// events are stored there, outside the process, and any replica delivers them. Nil (the
+        /// default) for none. Not together with ``outboxDirectory``.
+        public var sharedOutbox: SharedOutbox?
 
         /// Creates service options.
         /// - Parameters:
@@ -121,10 +125,11 @@ public final class OptimizationService: Sendable {
         ///     events in memory only.
         ///   - outbox: durability policy, bounds and time to live of the outbox; default
         ///     `OutboxConfiguration()`.
+        ///   - sharedOutbox: an outbox shared by the service's replicas; nil (the default) for none.
         public init(
             engines: Int? = nil, experienceTimeout: Duration = .milliseconds(1500), insightsMaxEvents: Int = 10_000,
             deliveryShards: Int? = nil, shutdownFlushTimeout: Duration = .seconds(10), outboxDirectory: URL? = nil,
-            outbox: OutboxConfiguration = OutboxConfiguration()
+            outbox: OutboxConfiguration = OutboxConfiguration(), sharedOutbox: SharedOutbox? = nil
         ) {
             self.engines = engines
             self.experienceTimeout = experienceTimeout
@@ -133,6 +138,7 @@ public final class OptimizationService: Sendable {
             self.shutdownFlushTimeout = shutdownFlushTimeout
             self.outboxDirectory = outboxDirectory
             self.outbox = outbox
+            self.sharedOutbox = sharedOutbox
         }
     }
 
@@ -153,6 +159,8 @@ public final class OptimizationService: Sendable {
     struct Running: Sendable {
         let pool: EnginePool
         let delivery: ServiceDelivery
+        /// With ``Options/sharedOutbox``: where event calls store their Insights events.
+        let sharedOutbox: SharedOutboxRelay?
         let ownedTransport: HTTPFetchTransport?
     }
 
@@ -197,6 +205,7 @@ public final class OptimizationService: Sendable {
     deinit {
         switch phase.withLock({ $0 }) {
         case .running(let running), .stopping(let running):
+            running.sharedOutbox?.abandon()
             running.pool.close()
             running.delivery.close()
         default:
@@ -230,6 +239,9 @@ public final class OptimizationService: Sendable {
             throw .configError("a service keeps no visitor state: pass consent, profile and selections per request (RequestOptions), not OptimizationConfig.defaults")
         }
         guard !config.clientId.isEmpty else { throw .configError("spaceId (or clientId) must not be empty") }
+        guard options.outboxDirectory == nil || options.sharedOutbox == nil else {
+            throw .configError("choose one outbox: outboxDirectory (this replica's disk) or sharedOutbox (shared by the replicas), not both")
+        }
         config.warnWhenEnvironmentIsUnset(environment.logger)
         let claimed = phase.withLock { phase -> Bool in
             guard case .idle = phase else { return false }
@@ -270,8 +282,19 @@ public final class OptimizationService: Sendable {
         }
         let pool = Array(runtimes.prefix(engineCount))
         do {
-            let delivery = try ServiceDelivery(runtimes: Array(runtimes.suffix(shardCount)), outbox: outbox, logger: environment.logger)
-            return Running(pool: EnginePool(engines: pool, busyGauge: metrics.poolBusy), delivery: delivery, ownedTransport: ownedTransport)
+            let relay = options.sharedOutbox.map {
+                SharedOutboxRelay(
+                    configuration: $0, capacity: shardCapacity * shardCount, clock: environment.clock, logger: environment.logger,
+                    metrics: metrics)
+            }
+            var removals: (@Sendable ([String], String) -> Void)?
+            if let relay { removals = { ids, reason in relay.removed(ids, reason: reason) } }
+            let delivery = try ServiceDelivery(
+                runtimes: Array(runtimes.suffix(shardCount)), outbox: outbox, removals: removals, logger: environment.logger)
+            relay?.start(delivery: delivery)
+            return Running(
+                pool: EnginePool(engines: pool, busyGauge: metrics.poolBusy), delivery: delivery, sharedOutbox: relay,
+                ownedTransport: ownedTransport)
         } catch {
             for runtime in runtimes { runtime.close() }
             outbox?.close()
@@ -362,11 +385,15 @@ public final class OptimizationService: Sendable {
             }
         }
         guard let running else { return }
-        let flushed = await Self.withDeadline(options.shutdownFlushTimeout) { await running.delivery.flush(force: true) }
+        let flushed = await Self.withDeadline(options.shutdownFlushTimeout) { await running.flush() }
         if !flushed {
-            environment.logger.warning("shutdown flush did not finish in time; undelivered events are dropped",
-                                       metadata: ["queued": "\(running.delivery.queuedCount)"])
+            environment.logger.warning(
+                running.sharedOutbox == nil
+                    ? "shutdown flush did not finish in time; undelivered events are dropped"
+                    : "shutdown flush did not finish in time; undelivered events stay in the shared outbox for another replica",
+                metadata: ["queued": "\(running.delivery.queuedCount)"])
         }
+        await running.sharedOutbox?.close()
         phase.withLock { $0 = .stopped }
         resolutionPool.store(nil, ordering: .releasing)
         running.pool.close()
@@ -462,9 +489,12 @@ public final class OptimizationService: Sendable {
     /// Sends every queued Insights event now (ignoring backoff and an open circuit) and returns
     /// when that request finished. Failures are reported on ``queueEvents``, not thrown; the
     /// events stay queued for a retry.
+    ///
+    /// With a ``Options/sharedOutbox`` it first claims the stored events that fit into the queues
+    /// (this replica's and others' unclaimed ones), and afterwards deletes what was delivered from
+    /// the store.
     public func flush() async {
-        guard let running else { return }
-        await running.delivery.flush(force: true)
+        await running?.flush()
     }
 
     /// Insights events accepted and not yet delivered that the queue holds in memory (with an
@@ -480,11 +510,37 @@ public final class OptimizationService: Sendable {
 
     /// Erases one visitor's queued Insights events, from memory and from the outbox on disk
     /// (delivered or not), before it returns (for example on a data-erasure request).
+    ///
+    /// With a ``Options/sharedOutbox`` use the `async` overload, which also erases them from the
+    /// shared store before it returns; this one erases them from memory and starts the shared
+    /// store's erasure, logging an error if it fails.
     /// - Returns: how many undelivered events were erased.
     @discardableResult
     public func eraseProfile(_ profileId: String) throws(OptimizationError) -> Int {
         guard let running else { return 0 }
+        if let relay = running.sharedOutbox {
+            let logger = environment.logger
+            Task {
+                do {
+                    _ = try await relay.eraseProfile(profileId)
+                } catch {
+                    logger.error("a profile's events could not be erased from the shared outbox", metadata: ["error": "\(error)"])
+                }
+            }
+            return running.delivery.eraseProfileInMemory(profileId)
+        }
         return try running.delivery.eraseProfile(profileId)
+    }
+
+    /// Erases one visitor's queued Insights events, from memory, from the outbox on disk and from
+    /// the ``Options/sharedOutbox``'s store (delivered or not), before it returns.
+    /// - Returns: how many undelivered events were erased (with a shared outbox: from the store).
+    /// - Throws: `OptimizationError/bridgeError(_:)` when an outbox could not erase them.
+    @discardableResult
+    public func eraseProfile(_ profileId: String) async throws(OptimizationError) -> Int {
+        guard let running else { return 0 }
+        guard let relay = running.sharedOutbox else { return try running.delivery.eraseProfile(profileId) }
+        return try await relay.eraseProfile(profileId)
     }
 
     // MARK: Configuration handed to the engines
@@ -535,5 +591,15 @@ public final class OptimizationService: Sendable {
             "queuePolicy": .object(queuePolicy),
         ]) { current, _ in current }
         return .object(object)
+    }
+}
+
+extension OptimizationService.Running {
+    /// Sends what is queued (forced) and returns when those requests finished; with a shared
+    /// outbox, first claims what fits and afterwards deletes what was delivered from the store.
+    func flush() async {
+        await sharedOutbox?.pull(claim: true)
+        await delivery.flush(force: true)
+        await sharedOutbox?.pull(claim: false)
     }
 }

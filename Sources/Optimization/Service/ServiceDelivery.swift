@@ -30,15 +30,30 @@ final class ServiceDelivery: Sendable {
 
     var outbox: DurableOutbox? { link?.outbox }
 
-    /// - Parameter runtimes: one engine per shard; exactly one with an `outbox`.
-    init(runtimes: [OptimizationRuntime], outbox: DurableOutbox? = nil, logger: Logger) throws(OptimizationError) {
+    /// - Parameters:
+    ///   - runtimes: one engine per shard; exactly one with an `outbox`.
+    ///   - removals: with a shared outbox (and no `outbox`), told of every event that left a
+    ///     queue for good: its `messageId`s and the shared core's reason (inside the engine call).
+    init(
+        runtimes: [OptimizationRuntime], outbox: DurableOutbox? = nil,
+        removals: (@Sendable (_ messageIds: [String], _ reason: String) -> Void)? = nil, logger: Logger
+    ) throws(OptimizationError) {
         precondition(!runtimes.isEmpty && (outbox == nil || runtimes.count == 1), "one or more delivery engines; one with an outbox")
+        precondition(outbox == nil || removals == nil, "a durable outbox or a shared outbox, not both")
         self.shards = runtimes.map { DeliveryShard(runtime: $0, logger: logger) }
         self.link = outbox.map { OutboxLink(outbox: $0, logger: logger) }
         self.logger = logger
         for runtime in runtimes {
             do {
                 try link?.install(on: runtime.engine)
+                if let removals {
+                    try runtime.engine.register(BridgeContract.Native.outboxRemoved) { arguments in
+                        guard arguments.count >= 3, let text = arguments[1].stringValue, let reason = arguments[2].stringValue,
+                              let ids = try? JSONValue(jsonText: text).arrayValue else { return .undefined }
+                        removals(ids.compactMap(\.stringValue), reason)
+                        return .undefined
+                    }
+                }
                 try runtime.engine.call(BridgeContract.Service.startDelivery)
             } catch {
                 throw .bridgeError("cannot start the service delivery queue: \(error)")
@@ -110,11 +125,17 @@ final class ServiceDelivery: Sendable {
         return try result.get()
     }
 
-    /// Removes one profile's queued events from memory and from the outbox on disk.
-    func eraseProfile(_ profileId: String) throws(OptimizationError) -> Int {
+    /// Removes one profile's queued events from memory.
+    /// - Returns: how many were removed.
+    func eraseProfileInMemory(_ profileId: String) -> Int {
         let shard = shard(for: profileId)
         try? shard.drain()
-        let inMemory = (try? shard.runtime.engine.call(BridgeContract.Service.eraseInsightsProfile, .string(profileId)).numberValue).map { Int($0) } ?? 0
+        return (try? shard.runtime.engine.call(BridgeContract.Service.eraseInsightsProfile, .string(profileId)).numberValue).map { Int($0) } ?? 0
+    }
+
+    /// Removes one profile's queued events from memory and from the outbox on disk.
+    func eraseProfile(_ profileId: String) throws(OptimizationError) -> Int {
+        let inMemory = eraseProfileInMemory(profileId)
         guard let outbox else { return inMemory }
         do {
             return try outbox.eraseProfile(profileId)

@@ -17,6 +17,7 @@ import Dispatch
 /// | `optimization_insights_batches_total` | counter | `result`: sent, retried, dropped |
 /// | `optimization_insights_queue_depth` | gauge | — |
 /// | `optimization_circuit_open` | gauge (0/1) | `api`: experience, insights |
+/// | `optimization_shared_outbox_events_total` | counter | `result`: stored, memory (the store was away) |
 ///
 /// Every metric object is created once, here; recording is lock-free in the no-op case.
 final class ServiceMetrics: Sendable {
@@ -38,6 +39,8 @@ final class ServiceMetrics: Sendable {
     private let insightsBatches: [String: Counter]
     let queueDepth: Gauge
     private let circuits: [String: Gauge]
+    private let sharedOutboxStored: Counter
+    private let sharedOutboxInMemory: Counter
 
     init(factory: any MetricsFactory) {
         resolveDuration = Timer(label: "optimization_resolve_duration", dimensions: [], factory: factory)
@@ -70,6 +73,14 @@ final class ServiceMetrics: Sendable {
         circuits = Dictionary(uniqueKeysWithValues: ["experience", "insights"].map {
             ($0, Gauge(label: "optimization_circuit_open", dimensions: [("api", $0)], factory: factory))
         })
+        sharedOutboxStored = Counter(label: "optimization_shared_outbox_events_total", dimensions: [("result", "stored")], factory: factory)
+        sharedOutboxInMemory = Counter(label: "optimization_shared_outbox_events_total", dimensions: [("result", "memory")], factory: factory)
+    }
+
+    /// Insights events of one call: stored in the shared outbox, or queued in memory because the
+    /// store was away.
+    func sharedOutboxEvents(stored: Bool, count: Int) {
+        (stored ? sharedOutboxStored : sharedOutboxInMemory).increment(by: count)
     }
 
     /// One resolution: `variant` when a variant entry renders instead of the baseline.

@@ -1,0 +1,354 @@
+import EventOutbox
+import JavaScriptHost
+import Logging
+import Synchronization
+
+/// The running side of a ``SharedOutbox`` in one replica: it stores the events of event calls
+/// (``store(_:)``), claims stored events into the delivery shards as they have room, renews the
+/// leases of what it holds, acknowledges what left the queues for good, and gives the rest back
+/// at shutdown (the contract is ``SharedOutbox``'s).
+///
+/// **Threading.** ``store(_:)`` runs in the calling task. Everything else that talks to the store
+/// (claims, acknowledgements, lease renewal, erasure, shutdown) runs one step at a time in one
+/// worker task, fed by commands: so a claim and an erasure never interleave. ``removed(_:reason:)``
+/// runs inside delivery-engine calls (under the engine's lock) and only records and wakes.
+final class SharedOutboxRelay: Sendable {
+    private enum Command: Sendable {
+        /// Claim what fits, settle acknowledgements, renew leases when due.
+        case wake
+        /// Settle acknowledgements; with `claim`, then claim until nothing more fits or nothing is
+        /// claimable; then resume.
+        case pull(claim: Bool, CheckedContinuation<Void, Never>)
+        case erase(String, CheckedContinuation<Result<Int, OptimizationError>, Never>)
+        case close(CheckedContinuation<Void, Never>)
+    }
+
+    /// A claimed event in this replica's queues.
+    private struct Held {
+        var sequence: UInt64
+        var profileId: String
+    }
+
+    private struct State {
+        var delivery: ServiceDelivery?
+        /// Claimed events in the queues, by `messageId`.
+        var held: [String: Held] = [:]
+        /// Sequences of events that left the queues for good, to delete from the store.
+        var acknowledged: [UInt64] = []
+        /// Sequences of events the queues let go without delivering them, to give back.
+        var released: [UInt64] = []
+        /// Appends skip the store until this instant (clock ms) after a failure.
+        var unavailableUntil: Double?
+        var appendOutageLogged = false
+        var workerOutageLogged = false
+        var lastRenewal: Double
+        var ticker: (any HostTimer)?
+        var closed = false
+    }
+
+    private let configuration: SharedOutbox
+    private let capacity: Int
+    private let clock: any HostClock
+    private let logger: Logger
+    private let metrics: ServiceMetrics
+    private let state: Mutex<State>
+    private let wakePending = Atomic<Bool>(false)
+    private let commands: AsyncStream<Command>
+    private let commandSink: AsyncStream<Command>.Continuation
+
+    /// - Parameter capacity: the Insights events the delivery shards hold together; claims stop
+    ///   when they are full.
+    init(configuration: SharedOutbox, capacity: Int, clock: any HostClock, logger: Logger, metrics: ServiceMetrics) {
+        self.configuration = configuration
+        self.capacity = max(1, capacity)
+        self.clock = clock
+        self.logger = logger
+        self.metrics = metrics
+        state = Mutex(State(lastRenewal: clock.now()))
+        (commands, commandSink) = AsyncStream.makeStream(of: Command.self)
+    }
+
+    /// Starts the worker and the poll timer over `delivery` (whose shards report removals to
+    /// ``removed(_:reason:)``).
+    func start(delivery: ServiceDelivery) {
+        state.withLock { $0.delivery = delivery }
+        Task { [self] in await work() }
+        scheduleTick()
+        requestWake()
+    }
+
+    // MARK: Appending (event calls)
+
+    /// Stores the events of one call.
+    /// - Returns: true when the store committed them (a replica claims and delivers them); false
+    ///   when the store is away: the caller queues them in memory (see ``SharedOutbox``).
+    func store(_ events: [OutboxEvent]) async -> Bool {
+        let now = clock.now()
+        let skip = state.withLock { state -> Bool in
+            if let until = state.unavailableUntil, now < until { return true }
+            return state.closed
+        }
+        if skip {
+            metrics.sharedOutboxEvents(stored: false, count: events.count)
+            return false
+        }
+        do {
+            _ = try await configuration.store.append(events)
+        } catch {
+            let firstFailure = state.withLock { state -> Bool in
+                state.unavailableUntil = clock.now() + configuration.retryAfterFailure.inMilliseconds
+                defer { state.appendOutageLogged = true }
+                return !state.appendOutageLogged
+            }
+            if firstFailure {
+                logger.warning("the shared outbox cannot store events; they are queued in this replica's memory until it can",
+                               metadata: ["error": "\(error)", "retryAfterMs": "\(configuration.retryAfterFailure.inMilliseconds)"])
+            }
+            metrics.sharedOutboxEvents(stored: false, count: events.count)
+            return false
+        }
+        let recovered = state.withLock { state -> Bool in
+            state.unavailableUntil = nil
+            defer { state.appendOutageLogged = false }
+            return state.appendOutageLogged
+        }
+        if recovered { logger.notice("the shared outbox stores events again") }
+        metrics.sharedOutboxEvents(stored: true, count: events.count)
+        requestWake()
+        return true
+    }
+
+    // MARK: Reports from the queues
+
+    /// Events that left a queue for good (`reason` as the shared core names it): a claimed one is
+    /// acknowledged (deleted from the store), or given back when the queue only made room
+    /// (`capped`). Events the store never held (queued in memory during an outage) are ignored.
+    func removed(_ messageIds: [String], reason: String) {
+        let any = state.withLock { state -> Bool in
+            var any = false
+            for id in messageIds {
+                guard let held = state.held.removeValue(forKey: id) else { continue }
+                if reason == "capped" { state.released.append(held.sequence) } else { state.acknowledged.append(held.sequence) }
+                any = true
+            }
+            return any
+        }
+        if any { requestWake() }
+    }
+
+    // MARK: Commands
+
+    /// Settles pending acknowledgements and, with `claim`, claims what fits into the queues now
+    /// (``OptimizationService/flush()`` sends it next).
+    func pull(claim: Bool) async {
+        await withCheckedContinuation { continuation in
+            if case .terminated = commandSink.yield(.pull(claim: claim, continuation)) { continuation.resume() }
+        }
+    }
+
+    /// Deletes every stored event of `profileId` and removes that profile's claimed events from
+    /// this replica's queues, with no claim in between.
+    /// - Returns: how many stored events were deleted (the store's count).
+    func eraseProfile(_ profileId: String) async throws(OptimizationError) -> Int {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Int, OptimizationError>, Never>) in
+            if case .terminated = commandSink.yield(.erase(profileId, continuation)) {
+                continuation.resume(returning: .failure(.shutDown))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Settles acknowledgements, gives back every claimed event still queued here, and stops the
+    /// worker and the timer. Call after the final flush, before the delivery engines close.
+    func close() async {
+        await withCheckedContinuation { continuation in
+            if case .terminated = commandSink.yield(.close(continuation)) { continuation.resume() }
+        }
+    }
+
+    /// Stops the worker and the timer without talking to the store (the service was dropped
+    /// without ``close()``): the leases of what this replica held expire and another replica
+    /// claims those events.
+    func abandon() {
+        state.withLock { state in
+            state.closed = true
+            state.ticker?.cancel()
+            state.ticker = nil
+        }
+        commandSink.finish()
+    }
+
+    // MARK: The worker
+
+    private func requestWake() {
+        guard !wakePending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        commandSink.yield(.wake)
+    }
+
+    private func scheduleTick() {
+        let timer = clock.schedule(after: configuration.pollInterval) { [weak self] in
+            guard let self else { return }
+            self.requestWake()
+            self.scheduleTick()
+        }
+        let keep = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.ticker = timer
+            return true
+        }
+        if !keep { timer.cancel() }
+    }
+
+    private func work() async {
+        for await command in commands {
+            switch command {
+            case .wake:
+                wakePending.store(false, ordering: .releasing)
+                await settle()
+                await renewLeasesIfDue()
+                while await claimRound() {}
+            case .pull(let claim, let continuation):
+                await settle()
+                if claim { while await claimRound() {} }
+                continuation.resume()
+            case .erase(let profileId, let continuation):
+                continuation.resume(returning: await erase(profileId))
+            case .close(let continuation):
+                await shutDown()
+                continuation.resume()
+                commandSink.finish()
+                return
+            }
+        }
+    }
+
+    /// One claim of what fits into the queues; true when more may be claimable and fit.
+    private func claimRound() async -> Bool {
+        guard let delivery = state.withLock({ $0.closed ? nil : $0.delivery }) else { return false }
+        let room = capacity - delivery.queuedCount
+        guard room > 0 else { return false }
+        let limit = min(room, max(1, configuration.claimBatchSize))
+        let records: [OutboxRecord]
+        do {
+            records = try await configuration.store.claim(queue: .insights, limit: limit)
+        } catch {
+            reportWorkerFailure("claim", error)
+            return false
+        }
+        reportWorkerSuccess()
+        guard !records.isEmpty else { return false }
+        state.withLock { state in
+            for record in records {
+                state.held[record.messageId] = Held(sequence: record.sequence, profileId: record.profileId ?? "")
+            }
+        }
+        do {
+            try delivery.enqueue(records.map { InsightsItem(profileId: $0.profileId ?? "", jsonText: String(decoding: $0.payload, as: UTF8.self)) })
+        } catch {
+            // The engines refused them (closing): give them back for another replica.
+            logger.error("claimed shared-outbox events could not be queued; they are given back", metadata: ["count": "\(records.count)", "error": "\(error)"])
+            state.withLock { state in
+                for record in records where state.held.removeValue(forKey: record.messageId) != nil {
+                    state.released.append(record.sequence)
+                }
+            }
+            await settle()
+            return false
+        }
+        return records.count == limit
+    }
+
+    /// Deletes acknowledged events and gives released ones back; what fails is kept for the next
+    /// wake (the leases of acknowledged events keep being renewed meanwhile, so no other replica
+    /// sends them again).
+    private func settle() async {
+        let (acknowledged, released) = state.withLock { state in
+            defer {
+                state.acknowledged.removeAll()
+                state.released.removeAll()
+            }
+            return (state.acknowledged, state.released)
+        }
+        if !acknowledged.isEmpty {
+            do {
+                try await configuration.store.acknowledge(acknowledged)
+                reportWorkerSuccess()
+            } catch {
+                state.withLock { $0.acknowledged.append(contentsOf: acknowledged) }
+                reportWorkerFailure("acknowledge", error)
+            }
+        }
+        if !released.isEmpty {
+            do {
+                try await configuration.store.release(released)
+            } catch {
+                // Not retried: their leases expire and any replica claims them again.
+                reportWorkerFailure("release", error)
+            }
+        }
+    }
+
+    private func renewLeasesIfDue() async {
+        let now = clock.now()
+        let due = state.withLock { state -> Bool in
+            guard !state.held.isEmpty || !state.acknowledged.isEmpty,
+                  now - state.lastRenewal >= configuration.leaseRenewalInterval.inMilliseconds else { return false }
+            state.lastRenewal = now
+            return true
+        }
+        guard due else { return }
+        do {
+            try await configuration.store.renewLeases()
+        } catch {
+            reportWorkerFailure("lease renewal", error)
+        }
+    }
+
+    private func erase(_ profileId: String) async -> Result<Int, OptimizationError> {
+        let erased: Int
+        do {
+            erased = try await configuration.store.eraseProfile(profileId)
+        } catch {
+            return .failure(.bridgeError("the shared outbox could not erase the profile's events: \(error)"))
+        }
+        let delivery = state.withLock { state -> ServiceDelivery? in
+            state.held = state.held.filter { $0.value.profileId != profileId }
+            return state.delivery
+        }
+        _ = delivery?.eraseProfileInMemory(profileId)
+        return .success(erased)
+    }
+
+    private func shutDown() async {
+        let released = state.withLock { state -> [UInt64] in
+            state.closed = true
+            state.ticker?.cancel()
+            state.ticker = nil
+            state.released.append(contentsOf: state.held.values.map(\.sequence))
+            state.held.removeAll()
+            return state.released
+        }
+        await settle()
+        if !released.isEmpty {
+            logger.info("claimed shared-outbox events still queued were given back", metadata: ["count": "\(released.count)"])
+        }
+    }
+
+    private func reportWorkerFailure(_ operation: String, _ error: any Error) {
+        let first = state.withLock { state -> Bool in
+            defer { state.workerOutageLogged = true }
+            return !state.workerOutageLogged
+        }
+        if first {
+            logger.warning("the shared outbox cannot be reached; retrying on the next poll", metadata: ["operation": "\(operation)", "error": "\(error)"])
+        }
+    }
+
+    private func reportWorkerSuccess() {
+        let recovered = state.withLock { state -> Bool in
+            defer { state.workerOutageLogged = false }
+            return state.workerOutageLogged
+        }
+        if recovered { logger.notice("the shared outbox is reachable again") }
+    }
+}

@@ -1,0 +1,167 @@
+import JavaScriptHost
+import Optimization
+import Synchronization
+
+/// An outbox table shared by the replicas of a test, in memory: ``store(replica:)`` gives each
+/// replica its view (a `SharedOutboxStore`), with the contract of a production store (claims in
+/// sequence order, a profile's later event not claimable while an earlier one is leased to
+/// another replica's live claim, leases on an injected clock, takeover when they expire). ``isAvailable`` set to
+/// false makes every call throw ``Unavailable`` (the database went away).
+///
+/// **Threading.** Thread-safe; every call completes without suspending.
+public final class InMemorySharedOutbox: Sendable {
+    /// The error of every call while ``isAvailable`` is false.
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var description: String { "the shared outbox store is unavailable" }
+    }
+
+    /// A stored event and its lease.
+    public struct Row: Sendable {
+        public var record: OutboxRecord
+        /// The replica holding it, while leased.
+        public var owner: String?
+        /// When the lease ends, in the clock's milliseconds.
+        public var leaseExpiresAt: Double?
+        /// How many times it was claimed (more than once after a takeover or a release).
+        public var claims: Int
+    }
+
+    fileprivate struct Table {
+        var rows: [Row] = []
+        var nextSequence: UInt64 = 1
+        var available = true
+        var appendCalls = 0
+        var appendedMessageIds: [String] = []
+    }
+
+    private let table = Mutex(Table())
+    private let clock: any HostClock
+    private let leaseDuration: Duration
+
+    /// - Parameters:
+    ///   - clock: the clock leases run on (a `ManualClock` in tests).
+    ///   - leaseDuration: how long a claim is leased.
+    public init(clock: any HostClock, leaseDuration: Duration = .seconds(30)) {
+        self.clock = clock
+        self.leaseDuration = leaseDuration
+    }
+
+    /// Whether calls succeed; false simulates a store that is away.
+    public var isAvailable: Bool {
+        get { table.withLock { $0.available } }
+        set { table.withLock { $0.available = newValue } }
+    }
+
+    /// The stored events, in sequence order.
+    public var rows: [Row] {
+        table.withLock { $0.rows }
+    }
+
+    /// How many ``SharedOutboxStore/append(_:)`` calls succeeded.
+    public var appendCalls: Int {
+        table.withLock { $0.appendCalls }
+    }
+
+    /// The `messageId` of every event ever stored, in append order.
+    public var appendedMessageIds: [String] {
+        table.withLock { $0.appendedMessageIds }
+    }
+
+    /// The view of replica `replica`.
+    public func store(replica: String) -> some SharedOutboxStore {
+        ReplicaView(outbox: self, replica: replica)
+    }
+
+    fileprivate func run<Result>(_ body: (inout Table, _ now: Double) throws -> Result) throws -> Result {
+        let now = clock.now()
+        return try table.withLock { table in
+            guard table.available else { throw Unavailable() }
+            return try body(&table, now)
+        }
+    }
+
+    fileprivate var leaseMilliseconds: Double {
+        Double(leaseDuration.components.seconds) * 1_000 + Double(leaseDuration.components.attoseconds) / 1e15
+    }
+
+    private struct ReplicaView: SharedOutboxStore {
+        let outbox: InMemorySharedOutbox
+        let replica: String
+
+        func append(_ events: [OutboxEvent]) async throws -> [OutboxRecord] {
+            try outbox.run { table, now in
+                let records = events.map { event -> OutboxRecord in
+                    defer { table.nextSequence += 1 }
+                    return OutboxRecord(
+                        sequence: table.nextSequence, queue: event.queue, messageId: event.messageId, profileId: event.profileId,
+                        consent: event.consent, acceptedAt: event.acceptedAt ?? now, payload: event.payload)
+                }
+                table.rows.append(contentsOf: records.map { Row(record: $0, owner: nil, leaseExpiresAt: nil, claims: 0) })
+                table.appendCalls += 1
+                table.appendedMessageIds.append(contentsOf: events.map(\.messageId))
+                return records
+            }
+        }
+
+        func claim(queue: EventQueue, limit: Int) async throws -> [OutboxRecord] {
+            let lease = outbox.leaseMilliseconds
+            return try outbox.run { table, now in
+                func live(_ row: Row) -> Bool { row.leaseExpiresAt.map { $0 >= now } ?? false }
+                var claimed: [OutboxRecord] = []
+                var leasedProfiles = Set<String>()
+                for index in table.rows.indices where table.rows[index].record.queue == queue {
+                    let row = table.rows[index]
+                    let profile = row.record.profileId
+                    if live(row) {
+                        // Another replica holds an earlier event of this profile: its later ones wait.
+                        if let profile, row.owner != replica { leasedProfiles.insert(profile) }
+                        continue
+                    }
+                    if let profile, leasedProfiles.contains(profile) { continue }
+                    guard claimed.count < max(1, limit) else { break }
+                    table.rows[index].owner = replica
+                    table.rows[index].leaseExpiresAt = now + lease
+                    table.rows[index].claims += 1
+                    claimed.append(row.record)
+                }
+                return claimed
+            }
+        }
+
+        func acknowledge(_ sequences: [UInt64]) async throws -> Int {
+            let gone = Set(sequences)
+            return try outbox.run { table, _ in
+                let before = table.rows.count
+                table.rows.removeAll { gone.contains($0.record.sequence) }
+                return before - table.rows.count
+            }
+        }
+
+        func release(_ sequences: [UInt64]) async throws {
+            let given = Set(sequences)
+            try outbox.run { table, _ in
+                for index in table.rows.indices where given.contains(table.rows[index].record.sequence) && table.rows[index].owner == replica {
+                    table.rows[index].owner = nil
+                    table.rows[index].leaseExpiresAt = nil
+                }
+            }
+        }
+
+        func renewLeases() async throws {
+            let lease = outbox.leaseMilliseconds
+            try outbox.run { table, now in
+                for index in table.rows.indices where table.rows[index].owner == replica && (table.rows[index].leaseExpiresAt ?? 0) >= now {
+                    table.rows[index].leaseExpiresAt = now + lease
+                }
+            }
+        }
+
+        func eraseProfile(_ profileId: String) async throws -> Int {
+            try outbox.run { table, _ in
+                let before = table.rows.count
+                table.rows.removeAll { $0.record.profileId == profileId }
+                return before - table.rows.count
+            }
+        }
+    }
+}

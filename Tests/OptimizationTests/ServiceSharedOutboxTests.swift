@@ -1,0 +1,184 @@
+import Foundation
+import JavaScriptHost
+@testable import Optimization
+import OptimizationTesting
+import Testing
+
+/// The service with an outbox shared by replicas (`Options.sharedOutbox`), over the test kit's
+/// in-memory store: events are stored before the call returns and delivered through claims; a
+/// replica's expired leases are taken over; while the store is away events are queued in memory;
+/// erasure reaches the store. The PostgreSQL store is tested with real processes in the
+/// OptimizationPostgres package.
+@Suite("OptimizationService with a shared outbox")
+struct ServiceSharedOutboxTests {
+    static func service(
+        insightsBaseURL: String, experienceBaseURL: String, store: some SharedOutboxStore, clock: ManualClock, shards: Int = 1
+    ) -> OptimizationService {
+        OptimizationService(
+            config: OptimizationConfig(
+                clientId: "org-1", api: OptimizationAPIConfig(experienceBaseURL: experienceBaseURL, insightsBaseURL: insightsBaseURL)),
+            options: .init(
+                engines: 1, deliveryShards: shards, shutdownFlushTimeout: .seconds(30),
+                sharedOutbox: SharedOutbox(store: store, pollInterval: .seconds(1), leaseRenewalInterval: .seconds(5), retryAfterFailure: .seconds(5))),
+            environment: .init(clock: clock))
+    }
+
+    static func deliveredEvents(_ server: LocalOptimizationAPIServer) -> [(profile: String, componentId: String, messageId: String)] {
+        server.insightsBatches.flatMap { batch in
+            (batch["events"]?.arrayValue ?? []).map {
+                (batch["profile"]?["id"]?.stringValue ?? "?", $0["componentId"]?.stringValue ?? "?", $0["messageId"]?.stringValue ?? "?")
+            }
+        }
+    }
+
+    @Test func everyEventIsStoredBeforeItsCallReturnsThenDeliveredInOrderAndDeleted() async throws {
+        try await withLocalAPIServer { server in
+            let clock = ManualClock()
+            let outbox = InMemorySharedOutbox(clock: clock)
+            let service = Self.service(
+                insightsBaseURL: server.insightsBaseURL, experienceBaseURL: server.experienceBaseURL, store: outbox.store(replica: "a"),
+                clock: clock, shards: 2)
+            try await service.start()
+            var accepted: [String: [String]] = [:]
+            for index in 0..<12 {
+                let profile = "visitor-\(index % 3)"
+                let result = try await service.forRequest(RequestOptions(consent: true, profileId: profile))
+                    .trackClick(TrackClickPayload(componentId: "c\(index)"))
+                #expect(result.accepted)
+                #expect(outbox.rows.count == index + 1, "stored before the call returned")
+                accepted[profile, default: []].append("c\(index)")
+            }
+            #expect(outbox.rows.allSatisfy { $0.record.consent && $0.record.profileId?.hasPrefix("visitor-") == true })
+            await service.flush()
+            let delivered = Self.deliveredEvents(server)
+            #expect(delivered.count == 12)
+            for (profile, components) in accepted {
+                #expect(delivered.filter { $0.profile == profile }.map(\.componentId) == components, "\(profile): in order")
+            }
+            #expect(Set(delivered.map(\.messageId)) == Set(outbox.appendedMessageIds), "the stored events were the ones sent")
+            #expect(outbox.rows.isEmpty, "delivered events are deleted from the store")
+            await service.shutdown()
+        }
+    }
+
+    @Test func anotherReplicaTakesOverTheEventsOfAReplicaWhoseLeasesExpired() async throws {
+        try await withLocalAPIServer { server in
+            let storeClock = ManualClock()
+            let outbox = InMemorySharedOutbox(clock: storeClock, leaseDuration: .seconds(30))
+            // Replica A cannot reach the Insights API and its clock stands still: it claims the
+            // events, fails to send them and never renews their leases (as if it had died).
+            let replicaA = Self.service(
+                insightsBaseURL: "http://127.0.0.1:1/insights/", experienceBaseURL: server.experienceBaseURL,
+                store: outbox.store(replica: "a"), clock: ManualClock())
+            try await replicaA.start()
+            for index in 0..<9 {
+                _ = try await replicaA.forRequest(RequestOptions(consent: true, profileId: "visitor-\(index % 2)"))
+                    .trackClick(TrackClickPayload(componentId: "c\(index)"))
+            }
+            await replicaA.flush()
+            #expect(outbox.rows.count == 9)
+            #expect(outbox.rows.allSatisfy { $0.owner == "a" }, "A claimed every event it stored")
+
+            let replicaB = Self.service(
+                insightsBaseURL: server.insightsBaseURL, experienceBaseURL: server.experienceBaseURL, store: outbox.store(replica: "b"),
+                clock: storeClock)
+            try await replicaB.start()
+            await replicaB.flush()
+            #expect(Self.deliveredEvents(server).isEmpty, "nothing is taken over while A's leases are live")
+            storeClock.advance(by: .seconds(31))
+            await replicaB.flush()
+            let delivered = Self.deliveredEvents(server)
+            #expect(delivered.count == 9, "B delivered every event A left")
+            for profile in ["visitor-0", "visitor-1"] {
+                let components = delivered.filter { $0.profile == profile }.map(\.componentId)
+                #expect(components == (0..<9).filter { "visitor-\($0 % 2)" == profile }.map { "c\($0)" }, "\(profile): in order")
+            }
+            #expect(outbox.rows.isEmpty)
+            await replicaB.shutdown()
+            await replicaA.shutdown()
+        }
+    }
+
+    @Test func whileTheStoreIsAwayEventsAreQueuedInMemoryAndTheStoreIsRetriedLater() async throws {
+        try await withLocalAPIServer { server in
+            let clock = ManualClock()
+            let outbox = InMemorySharedOutbox(clock: clock)
+            outbox.isAvailable = false
+            let service = Self.service(
+                insightsBaseURL: server.insightsBaseURL, experienceBaseURL: server.experienceBaseURL, store: outbox.store(replica: "a"),
+                clock: clock)
+            try await service.start()
+            for index in 0..<3 {
+                let result = try await service.forRequest(RequestOptions(consent: true, profileId: "visitor"))
+                    .trackClick(TrackClickPayload(componentId: "away-\(index)"))
+                #expect(result.accepted, "a call does not fail because the store is away")
+            }
+            #expect(service.queuedEventCount == 3, "kept in this replica's memory")
+            outbox.isAvailable = true
+            _ = try await service.forRequest(RequestOptions(consent: true, profileId: "visitor"))
+                .trackClick(TrackClickPayload(componentId: "still-away"))
+            #expect(outbox.rows.isEmpty, "within retryAfterFailure calls do not try the store again")
+            #expect(service.queuedEventCount == 4)
+            clock.advance(by: .seconds(6))
+            _ = try await service.forRequest(RequestOptions(consent: true, profileId: "visitor"))
+                .trackClick(TrackClickPayload(componentId: "back"))
+            #expect(outbox.rows.count == 1, "after retryAfterFailure the store is used again")
+            await service.flush()
+            #expect(Self.deliveredEvents(server).map(\.componentId).sorted() == ["away-0", "away-1", "away-2", "back", "still-away"])
+            #expect(outbox.rows.isEmpty)
+            await service.shutdown()
+        }
+    }
+
+    @Test func erasureDeletesAProfileFromTheStoreAndFromTheQueues() async throws {
+        try await withLocalAPIServer { server in
+            let clock = ManualClock()
+            let outbox = InMemorySharedOutbox(clock: clock)
+            let service = Self.service(
+                insightsBaseURL: server.insightsBaseURL, experienceBaseURL: server.experienceBaseURL, store: outbox.store(replica: "a"),
+                clock: clock)
+            try await service.start()
+            for index in 0..<6 {
+                _ = try await service.forRequest(RequestOptions(consent: true, profileId: index % 2 == 0 ? "alice" : "bob"))
+                    .trackClick(TrackClickPayload(componentId: "c\(index)"))
+            }
+            #expect(try await service.eraseProfile("alice") == 3)
+            #expect(outbox.rows.allSatisfy { $0.record.profileId == "bob" })
+            await service.flush()
+            #expect(Self.deliveredEvents(server).map(\.profile) == ["bob", "bob", "bob"], "none of alice's events is sent")
+            await service.shutdown()
+        }
+    }
+
+    @Test func stoppingGivesTheClaimedUndeliveredEventsBack() async throws {
+        let clock = ManualClock()
+        let outbox = InMemorySharedOutbox(clock: clock)
+        let service = Self.service(
+            insightsBaseURL: "http://127.0.0.1:1/insights/", experienceBaseURL: "http://127.0.0.1:1/experience/",
+            store: outbox.store(replica: "a"), clock: clock)
+        try await service.start()
+        for index in 0..<4 {
+            _ = try await service.forRequest(RequestOptions(consent: true, profileId: "visitor"))
+                .trackClick(TrackClickPayload(componentId: "c\(index)"))
+        }
+        await service.flush()
+        #expect(outbox.rows.allSatisfy { $0.owner == "a" })
+        await service.shutdown()
+        #expect(outbox.rows.count == 4, "undelivered events stay stored")
+        #expect(outbox.rows.allSatisfy { $0.owner == nil }, "and are claimable by another replica at once")
+    }
+
+    @Test func oneOutboxOnly() async throws {
+        let service = OptimizationService(
+            config: OptimizationConfig(clientId: "org-1"),
+            options: .init(
+                outboxDirectory: FileManager.default.temporaryDirectory,
+                sharedOutbox: SharedOutbox(store: InMemorySharedOutbox(clock: ManualClock()).store(replica: "a"))))
+        let error = await caughtError { try await service.start() }
+        guard case .configError(let message) = error as? OptimizationError else {
+            Issue.record("expected a configError, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("sharedOutbox"))
+    }
+}
