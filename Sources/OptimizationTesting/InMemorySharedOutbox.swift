@@ -12,6 +12,7 @@ import Synchronization
 public final class InMemorySharedOutbox: Sendable {
     /// The error of every call while ``isAvailable`` is false.
     public struct Unavailable: Error, CustomStringConvertible {
+        /// A sentence for logs.
         public var description: String { "the shared outbox store is unavailable" }
     }
 
