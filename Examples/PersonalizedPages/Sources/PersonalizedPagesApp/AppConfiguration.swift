@@ -28,10 +28,14 @@ public struct AppConfiguration: Sendable, Equatable {
     /// Live entries for `GET /cms/{id}` and the Contentful webhook route; nil: those routes are
     /// not served.
     public var contentful: ContentfulSettings?
-    /// A PostgreSQL connection string shared by the service's replicas: the live entries are read
-    /// through and written back to its entry store, and invalidations reach every replica. Needs
-    /// ``contentful``. Nil: each replica keeps its own cache only.
+    /// A PostgreSQL connection string shared by the service's replicas: accepted Insights events
+    /// are stored in its shared outbox (any replica delivers them), and with ``contentful`` the
+    /// live entries are read through and written back to its entry store and invalidations reach
+    /// every replica. Nil: each replica keeps its events in memory and its own cache only.
     public var postgresURL: String?
+    /// How long a replica's claim on shared-outbox events lasts without renewal: after a replica
+    /// died, the others deliver its events once this has passed. Renewed every third of it.
+    public var sharedOutboxLease: Duration
 
     public init(
         host: String = "127.0.0.1",
@@ -45,7 +49,8 @@ public struct AppConfiguration: Sendable, Equatable {
         fixturesDirectory: URL = AppConfiguration.defaultFixturesDirectory,
         shutdownFlushTimeout: Duration = .seconds(10),
         contentful: ContentfulSettings? = nil,
-        postgresURL: String? = nil
+        postgresURL: String? = nil,
+        sharedOutboxLease: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
@@ -59,6 +64,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.shutdownFlushTimeout = shutdownFlushTimeout
         self.contentful = contentful
         self.postgresURL = postgresURL
+        self.sharedOutboxLease = sharedOutboxLease
     }
 
     /// The repository's `Fixtures/`, found relative to this source file

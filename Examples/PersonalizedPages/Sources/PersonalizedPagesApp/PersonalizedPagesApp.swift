@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import Optimization
+import OptimizationPostgres
 import Prometheus
 import ServiceLifecycle
 import UnixSignals
@@ -14,9 +15,10 @@ import UnixSignals
 /// flight, then the Optimization service refuses new events and flushes what was queued
 /// (within ``AppConfiguration/shutdownFlushTimeout``).
 ///
-/// With ``AppConfiguration/contentful`` it also serves live entries (``ContentRoutes``), through
-/// PostgreSQL shared by the replicas when ``AppConfiguration/postgresURL`` is set
-/// (``ContentBackend``). With a metrics registry it serves `GET /metrics` (``MetricsRoute``) and
+/// With ``AppConfiguration/postgresURL`` the replicas share one PostgreSQL database: the service
+/// stores accepted Insights events in its shared outbox (`PostgresOutboxStore`), so a replica that
+/// dies for good leaves them to the others. With ``AppConfiguration/contentful`` it also serves
+/// live entries (``ContentRoutes``), through that database when there is one (``ContentBackend``). With a metrics registry it serves `GET /metrics` (``MetricsRoute``) and
 /// the Optimization service and the PostgreSQL integration record into it.
 ///
 /// Accepts a `Logger` and never creates one. Thread-safe (immutable).
@@ -26,17 +28,25 @@ public struct PersonalizedPagesApp: Sendable {
     public let content: PageContent
     /// Where `GET /metrics` reads from; nil: no `/metrics` route.
     public let metricsRegistry: PrometheusCollectorRegistry?
+    /// The database shared by the replicas (``AppConfiguration/postgresURL``); started by
+    /// ``makeServiceGroup(gracefulShutdownSignals:onListening:)`` before the service.
+    let database: OptimizationDatabase?
     let logger: Logger
 
     /// Loads the page's entries and creates (does not start) the Optimization service.
     /// - Parameter metricsRegistry: the Prometheus registry `GET /metrics` serves and the service's
     ///   metrics go to; nil: no `/metrics` route, the service records into `MetricsSystem.factory`.
-    /// - Throws: ``PageContentError`` when the fixtures cannot be read.
-    public init(configuration: AppConfiguration, metricsRegistry: PrometheusCollectorRegistry? = nil, logger: Logger) throws(PageContentError) {
+    /// - Throws: ``PageContentError`` when the fixtures cannot be read; `PostgresIntegrationError`
+    ///   when ``AppConfiguration/postgresURL`` is not a valid connection string.
+    public init(configuration: AppConfiguration, metricsRegistry: PrometheusCollectorRegistry? = nil, logger: Logger) throws {
         self.configuration = configuration
         self.metricsRegistry = metricsRegistry
         self.logger = logger
         content = try PageContent.load(fixturesDirectory: configuration.fixturesDirectory)
+        let metricsFactory = metricsRegistry.map { PrometheusMetricsFactory(registry: $0) }
+        database = try configuration.postgresURL.map {
+            OptimizationDatabase(configuration: try PostgresConfiguration(connectionString: $0), metricsFactory: metricsFactory, logger: logger)
+        }
         let api: OptimizationAPIConfig? =
             configuration.experienceBaseURL == nil && configuration.insightsBaseURL == nil
             ? nil
@@ -46,8 +56,13 @@ public struct PersonalizedPagesApp: Sendable {
             options: .init(
                 engines: configuration.engines,
                 experienceTimeout: configuration.experienceTimeout,
-                shutdownFlushTimeout: configuration.shutdownFlushTimeout),
-            environment: .init(logger: logger, metricsFactory: metricsRegistry.map { PrometheusMetricsFactory(registry: $0) }))
+                shutdownFlushTimeout: configuration.shutdownFlushTimeout,
+                sharedOutbox: database.map {
+                    SharedOutbox(
+                        store: PostgresOutboxStore(database: $0, configuration: .init(leaseDuration: configuration.sharedOutboxLease)),
+                        leaseRenewalInterval: configuration.sharedOutboxLease / 3)
+                }),
+            environment: .init(logger: logger, metricsFactory: metricsFactory))
     }
 
     /// The Hummingbird application (routes of ``PageRoutes``); `onListening` gets the bound port.
@@ -68,24 +83,37 @@ public struct PersonalizedPagesApp: Sendable {
             logger: logger)
     }
 
-    /// Starts the engines (and the live-content backend: database, schema, invalidation bus), then
-    /// returns the group running the backend, the service and the HTTP server (in that order, so
-    /// they shut down in reverse). Run it with `run()`; end it with `triggerGracefulShutdown()` or
-    /// a signal.
+    /// Starts the database (schema migration), the engines and the live-content backend (entry
+    /// store, invalidation bus), then returns the group running the database, the backend, the
+    /// service and the HTTP server (in that order, so they shut down in reverse: the service gives
+    /// its claimed events back to the shared outbox before the database closes). Run it with
+    /// `run()`; end it with `triggerGracefulShutdown()` or a signal.
     /// - Throws: ``OptimizationError`` when the engines cannot start within 30 s; a
-    ///   `PostgresIntegrationError` or `ContentfulDeliveryError` when the backend cannot start.
+    ///   `PostgresIntegrationError` or `ContentfulDeliveryError` when the database or the backend
+    ///   cannot start.
     public func makeServiceGroup(
         gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
-        try await service.start(timeout: .seconds(30))
+        try await database?.start()
+        do {
+            try await service.start(timeout: .seconds(30))
+        } catch {
+            await database?.shutdown()
+            throw error
+        }
         var backend: ContentBackend?
         if let contentful = configuration.contentful {
-            backend = try await ContentBackend.start(
-                contentful: contentful, postgresURL: configuration.postgresURL,
-                metricsFactory: metricsRegistry.map { PrometheusMetricsFactory(registry: $0) }, logger: logger)
+            do {
+                backend = try await ContentBackend.start(contentful: contentful, database: database, logger: logger)
+            } catch {
+                await service.shutdown()
+                await database?.shutdown()
+                throw error
+            }
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let database { services.append(.init(service: DatabaseLifetime(database: database))) }
         if let backend { services.append(.init(service: backend)) }
         services += [.init(service: service), .init(service: makeApplication(backend: backend, onListening: onListening))]
         return ServiceGroup(configuration: .init(

@@ -53,8 +53,11 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     @Option(help: "Content Delivery API base URL, e.g. a local test server (env PP_CONTENTFUL_BASE_URL); default: the real API.")
     var contentfulBaseURL: String? = environment["PP_CONTENTFUL_BASE_URL"]
 
-    @Option(help: "PostgreSQL URL shared by the replicas: entry store and invalidations (env PP_POSTGRES_URL); needs --contentful-space.")
+    @Option(help: "PostgreSQL URL shared by the replicas: the event outbox, and with --contentful-space the entry store and invalidations (env PP_POSTGRES_URL).")
     var postgres: String? = environment["PP_POSTGRES_URL"]
+
+    @Option(help: "With --postgres: how long a replica's claim on shared-outbox events lasts, in ms; after a replica died the others deliver its events once it passed (env PP_OUTBOX_LEASE_MS).")
+    var outboxLeaseMs: Int = Int(environment["PP_OUTBOX_LEASE_MS"] ?? "") ?? 30_000
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env LOG_LEVEL).")
     var logLevel: String = environment["LOG_LEVEL"] ?? "info"
@@ -62,12 +65,12 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         if let engines = engines ?? Int(Self.environment["PP_ENGINES"] ?? ""), engines < 1 { throw ValidationError("--engines must be at least 1") }
+        guard outboxLeaseMs >= 100 else { throw ValidationError("--outbox-lease-ms must be at least 100") }
         guard experienceTimeoutMs > 0 else { throw ValidationError("--experience-timeout-ms must be positive") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         if contentfulSpace != nil, (Self.environment["CONTENTFUL_ACCESS_TOKEN"] ?? "").isEmpty {
             throw ValidationError("--contentful-space needs the environment variable CONTENTFUL_ACCESS_TOKEN")
         }
-        if postgres != nil, contentfulSpace == nil { throw ValidationError("--postgres needs --contentful-space") }
     }
 
     func run() async throws {
@@ -84,7 +87,8 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
                 ContentfulSettings(spaceId: $0, environment: contentfulEnvironment,
                                    accessToken: Self.environment["CONTENTFUL_ACCESS_TOKEN"] ?? "", baseURL: contentfulBaseURL)
             },
-            postgresURL: postgres)
+            postgresURL: postgres,
+            sharedOutboxLease: .milliseconds(outboxLeaseMs))
         // The process's metrics backend: GET /metrics serves this registry.
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -92,7 +96,7 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
         do {
             app = try PersonalizedPagesApp(configuration: configuration, metricsRegistry: registry, logger: logger)
         } catch {
-            throw ValidationError(error.description)
+            throw ValidationError("\(error)")
         }
         let host = self.host
         try await app.run { port in

@@ -8,8 +8,9 @@ import Testing
 
 /// The real `personalized-pages` executable as child processes: `/metrics` from its Prometheus
 /// backend, and two replicas sharing one PostgreSQL database (a private server started by the
-/// test) and one Content Delivery API (the test kit's local server).
-@Suite struct ReplicaTests {
+/// test) and one Content Delivery API (the test kit's local server). One test at a time: each
+/// starts a PostgreSQL server and app processes, and the invalidation test measures a latency.
+@Suite(.serialized) struct ReplicaTests {
     /// The test space's entries (`Fixtures/space/entries`).
     static let spaceEntries = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -80,6 +81,133 @@ import Testing
                 try await b.terminate()
             }
         }
+    }
+
+    /// Replica A stores the events of its pages in the shared outbox and cannot reach the
+    /// Insights API; it is killed with SIGKILL. Replica B, started afterwards, delivers every one
+    /// of them (at least once, a profile's in the order A stored them) once A's leases expired.
+    @Test(arguments: [1, 2, 3])
+    func eventsOfAKilledReplicaAreDeliveredByAnother(round: Int) async throws {
+        try await withPostgresTestServer { database in
+            try await withLocalAPIServer { api in
+                let shared = ["--postgres", database.connectionString(), "--outbox-lease-ms", "1500"]
+                let a = try await AppProcess.start(
+                    ["--experience-base-url", api.experienceBaseURL, "--insights-base-url", "http://127.0.0.1:1/insights/"] + shared)
+                defer { a.kill() }
+                var generator = SystemRandomNumberGenerator()
+                let profiles = (0..<(2 + round)).map { "replica-\(round)-visitor-\($0)" }
+                try await withHTTPClient { client in
+                    for index in 0..<(6 + 3 * round) {
+                        let profile = profiles[Int.random(in: 0..<profiles.count, using: &generator)]
+                        var visitor = Visitor(baseURL: a.baseURL, client: client, cookies: ["pp_consent": "yes", "pp_profile": profile])
+                        #expect(try await visitor.get("/events").status == 200, "request \(index)")
+                    }
+                }
+                // Every page's events were stored before its response: read them from the table.
+                let stored = try psqlRows(database, "SELECT message_id || ' ' || profile_id FROM optimization.outbox_events ORDER BY sequence")
+                try #require(stored.count >= 6 + 3 * round, "every page's views are stored")
+                a.kill()
+                _ = await a.exited.first { _ in true }
+
+                let b = try await AppProcess.start(
+                    ["--experience-base-url", api.experienceBaseURL, "--insights-base-url", api.insightsBaseURL] + shared)
+                defer { b.kill() }
+                let expected = Set(stored.map { String($0.split(separator: " ")[0]) })
+                let deadline = ContinuousClock.now + .seconds(60)   // a failure bound: the lease is 1.5 s
+                var delivered: [(messageId: String, profile: String)] = []
+                while ContinuousClock.now < deadline {
+                    delivered = api.insightsBatches.flatMap { batch in
+                        (batch["events"]?.arrayValue ?? []).map { ($0["messageId"]?.stringValue ?? "?", batch["profile"]?["id"]?.stringValue ?? "?") }
+                    }
+                    if expected.isSubset(of: Set(delivered.map(\.messageId))) { break }
+                    try await Task.sleep(for: .milliseconds(50))   // B's delivery is real I/O
+                }
+                #expect(expected.isSubset(of: Set(delivered.map(\.messageId))), "B delivered every event A stored")
+                for profile in profiles {
+                    let storedOrder = stored.filter { $0.hasSuffix(" " + profile) }.map { String($0.split(separator: " ")[0]) }
+                    var firstDelivery: [String] = []
+                    for event in delivered where event.profile == profile && !firstDelivery.contains(event.messageId) {
+                        firstDelivery.append(event.messageId)
+                    }
+                    #expect(firstDelivery == storedOrder, "\(profile): in the order A stored them")
+                }
+                let remaining = try await eventually(within: .seconds(60)) {
+                    try psqlRows(database, "SELECT count(*) FROM optimization.outbox_events").first == "0"
+                }
+                #expect(remaining, "delivered events are deleted from the table")
+                try await b.terminate()
+            }
+        }
+    }
+
+    /// The database goes away while a replica serves: pages keep rendering (and their events
+    /// are queued in the replica's memory and delivered by it) without waiting on the database
+    /// each time; once it is back, events are stored in it again.
+    @Test func pagesKeepRenderingAndEventsAreKeptWhileTheDatabaseIsAway() async throws {
+        try await withPostgresTestServer { database in
+            try await withLocalAPIServer { api in
+                let app = try await AppProcess.start([
+                    "--experience-base-url", api.experienceBaseURL, "--insights-base-url", api.insightsBaseURL,
+                    "--postgres", database.connectionString(),
+                ])
+                defer { app.kill() }
+                try await withHTTPClient { client in
+                    var visitor = Visitor(baseURL: app.baseURL, client: client, cookies: ["pp_consent": "yes", "pp_profile": "away-visitor"])
+                    #expect(try await visitor.get("/events").status == 200)
+                    #expect(try psqlRows(database, "SELECT count(*) FROM optimization.outbox_events") != ["0"] || !api.insightsBatches.isEmpty,
+                            "stored (or already delivered)")
+                    database.stop()
+                    let started = ContinuousClock.now
+                    for _ in 0..<5 {
+                        #expect(try await visitor.get("/events").status == 200)
+                    }
+                    let elapsed = ContinuousClock.now - started
+                    // One append waits for the database's operation timeout (2 s); the pages after it
+                    // do not wait again. A failure bound with a wide margin, not a timing goal.
+                    #expect(elapsed < .seconds(30), "five pages took \(elapsed) with the database away")
+                    let inMemory = try await eventually(within: .seconds(60)) {
+                        let metrics = try await get(client, app.baseURL + "/metrics").body
+                        return metrics.contains("optimization_shared_outbox_events_total{result=\"memory\"}")
+                    }
+                    #expect(inMemory, "events queued in memory are counted")
+                    try database.start()
+                    let stored = try await eventually(within: .seconds(60)) {
+                        _ = try await visitor.get("/events")
+                        let metrics = try await get(client, app.baseURL + "/metrics").body
+                        return metrics.split(separator: "\n").contains { $0.hasPrefix("optimization_shared_outbox_events_total{result=\"stored\"}") && !$0.hasSuffix(" 3") }
+                    }
+                    #expect(stored, "the database is used again once it is back")
+                }
+                try await app.terminate()
+                // Nothing accepted was lost: every page's views reached the Insights API.
+                let views = api.insightsBatches.flatMap { $0["events"]?.arrayValue ?? [] }
+                #expect(views.count >= 3 * 7)
+            }
+        }
+    }
+
+    /// Rows of one query, one line each, through the server's own `psql`.
+    func psqlRows(_ database: PostgresTestServer, _ query: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = database.binaries.directory.appendingPathComponent("psql")
+        process.arguments = [database.connectionString(), "-At", "-c", query]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "psql failed: \(query)")
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    /// Polls `condition` (real I/O elsewhere) until it holds or `within` passed.
+    func eventually(within: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + within
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try await condition()
     }
 
     struct CMSEntry: Equatable {
