@@ -8,7 +8,8 @@
 ///   when it throws nothing was stored.
 /// - ``claim(queue:limit:)`` leases stored events that no live replica holds to this replica.
 ///   Events of one profile are handed out in append order, and a profile's later event is not
-///   handed out while an earlier one is leased to a live claim. A lease lasts a store-defined
+///   handed out while an earlier one is leased to another replica's live claim (so one replica
+///   at a time delivers a profile's events; this replica may claim more of a profile it holds). A lease lasts a store-defined
 ///   time unless ``renewLeases()`` extends it; an expired lease makes its events claimable by
 ///   any replica (a takeover), so delivery is at least once.
 /// - ``acknowledge(_:)`` deletes delivered events; ``release(_:)`` makes leased events
