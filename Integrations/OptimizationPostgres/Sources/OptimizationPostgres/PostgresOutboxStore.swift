@@ -13,11 +13,12 @@ import PostgresNIO
 ///   `sequence` numbers increase in commit order.
 /// - **Claim** (``claim(queue:limit:)``): a batch of the oldest claimable events of a queue,
 ///   selected with `FOR UPDATE SKIP LOCKED` and leased to this replica for
-///   ``PostgresOutboxConfiguration/leaseDuration``. **Order per profile**: an event is claimable
-///   only when no earlier event of its profile is leased to a live claim, so one profile's events
-///   are delivered by one replica at a time, in sequence order (claims of one queue are
-///   serialized with an advisory lock so two replicas never split a profile). Events without a
-///   profile are independent.
+///   ``PostgresOutboxConfiguration/leaseDuration``. **Order per profile**: an event is not
+///   claimable while an earlier event of its profile is leased to another replica's live claim,
+///   so one profile's events are delivered by one replica at a time, in sequence order (claims of
+///   one queue are serialized with an advisory lock so two replicas never split a profile); this
+///   replica may claim more events of a profile it already holds (claim owners are
+///   `"<replicaId>:<claim id>"`). Events without a profile are independent.
 /// - **Acknowledge** (``acknowledge(_:)``): deletes delivered events (on a 2xx). **Release**
 ///   (``release(_:)``): gives a claim back at once (a failed delivery, retried later).
 /// - **Lease takeover**: events whose lease expired (the replica is gone) are claimable again;
@@ -91,7 +92,9 @@ public final class PostgresOutboxStore: Sendable {
     /// rule) under a lease of ``PostgresOutboxConfiguration/leaseDuration``; an empty claim when
     /// there are none.
     public func claim(queue: EventQueue, limit: Int) async throws(PostgresIntegrationError) -> PostgresOutboxClaim {
-        let owner = "\(database.replicaId):\(UUID().uuidString.lowercased())"
+        let ownerPrefix = "\(database.replicaId):"
+        let prefixLength = Int32(ownerPrefix.unicodeScalars.count)   // left() counts characters, takes an int4
+        let owner = "\(ownerPrefix)\(UUID().uuidString.lowercased())"
         let lease = configuration.leaseDuration
         let leaseSeconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
         let limit = max(1, limit)
@@ -110,7 +113,8 @@ public final class PostgresOutboxStore: Sendable {
                           AND NOT EXISTS (
                               SELECT 1 FROM \(unescaped: schema).outbox_events o
                               WHERE o.profile_id = e.profile_id AND o.queue = e.queue AND o.sequence < e.sequence
-                                AND o.lease_expires_at >= statement_timestamp())
+                                AND o.lease_expires_at >= statement_timestamp()
+                                AND left(o.lease_owner, \(prefixLength)) <> \(ownerPrefix))
                         ORDER BY e.sequence
                         LIMIT \(limit)
                         FOR UPDATE SKIP LOCKED

@@ -62,6 +62,31 @@ func withDatabases<T>(
         }
     }
 
+    @Test func aReplicaClaimsMoreOfAProfileItHoldsAndAnotherGetsNoneWhileTheLeaseLives() async throws {
+        try await withPostgresTestServer { server in
+            try await withDatabases(server, count: 2) { databases in
+                #expect(databases[0].replicaId != databases[1].replicaId)
+                let a = PostgresOutboxStore(database: databases[0])
+                let b = PostgresOutboxStore(database: databases[1])
+                try await a.append(["p", "p", "q", "p"].enumerated().map { outboxEvent($0.offset, profile: $0.element) })
+                let first = try await a.claim(queue: .insights, limit: 1)     // p's first event
+                #expect(first.records.map(\.messageId) == ["m-0"])
+                // Another replica gets none of p's events while A's lease is live.
+                let other = try await b.claim(queue: .insights, limit: 10)
+                #expect(other.records.map(\.messageId) == ["m-2"])            // q only
+                // A's second claim gets p's later events, in order.
+                let second = try await a.claim(queue: .insights, limit: 10)
+                #expect(second.records.map(\.messageId) == ["m-1", "m-3"])
+                #expect(second.owner != first.owner && second.takenOver == 0)
+                // B still gets nothing of p; once A gives p's first event back, p's later events
+                // are still held by A's second claim.
+                #expect(try await b.claim(queue: .insights, limit: 10).records.isEmpty)
+                try await a.release(first)
+                #expect(try await b.claim(queue: .insights, limit: 10).records.map(\.messageId) == ["m-0"])
+            }
+        }
+    }
+
     @Test func boundsDropTheOldestAndReportThemAndErasureDeletesAProfile() async throws {
         try await withPostgresTestServer { server in
             try await withDatabases(server, count: 1) { databases in
