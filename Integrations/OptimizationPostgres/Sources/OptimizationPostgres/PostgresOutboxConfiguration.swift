@@ -8,8 +8,9 @@ public struct PostgresOutboxConfiguration: Sendable {
     /// Most payload bytes kept. Beyond it the oldest are dropped and reported
     /// (`OutboxDropReport.Reason.maxBytes`). Default 64 MiB.
     public var maxBytes: Int
-    /// How long a claim is leased to its replica. A replica that does not acknowledge or release
-    /// its claim within it (it died) loses it: another replica takes the events over. Default 30 s.
+    /// How long a claim is leased to its replica. A replica that does not acknowledge, release or
+    /// renew (``PostgresOutboxStore/renewLeases()``) its leases within it (it died) loses them:
+    /// another replica takes the events over. Default 30 s.
     public var leaseDuration: Duration
     /// Called with every drop report (after the append's transaction committed). Keep it short;
     /// the payloads may carry visitor data: do not log them.
@@ -27,14 +28,3 @@ public struct PostgresOutboxConfiguration: Sendable {
     }
 }
 
-/// Events a replica claimed from a ``PostgresOutboxStore``: deliver them in order, then
-/// ``PostgresOutboxStore/acknowledge(_:)`` the delivered ones (or ``PostgresOutboxStore/release(_:)``
-/// the claim) before ``expiresIn`` has passed.
-public struct PostgresOutboxClaim: Sendable {
-    /// The claimed events, in sequence order (so in append order per profile).
-    public let records: [OutboxRecord]
-    /// The lease's owner (this replica's ``OptimizationDatabase/replicaId`` and a claim id).
-    public let owner: String
-    /// How many of the records were taken over from another replica's expired lease.
-    public let takenOver: Int
-}

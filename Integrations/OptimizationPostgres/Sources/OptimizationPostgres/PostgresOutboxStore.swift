@@ -6,23 +6,32 @@ import PostgresNIO
 
 /// The storage of an event outbox shared by the replicas of a service, in the table
 /// `<schema>.outbox_events`: a replica appends the events it accepted, any replica claims and
-/// delivers them, and the events of a replica that died are delivered by another one.
+/// delivers them, and the events of a replica that died are delivered by another one. The
+/// PostgreSQL ``SharedOutboxStore`` (`OptimizationService`'s `Options.sharedOutbox`).
 ///
 /// **Contract** (the local `DurableOutbox`'s, across replicas):
 /// - **Append** in the caller's call: when ``append(_:)`` returns, the events are committed.
 ///   `sequence` numbers increase in commit order.
 /// - **Claim** (``claim(queue:limit:)``): a batch of the oldest claimable events of a queue,
 ///   selected with `FOR UPDATE SKIP LOCKED` and leased to this replica for
-///   ``PostgresOutboxConfiguration/leaseDuration``. **Order per profile**: an event is claimable
-///   only when no earlier event of its profile is leased to a live claim, so one profile's events
-///   are delivered by one replica at a time, in sequence order (claims of one queue are
-///   serialized with an advisory lock so two replicas never split a profile). Events without a
-///   profile are independent.
+///   ``PostgresOutboxConfiguration/leaseDuration``. **Order per profile**: an event is not
+///   claimable while an earlier event of its profile is leased to another replica's live claim,
+///   so one profile's events are delivered by one replica at a time, in sequence order (claims of
+///   one queue are serialized with an advisory lock so two replicas never split a profile); this
+///   replica may claim more events of a profile it already holds (claim owners are
+///   `"<replicaId>:<claim id>"`). Events without a profile are independent.
+/// - **Renew** (``renewLeases()``): extends every lease this replica holds to
+///   ``PostgresOutboxConfiguration/leaseDuration`` from now. Call it well within the lease (for
+///   example every third of it) while claimed events wait for delivery.
 /// - **Acknowledge** (``acknowledge(_:)``): deletes delivered events (on a 2xx). **Release**
-///   (``release(_:)``): gives a claim back at once (a failed delivery, retried later).
+///   (``release(_:)``): gives leased events back at once (a failed delivery retried later, or
+///   the events still held when the replica stops). Release a profile's events together (or its
+///   later ones first): an earlier event given back while a later one is kept can be claimed by
+///   another replica and delivered before it.
 /// - **Lease takeover**: events whose lease expired (the replica is gone) are claimable again;
-///   counted in `optimization_postgres_outbox_lease_takeovers_total`. Delivery is therefore
-///   at-least-once: a replica that delivered but died before acknowledging sends them again.
+///   counted in `optimization_postgres_outbox_lease_takeovers_total` and logged at `notice`.
+///   Delivery is therefore at-least-once: a replica that delivered but died before acknowledging
+///   sends them again.
 /// - **Bounds**: beyond ``PostgresOutboxConfiguration/maxEvents`` or
 ///   ``PostgresOutboxConfiguration/maxBytes`` the oldest events are dropped in the append's
 ///   transaction and reported (``PostgresOutboxConfiguration/onDrop``, counted in
@@ -35,7 +44,7 @@ import PostgresNIO
 /// refusal).
 ///
 /// **Threading.** `Sendable`; any number of concurrent callers and replicas.
-public final class PostgresOutboxStore: Sendable {
+public final class PostgresOutboxStore: SharedOutboxStore {
     /// The database.
     public let database: OptimizationDatabase
     /// Bounds and lease duration.
@@ -87,18 +96,19 @@ public final class PostgresOutboxStore: Sendable {
         return records
     }
 
-    /// Claims at most `limit` of the oldest claimable events of `queue` (see the type's order
-    /// rule) under a lease of ``PostgresOutboxConfiguration/leaseDuration``; an empty claim when
-    /// there are none.
-    public func claim(queue: EventQueue, limit: Int) async throws(PostgresIntegrationError) -> PostgresOutboxClaim {
-        let owner = "\(database.replicaId):\(UUID().uuidString.lowercased())"
-        let lease = configuration.leaseDuration
-        let leaseSeconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+    /// Claims at most `limit` (at least 1) of the oldest claimable events of `queue` (see the
+    /// type's order rule) under a lease of ``PostgresOutboxConfiguration/leaseDuration``.
+    /// - Returns: the leased records in sequence order (so in append order per profile); empty
+    ///   when none is claimable.
+    /// - Throws: ``PostgresIntegrationError``; then nothing was leased.
+    public func claim(queue: EventQueue, limit: Int) async throws(PostgresIntegrationError) -> [OutboxRecord] {
+        let (ownerPrefix, prefixLength) = ownerPrefix
+        let owner = "\(ownerPrefix)\(UUID().uuidString.lowercased())"
+        let leaseSeconds = leaseSeconds
         let limit = max(1, limit)
         let (records, takenOver) = try await database.run("outbox claim") { [schema] client, logger in
             try await client.withTransaction(logger: logger) { connection in
-                let lockKey = "optimization-postgres-outbox:\(schema):\(queue.rawValue)"
-                try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lockKey), 0))", logger: logger)
+                try await Self.lockClaims(of: [queue], connection: connection, logger: logger, schema: schema)
                 // One instant for every row (statement_timestamp, not the volatile clock_timestamp): a
                 // lease expiring while the statement runs must not make a profile's later event
                 // claimable while its earlier one is not.
@@ -110,7 +120,8 @@ public final class PostgresOutboxStore: Sendable {
                           AND NOT EXISTS (
                               SELECT 1 FROM \(unescaped: schema).outbox_events o
                               WHERE o.profile_id = e.profile_id AND o.queue = e.queue AND o.sequence < e.sequence
-                                AND o.lease_expires_at >= statement_timestamp())
+                                AND o.lease_expires_at >= statement_timestamp()
+                                AND left(o.lease_owner, \(prefixLength)) <> \(ownerPrefix))
                         ORDER BY e.sequence
                         LIMIT \(limit)
                         FOR UPDATE SKIP LOCKED
@@ -139,11 +150,46 @@ public final class PostgresOutboxStore: Sendable {
             database.metrics.outboxTakeovers.increment(by: takenOver)
             database.logger.notice("took over shared outbox events of an expired lease", metadata: ["count": "\(takenOver)"])
         }
-        return PostgresOutboxClaim(records: records, owner: owner, takenOver: takenOver)
+        return records
+    }
+
+    /// Extends the lease of every event this replica holds (every claim of this store's
+    /// ``OptimizationDatabase/replicaId``, including leases that ran out but that no other replica
+    /// has claimed since) to ``PostgresOutboxConfiguration/leaseDuration`` from now. Events another
+    /// replica took over stay with it. One statement scanning the table; claims of both queues
+    /// wait for it (it takes their advisory locks, so a claim never sees a lease half renewed).
+    /// - Throws: ``PostgresIntegrationError``; then no lease was extended.
+    public func renewLeases() async throws(PostgresIntegrationError) {
+        let (ownerPrefix, prefixLength) = ownerPrefix
+        let leaseSeconds = leaseSeconds
+        let renewed = try await database.run("outbox renew") { [schema] client, logger in
+            try await client.withTransaction(logger: logger) { connection in
+                try await Self.lockClaims(of: EventQueue.allCases, connection: connection, logger: logger, schema: schema)
+                // Rows locked in sequence order, as every multi-row statement of the store locks
+                // them (acknowledgements, releases, erasures, bound drops), so that two of them
+                // never deadlock (rows move on disk as their leases change: the physical order is
+                // not the sequence order).
+                var renewed = 0
+                for try await _ in try await connection.query("""
+                    UPDATE \(unescaped: schema).outbox_events t
+                    SET lease_expires_at = clock_timestamp() + make_interval(secs => \(leaseSeconds))
+                    FROM (SELECT sequence FROM \(unescaped: schema).outbox_events
+                          WHERE left(lease_owner, \(prefixLength)) = \(ownerPrefix)
+                          ORDER BY sequence FOR UPDATE) mine
+                    WHERE t.sequence = mine.sequence
+                    RETURNING 1
+                    """, logger: logger) {
+                    renewed += 1
+                }
+                return renewed
+            }
+        }
+        database.logger.debug("renewed shared outbox leases", metadata: ["count": "\(renewed)"])
     }
 
     /// Deletes delivered events (whatever lease they are under now: they were delivered).
     /// - Returns: how many were deleted (fewer when some were already acknowledged or erased).
+    /// - Throws: ``PostgresIntegrationError``; then none was deleted.
     @discardableResult
     public func acknowledge(_ sequences: [UInt64]) async throws(PostgresIntegrationError) -> Int {
         guard !sequences.isEmpty else { return 0 }
@@ -151,7 +197,11 @@ public final class PostgresOutboxStore: Sendable {
         let deleted = try await database.run("outbox acknowledge") { [schema] client, logger in
             var deleted = 0
             for try await _ in try await client.query(
-                "DELETE FROM \(unescaped: schema).outbox_events WHERE sequence = ANY(\(ids)) RETURNING 1", logger: logger) {
+                """
+                DELETE FROM \(unescaped: schema).outbox_events WHERE sequence IN (
+                    SELECT sequence FROM \(unescaped: schema).outbox_events WHERE sequence = ANY(\(ids)) ORDER BY sequence FOR UPDATE)
+                RETURNING 1
+                """, logger: logger) {
                 deleted += 1
             }
             return deleted
@@ -159,14 +209,55 @@ public final class PostgresOutboxStore: Sendable {
         return deleted
     }
 
-    /// Gives the events of `claim` that are still leased to it back (claimable at once).
-    public func release(_ claim: PostgresOutboxClaim) async throws(PostgresIntegrationError) {
-        let owner = claim.owner
+    /// Gives the leases of these events back: they are claimable at once, by any replica. Only
+    /// events this replica still holds are released (one another replica took over, acknowledged
+    /// or erased is left as it is); unknown sequence numbers are ignored. Release a profile's
+    /// events together (see the type's order rule). Claims of both queues wait for it.
+    /// - Throws: ``PostgresIntegrationError``; then nothing was released.
+    public func release(_ sequences: [UInt64]) async throws(PostgresIntegrationError) {
+        guard !sequences.isEmpty else { return }
+        let ids = sequences.map { Int64($0) }
+        let (ownerPrefix, prefixLength) = ownerPrefix
         try await database.run("outbox release") { [schema] client, logger in
-            try await client.query(
-                "UPDATE \(unescaped: schema).outbox_events SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = \(owner)",
-                logger: logger)
-            return ()
+            try await client.withTransaction(logger: logger) { connection in
+                try await Self.lockClaims(of: EventQueue.allCases, connection: connection, logger: logger, schema: schema)
+                try await connection.query("""
+                    UPDATE \(unescaped: schema).outbox_events t SET lease_owner = NULL, lease_expires_at = NULL
+                    FROM (SELECT sequence FROM \(unescaped: schema).outbox_events
+                          WHERE sequence = ANY(\(ids)) AND left(lease_owner, \(prefixLength)) = \(ownerPrefix)
+                          ORDER BY sequence FOR UPDATE) mine
+                    WHERE t.sequence = mine.sequence
+                    """, logger: logger)
+                return ()
+            }
+        }
+    }
+
+    /// The start of this replica's lease owners, `"<replicaId>:"`, and its length in characters
+    /// (`left()` counts characters and takes an int4): owners are compared with
+    /// `left(lease_owner, length) = prefix`, which has no `LIKE` wildcards.
+    private var ownerPrefix: (String, Int32) {
+        let prefix = "\(database.replicaId):"
+        return (prefix, Int32(prefix.unicodeScalars.count))
+    }
+
+    /// ``PostgresOutboxConfiguration/leaseDuration`` in seconds.
+    private var leaseSeconds: Double {
+        let lease = configuration.leaseDuration
+        return Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+    }
+
+    /// Takes the transaction-scoped advisory locks that serialize the claims of `queues` (in
+    /// the order of their names, so two holders of several never deadlock). A claim takes its
+    /// queue's; renewals and releases take every queue's, so that a claim never runs while they
+    /// hold row locks: it would skip (`SKIP LOCKED`) an earlier event of a profile whose lease
+    /// just ran out and take the later ones, splitting the profile.
+    private static func lockClaims(
+        of queues: [EventQueue], connection: PostgresConnection, logger: Logger, schema: String
+    ) async throws {
+        for queue in queues.sorted(by: { $0.rawValue < $1.rawValue }) {
+            let lockKey = "optimization-postgres-outbox:\(schema):\(queue.rawValue)"
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lockKey), 0))", logger: logger)
         }
     }
 
@@ -177,7 +268,11 @@ public final class PostgresOutboxStore: Sendable {
         try await database.run("outbox erase") { [schema] client, logger in
             var deleted = 0
             for try await _ in try await client.query(
-                "DELETE FROM \(unescaped: schema).outbox_events WHERE profile_id = \(profileId) RETURNING 1", logger: logger) {
+                """
+                DELETE FROM \(unescaped: schema).outbox_events WHERE sequence IN (
+                    SELECT sequence FROM \(unescaped: schema).outbox_events WHERE profile_id = \(profileId) ORDER BY sequence FOR UPDATE)
+                RETURNING 1
+                """, logger: logger) {
                 deleted += 1
             }
             return deleted
@@ -235,16 +330,18 @@ public final class PostgresOutboxStore: Sendable {
         if let limitCount {
             rows = try await connection.query("""
                 DELETE FROM \(unescaped: schema).outbox_events WHERE sequence IN (
-                    SELECT sequence FROM \(unescaped: schema).outbox_events ORDER BY sequence LIMIT \(limitCount))
+                    SELECT sequence FROM \(unescaped: schema).outbox_events ORDER BY sequence LIMIT \(limitCount) FOR UPDATE)
                 RETURNING sequence, queue, message_id, profile_id, consent, accepted_at, payload
                 """, logger: logger)
         } else {
             rows = try await connection.query("""
                 DELETE FROM \(unescaped: schema).outbox_events WHERE sequence IN (
-                    SELECT sequence FROM (
-                        SELECT sequence, sum(bytes) OVER (ORDER BY sequence) - bytes AS before
-                        FROM \(unescaped: schema).outbox_events) oldest
-                    WHERE before < \(limitBytes ?? 0))
+                    SELECT sequence FROM \(unescaped: schema).outbox_events WHERE sequence IN (
+                        SELECT sequence FROM (
+                            SELECT sequence, sum(bytes) OVER (ORDER BY sequence) - bytes AS before
+                            FROM \(unescaped: schema).outbox_events) oldest
+                        WHERE before < \(limitBytes ?? 0))
+                    ORDER BY sequence FOR UPDATE)
                 RETURNING sequence, queue, message_id, profile_id, consent, accepted_at, payload
                 """, logger: logger)
         }

@@ -42,7 +42,7 @@ while start < events.count {
 }
 say("appended \(events.count)")
 let claim = try await store.claim(queue: .insights, limit: max(1, count / 2))
-let delivered = claim.records.prefix(Int(generator.next() % UInt64(claim.records.count + 1)))
+let delivered = claim.prefix(Int(generator.next() % UInt64(claim.count + 1)))
 for record in delivered { say("delivered \(record.sequence)") }
 say("waiting")
 while true { try await Task.sleep(for: .seconds(3600)) }

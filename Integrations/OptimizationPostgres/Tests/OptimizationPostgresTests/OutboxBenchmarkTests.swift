@@ -30,8 +30,8 @@ import Testing
                 var drained = 0
                 while true {
                     let claim = try await store.claim(queue: .insights, limit: 100)
-                    if claim.records.isEmpty { break }
-                    drained += try await store.acknowledge(claim.records.map(\.sequence))
+                    if claim.isEmpty { break }
+                    drained += try await store.acknowledge(claim.map(\.sequence))
                 }
                 let drainSeconds = Self.seconds(ContinuousClock.now - drainStarted)
                 #expect(drained == total)

@@ -42,8 +42,8 @@ import Testing
             var deliveredByB: [OutboxRecord] = []
             try await waitUntil("B delivered everything (seed \(seed))") {
                 let claim = try await b.claim(queue: .insights, limit: 4)
-                deliveredByB += claim.records
-                try await b.acknowledge(claim.records.map(\.sequence))
+                deliveredByB += claim
+                try await b.acknowledge(claim.map(\.sequence))
                 return try await b.depth() == 0
             }
             // Every event at least once; per profile, first deliveries in append order, and B's
