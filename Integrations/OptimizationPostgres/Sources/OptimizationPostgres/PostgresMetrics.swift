@@ -9,7 +9,7 @@ import CoreMetrics
 /// | `optimization_postgres_entry_store_hits_total` / `_misses_total` | counter | ids read from the entry store with / without a stored copy |
 /// | `optimization_postgres_entry_store_writes_total` | counter | copies written back; `result` = `written` or `refused` (revision guard) |
 /// | `optimization_postgres_fetch_claims_total` | counter | claims to fetch an entry; `result` = `claimed`, `waited` (another replica had it) or `timed_out` |
-/// | `optimization_postgres_outbox_depth` | gauge | events in the shared outbox (after each append, claim and acknowledgement) |
+/// | `optimization_postgres_outbox_depth` | gauge | events in the shared outbox (at each bounds check of an append, and each `depth()`) |
 /// | `optimization_postgres_outbox_claims_total` | counter | claimed outbox batches |
 /// | `optimization_postgres_outbox_lease_takeovers_total` | counter | events claimed from another replica's expired lease |
 /// | `optimization_postgres_outbox_dropped_total` | counter | events refused or dropped by the outbox bounds |

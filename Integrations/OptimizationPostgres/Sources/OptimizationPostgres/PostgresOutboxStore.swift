@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// The storage of an event outbox shared by the replicas of a service, in the table
 /// `<schema>.outbox_events`: a replica appends the events it accepted, any replica claims and
@@ -10,8 +11,12 @@ import PostgresNIO
 /// PostgreSQL ``SharedOutboxStore`` (`OptimizationService`'s `Options.sharedOutbox`).
 ///
 /// **Contract** (the local `DurableOutbox`'s, across replicas):
-/// - **Append** in the caller's call: when ``append(_:)`` returns, the events are committed.
-///   `sequence` numbers increase in commit order.
+/// - **Append** in the caller's call, with **group commit**: when ``append(_:)`` returns, the
+///   events are committed. Calls that arrive while this replica's previous append transaction is
+///   in flight are committed together by the next one (one multi-row `INSERT`), so a replica has
+///   at most one append transaction open and a busy one commits many calls per transaction. Each
+///   call gets its own records, in the order it gave the events; `sequence` numbers increase in
+///   commit order, so within a call, and from one call of a caller to its next.
 /// - **Claim** (``claim(queue:limit:)``): a batch of the oldest claimable events of a queue,
 ///   selected with `FOR UPDATE SKIP LOCKED` and leased to this replica for
 ///   ``PostgresOutboxConfiguration/leaseDuration``. **Order per profile**: an event is not
@@ -33,67 +38,140 @@ import PostgresNIO
 ///   Delivery is therefore at-least-once: a replica that delivered but died before acknowledging
 ///   sends them again.
 /// - **Bounds**: beyond ``PostgresOutboxConfiguration/maxEvents`` or
-///   ``PostgresOutboxConfiguration/maxBytes`` the oldest events are dropped in the append's
+///   ``PostgresOutboxConfiguration/maxBytes`` the oldest events are dropped in an append's
 ///   transaction and reported (``PostgresOutboxConfiguration/onDrop``, counted in
-///   `optimization_postgres_outbox_dropped_total`).
+///   `optimization_postgres_outbox_dropped_total`). The bounds are checked by an append at most
+///   ``PostgresOutboxConfiguration/boundsCheckInterval`` or
+///   ``PostgresOutboxConfiguration/boundsCheckEvents`` after this store's previous check, not
+///   on every append (the check scans the table): in between the table may exceed them.
 /// - **Erasure**: ``eraseProfile(_:)`` deletes every event of a profile, claimed or not.
 ///
-/// **Errors.** Every call is bounded by ``PostgresConfiguration/operationTimeout`` and throws
+/// **Errors.** Every call is bounded by ``PostgresConfiguration/operationTimeout`` (an append
+/// from its arrival, waiting for the transaction in flight included) and throws
 /// ``PostgresIntegrationError`` when PostgreSQL is unreachable or refuses: an append that throws
 /// stored nothing (the caller keeps the events, for example in its local outbox, or reports the
-/// refusal).
+/// refusal); a failed group-commit transaction fails every call in it. One exception: an append
+/// that timed out while PostgreSQL was committing it may have been stored (delivery stays at
+/// least once).
 ///
-/// **Threading.** `Sendable`; any number of concurrent callers and replicas.
+/// **Threading.** `Sendable`; any number of concurrent callers and replicas. Cancelling an
+/// append's task does not withdraw its events: it returns when its transaction ends.
 public final class PostgresOutboxStore: SharedOutboxStore {
     /// The database.
     public let database: OptimizationDatabase
     /// Bounds and lease duration.
     public let configuration: PostgresOutboxConfiguration
+    /// Group commit of the appends.
+    let appender: OutboxAppendCoalescer
     private var schema: String { database.configuration.schema }
 
     /// An outbox store in `database` (which must be started before it is used).
     public init(database: OptimizationDatabase, configuration: PostgresOutboxConfiguration = PostgresOutboxConfiguration()) {
         self.database = database
         self.configuration = configuration
+        let schedule = BoundsSchedule()
+        appender = OutboxAppendCoalescer(timeout: database.configuration.operationTimeout) {
+            (events: [OutboxEvent], deadline: ContinuousClock.Instant) async throws(PostgresIntegrationError) -> [OutboxRecord] in
+            try await Self.commit(events, deadline: deadline, database: database, configuration: configuration, schedule: schedule)
+        }
     }
 
-    /// Appends `events` in one transaction and applies the bounds.
-    /// - Returns: the stored records (with their sequence numbers), in the order given.
-    /// - Throws: ``PostgresIntegrationError``; then nothing was stored.
+    /// Appends `events`, in one transaction with the concurrent appends of this replica (group
+    /// commit), and applies the bounds when they are due.
+    /// - Returns: the stored records (with their sequence numbers), in the order given; an empty
+    ///   array for no events (nothing is sent to PostgreSQL). Events without `acceptedAt` get the
+    ///   time of the call (milliseconds since the Unix epoch).
+    /// - Throws: ``PostgresIntegrationError``; then nothing was stored. At most
+    ///   ``PostgresConfiguration/operationTimeout`` after the call (`timedOut`).
     @discardableResult
     public func append(_ events: [OutboxEvent]) async throws(PostgresIntegrationError) -> [OutboxRecord] {
         guard !events.isEmpty else { return [] }
         let now = Date().timeIntervalSince1970 * 1000
+        return try await appender.append(events.map { event in
+            var event = event
+            if event.acceptedAt == nil { event.acceptedAt = now }
+            return event
+        })
+    }
+
+    /// One group-commit transaction: a multi-row `INSERT` of `events` (their `acceptedAt` set)
+    /// and, when due, the bounds; given up at `deadline`. Reports drops before it returns.
+    private static func commit(
+        _ events: [OutboxEvent], deadline: ContinuousClock.Instant, database: OptimizationDatabase,
+        configuration: PostgresOutboxConfiguration, schedule: BoundsSchedule
+    ) async throws(PostgresIntegrationError) -> [OutboxRecord] {
+        let started = ContinuousClock.now
+        guard deadline > started else { throw .timedOut(operation: "outbox append") }
+        let checkBounds = schedule.isDue(adding: events.count, at: started, configuration: configuration)
         let bounds = (configuration.maxEvents, configuration.maxBytes)
-        let (records, dropped, depth) = try await database.run("outbox append") { [schema] client, logger in
-            try await client.withTransaction(logger: logger) { connection in
-                var records: [OutboxRecord] = []
-                for event in events {
-                    let acceptedAt = event.acceptedAt ?? now
-                    let rows = try await connection.query("""
-                        INSERT INTO \(unescaped: schema).outbox_events (queue, message_id, profile_id, consent, accepted_at, payload, bytes)
-                        VALUES (\(event.queue.rawValue), \(event.messageId), \(event.profileId), \(event.consent), \(acceptedAt),
-                                \(ByteBuffer(bytes: event.payload)), \(event.payload.count))
-                        RETURNING sequence
-                        """, logger: logger)
-                    for try await sequence in rows.decode(Int64.self) {
-                        records.append(OutboxRecord(
-                            sequence: UInt64(sequence), queue: event.queue, messageId: event.messageId, profileId: event.profileId,
-                            consent: event.consent, acceptedAt: acceptedAt, payload: event.payload))
-                    }
+        let schema = database.configuration.schema
+        let columns = AppendColumns(events)
+        let (sequences, dropped, depth) = try await database.run("outbox append", timeout: deadline - started) { client, logger in
+            // The INSERT alone is one atomic statement: a transaction (BEGIN, COMMIT: two more
+            // round trips) only when the bounds are due too.
+            guard checkBounds else {
+                let sequences = try await client.withConnection { connection in
+                    try await Self.insert(columns, connection: connection, logger: logger, schema: schema)
                 }
+                return (sequences, [OutboxDropReport](), Int?.none)
+            }
+            return try await client.withTransaction(logger: logger) { connection in
+                let sequences = try await Self.insert(columns, connection: connection, logger: logger, schema: schema)
                 let (dropped, depth) = try await Self.applyBounds(connection: connection, logger: logger, schema: schema, bounds: bounds)
-                return (records, dropped, depth)
+                return (sequences, dropped, Int?.some(depth))
             }
         }
-        database.metrics.outboxDepth.record(depth)
+        schedule.committed(events.count, checked: checkBounds, at: started)
+        if let depth { database.metrics.outboxDepth.record(depth) }
         for report in dropped {
             database.metrics.outboxDropped.increment(by: report.records.count)
             database.logger.notice("shared outbox bound reached; oldest events dropped",
                                    metadata: ["reason": "\(report.reason.rawValue)", "count": "\(report.records.count)"])
             configuration.onDrop?(report)
         }
-        return records
+        guard sequences.count == events.count else {   // never: the statement inserts one row per event
+            throw .database(operation: "outbox append", detail: "\(sequences.count) rows stored for \(events.count) events")
+        }
+        return zip(sequences, events).map { sequence, event in
+            OutboxRecord(
+                sequence: UInt64(sequence), queue: event.queue, messageId: event.messageId, profileId: event.profileId,
+                consent: event.consent, acceptedAt: event.acceptedAt ?? 0, payload: event.payload)
+        }
+    }
+
+    /// Inserts the events of `columns` in one statement.
+    /// - Returns: their sequence numbers, in the order of the events (increasing).
+    private static func insert(
+        _ columns: AppendColumns, connection: PostgresConnection, logger: Logger, schema: String
+    ) async throws -> [Int64] {
+        // `drawn` takes one number per event from the column's own sequence (bigserial), in any
+        // order; `numbered` hands them out in increasing order to the events in the order given
+        // (`position`), so the mapping does not depend on the order rows are inserted or
+        // returned in.
+        let rows = try await connection.query("""
+            WITH input AS (
+                SELECT * FROM unnest(\(columns.queues)::text[], \(columns.messageIds)::text[], \(columns.profileIds)::text[],
+                                     \(columns.hasProfile)::boolean[], \(columns.consents)::boolean[],
+                                     \(columns.acceptedAts)::double precision[], \(columns.payloads)::bytea[])
+                    WITH ORDINALITY AS e(queue, message_id, profile_id, has_profile, consent, accepted_at, payload, position)
+            ), drawn AS (
+                SELECT nextval('\(unescaped: schema).outbox_events_sequence_seq') AS sequence FROM input
+            ), numbered AS (
+                SELECT sequence, row_number() OVER (ORDER BY sequence) AS position FROM drawn
+            ), stored AS (
+                INSERT INTO \(unescaped: schema).outbox_events
+                    (sequence, queue, message_id, profile_id, consent, accepted_at, payload, bytes)
+                SELECT n.sequence, e.queue, e.message_id, CASE WHEN e.has_profile THEN e.profile_id END, e.consent,
+                       e.accepted_at, e.payload, octet_length(e.payload)
+                FROM input e JOIN numbered n ON n.position = e.position
+                RETURNING sequence
+            )
+            SELECT sequence FROM stored ORDER BY sequence
+            """, logger: logger)
+        var sequences: [Int64] = []
+        sequences.reserveCapacity(columns.queues.count)
+        for try await sequence in rows.decode(Int64.self) { sequences.append(sequence) }
+        return sequences
     }
 
     /// Claims at most `limit` (at least 1) of the oldest claimable events of `queue` (see the
@@ -353,5 +431,60 @@ public final class PostgresOutboxStore: SharedOutboxStore {
                 consent: consent, acceptedAt: acceptedAt, payload: Array(payload.readableBytesView)))
         }
         return records.sorted { $0.sequence < $1.sequence }
+    }
+}
+
+/// When an append checks the bounds: this store's events and time since its last check
+/// (``PostgresOutboxConfiguration/boundsCheckEvents``, ``PostgresOutboxConfiguration/boundsCheckInterval``).
+final class BoundsSchedule: Sendable {
+    private struct State {
+        var eventsSinceCheck = 0
+        var lastCheck: ContinuousClock.Instant?
+    }
+    private let state = Mutex(State())
+
+    /// True when an append of `count` events starting `now` must check the bounds.
+    func isDue(adding count: Int, at now: ContinuousClock.Instant, configuration: PostgresOutboxConfiguration) -> Bool {
+        state.withLock { state in
+            guard let lastCheck = state.lastCheck else { return true }
+            return state.eventsSinceCheck + count >= configuration.boundsCheckEvents
+                || now - lastCheck >= configuration.boundsCheckInterval
+        }
+    }
+
+    /// An append of `count` events started at `started` committed (and checked the bounds when
+    /// `checked`).
+    func committed(_ count: Int, checked: Bool, at started: ContinuousClock.Instant) {
+        state.withLock { state in
+            if checked {
+                state.eventsSinceCheck = 0
+                state.lastCheck = started
+            } else {
+                state.eventsSinceCheck += count
+            }
+        }
+    }
+}
+
+/// The events of one append transaction as the columns of its `unnest` (PostgresNIO binds arrays
+/// of non-optional values: a missing profile is `""` with `hasProfile` false).
+struct AppendColumns: Sendable {
+    let queues: [String]
+    let messageIds: [String]
+    let profileIds: [String]
+    let hasProfile: [Bool]
+    let consents: [Bool]
+    let acceptedAts: [Double]
+    let payloads: [ByteBuffer]
+
+    /// The columns of `events` (their `acceptedAt` set).
+    init(_ events: [OutboxEvent]) {
+        queues = events.map(\.queue.rawValue)
+        messageIds = events.map(\.messageId)
+        profileIds = events.map { $0.profileId ?? "" }
+        hasProfile = events.map { $0.profileId != nil }
+        consents = events.map(\.consent)
+        acceptedAts = events.map { $0.acceptedAt ?? 0 }
+        payloads = events.map { ByteBuffer(bytes: $0.payload) }
     }
 }

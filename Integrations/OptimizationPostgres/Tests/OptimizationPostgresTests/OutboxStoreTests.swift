@@ -172,7 +172,7 @@ func databaseClock(_ database: OptimizationDatabase) async throws -> Date {
             try await withDatabases(server, count: 1) { databases in
                 let reports = Mutex<[OutboxDropReport]>([])
                 let store = PostgresOutboxStore(database: databases[0], configuration: .init(
-                    maxEvents: 5, maxBytes: 400, onDrop: { report in reports.withLock { $0.append(report) } }))
+                    maxEvents: 5, maxBytes: 400, boundsCheckEvents: 1, onDrop: { report in reports.withLock { $0.append(report) } }))
                 try await store.append((0..<4).map { outboxEvent($0, profile: "p\($0 % 2)") })
                 try await store.append((4..<8).map { outboxEvent($0, profile: "p\($0 % 2)") })
                 #expect(try await store.depth() == 5)
