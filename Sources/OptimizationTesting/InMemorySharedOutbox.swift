@@ -58,7 +58,7 @@ public final class InMemorySharedOutbox: Sendable {
         table.withLock { $0.rows }
     }
 
-    /// How many ``SharedOutboxStore/append(_:)`` calls succeeded.
+    /// How many `SharedOutboxStore.append(_:)` calls succeeded.
     public var appendCalls: Int {
         table.withLock { $0.appendCalls }
     }

@@ -6,7 +6,7 @@ import EventOutbox
 ///
 /// **How events flow.** An event call that the Insights API must hear of stores the event in
 /// ``store`` before it returns (one commit per call). The event is not queued in memory by that
-/// call: every replica claims stored events in batches (``SharedOutboxStore/claim(queue:limit:)``)
+/// call: every replica claims stored events in batches (`SharedOutboxStore.claim(queue:limit:)`)
 /// as its delivery queues have room, sends them with the usual delivery rules (batches per
 /// profile, backoff, circuit breaker) and acknowledges each event once it has left the queue for
 /// good (delivered, or refused by the API), which deletes it from the store. The replica that
@@ -23,7 +23,7 @@ import EventOutbox
 ///
 /// **Leases.** Claimed events waiting in this replica's queues have their leases renewed every
 /// ``leaseRenewalInterval`` (keep it well below the store's lease duration). At shutdown the
-/// events still queued are given back (``SharedOutboxStore/release(_:)``) for another replica.
+/// events still queued are given back (`SharedOutboxStore.release(_:)`) for another replica.
 ///
 /// **Time.** The poll and renewal timers run on the service environment's clock.
 public struct SharedOutbox: Sendable {
