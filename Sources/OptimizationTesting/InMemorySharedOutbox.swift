@@ -18,6 +18,7 @@ public final class InMemorySharedOutbox: Sendable {
 
     /// A stored event and its lease.
     public struct Row: Sendable {
+        /// The stored event.
         public var record: OutboxRecord
         /// The replica holding it, while leased.
         public var owner: String?
