@@ -75,18 +75,28 @@ package final class OutboxLink: Sendable {
             }
             return .string(text + "]")
         }
-        try engine.register(BridgeContract.Native.outboxRemoved) { [outbox] arguments in
-            guard arguments.count >= 2, let text = arguments[1].stringValue,
-                  let ids = try? JSONValue(jsonText: text).arrayValue else { return .undefined }
-            outbox.acknowledge(messageIds: ids.compactMap(\.stringValue))
-            return .undefined
-        }
+        try Self.installRemovalReports(on: engine) { [outbox] ids, _ in _ = outbox.acknowledge(messageIds: ids) }
         try engine.register(BridgeContract.Native.outboxPurge) { [self] _ in
             do {
                 try outbox.purge()
             } catch {
                 logger.error("consent was withdrawn but the outbox could not be purged", metadata: ["error": "\(error)"])
             }
+            return .undefined
+        }
+    }
+
+    /// Registers `__nativeOutboxRemoved(queue, messageIdsJSON, reason)` on `engine`: `report`
+    /// gets the `messageId`s of the events that left a queue for good and the shared core's
+    /// reason, inside the engine call (malformed arguments are ignored). Used by this link and by
+    /// a service whose events are stored outside the engine (a shared outbox).
+    package static func installRemovalReports(
+        on engine: JavaScriptEngine, _ report: @escaping @Sendable (_ messageIds: [String], _ reason: String) -> Void
+    ) throws {
+        try engine.register(BridgeContract.Native.outboxRemoved) { arguments in
+            guard arguments.count >= 2, let text = arguments[1].stringValue,
+                  let ids = try? JSONValue(jsonText: text).arrayValue else { return .undefined }
+            report(ids.compactMap(\.stringValue), arguments.count >= 3 ? arguments[2].stringValue ?? "" : "")
             return .undefined
         }
     }

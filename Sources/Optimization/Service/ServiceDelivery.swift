@@ -46,14 +46,7 @@ final class ServiceDelivery: Sendable {
         for runtime in runtimes {
             do {
                 try link?.install(on: runtime.engine)
-                if let removals {
-                    try runtime.engine.register(BridgeContract.Native.outboxRemoved) { arguments in
-                        guard arguments.count >= 3, let text = arguments[1].stringValue, let reason = arguments[2].stringValue,
-                              let ids = try? JSONValue(jsonText: text).arrayValue else { return .undefined }
-                        removals(ids.compactMap(\.stringValue), reason)
-                        return .undefined
-                    }
-                }
+                if let removals { try OutboxLink.installRemovalReports(on: runtime.engine, removals) }
                 try runtime.engine.call(BridgeContract.Service.startDelivery)
             } catch {
                 throw .bridgeError("cannot start the service delivery queue: \(error)")
