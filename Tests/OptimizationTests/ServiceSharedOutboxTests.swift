@@ -99,6 +99,30 @@ struct ServiceSharedOutboxTests {
         }
     }
 
+    @Test func aLiveReplicaRenewsItsLeasesSoNoOtherReplicaTakesItsEventsOver() async throws {
+        let clock = ManualClock()
+        let outbox = InMemorySharedOutbox(clock: clock, leaseDuration: .seconds(30))
+        // A cannot deliver (nothing listens on port 1) but lives: its poll wakes renew its leases.
+        let replicaA = Self.service(
+            insightsBaseURL: "http://127.0.0.1:1/insights/", experienceBaseURL: "http://127.0.0.1:1/experience/",
+            store: outbox.store(replica: "a"), clock: clock)
+        try await replicaA.start()
+        for index in 0..<3 {
+            _ = try await replicaA.forRequest(RequestOptions(consent: true, profileId: "visitor"))
+                .trackClick(TrackClickPayload(componentId: "c\(index)"))
+        }
+        await replicaA.flush()
+        #expect(outbox.rows.allSatisfy { $0.owner == "a" })
+        for _ in 0..<20 {
+            clock.advance(by: .seconds(6))   // past a renewal interval (5 s) each time
+            await replicaA.flush()           // runs after the wake the advance caused
+        }
+        let store = outbox.store(replica: "b")
+        #expect(try await store.claim(queue: .insights, limit: 10).isEmpty, "120 s later A's leases are live: nothing to take over")
+        #expect(outbox.rows.count == 3 && outbox.rows.allSatisfy { $0.owner == "a" && $0.claims == 1 })
+        await replicaA.shutdown()
+    }
+
     @Test func whileTheStoreIsAwayEventsAreQueuedInMemoryAndTheStoreIsRetriedLater() async throws {
         try await withLocalAPIServer { server in
             let clock = ManualClock()
