@@ -3,6 +3,7 @@ import JavaScriptHost
 import Logging
 @testable import Optimization
 import OptimizationTesting
+import Synchronization
 import Testing
 
 /// `OptimizationService` and `forRequest`, against the local API server on the
@@ -367,6 +368,34 @@ struct ServiceTests {
             #expect(server.insightsEvents.count == 1, "shutdown flushed what was accepted")
             await #expect(throws: OptimizationError.shutDown) { try await service.forRequest(RequestOptions(consent: true)).page() }
             #expect(service.resolveOptimizedEntry(baseline: VisitorData.hero, selectedOptimizations: nil).entryId == VisitorData.heroBaselineID)
+        }
+    }
+
+    /// Fails by hanging (bounded by the time limit) if shutdown waits for a flush that ignores
+    /// its deadline, and on the `advanced` check if the deadline runs on real time.
+    @Test(.timeLimit(.minutes(10)))
+    func theShutdownFlushDeadlineIsATimerOnTheInjectedClock() async throws {
+        try await withLocalAPIServer { server in
+            // The flush's request hangs (the transport's own deadline is an hour away): only the
+            // shutdown's 10 s deadline, on the manual clock, lets shutdown go on.
+            server.enqueue(.hang, for: .insights)
+            let clock = ManualClock()
+            let logs = LogRecorder()
+            let service = makeService(server, clock: clock, logger: logs.logger, transportTimeoutMilliseconds: 3_600_000)
+            try await service.start()
+            try await service.forRequest(RequestOptions(consent: true, profileId: "p")).trackClick(TrackClickPayload(componentId: "c"))
+            let advanced = Atomic<Bool>(false)
+            let stopping = Task { () -> Bool in
+                await service.shutdown()
+                return advanced.load(ordering: .acquiring)
+            }
+            try await server.waitForRequests(count: 1, matching: .insights)
+            advanced.store(true, ordering: .releasing)
+            clock.advance(by: .seconds(10))
+            #expect(await stopping.value, "shutdown returned only once the deadline passed on the injected clock")
+            #expect(logs.all.contains { $0.level == .warning && $0.message.hasPrefix("shutdown flush did not finish in time") })
+            // Closing the transport after the deadline cancelled the hung request.
+            try await server.waitUntil(description: "the flush's connection closed") { $0.openConnectionCount == 0 }
         }
     }
 }

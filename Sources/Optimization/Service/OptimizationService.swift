@@ -99,7 +99,8 @@ public final class OptimizationService: Sendable {
         /// ``outboxDirectory`` there is always one.
         public var deliveryShards: Int?
         /// How long ``OptimizationService/shutdown()`` (and graceful shutdown of ``run()``) may
-        /// spend flushing what is queued. Default 10 s.
+        /// spend flushing what is queued, in the time of ``Environment/clock`` (a timer on it,
+        /// like every interval of the service). Default 10 s.
         public var shutdownFlushTimeout: Duration
         /// Where the durable outbox keeps accepted Insights events until they are delivered
         /// (the EventOutbox article “The durable outbox”); nil keeps them in memory only (lost if the process dies). One
@@ -385,7 +386,7 @@ public final class OptimizationService: Sendable {
             }
         }
         guard let running else { return }
-        let flushed = await Self.withDeadline(options.shutdownFlushTimeout) { await running.flush() }
+        let flushed = await withDeadline(options.shutdownFlushTimeout, on: environment.clock) { await running.flush() }
         if !flushed {
             environment.logger.warning(
                 running.sharedOutbox == nil
@@ -420,23 +421,6 @@ public final class OptimizationService: Sendable {
         case .running(let running): return running
         case .stopping, .stopped: throw .shutDown
         case .idle, .starting: throw .notInitialized
-        }
-    }
-
-    /// Runs `operation` but stops waiting for it after `timeout`; true when it finished.
-    static func withDeadline(_ timeout: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await operation()
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
         }
     }
 
