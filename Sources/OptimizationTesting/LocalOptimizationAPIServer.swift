@@ -131,11 +131,14 @@ public final class LocalOptimizationAPIServer: Sendable {
     /// Waits until at least `count` recorded requests match `matcher`, then returns all of those
     /// requests (in arrival order). Woken by the server on every request; returns at once when
     /// already satisfied.
-    /// - Throws: ``LocalAPIServerError/waitTimedOut(_:)`` after `timeout` (a failure bound, not a
-    ///   sleep), `CancellationError` when the task is cancelled.
+    /// - Parameter timeout: a failure bound, not a sleep. The default, ten minutes, only catches a
+    ///   hang: in a suite whose tests all run at once on a small machine, the task that sends the
+    ///   awaited request can be queued behind the other tests' work for more than a minute.
+    /// - Throws: ``LocalAPIServerError/waitTimedOut(_:)`` after `timeout`, `CancellationError`
+    ///   when the task is cancelled.
     @discardableResult
     public func waitForRequests(
-        count: Int, matching matcher: RequestMatcher = .any, timeout: Duration = .seconds(60)
+        count: Int, matching matcher: RequestMatcher = .any, timeout: Duration = .seconds(600)
     ) async throws -> [RecordedRequest] {
         let snapshot = try await state.wait(timeout: timeout, description: "\(count) request(s) matching \(matcher)") {
             $0.requests.lazy.filter(matcher.matches).count >= count
@@ -145,10 +148,12 @@ public final class LocalOptimizationAPIServer: Sendable {
 
     /// Waits until `condition` holds for the server's snapshot (re-checked on every request and
     /// connection change) and returns that snapshot.
+    /// - Parameter timeout: a failure bound, not a sleep; the default, ten minutes, only catches
+    ///   a hang (as for ``waitForRequests(count:matching:timeout:)``).
     /// - Throws: ``LocalAPIServerError/waitTimedOut(_:)`` after `timeout`, `CancellationError`.
     @discardableResult
     public func waitUntil(
-        timeout: Duration = .seconds(60), description: String = "condition",
+        timeout: Duration = .seconds(600), description: String = "condition",
         _ condition: @escaping @Sendable (LocalAPIServerSnapshot) -> Bool
     ) async throws -> LocalAPIServerSnapshot {
         try await state.wait(timeout: timeout, description: description, condition: condition)

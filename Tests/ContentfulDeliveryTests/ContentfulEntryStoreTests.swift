@@ -87,7 +87,9 @@ final class MemoryEntryStore: ContentfulEntryStore {
 
     /// Lets a held invalidation reach the rows.
     func releaseInvalidation() async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
+        // Only catches a hang: longer than a whole run of the suite, whose tests all start at once
+        // and can queue the invalidation's task behind every other test's work.
+        let deadline = ContinuousClock.now + .seconds(600)
         while ContinuousClock.now < deadline {
             if let continuation = invalidationGate.withLock({ gate -> CheckedContinuation<Void, Never>? in defer { gate = nil }; return gate }) {
                 continuation.resume()

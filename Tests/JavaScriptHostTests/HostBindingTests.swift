@@ -131,10 +131,12 @@ struct HostBindingTests {
     }
 
     private func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-        // Waits for a loopback-free, in-process task to finish (normally well under 10 ms); the
-        // 60 s bound only catches a hang (a starved test task on a busy machine can resume
-        // seconds late).
-        let deadline = ContinuousClock.now + .seconds(60)
+        // Waits for a loopback-free, in-process task to finish (normally well under 10 ms). The
+        // bound only catches a hang, so it is longer than a whole run of the suite: every test
+        // starts at once on a cooperative pool as wide as the machine's cores, and the task this
+        // waits for can be queued behind the work of every other test (over a minute on a busy
+        // 2-core machine).
+        let deadline = ContinuousClock.now + .seconds(600)
         while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         #expect(condition())
     }

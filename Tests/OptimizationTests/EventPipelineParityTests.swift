@@ -11,7 +11,7 @@ import Testing
 /// consent given) on a manual clock, against the same local API server. Each scenario is written
 /// once, in terms of ``PipelineFace``; where the faces differ by design the face says so by name
 /// (how a visitor withdraws).
-@Suite("One event pipeline on both faces", .timeLimit(.minutes(2)))
+@Suite("One event pipeline on both faces", .timeLimit(.minutes(10)))
 struct EventPipelineParityTests {
     @Test(arguments: PipelineFace.Kind.allCases, pipelineScenarios)
     fileprivate func bothFacesRunTheScenario(_ kind: PipelineFace.Kind, _ scenario: PipelineScenario) async throws {

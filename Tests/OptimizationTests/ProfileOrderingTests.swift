@@ -7,7 +7,7 @@ import Testing
 /// A service never runs two Experience calls for one profile at the same time (the API refuses
 /// concurrent work on a profile with 429 `ERR_PROFILE_OVERLOAD`), and retries that refusal
 /// within the call's budget.
-@Suite("Experience calls per profile", .timeLimit(.minutes(2)))
+@Suite("Experience calls per profile", .timeLimit(.minutes(10)))
 struct ProfileOrderingTests {
     /// A 429 `ERR_PROFILE_OVERLOAD` answer (Fixtures/experience-v2/error-profile-overload.json).
     static var overload: ScriptedResponse {

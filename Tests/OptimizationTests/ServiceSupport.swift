@@ -104,11 +104,18 @@ extension OptimizationService {
     var poolRuntimes: [OptimizationRuntime] { running?.pool.engines ?? [] }
 }
 
+/// How long a test waits for an in-process effect or a loopback answer before it calls the wait a
+/// hang. Longer than a whole run of the suite: every test starts at once on a cooperative pool
+/// as wide as the machine's cores, so the task a test waits for can be queued behind the work of
+/// every other test (over a minute on a busy 2-core machine). A wait that succeeds ends as soon
+/// as its condition holds; only a real hang waits this long.
+let hangBound: Duration = .seconds(600)
+
 /// Waits until `condition` holds: for effects inside this process that follow an answer the
-/// test already saw (a response being processed), never for a timer. The 60 s bound only
-/// catches a hang.
+/// test already saw (a response being processed), never for a timer. The bound,
+/// ``hangBound``, only catches a hang.
 func eventually(_ description: String, _ condition: @Sendable () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(60)
+    let deadline = ContinuousClock.now + hangBound
     while !condition() {
         guard ContinuousClock.now < deadline else {
             Issue.record("timed out waiting for: \(description)")
