@@ -36,7 +36,8 @@
 //   send(event, profile?)   enqueue (never sent synchronously) into the bucket of `profile` when
 //                       given (a process-wide queue of many visitors), else of getProfile(); arm the periodic timer; at ≥
 //                       flushThreshold queued events start a non-forced flush. After delivery was
-//                       disabled, events are discarded (debug-logged).
+//                       disabled, events are discarded (debug-logged); without an outbox, each is
+//                       also reported to onRemoved as "disabled" (its host stored it elsewhere).
 //   flush({force?}) → Promise   gate shouldSkip({force, isOnline}); held events join the current
 //                       profile's bucket; no batches ⇒ cancel the retry; else ONE POST with one
 //                       {profile, events} per profile id (map insertion order). A flush while one
@@ -299,6 +300,9 @@
       }
       if (disabledReason !== null) {
         host.log('debug', 'Insights delivery is disabled; an event was discarded.');
+        // With an outbox the event was not stored yet; without one, a host that stored it
+        // elsewhere (a shared outbox) learns it left this queue.
+        if (backlog === null) removed([event], 'disabled');
         return;
       }
       accept(event, explicitProfile);

@@ -249,6 +249,34 @@
     }
   });
 
+  jsTest('service: with a shared outbox, events queued, in flight and sent after a 401 are all reported as disabled', function () {
+    var removed = [];
+    globalThis.__nativeOutboxRemoved = function (queue, ids, reason) { removed.push([queue, JSON.parse(ids), reason]); };
+    function cleanUp() {
+      delete globalThis.__nativeOutboxRemoved;
+      __service.closeDelivery();
+    }
+    try {
+      __service.configure(settings({ api: { insightsBaseUrl: 'https://ins.test/' }, queuePolicy: { flush: { flushIntervalMs: 1000 } } }));
+      __service.startDelivery();
+      __testHost.fetchHandler = function () { return { status: 401, body: '{"message":"Unauthorized"}' }; };
+      var e = function (id) { return { type: 'component', messageId: id }; };
+      __service.enqueueInsights([{ profile: { id: 'a' }, event: e('1') }, { profile: { id: 'b' }, event: e('2') }]);
+      __service.flushInsights(false, 'f1');
+      return new Promise(function (resolve) { setTimeoutLike(resolve); }).then(function () {
+        assert.equal(__testHost.fetches.length, 1);
+        assert.deepEqual(removed, [['insights', ['1', '2'], 'disabled']]);
+        __service.enqueueInsights([{ profile: { id: 'a' }, event: e('3') }]);
+        assert.equal(__service.insightsSize(), 0, 'a disabled queue takes nothing');
+        assert.deepEqual(removed[1], ['insights', ['3'], 'disabled'], 'and says so, so the host can give the event back');
+        assert.equal(__testHost.fetches.length, 1);
+      }).finally(cleanUp);
+    } catch (error) {
+      cleanUp();
+      throw error;
+    }
+  });
+
   jsTest('service: events the durable outbox dropped leave the queue and are reported once as offlineDrop', function () {
     __service.configure(settings({ api: { insightsBaseUrl: 'https://ins.test/' } }));
     __service.startDelivery();

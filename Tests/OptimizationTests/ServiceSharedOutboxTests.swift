@@ -123,6 +123,47 @@ struct ServiceSharedOutboxTests {
         await replicaA.shutdown()
     }
 
+    @Test func aReplicaWhoseCredentialsAreRefusedGivesItsEventsBackAndClaimsNoMore() async throws {
+        try await withLocalAPIServer { refusing in
+            try await withLocalAPIServer { server in
+                let clock = ManualClock()
+                let outbox = InMemorySharedOutbox(clock: clock)
+                refusing.enqueue(.status(401, body: #"{"message":"Unauthorized"}"#), for: .insights)
+                let replicaA = Self.service(
+                    insightsBaseURL: refusing.insightsBaseURL, experienceBaseURL: refusing.experienceBaseURL,
+                    store: outbox.store(replica: "a"), clock: clock)
+                try await replicaA.start()
+                let track = { (service: OptimizationService, index: Int) in
+                    _ = try await service.forRequest(RequestOptions(consent: true, profileId: "visitor-\(index % 2)"))
+                        .trackClick(TrackClickPayload(componentId: "c\(index)"))
+                }
+                for index in 0..<3 { try await track(replicaA, index) }
+                await replicaA.flush()
+                #expect(refusing.requests(matching: .insights).count == 1)
+                #expect(outbox.rows.count == 3, "refused events are not deleted from the store")
+                #expect(outbox.rows.allSatisfy { $0.owner == nil }, "they are given back")
+                for index in 3..<5 { try await track(replicaA, index) }
+                await replicaA.flush()
+                #expect(outbox.rows.count == 5 && outbox.rows.allSatisfy { $0.owner == nil }, "A stores later events and claims none")
+                #expect(refusing.requests(matching: .insights).count == 1, "nothing is sent after the refusal")
+
+                let replicaB = Self.service(
+                    insightsBaseURL: server.insightsBaseURL, experienceBaseURL: server.experienceBaseURL,
+                    store: outbox.store(replica: "b"), clock: clock)
+                try await replicaB.start()
+                await replicaB.flush()
+                let delivered = Self.deliveredEvents(server)
+                for profile in ["visitor-0", "visitor-1"] {
+                    #expect(delivered.filter { $0.profile == profile }.map(\.componentId)
+                        == (0..<5).filter { "visitor-\($0 % 2)" == profile }.map { "c\($0)" }, "B delivered \(profile)'s events in order")
+                }
+                #expect(outbox.rows.isEmpty)
+                await replicaB.shutdown()
+                await replicaA.shutdown()
+            }
+        }
+    }
+
     @Test func whileTheStoreIsAwayEventsAreQueuedInMemoryAndTheStoreIsRetriedLater() async throws {
         try await withLocalAPIServer { server in
             let clock = ManualClock()

@@ -21,6 +21,12 @@ import EventOutbox
 /// are counted in `optimization_shared_outbox_events_total{result="memory"}` and logged once per
 /// outage at `warning`. Resolution never touches the store.
 ///
+/// **When the Insights API refuses the replica's credentials** (401, 403 or 404, which disables
+/// the service's Insights delivery and is reported on ``OptimizationService/queueEvents`` as
+/// `QueueEventType.deliveryDisabled`): the replica gives back every claimed event it held and claims none
+/// after, so stored events wait for a replica that can deliver them (or for the store's bounds,
+/// which report what they drop). Logged once at `error`.
+///
 /// **Leases.** Claimed events waiting in this replica's queues have their leases renewed every
 /// ``leaseRenewalInterval`` (keep it well below the store's lease duration). At shutdown the
 /// events still queued are given back (`SharedOutboxStore.release(_:)`) for another replica.

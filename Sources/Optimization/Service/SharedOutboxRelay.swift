@@ -41,6 +41,9 @@ final class SharedOutboxRelay: Sendable {
         var unavailableUntil: Double?
         var appendOutageLogged = false
         var workerOutageLogged = false
+        /// The Insights API refused this replica's credentials (401/403/404): it claims nothing
+        /// more and gives back what reaches its queues.
+        var deliveryDisabled = false
         var lastRenewal: Double
         var ticker: (any HostTimer)?
         var closed = false
@@ -122,16 +125,24 @@ final class SharedOutboxRelay: Sendable {
 
     /// Events that left a queue for good (`reason` as the shared core names it): a claimed one is
     /// acknowledged (deleted from the store), or given back when the queue only made room
-    /// (`capped`). Events the store never held (queued in memory during an outage) are ignored.
+    /// (`capped`) or Insights delivery is disabled (`disabled`: the API refused this replica's
+    /// credentials; another replica may deliver them, and this one claims nothing more). Events
+    /// the store never held (queued in memory during an outage) are ignored.
     func removed(_ messageIds: [String], reason: String) {
-        let any = state.withLock { state -> Bool in
+        let disabled = reason == "disabled"
+        let (any, firstDisabled) = state.withLock { state -> (Bool, Bool) in
             var any = false
             for id in messageIds {
                 guard let held = state.held.removeValue(forKey: id) else { continue }
-                if reason == "capped" { state.released.append(held.sequence) } else { state.acknowledged.append(held.sequence) }
+                if reason == "capped" || disabled { state.released.append(held.sequence) } else { state.acknowledged.append(held.sequence) }
                 any = true
             }
-            return any
+            let first = disabled && !state.deliveryDisabled
+            if disabled { state.deliveryDisabled = true }
+            return (any, first)
+        }
+        if firstDisabled {
+            logger.error("Insights delivery is disabled in this replica: it claims no more shared-outbox events and gives back the ones it held")
         }
         if any { requestWake() }
     }
@@ -224,7 +235,7 @@ final class SharedOutboxRelay: Sendable {
 
     /// One claim of what fits into the queues; true when more may be claimable and fit.
     private func claimRound() async -> Bool {
-        guard let delivery = state.withLock({ $0.closed ? nil : $0.delivery }) else { return false }
+        guard let delivery = state.withLock({ $0.closed || $0.deliveryDisabled ? nil : $0.delivery }) else { return false }
         let room = capacity - delivery.queuedCount
         guard room > 0 else { return false }
         let limit = min(room, max(1, configuration.claimBatchSize))
