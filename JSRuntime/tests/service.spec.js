@@ -222,7 +222,11 @@
     });
   });
 
-  jsTest('service: with only __nativeOutboxRemoved (a shared outbox) events stay in memory and every delivered one is reported', function () {
+  // The service's delivery queue as a shared outbox drives it: only __nativeOutboxRemoved is
+  // registered (the host stored the events), and the Insights API answers `response`.
+  // `body(removed, event)` returns a promise; `removed` collects [queue, ids, reason] reports and
+  // `event(id)` builds an event. The hook and the queue are gone once the promise settles.
+  function withSharedOutboxDelivery(response, body) {
     var removed = [];
     globalThis.__nativeOutboxRemoved = function (queue, ids, reason) { removed.push([queue, JSON.parse(ids), reason]); };
     function cleanUp() {
@@ -232,8 +236,16 @@
     try {
       __service.configure(settings({ api: { insightsBaseUrl: 'https://ins.test/' }, queuePolicy: { flush: { flushIntervalMs: 1000 } } }));
       __service.startDelivery();
-      __testHost.fetchHandler = function () { return { status: 200, body: '' }; };
-      var e = function (id) { return { type: 'component', messageId: id }; };
+      __testHost.fetchHandler = function () { return response; };
+      return body(removed, function (id) { return { type: 'component', messageId: id }; }).finally(cleanUp);
+    } catch (error) {
+      cleanUp();
+      throw error;
+    }
+  }
+
+  jsTest('service: with only __nativeOutboxRemoved (a shared outbox) events stay in memory and every delivered one is reported', function () {
+    return withSharedOutboxDelivery({ status: 200, body: '' }, function (removed, e) {
       __service.enqueueInsights([{ profile: { id: 'a' }, event: e('1') }, { profile: { id: 'b' }, event: e('2') }]);
       assert.equal(__service.insightsSize(), 2, 'kept in memory: nothing was appended through the engine');
       assert.deepEqual(removed, []);
@@ -242,25 +254,12 @@
         assert.equal(__testHost.fetches.length, 1);
         assert.equal(__service.insightsSize(), 0);
         assert.deepEqual(removed, [['insights', ['1', '2'], 'delivered']]);
-      }).finally(cleanUp);
-    } catch (error) {
-      cleanUp();
-      throw error;
-    }
+      });
+    });
   });
 
   jsTest('service: with a shared outbox, events queued, in flight and sent after a 401 are all reported as disabled', function () {
-    var removed = [];
-    globalThis.__nativeOutboxRemoved = function (queue, ids, reason) { removed.push([queue, JSON.parse(ids), reason]); };
-    function cleanUp() {
-      delete globalThis.__nativeOutboxRemoved;
-      __service.closeDelivery();
-    }
-    try {
-      __service.configure(settings({ api: { insightsBaseUrl: 'https://ins.test/' }, queuePolicy: { flush: { flushIntervalMs: 1000 } } }));
-      __service.startDelivery();
-      __testHost.fetchHandler = function () { return { status: 401, body: '{"message":"Unauthorized"}' }; };
-      var e = function (id) { return { type: 'component', messageId: id }; };
+    return withSharedOutboxDelivery({ status: 401, body: '{"message":"Unauthorized"}' }, function (removed, e) {
       __service.enqueueInsights([{ profile: { id: 'a' }, event: e('1') }, { profile: { id: 'b' }, event: e('2') }]);
       __service.flushInsights(false, 'f1');
       return new Promise(function (resolve) { setTimeoutLike(resolve); }).then(function () {
@@ -270,11 +269,8 @@
         assert.equal(__service.insightsSize(), 0, 'a disabled queue takes nothing');
         assert.deepEqual(removed[1], ['insights', ['3'], 'disabled'], 'and says so, so the host can give the event back');
         assert.equal(__testHost.fetches.length, 1);
-      }).finally(cleanUp);
-    } catch (error) {
-      cleanUp();
-      throw error;
-    }
+      });
+    });
   });
 
   jsTest('service: events the durable outbox dropped leave the queue and are reported once as offlineDrop', function () {
