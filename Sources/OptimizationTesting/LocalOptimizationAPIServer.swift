@@ -131,9 +131,12 @@ public final class LocalOptimizationAPIServer: Sendable {
     /// Waits until at least `count` recorded requests match `matcher`, then returns all of those
     /// requests (in arrival order). Woken by the server on every request; returns at once when
     /// already satisfied.
-    /// - Parameter timeout: a failure bound, not a sleep. The default, ten minutes, only catches a
-    ///   hang: in a suite whose tests all run at once on a small machine, the task that sends the
-    ///   awaited request can be queued behind the other tests' work for more than a minute.
+    /// - Parameters:
+    ///   - count: how many matching requests to wait for.
+    ///   - matcher: which requests count.
+    ///   - timeout: a failure bound, not a sleep. The default, ten minutes, only catches a hang: in
+    ///     a suite whose tests all run at once on a small machine, the task that sends the awaited
+    ///     request can be queued behind the other tests' work for more than a minute.
     /// - Throws: ``LocalAPIServerError/waitTimedOut(_:)`` after `timeout`, `CancellationError`
     ///   when the task is cancelled.
     @discardableResult
@@ -148,8 +151,11 @@ public final class LocalOptimizationAPIServer: Sendable {
 
     /// Waits until `condition` holds for the server's snapshot (re-checked on every request and
     /// connection change) and returns that snapshot.
-    /// - Parameter timeout: a failure bound, not a sleep; the default, ten minutes, only catches
-    ///   a hang (as for ``waitForRequests(count:matching:timeout:)``).
+    /// - Parameters:
+    ///   - timeout: a failure bound, not a sleep; the default, ten minutes, only catches a hang (as
+    ///     for ``waitForRequests(count:matching:timeout:)``).
+    ///   - description: names the condition in the timeout error.
+    ///   - condition: evaluated on the server's snapshot; true ends the wait.
     /// - Throws: ``LocalAPIServerError/waitTimedOut(_:)`` after `timeout`, `CancellationError`.
     @discardableResult
     public func waitUntil(
