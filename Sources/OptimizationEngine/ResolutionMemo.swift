@@ -155,7 +155,7 @@ private extension JSONValue {
     /// shared), so retaining it never touches the original's reference counts. The storage is
     /// allocated with room for at least 16 members, so its reference count does not share a
     /// cache line with small objects of another engine's thread allocated next to it.
-    package var withOwnTopLevel: JSONValue {
+    var withOwnTopLevel: JSONValue {
         switch self {
         case .array(let elements):
             return .array(Self.paddedCopy(elements))
@@ -167,7 +167,7 @@ private extension JSONValue {
         }
     }
 
-    package static func paddedCopy<Element>(_ elements: [Element]) -> [Element] {
+    static func paddedCopy<Element>(_ elements: [Element]) -> [Element] {
         var copy: [Element] = []
         copy.reserveCapacity(Swift.max(16, elements.count))
         copy.append(contentsOf: elements)
