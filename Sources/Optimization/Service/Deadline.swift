@@ -1,5 +1,4 @@
 import JavaScriptHost
-import Synchronization
 
 /// Runs `operation` in a task of its own and waits for it at most `timeout` of `clock`'s time
 /// (a timer on the clock, so a `ManualClock` decides when the deadline passes).
@@ -12,57 +11,17 @@ import Synchronization
 func withDeadline(
     _ timeout: Duration, on clock: any HostClock, _ operation: @escaping @Sendable () async -> Void
 ) async -> Bool {
-    let race = DeadlineRace()
-    return await withTaskCancellationHandler {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            race.wait(with: continuation)
-            Task {
-                await operation()
-                race.finish(true)
-            }
-            race.attach(clock.schedule(after: timeout) { race.finish(false) })
-        }
-    } onCancel: {
-        race.finish(false)
+    // The stream keeps the first outcome only: whichever of the operation and the timer ends first.
+    let (outcomes, sink) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingOldest(1))
+    let timer = clock.schedule(after: timeout) { sink.yield(false) }
+    defer {
+        timer.cancel()
+        sink.finish()
     }
-}
-
-/// The first of the operation, the timer and cancellation to finish decides the outcome.
-private final class DeadlineRace: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Bool, Never>?
-        var timer: (any HostTimer)?
-        /// The outcome, once decided (possibly before the continuation exists: cancellation).
-        var outcome: Bool?
+    Task {
+        await operation()
+        sink.yield(true)
     }
-
-    private let state = Mutex(State())
-
-    func wait(with continuation: CheckedContinuation<Bool, Never>) {
-        let decided = state.withLock { state -> Bool? in
-            if state.outcome == nil { state.continuation = continuation }
-            return state.outcome
-        }
-        if let decided { continuation.resume(returning: decided) }
-    }
-
-    func attach(_ timer: any HostTimer) {
-        let keep = state.withLock { state -> Bool in
-            guard state.outcome == nil else { return false }
-            state.timer = timer
-            return true
-        }
-        if !keep { timer.cancel() }
-    }
-
-    func finish(_ outcome: Bool) {
-        let (continuation, timer) = state.withLock { state -> (CheckedContinuation<Bool, Never>?, (any HostTimer)?) in
-            guard state.outcome == nil else { return (nil, nil) }
-            state.outcome = outcome
-            defer { state.continuation = nil; state.timer = nil }
-            return (state.continuation, state.timer)
-        }
-        timer?.cancel()
-        continuation?.resume(returning: outcome)
-    }
+    for await finished in outcomes { return finished }
+    return false  // the calling task was cancelled: the iteration ended without an outcome
 }
