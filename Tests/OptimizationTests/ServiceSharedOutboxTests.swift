@@ -23,6 +23,17 @@ struct ServiceSharedOutboxTests {
             environment: .init(clock: clock))
     }
 
+    /// An API base URL nothing listens on (port 1): requests to it fail at once.
+    static let unreachable = "http://127.0.0.1:1/"
+
+    /// One consented `trackClick` of component `c<index>` per index, by visitor `profile(index)`.
+    static func click(_ service: OptimizationService, _ indices: Range<Int>, profile: (Int) -> String) async throws {
+        for index in indices {
+            _ = try await service.forRequest(RequestOptions(consent: true, profileId: profile(index)))
+                .trackClick(TrackClickPayload(componentId: "c\(index)"))
+        }
+    }
+
     static func deliveredEvents(_ server: LocalOptimizationAPIServer) -> [(profile: String, componentId: String, messageId: String)] {
         server.insightsBatches.flatMap { batch in
             (batch["events"]?.arrayValue ?? []).map {
@@ -68,13 +79,10 @@ struct ServiceSharedOutboxTests {
             // Replica A cannot reach the Insights API and its clock stands still: it claims the
             // events, fails to send them and never renews their leases (as if it had died).
             let replicaA = Self.service(
-                insightsBaseURL: "http://127.0.0.1:1/insights/", experienceBaseURL: server.experienceBaseURL,
+                insightsBaseURL: Self.unreachable + "insights/", experienceBaseURL: server.experienceBaseURL,
                 store: outbox.store(replica: "a"), clock: ManualClock())
             try await replicaA.start()
-            for index in 0..<9 {
-                _ = try await replicaA.forRequest(RequestOptions(consent: true, profileId: "visitor-\(index % 2)"))
-                    .trackClick(TrackClickPayload(componentId: "c\(index)"))
-            }
+            try await Self.click(replicaA, 0..<9) { "visitor-\($0 % 2)" }
             await replicaA.flush()
             #expect(outbox.rows.count == 9)
             #expect(outbox.rows.allSatisfy { $0.owner == "a" }, "A claimed every event it stored")
@@ -104,13 +112,10 @@ struct ServiceSharedOutboxTests {
         let outbox = InMemorySharedOutbox(clock: clock, leaseDuration: .seconds(30))
         // A cannot deliver (nothing listens on port 1) but lives: its poll wakes renew its leases.
         let replicaA = Self.service(
-            insightsBaseURL: "http://127.0.0.1:1/insights/", experienceBaseURL: "http://127.0.0.1:1/experience/",
+            insightsBaseURL: Self.unreachable + "insights/", experienceBaseURL: Self.unreachable + "experience/",
             store: outbox.store(replica: "a"), clock: clock)
         try await replicaA.start()
-        for index in 0..<3 {
-            _ = try await replicaA.forRequest(RequestOptions(consent: true, profileId: "visitor"))
-                .trackClick(TrackClickPayload(componentId: "c\(index)"))
-        }
+        try await Self.click(replicaA, 0..<3) { _ in "visitor" }
         await replicaA.flush()
         #expect(outbox.rows.allSatisfy { $0.owner == "a" })
         for _ in 0..<20 {
@@ -133,16 +138,12 @@ struct ServiceSharedOutboxTests {
                     insightsBaseURL: refusing.insightsBaseURL, experienceBaseURL: refusing.experienceBaseURL,
                     store: outbox.store(replica: "a"), clock: clock)
                 try await replicaA.start()
-                let track = { (service: OptimizationService, index: Int) in
-                    _ = try await service.forRequest(RequestOptions(consent: true, profileId: "visitor-\(index % 2)"))
-                        .trackClick(TrackClickPayload(componentId: "c\(index)"))
-                }
-                for index in 0..<3 { try await track(replicaA, index) }
+                try await Self.click(replicaA, 0..<3) { "visitor-\($0 % 2)" }
                 await replicaA.flush()
                 #expect(refusing.requests(matching: .insights).count == 1)
                 #expect(outbox.rows.count == 3, "refused events are not deleted from the store")
                 #expect(outbox.rows.allSatisfy { $0.owner == nil }, "they are given back")
-                for index in 3..<5 { try await track(replicaA, index) }
+                try await Self.click(replicaA, 3..<5) { "visitor-\($0 % 2)" }
                 await replicaA.flush()
                 #expect(outbox.rows.count == 5 && outbox.rows.allSatisfy { $0.owner == nil }, "A stores later events and claims none")
                 #expect(refusing.requests(matching: .insights).count == 1, "nothing is sent after the refusal")
@@ -203,10 +204,7 @@ struct ServiceSharedOutboxTests {
                 insightsBaseURL: server.insightsBaseURL, experienceBaseURL: server.experienceBaseURL, store: outbox.store(replica: "a"),
                 clock: clock)
             try await service.start()
-            for index in 0..<6 {
-                _ = try await service.forRequest(RequestOptions(consent: true, profileId: index % 2 == 0 ? "alice" : "bob"))
-                    .trackClick(TrackClickPayload(componentId: "c\(index)"))
-            }
+            try await Self.click(service, 0..<6) { $0 % 2 == 0 ? "alice" : "bob" }
             #expect(try await service.eraseProfile("alice") == 3)
             #expect(outbox.rows.allSatisfy { $0.record.profileId == "bob" })
             await service.flush()
@@ -219,13 +217,10 @@ struct ServiceSharedOutboxTests {
         let clock = ManualClock()
         let outbox = InMemorySharedOutbox(clock: clock)
         let service = Self.service(
-            insightsBaseURL: "http://127.0.0.1:1/insights/", experienceBaseURL: "http://127.0.0.1:1/experience/",
+            insightsBaseURL: Self.unreachable + "insights/", experienceBaseURL: Self.unreachable + "experience/",
             store: outbox.store(replica: "a"), clock: clock)
         try await service.start()
-        for index in 0..<4 {
-            _ = try await service.forRequest(RequestOptions(consent: true, profileId: "visitor"))
-                .trackClick(TrackClickPayload(componentId: "c\(index)"))
-        }
+        try await Self.click(service, 0..<4) { _ in "visitor" }
         await service.flush()
         #expect(outbox.rows.allSatisfy { $0.owner == "a" })
         await service.shutdown()
