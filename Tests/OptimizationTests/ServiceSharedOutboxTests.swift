@@ -34,6 +34,19 @@ struct ServiceSharedOutboxTests {
         }
     }
 
+    /// Replica "a", started, that cannot reach the APIs, after it stored and claimed `count` clicks
+    /// of one visitor (it holds them all, undelivered).
+    static func replicaHoldingClicks(_ count: Int, outbox: InMemorySharedOutbox, clock: ManualClock) async throws -> OptimizationService {
+        let replica = service(
+            insightsBaseURL: unreachable + "insights/", experienceBaseURL: unreachable + "experience/",
+            store: outbox.store(replica: "a"), clock: clock)
+        try await replica.start()
+        try await click(replica, 0..<count) { _ in "visitor" }
+        await replica.flush()
+        #expect(outbox.rows.count == count && outbox.rows.allSatisfy { $0.owner == "a" }, "A claimed every event it stored")
+        return replica
+    }
+
     static func deliveredEvents(_ server: LocalOptimizationAPIServer) -> [(profile: String, componentId: String, messageId: String)] {
         server.insightsBatches.flatMap { batch in
             (batch["events"]?.arrayValue ?? []).map {
@@ -110,14 +123,8 @@ struct ServiceSharedOutboxTests {
     @Test func aLiveReplicaRenewsItsLeasesSoNoOtherReplicaTakesItsEventsOver() async throws {
         let clock = ManualClock()
         let outbox = InMemorySharedOutbox(clock: clock, leaseDuration: .seconds(30))
-        // A cannot deliver (nothing listens on port 1) but lives: its poll wakes renew its leases.
-        let replicaA = Self.service(
-            insightsBaseURL: Self.unreachable + "insights/", experienceBaseURL: Self.unreachable + "experience/",
-            store: outbox.store(replica: "a"), clock: clock)
-        try await replicaA.start()
-        try await Self.click(replicaA, 0..<3) { _ in "visitor" }
-        await replicaA.flush()
-        #expect(outbox.rows.allSatisfy { $0.owner == "a" })
+        // A cannot deliver but lives: its poll wakes renew its leases.
+        let replicaA = try await Self.replicaHoldingClicks(3, outbox: outbox, clock: clock)
         for _ in 0..<20 {
             clock.advance(by: .seconds(6))   // past a renewal interval (5 s) each time
             await replicaA.flush()           // runs after the wake the advance caused
@@ -216,13 +223,7 @@ struct ServiceSharedOutboxTests {
     @Test func stoppingGivesTheClaimedUndeliveredEventsBack() async throws {
         let clock = ManualClock()
         let outbox = InMemorySharedOutbox(clock: clock)
-        let service = Self.service(
-            insightsBaseURL: Self.unreachable + "insights/", experienceBaseURL: Self.unreachable + "experience/",
-            store: outbox.store(replica: "a"), clock: clock)
-        try await service.start()
-        try await Self.click(service, 0..<4) { _ in "visitor" }
-        await service.flush()
-        #expect(outbox.rows.allSatisfy { $0.owner == "a" })
+        let service = try await Self.replicaHoldingClicks(4, outbox: outbox, clock: clock)
         await service.shutdown()
         #expect(outbox.rows.count == 4, "undelivered events stay stored")
         #expect(outbox.rows.allSatisfy { $0.owner == nil }, "and are claimable by another replica at once")
