@@ -21,10 +21,13 @@
 // `blocked` lists the reports ({reason: "consent", method, args}) the host publishes.
 // `__optimization.commitRequestReplay(requestEvents, replay, request)` → Promise<{accepted,
 // experience?, blocked}> | Error: what a browser does with the handoff, for hosts that stand in
-// for it: the replay's events, unchanged (same messageIds), in one upsert that is stored (no
-// preflight). The replay must be {routeKey starting with "/", events: 1…200 objects, at most 50
-// identify, the last a page, the others identify or track}, else an Error; when the request may
-// not send `page` now, nothing is sent and the page is reported blocked.
+// for it: the replay's events in one upsert that is stored (no preflight), each gated and stamped
+// by the consent of the request that commits it, not the one that prepared it. The replay must
+// be {routeKey starting with "/", events: 1…200 objects, at most 50 identify, the last a page,
+// the others identify or track}, else an Error. Each event the request may not send now is
+// reported blocked and left out; each event it may send keeps its messageId and payload, with
+// context.gdpr.isConsentGiven = (the committing request's consent === true). When no event is
+// admitted nothing is sent ({accepted: false, blocked}).
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('service/request-handoff.js', {
@@ -114,17 +117,35 @@
     return null;
   }
 
+  // The event as the committing request may send it: a copy whose context.gdpr.isConsentGiven
+  // is that request's consent (the handoff's stamp is from the page that prepared it).
+  function stampedWithConsent(event, consent) {
+    var copy = Object.assign({}, event);
+    var context = isRecord(event.context) ? Object.assign({}, event.context) : {};
+    context.gdpr = { isConsentGiven: consent === true };
+    copy.context = context;
+    return copy;
+  }
+
   function commitRequestReplay(requestEvents, replay, request) {
     var problem = invalidReplay(replay);
     if (problem !== null) return new Error('commitReplay needs ' + problem + '.');
     var scope = requestEvents.scopeOf(request);
-    if (!requestEvents.admits('page', scope)) {
-      requestEvents.block('page', {});
-      return { accepted: false, blocked: [{ reason: 'consent', method: 'page', args: [{}] }] };
+    var admitted = [];
+    var blocked = [];
+    for (var i = 0; i < replay.events.length; i++) {
+      var event = replay.events[i];
+      if (!requestEvents.admits(event.type, scope)) {
+        requestEvents.block(event.type, event);
+        blocked.push({ reason: 'consent', method: event.type, args: [event] });
+        continue;
+      }
+      admitted.push(stampedWithConsent(event, scope.consent));
     }
+    if (admitted.length === 0) return { accepted: false, blocked: blocked };
     var commit = Object.assign({}, scope, { preflight: false });
-    return requestEvents.upsert(replay.events, commit).then(function (outcome) {
-      return { accepted: true, experience: outcome, blocked: [] };
+    return requestEvents.upsert(admitted, commit).then(function (outcome) {
+      return { accepted: true, experience: outcome, blocked: blocked };
     });
   }
 

@@ -115,7 +115,7 @@
     });
   });
 
-  jsTest('commit: the replay\'s events go out unchanged in one stored upsert; a malformed replay is refused', function () {
+  jsTest('commit: with the same consent the replay\'s events go out unchanged in one stored upsert; a malformed replay is refused', function () {
     answerWith('p-1');
     var replay;
     return prepare({}, { routeKey: '/', initialEvents: [{ type: 'track', event: 'arrived' }] }, { consent: true, profile: { id: 'p-1' } }).then(function (result) {
@@ -132,6 +132,49 @@
       assert.ok(bad instanceof Error && /followed by one page event/.test(bad.message), String(bad));
       var refused = ns.commitRequestReplay(pipeline({ allowedEventTypes: [] }), replay, { consent: false });
       assert.equal(refused.accepted, false);
+    });
+  });
+
+  jsTest('commit: each event is gated and stamped by the consent of the committing request, not the preparing one', function () {
+    answerWith('p-1');
+    var replay;
+    return prepare({}, { routeKey: '/', initialEvents: [{ type: 'identify', userId: 'u-1' }, { type: 'track', event: 'a' }, { type: 'track', event: 'b' }] },
+      { consent: true, profile: { id: 'p-1' } }).then(function (result) {
+      replay = result.handoff.replay;
+      assert.deepEqual(replay.events.map(function (e) { return e.context.gdpr.isConsentGiven; }), [true, true, true, true]);
+      __testHost.fetches = [];
+      // The visitor declined between the page and the commit: identify and page stay allowed
+      // (the allow-list), the tracks are refused.
+      return ns.commitRequestReplay(pipeline(), replay, { consent: false, profile: { id: 'p-1' } });
+    }).then(function (committed) {
+      assert.equal(committed.accepted, true);
+      assert.deepEqual(committed.blocked.map(function (b) { return b.method; }), ['track', 'track']);
+      assert.equal(__testHost.fetches.length, 1);
+      var sent = JSON.parse(__testHost.fetches[0].body).events;
+      assert.deepEqual(sent.map(function (e) { return e.type; }), ['identify', 'page']);
+      assert.deepEqual(sent.map(function (e) { return e.messageId; }), [replay.events[0].messageId, replay.events[3].messageId]);
+      sent.forEach(function (e) { assert.equal(e.context.gdpr.isConsentGiven, false, 'stamped with the consent at commit'); });
+      assert.equal(replay.events[0].context.gdpr.isConsentGiven, true, 'the handoff itself is not mutated');
+      __testHost.fetches = [];
+      // Consent unset and a strict allow-list: nothing is admitted, nothing is sent.
+      var refused = ns.commitRequestReplay(pipeline({ allowedEventTypes: [] }), replay, { profile: { id: 'p-1' } });
+      assert.equal(refused.accepted, false);
+      assert.deepEqual(refused.blocked.map(function (b) { return b.method; }), ['identify', 'track', 'track', 'page']);
+      assert.equal(__testHost.fetches.length, 0);
+    });
+  });
+
+  jsTest('commit: a forged replay stamped as consented is re-stamped with the committing request\'s consent', function () {
+    answerWith('p-1');
+    var forged = { routeKey: '/', events: [
+      { type: 'track', event: 'x', messageId: 'm-1', context: { gdpr: { isConsentGiven: true } } },
+      { type: 'page', messageId: 'm-2', context: { gdpr: { isConsentGiven: true }, userAgent: 'ua' } },
+    ] };
+    return Promise.resolve(ns.commitRequestReplay(pipeline(), forged, { profile: { id: 'p-1' } })).then(function (committed) {
+      assert.deepEqual(committed.blocked.map(function (b) { return b.method; }), ['track']);
+      var sent = JSON.parse(__testHost.fetches[0].body).events;
+      assert.deepEqual(sent.map(function (e) { return e.messageId; }), ['m-2']);
+      assert.deepEqual(sent[0].context, { gdpr: { isConsentGiven: false }, userAgent: 'ua' });
     });
   });
 

@@ -73,6 +73,37 @@ struct RequestHandoffTests {
         }
     }
 
+    @Test func theCommittingRequestsConsentGatesAndStampsEachReplayedEvent() async throws {
+        try await withLocalAPIServer { server in
+            let service = Self.service(server)
+            try await service.start()
+            var blocked = StreamProbe(service.blockedEvents) { service.blockedEventBroadcaster.yieldedCount }
+            let (handoff, _) = try await service.forRequest(RequestOptions(consent: true))
+                .prepareRequestHandoff(routeKey: "/", initialEvents: [.track(event: "arrived"), .track(event: "clicked")])
+            let replay = try #require(handoff.replay)
+            // The visitor declined between the page and the browser's commit.
+            let declined = service.forRequest(RequestOptions(consent: false, profileId: handoff.profileId))
+            let committed = try await declined.commitReplay(replay)
+            // A replay forged as consented, committed by a visitor who never answered.
+            var forged = replay.events
+            forged[0] = ["type": "track", "event": "forged", "messageId": "forged-1", "context": ["gdpr": ["isConsentGiven": true]]]
+            let unset = try await service.forRequest(RequestOptions(profileId: handoff.profileId))
+                .commitReplay(.init(routeKey: "/", events: forged))
+            await service.shutdown()
+            #expect(committed.outcome == .delivered)
+            #expect(unset.outcome == .delivered)
+            let commits = server.requests(matching: .experience).filter { $0.queryValue("type") == nil }
+            #expect(commits.count == 2)
+            for commit in commits {
+                let events = try #require(commit.json?["events"]?.arrayValue)
+                #expect(events.compactMap { $0["type"]?.stringValue } == ["page"], "only the allow-listed page leaves")
+                #expect(events.map { $0["context"]?["gdpr"]?["isConsentGiven"] } == [.bool(false)])
+                #expect(events.first?["messageId"] == replay.events.last?["messageId"])
+            }
+            #expect(await blocked.newElements().map(\.method) == ["track", "track", "track", "track"])
+        }
+    }
+
     @Test func aPageTheRequestMayNotSendGivesAHandoffWithoutReplayOrCall() async throws {
         try await withLocalAPIServer { server in
             let service = Self.service(server, allowedEventTypes: [])

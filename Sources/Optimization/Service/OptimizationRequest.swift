@@ -205,11 +205,21 @@ public final class OptimizationRequest: Sendable {
         return (handoff, data)
     }
 
-    /// Commits a handoff's replay as the browser does: its events, unchanged (same message
-    /// ids), in one stored Experience call for this request's visitor; the answer is adopted.
-    /// For hosts that stand in for a browser (tests, server-to-server flows).
-    /// - Returns: what the call did: `.blocked(.consent)` when the request may not send `page`
-    ///   now (nothing is sent), otherwise the Experience call's outcome.
+    /// Commits a handoff's replay as the browser does: in one stored Experience call for this
+    /// request's visitor; the answer is adopted. For hosts that stand in for a browser (tests,
+    /// server-to-server flows).
+    ///
+    /// **Consent is this request's.** Each event is gated by the consent and allow-list of the
+    /// request that commits it, not of the one that prepared the handoff: an event it may not
+    /// send is reported on the blocked-event stream and left out; an event it may send keeps
+    /// its message id and payload, and its `context.gdpr.isConsentGiven` is re-stamped with this
+    /// request's consent. So a visitor who declined after the page was rendered sends no
+    /// `track` event, and a replay forged as consented is sent as what it is.
+    ///
+    /// The replay is not authenticated here: a host that accepts replays from a browser must
+    /// commit only one it issued, for the visitor it issued it to, once.
+    /// - Returns: what the call did: `.blocked(.consent)` when no event may be sent now (nothing
+    ///   is sent), otherwise the Experience call's outcome.
     /// - Throws: `OptimizationError.bridgeError(_:)` for a replay that is not `identify`/`track`
     ///   events followed by one `page` event (1…200 events, at most 50 `identify`, a route key
     ///   starting with `/`); `OptimizationError.shutDown` after shutdown.
@@ -226,10 +236,10 @@ public final class OptimizationRequest: Sendable {
         else {
             return EventResult(outcome: .timedOut(after: budget))
         }
-        guard exchange.answer["accepted"]?.boolValue == true else {
-            for blocked in exchange.answer["blocked"]?.value.arrayValue ?? [] { report(blocked: blocked, method: "page") }
-            return EventResult(outcome: .blocked(.consent))
+        for blocked in exchange.answer["blocked"]?.value.arrayValue ?? [] {
+            report(blocked: blocked, method: blocked["method"]?.stringValue ?? "page")
         }
+        guard exchange.answer["accepted"]?.boolValue == true else { return EventResult(outcome: .blocked(.consent)) }
         let (outcome, data) = experienceOutcome(of: exchange.experience, method: "commitReplay", started: exchange.started) ?? (.accepted, nil)
         return EventResult(outcome: outcome, event: replay.events.last, data: data)
     }
