@@ -168,6 +168,27 @@ struct ServiceBacklogWindowTests {
         await again.shutdown()
     }
 
+    @Test func anErasedProfileIsNotRefilledFromDiskIntoTheWindow() async throws {
+        let directory = ServiceOutboxTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withLocalAPIServer { server in
+            server.enqueue(contentsOf: Array(repeating: .status(503), count: 100), for: .insights)
+            let service = Self.service(server, outbox: directory, window: 40)
+            try await service.start()
+            let erased = service.forRequest(RequestOptions(consent: true, profileId: "erased"))
+            for index in 0..<150 { #expect(try await erased.trackClick(TrackClickPayload(componentId: "e\(index)")).accepted) }
+            let kept = service.forRequest(RequestOptions(consent: true, profileId: "kept"))
+            for index in 0..<5 { #expect(try await kept.trackClick(TrackClickPayload(componentId: "k\(index)")).accepted) }
+            #expect(try await service.eraseProfile("erased") == 150)
+            server.clearScript()  // the API is back
+            for _ in 0..<10 { await service.flush() }
+            await service.shutdown()
+            let delivered = Self.deliveredComponents(server)
+            #expect(delivered.filter { $0.hasPrefix("e") }.isEmpty, "no event of the erased profile leaves")
+            #expect(delivered.filter { $0.hasPrefix("k") } == (0..<5).map { "k\($0)" })
+        }
+    }
+
     @Test func eventsTheOutboxBoundsDropAreAcknowledgedAndNeverSentAfterARestart() async throws {
         let directory = ServiceOutboxTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -104,7 +104,7 @@ final class ServiceDelivery: Sendable {
         let itemsText = "[" + items.map(\.jsonText).joined(separator: ",") + "]"
         let result = engine.withExclusiveAccess { () -> Result<Int, OptimizationError> in
             do {
-                return .success(Int(try engine.call(BridgeContract.Service.enqueueInsights, .json(itemsText)).numberValue ?? 0))
+                return .success(try engine.call(BridgeContract.Service.enqueueInsights, .json(itemsText)).numberValue.flatMap { Int(clampingJavaScriptNumber: $0) } ?? 0)
             } catch JavaScriptError.engineClosed {
                 return .failure(.notInitialized)
             } catch {
@@ -123,18 +123,24 @@ final class ServiceDelivery: Sendable {
     func eraseProfileInMemory(_ profileId: String) -> Int {
         let shard = shard(for: profileId)
         try? shard.drain()
-        return (try? shard.runtime.engine.call(BridgeContract.Service.eraseInsightsProfile, .string(profileId)).numberValue).map { Int($0) } ?? 0
+        return (try? shard.runtime.engine.call(BridgeContract.Service.eraseInsightsProfile, .string(profileId)).numberValue).flatMap { Int(clampingJavaScriptNumber: $0) } ?? 0
     }
 
-    /// Removes one profile's queued events from memory and from the outbox on disk.
+    /// Removes one profile's queued events from the outbox on disk, then from memory.
+    ///
+    /// The disk goes first: removing events from memory refills the queue's window from disk,
+    /// which would otherwise bring the profile's stored events back into memory.
+    /// - Returns: how many were removed (with an outbox: how many it held, memory's being copies).
     func eraseProfile(_ profileId: String) throws(OptimizationError) -> Int {
-        let inMemory = eraseProfileInMemory(profileId)
-        guard let outbox else { return inMemory }
+        guard let outbox else { return eraseProfileInMemory(profileId) }
+        let stored: Int
         do {
-            return try outbox.eraseProfile(profileId)
+            stored = try outbox.eraseProfile(profileId)
         } catch {
             throw .bridgeError("the outbox could not erase the profile's events: \(error)")
         }
+        _ = eraseProfileInMemory(profileId)
+        return stored
     }
 
     /// Sends what every shard has queued (a forced flush ignores backoff and an open circuit) and
@@ -184,7 +190,7 @@ final class ServiceDelivery: Sendable {
     var queuedCount: Int {
         shards.reduce(0) { total, shard in
             try? shard.drain()
-            return total + ((try? shard.runtime.engine.call(BridgeContract.Service.insightsSize).numberValue).map { Int($0) } ?? 0)
+            return total + ((try? shard.runtime.engine.call(BridgeContract.Service.insightsSize).numberValue).flatMap { Int(clampingJavaScriptNumber: $0) } ?? 0)
         }
     }
 
