@@ -19,7 +19,10 @@
 //       plus its builder.
 //   checkApiVersion(method, apiVersion) → Error | null
 //   Types of a rule: "string", "number", "boolean", "object", "stringArray", "count" (an integer
-//       ≥ 0), "entityKind" (Experience, Fragment, InlineFragment or InlineComponent).
+//       ≥ 0), "whole" (an integer ≥ 0 named "a number" when missing or not a number), "entityKind"
+//       (Experience, Fragment, InlineFragment or InlineComponent). Every duration and index an
+//       event carries is a count or whole: a number that is negative, fractional or not finite
+//       fails with `<method> payload "<key>" must be an integer ≥ 0.` before anything is built.
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('core/payload-rules.js', { provides: ['payloadRules'] });
@@ -28,13 +31,18 @@
     return typeof value === 'object' && value !== null && !Array.isArray(value);
   }
 
+  function isCount(v) {
+    return typeof v === 'number' && Math.floor(v) === v && v >= 0 && isFinite(v);
+  }
+
   var TYPES = {
     string: function (v) { return typeof v === 'string'; },
     number: function (v) { return typeof v === 'number'; },
     boolean: function (v) { return typeof v === 'boolean'; },
     object: isRecord,
     stringArray: function (v) { return Array.isArray(v) && v.every(function (e) { return typeof e === 'string'; }); },
-    count: function (v) { return typeof v === 'number' && Math.floor(v) === v && v >= 0 && isFinite(v); },
+    count: isCount,
+    whole: isCount,
     entityKind: function (v) { return ENTITY_KINDS.indexOf(v) !== -1; },
   };
 
@@ -44,7 +52,7 @@
   // How a message names each type.
   var TYPE_NAMES = {
     string: 'a string', number: 'a number', boolean: 'a boolean', object: 'an object', stringArray: 'an array of strings',
-    count: 'an integer ≥ 0', entityKind: 'one of ' + ENTITY_KINDS.join(', '),
+    count: 'an integer ≥ 0', whole: 'a number', entityKind: 'one of ' + ENTITY_KINDS.join(', '),
   };
 
   function validate(method, payload, rules) {
@@ -53,6 +61,9 @@
       var key = rules[i][0];
       var type = rules[i][1];
       var value = payload[key];
+      if (value !== undefined && typeof value === 'number' && (type === 'count' || type === 'whole') && !isCount(value)) {
+        return new Error(method + ' payload "' + key + '" must be an integer ≥ 0.');
+      }
       if (rules[i][2]) {
         if (!TYPES[type](value)) return new Error(method + ' payload must include ' + TYPE_NAMES[type] + ' "' + key + '".');
       } else if (value !== undefined && !TYPES[type](value)) {
@@ -67,28 +78,28 @@
   var SCREEN = [['name', 'string', true], ['properties', 'object', false], ['routeKey', 'string', false]];
   var TRACK = [['event', 'string', true], ['properties', 'object', false]];
   var TRACK_VIEW = [
-      ['componentId', 'string', true], ['viewId', 'string', true], ['variantIndex', 'number', true],
-      ['viewDurationMs', 'number', true], ['experienceId', 'string', false], ['optimizationContextId', 'string', false],
+      ['componentId', 'string', true], ['viewId', 'string', true], ['variantIndex', 'whole', true],
+      ['viewDurationMs', 'whole', true], ['experienceId', 'string', false], ['optimizationContextId', 'string', false],
       ['sticky', 'boolean', false], ['stickyTrackingKey', 'string', false],
   ];
   var TRACK_CLICK = [
-      ['componentId', 'string', true], ['variantIndex', 'number', true],
+      ['componentId', 'string', true], ['variantIndex', 'whole', true],
       ['experienceId', 'string', false], ['optimizationContextId', 'string', false],
   ];
   var TRACK_HOVER = [
-      ['componentId', 'string', true], ['hoverId', 'string', true], ['hoverDurationMs', 'number', true],
-      ['variantIndex', 'number', false], ['experienceId', 'string', false], ['optimizationContextId', 'string', false],
+      ['componentId', 'string', true], ['hoverId', 'string', true], ['hoverDurationMs', 'whole', true],
+      ['variantIndex', 'whole', false], ['experienceId', 'string', false], ['optimizationContextId', 'string', false],
   ];
   var TRACK_FLAG_VIEW = [
-      ['componentId', 'string', true], ['experienceId', 'string', false], ['variantIndex', 'number', false],
-      ['viewId', 'string', false], ['viewDurationMs', 'number', false],
+      ['componentId', 'string', true], ['experienceId', 'string', false], ['variantIndex', 'whole', false],
+      ['viewId', 'string', false], ['viewDurationMs', 'whole', false],
   ];
 
   // The Experiences (ExO) node events of API v2: the entity, then what the event adds.
   var NODE = [
     ['entityId', 'string', true], ['entityKind', 'entityKind', true], ['entityKindId', 'string', false],
     ['optimizationId', 'string', false], ['parentExperienceId', 'string', false], ['variantId', 'string', false],
-    ['entryIds', 'stringArray', false], ['parameters', 'object', false], ['variantIndex', 'number', false],
+    ['entryIds', 'stringArray', false], ['parameters', 'object', false], ['variantIndex', 'whole', false],
   ];
   var TRACK_NODE_VIEW = NODE.concat([['viewId', 'string', true], ['viewDurationMs', 'count', true]]);
   var TRACK_NODE_CLICK = NODE;

@@ -63,4 +63,31 @@
     assert.equal(events({ allowedEventTypes: ['component'] }).run('trackNodeView', VIEW, { profile: PROFILE }).accepted, true);
     assert.equal(events({ allowedEventTypes: ['component'] }).run('trackNodeClick', { entityId: 'e', entityKind: 'Fragment' }, { profile: PROFILE }).accepted, false);
   });
+
+  jsTest('every duration and index an event carries must be an integer >= 0: negative, fractional and infinite values are refused before anything is built', function () {
+    var rules = globalThis.__optimization.payloadRules;
+    var base = {
+      trackView: { componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 0 },
+      trackClick: { componentId: 'c', variantIndex: 0 },
+      trackHover: { componentId: 'c', hoverId: 'h', hoverDurationMs: 0, variantIndex: 0 },
+      trackFlagView: { componentId: 'c', variantIndex: 0, viewDurationMs: 0 },
+      trackNodeView: { entityId: 'e', entityKind: 'Experience', viewId: 'v', viewDurationMs: 0, variantIndex: 0 },
+      trackNodeClick: { entityId: 'e', entityKind: 'Experience', variantIndex: 0 },
+      trackNodeHover: { entityId: 'e', entityKind: 'Experience', hoverId: 'h', hoverDurationMs: 0, variantIndex: 0 },
+    };
+    Object.keys(base).forEach(function (method) {
+      var entry = rules.EVENT_METHODS[method];
+      assert.equal(rules.validate(method, base[method], entry.rules), null, method + ' valid');
+      ['variantIndex', 'viewDurationMs', 'hoverDurationMs'].forEach(function (key) {
+        if (!(key in base[method])) return;
+        [-1, -0.001, 0.5, Infinity, -Infinity, NaN].forEach(function (bad) {
+          var payload = Object.assign({}, base[method]);
+          payload[key] = bad;
+          var error = rules.validate(method, payload, entry.rules);
+          assert.ok(error instanceof Error, method + ' ' + key + '=' + bad + ' refused');
+          assert.equal(error.message, method + ' payload "' + key + '" must be an integer \u2265 0.');
+        });
+      });
+    });
+  });
 })();

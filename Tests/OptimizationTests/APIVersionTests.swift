@@ -209,6 +209,61 @@ struct APIVersionTests {
         }
     }
 
+    /// Every duration and index an event carries is an integer ≥ 0: a negative or out-of-range
+    /// one fails the call before anything is queued, in both faces (API v2 refuses them).
+    @Test(arguments: Face.allCases)
+    func negativeDurationsAndIndexesFailTheCallAndNothingIsSent(_ face: Face) async throws {
+        try await withLocalAPIServer { server in
+            let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
+            let config = OptimizationConfig(clientId: "tenant-1", environment: "master", apiVersion: .v2, api: api)
+            let node = ExperienceNode(entityId: "experience-123", entityKind: .experience)
+            let negativeIndex = ExperienceNode(entityId: "experience-123", entityKind: .experience, variantIndex: -1)
+            let calls: [@Sendable (any EventRecording) async throws -> EventResult] = [
+                { try await $0.trackNodeView(node, viewId: "v", viewDuration: .milliseconds(-1)) },
+                { try await $0.trackNodeHover(node, hoverId: "h", hoverDuration: .milliseconds(-5)) },
+                { try await $0.trackNodeClick(negativeIndex) },
+                { try await $0.trackHover(componentId: "c", hoverId: "h", hoverDuration: .milliseconds(-1)) },
+                { try await $0.trackClick(TrackClickPayload(componentId: "c", variantIndex: -2)) },
+                { try await $0.trackView(TrackViewPayload(componentId: "c", viewId: "v", variantIndex: -1, viewDuration: .zero)) },
+                { try await $0.trackFlagView(componentId: "flag", variantIndex: -1) },
+            ]
+            func refusals(_ recorder: any EventRecording) async -> [String] {
+                var messages: [String] = []
+                for call in calls {
+                    do {
+                        _ = try await call(recorder)
+                        Issue.record("\(face): a negative duration or index was accepted")
+                    } catch let error as OptimizationError {
+                        if case .bridgeError(let message) = error { messages.append(message) } else { Issue.record("\(error)") }
+                    } catch {
+                        Issue.record("\(error)")
+                    }
+                }
+                return messages
+            }
+            let messages: [String]
+            switch face {
+            case .client:
+                var consented = config
+                consented.defaults = StorageDefaults(consent: true, profile: ["id": "p-1"])
+                let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
+                try client.initialize(config: consented)
+                defer { client.destroy() }
+                messages = await refusals(client)
+                try await client.flush()
+            case .service:
+                let service = OptimizationService(config: config, options: .init(engines: 1), environment: .init(clock: ManualClock()))
+                try await service.start()
+                messages = await refusals(service.forRequest(RequestOptions(consent: true, profileId: "p-1")))
+                #expect(service.queuedEventCount == 0)
+                await service.shutdown()
+            }
+            #expect(messages.count == calls.count)
+            #expect(messages.allSatisfy { $0.contains("must be an integer ≥ 0") }, "\(messages)")
+            #expect(server.requests(matching: .insights).isEmpty)
+        }
+    }
+
     @Test func theDefaultsFollowTheInitializer() {
         #expect(OptimizationConfig(spaceId: "s").apiVersion == .v2)
         #expect(OptimizationConfig(clientId: "c").apiVersion == .v1)

@@ -24,7 +24,9 @@ public protocol EventRecording: Sendable {
     /// - Returns: what the call did (blocked, accepted, delivered, refused, …).
     /// - Throws: `OptimizationError` when the call could not be made at all (not initialized,
     ///   shut down, an invalid payload, a missing profile id, an event the outbox could not
-    ///   store).
+    ///   store). Every duration and index an event carries (`variantIndex`, `viewDurationMs`,
+    ///   `hoverDurationMs`) must be an integer ≥ 0: another value fails the call with
+    ///   `OptimizationError.bridgeError(_:)` naming the field, before anything is queued.
     func record(_ method: EventMethod, payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> EventResult
 }
 
@@ -94,7 +96,8 @@ extension EventRecording {
     /// - Parameters:
     ///   - componentId: `sys.id` of the hovered (baseline) entry.
     ///   - hoverId: identifies the hover (one per continuous hover).
-    ///   - hoverDuration: how long the pointer stayed (sent in whole milliseconds).
+    ///   - hoverDuration: how long the pointer stayed (sent in whole milliseconds; a negative one
+    ///     fails the call).
     ///   - experienceId: the matched experience, if any.
     ///   - variantIndex: the rendered variant (0 for the baseline), if known.
     /// - Throws: as ``record(_:payload:)``.
@@ -134,13 +137,14 @@ extension EventRecording {
     /// - Parameters:
     ///   - node: the entity.
     ///   - viewId: identifies the view (one per continuous view).
-    ///   - viewDuration: how long it was visible (sent in whole milliseconds).
+    ///   - viewDuration: how long it was visible (sent in whole milliseconds; a negative one fails
+    ///     the call, as does a negative `node.variantIndex`).
     /// - Throws: as ``record(_:payload:)``.
     @discardableResult
     public func trackNodeView(_ node: ExperienceNode, viewId: String, viewDuration: Duration) async throws(OptimizationError) -> EventResult {
         var payload = node.payload
         payload["viewId"] = .string(viewId)
-        payload["viewDurationMs"] = .number(JSONNumber(max(0, viewDuration.wholeMilliseconds)))
+        payload["viewDurationMs"] = .number(JSONNumber(viewDuration.wholeMilliseconds))
         return try await record(.trackNodeView, payload: payload)
     }
 
@@ -157,13 +161,14 @@ extension EventRecording {
     /// - Parameters:
     ///   - node: the entity.
     ///   - hoverId: identifies the hover (one per continuous hover).
-    ///   - hoverDuration: how long the pointer stayed (sent in whole milliseconds).
+    ///   - hoverDuration: how long the pointer stayed (sent in whole milliseconds; a negative one
+    ///     fails the call).
     /// - Throws: as ``record(_:payload:)``.
     @discardableResult
     public func trackNodeHover(_ node: ExperienceNode, hoverId: String, hoverDuration: Duration) async throws(OptimizationError) -> EventResult {
         var payload = node.payload
         payload["hoverId"] = .string(hoverId)
-        payload["hoverDurationMs"] = .number(JSONNumber(max(0, hoverDuration.wholeMilliseconds)))
+        payload["hoverDurationMs"] = .number(JSONNumber(hoverDuration.wholeMilliseconds))
         return try await record(.trackNodeHover, payload: payload)
     }
 }
