@@ -64,7 +64,7 @@ enum JavaScriptConversion {
         func integer(_ name: String) -> Int? {
             guard let value = property(name), JSValueIsNumber(context, value) else { return nil }
             let number = JSValueToNumber(context, value, nil)
-            return number.isFinite ? Int(number) : nil
+            return Int(clampingJavaScriptNumber: number)
         }
         let messageText = text("message") ?? message(of: value, in: context)
         return JavaScriptException(

@@ -312,7 +312,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
                 let value = withJSString(name) { JSObjectGetProperty(context, statistics, $0, nil) }
                 guard let value else { return 0 }
                 let number = JSValueToNumber(context, value, nil)
-                return number.isFinite ? Int(number) : 0
+                return Int(clampingJavaScriptNumber: number) ?? 0
             }
             return JavaScriptMemoryStatistics(
                 heapSize: number("heapSize"), objectCount: number("objectCount"),

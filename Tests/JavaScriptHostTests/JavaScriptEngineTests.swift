@@ -77,6 +77,30 @@ struct JavaScriptEngineTests {
         #expect(try engine.evaluate("40 + 2") == .number(42))
     }
 
+    @Test func aThrownObjectWithHostileNumbersBecomesAnErrorWithoutTrapping() throws {
+        let engine = try JavaScriptEngine()
+        for (line, expected) in [("1e300", Int.max), ("-1e300", Int.min), ("NaN", nil), ("Infinity", nil), ("12.9", 12)] as [(String, Int?)] {
+            do {
+                try engine.evaluate("throw { message: 'hostile', line: \(line), column: \(line) }")
+                Issue.record("expected a throw")
+            } catch JavaScriptError.exception(let exception) {
+                #expect(exception.message == "hostile")
+                #expect(exception.line == expected, "line \(line)")
+                #expect(exception.column == expected, "column \(line)")
+            }
+        }
+    }
+
+    @Test func javaScriptNumbersBecomeIntegersClampedNeverTrapping() {
+        #expect(Int(clampingJavaScriptNumber: 9.3e18) == Int.max)
+        #expect(Int(clampingJavaScriptNumber: -9.3e18) == Int.min)
+        #expect(Int(clampingJavaScriptNumber: 0x1p63) == Int.max)
+        #expect(Int(clampingJavaScriptNumber: -0x1p63) == Int.min)
+        #expect(Int(clampingJavaScriptNumber: -2.9) == -2)
+        #expect(Int(clampingJavaScriptNumber: .nan) == nil)
+        #expect(Int(clampingJavaScriptNumber: -.infinity) == nil)
+    }
+
     @Test func syntaxErrorsAreReportedWithoutRunning() throws {
         let engine = try JavaScriptEngine()
         #expect(throws: JavaScriptError.self) { try engine.checkSyntax("let = ;", sourceURL: "broken.js") }

@@ -77,7 +77,7 @@ final class DeliveryShard: Sendable {
             if texts.isEmpty { return nil }
             do {
                 let size = try runtime.engine.call(BridgeContract.Service.enqueueInsights, .json("[" + texts.joined(separator: ",") + "]"))
-                lastQueueSize.store(Int(size.numberValue ?? 0), ordering: .relaxed)
+                lastQueueSize.store(size.numberValue.flatMap { Int(clampingJavaScriptNumber: $0) } ?? 0, ordering: .relaxed)
             } catch JavaScriptError.engineClosed {
                 return .notInitialized
             } catch {
