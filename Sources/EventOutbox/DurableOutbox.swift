@@ -304,13 +304,18 @@ public final class DurableOutbox: Sendable {
             payloadBytes: event.payload.count)
     }
 
+    /// The longest delay of the expiry timer, in milliseconds (one day).
+    private static let longestExpiryTimerMilliseconds: Double = 86_400_000
+
     private func validate(_ event: OutboxEvent) throws(OutboxError) {
         let messageIdBytes = event.messageId.utf8.count
         guard messageIdBytes > 0, messageIdBytes <= 1_024 else { throw .invalidEvent("the messageId must have 1 to 1,024 bytes") }
         if let profileId = event.profileId, profileId.utf8.count > 1_024 {
             throw .invalidEvent("the profile id must have at most 1,024 bytes")
         }
-        if let acceptedAt = event.acceptedAt, !acceptedAt.isFinite { throw .invalidEvent("acceptedAt must be finite") }
+        if let acceptedAt = event.acceptedAt, !OutboxEvent.validAcceptedAt.contains(acceptedAt) {
+            throw .invalidEvent("acceptedAt must be milliseconds from 0 to 8.64e15")
+        }
         let size = Self.frameSize(event)
         let limit = min(configuration.maxBytes, OutboxFraming.maxPayload)
         guard size <= limit else { throw .eventTooLarge(bytes: size, limit: limit) }
@@ -330,7 +335,9 @@ public final class DurableOutbox: Sendable {
             due = next
         }
         guarded.expiryDue = due
-        guarded.expiryTimer = clock.schedule(after: .milliseconds(due - clock.now())) { [weak self] in self?.expireDue() }
+        // Clamped to a day: a timer that fires early finds nothing due and schedules the next.
+        let delay = min(max(0, due - clock.now()), Self.longestExpiryTimerMilliseconds)
+        guarded.expiryTimer = clock.schedule(after: .milliseconds(delay.isFinite ? delay : 0)) { [weak self] in self?.expireDue() }
     }
 
     private func expireDue() {

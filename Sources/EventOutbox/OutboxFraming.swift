@@ -187,7 +187,7 @@ enum OutboxFraming {
         }
         guard let eventLength = reader.uint32(), let event = reader.bytes(Int(eventLength)), reader.isAtEnd else { return nil }
         let acceptedAt = Double(bitPattern: time)
-        guard acceptedAt.isFinite else { return nil }
+        guard OutboxEvent.validAcceptedAt.contains(acceptedAt) else { return nil }
         return OutboxRecord(
             sequence: sequence, queue: queueByte == 0 ? .experience : .insights, messageId: messageId,
             profileId: profileId, consent: flags & 1 != 0, acceptedAt: acceptedAt, payload: Array(event))

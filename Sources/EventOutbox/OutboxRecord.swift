@@ -11,9 +11,15 @@ public struct OutboxEvent: Sendable, Equatable {
     public var profileId: String?
     /// The consent the event was built with (`context.gdpr.isConsentGiven`).
     public var consent: Bool
-    /// When the event was accepted, in milliseconds since the Unix epoch; nil uses the outbox's
-    /// clock at append time. The time to live counts from it.
+    /// When the event was accepted, in milliseconds since the Unix epoch, within
+    /// ``validAcceptedAt`` (an append outside it throws); nil uses the outbox's clock at append
+    /// time. The time to live counts from it.
     public var acceptedAt: Double?
+
+    /// The instants an `acceptedAt` may name: from the Unix epoch to the last instant a
+    /// JavaScript `Date` can hold (8.64e15 ms, in the year 275760). Timers computed from it stay
+    /// representable as a `Duration`.
+    public static let validAcceptedAt: ClosedRange<Double> = 0...8.64e15
     /// The event JSON, byte for byte as it must be sent again.
     public var payload: [UInt8]
 

@@ -86,6 +86,14 @@ struct OutboxTests {
         #expect(throws: OutboxError.invalidEvent("the messageId must have 1 to 1,024 bytes")) {
             try outbox.append(OutboxFixture.event(""))
         }
+        // A hostile acceptedAt: its expiry timer would not fit a Duration (a trap before this check).
+        for hostile in [1e300, -1.0, 8.64e15 + 1, Double.nan, Double.infinity] {
+            #expect(throws: OutboxError.invalidEvent("acceptedAt must be milliseconds from 0 to 8.64e15"), "\(hostile)") {
+                try outbox.append(OutboxFixture.event("hostile", acceptedAt: hostile))
+            }
+        }
+        #expect(try outbox.append(OutboxFixture.event("last instant", acceptedAt: 8.64e15)).acceptedAt == 8.64e15)
+        #expect(outbox.acknowledge(messageIds: ["last instant"]) == 1)
         let tooLarge = #expect(throws: OutboxError.self) { try outbox.append(OutboxFixture.event("big", padding: 2_000)) }
         if case .eventTooLarge(_, 1_000)? = tooLarge {} else { Issue.record("expected eventTooLarge, got \(String(describing: tooLarge))") }
         #expect(outbox.count == 0)
