@@ -81,7 +81,8 @@ struct ProfileOrderingTests {
             // Another visitor's call goes through while the first one hangs.
             #expect(try await service.forRequest(RequestOptions(consent: true, profileId: "fast")).page().outcome == .delivered)
             clock.advance(by: .seconds(10))
-            #expect(try await slow.value == .timedOut(after: .seconds(10)))
+            let slowOutcome = try await slow.value
+            #expect(slowOutcome == .timedOut(after: .seconds(10)), "\(slowOutcome)")
             await service.shutdown()
         }
     }
