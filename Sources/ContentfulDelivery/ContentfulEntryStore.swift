@@ -108,6 +108,21 @@ public struct ContentfulStoredEntry: Sendable, Equatable {
         self.age = age
         self.isInvalidated = isInvalidated
     }
+
+    /// The sum of every revision in ``fingerprint`` (the item's and each include's): it grows
+    /// whenever any of them is republished, for a store's revision guard between copies of equal
+    /// ``revision``. Never traps: the sum stops at `Int.max`, and a part without a decimal
+    /// revision that fits an `Int`, or with a negative one, counts 0.
+    public var revisionSum: Int {
+        var sum = 0
+        for part in fingerprint.split(separator: ",") {
+            guard let at = part.lastIndex(of: "@"), let revision = Int(part[part.index(after: at)...]), revision > 0 else { continue }
+            let (added, overflow) = sum.addingReportingOverflow(revision)
+            if overflow { return Int.max }
+            sum = added
+        }
+        return sum
+    }
 }
 
 /// An invalidation of cached entries: one entry (and every document that includes it) or

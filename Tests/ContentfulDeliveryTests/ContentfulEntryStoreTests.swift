@@ -334,10 +334,24 @@ private func revision(_ entry: ContentfulEntry) -> Int? {
             let store = MemoryEntryStore(clock: ManualClock())
             try await withStoreSource(server, store: store, api: .preview) { source in
                 _ = try await source.entry(id: "hero-home")
-                source.invalidate(entryId: "hero-home")
+                try source.invalidate(entryId: "hero-home")
                 await source.waitForPendingStoreWork()
             }
             #expect(store.state.withLock { $0.rows.isEmpty && $0.reads == 0 && $0.invalidations.isEmpty })
         }
+    }
+
+    @Test func theRevisionSumOfHostileRevisionsStopsAtIntMaxInsteadOfTrapping() {
+        func sum(_ fingerprint: String) -> Int {
+            ContentfulStoredEntry(
+                key: .init(spaceId: "s", environment: "master", locale: "", entryId: "e"), revision: 1,
+                fingerprint: fingerprint, referencedIds: [], jsonText: "{}"
+            ).revisionSum
+        }
+        #expect(sum("Entry/a@3,Asset/b@4,missing/c") == 7)
+        #expect(sum("Entry/a@\(Int.max),Entry/b@\(Int.max)") == Int.max)
+        #expect(sum("Entry/a@\(Int.max),Entry/b@1,Entry/c@-5") == Int.max)
+        #expect(sum("Entry/a@-9223372036854775808,Entry/b@2,Entry/c@99999999999999999999,Entry/d@1e3,Entry/e@?") == 2)
+        #expect(sum("") == 0)
     }
 }
