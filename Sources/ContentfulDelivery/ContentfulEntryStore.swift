@@ -15,7 +15,9 @@ import OptimizationContent
 /// - when the CDA fails transiently, a stored copy within stale-if-error (invalidated or not) is
 ///   served, never one older than a revision already served;
 /// - ``ContentfulDeliverySource/invalidate(entryId:)`` and
-///   ``ContentfulDeliverySource/invalidateAll()`` call ``invalidate(_:)`` (in call order).
+///   ``ContentfulDeliverySource/invalidateAll()`` call ``invalidate(_:)`` (in call order, one at
+///   a time; a repeat of an invalidation still waiting is merged into it, and when 1000 are
+///   waiting they are replaced by one invalidation of everything).
 ///
 /// **Contract for implementations.** Every method is called from any task and must be bounded
 /// in time: a store that cannot answer (its database is gone) answers "nothing stored" or does
