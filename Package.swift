@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         // The benchmark's allocation counter (package-benchmark's malloc counting).
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         // Only a module map and a shim header over GTK's JavaScriptCore C API.
@@ -82,6 +83,7 @@ let package = Package(
                 "OptimizationContent", "OptimizationJSON", "OptimizationTransport", "JavaScriptHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // View tracking: turns the visibility of a rendered entry into view events (dwell time,

@@ -35,6 +35,11 @@ public enum ContentfulDeliveryError: Error, Sendable, Equatable, CustomStringCon
     case deadlineExceeded(after: Duration, lastFailure: String)
     /// The 200 answer is not a CDA collection the resolver accepts.
     case invalidResponse(String)
+    /// An entry id given to the source is not one Contentful can have (``ContentfulEntryId``: 1
+    /// to 64 characters of `A`–`Z`, `a`–`z`, `0`–`9`, `.`, `_`, `-`); nothing was fetched,
+    /// cached or sent to the entry store. The id itself is not repeated (it may be arbitrary
+    /// input).
+    case invalidEntryId
 
     /// True for failures a later attempt may not repeat (5xx, rate limit, transport, deadline):
     /// the ones a cache may answer with its last good copy (stale-if-error).
@@ -63,6 +68,8 @@ public enum ContentfulDeliveryError: Error, Sendable, Equatable, CustomStringCon
         case .deadlineExceeded(let deadline, let last):
             return "Contentful fetch did not complete within \(deadline.wholeMilliseconds) ms (last failure: \(last))"
         case .invalidResponse(let detail): return "invalid Contentful response: \(detail)"
+        case .invalidEntryId:
+            return "an entry id must be 1 to \(ContentfulEntryId.maximumLength) characters of A-Z, a-z, 0-9, '.', '_' or '-'"
         }
     }
 }

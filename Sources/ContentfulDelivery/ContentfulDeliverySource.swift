@@ -62,8 +62,8 @@ public final class ContentfulDeliverySource: Sendable {
     private let refreshes = Mutex<[ContentfulEntryQuery: Task<Void, Never>]>([:])
     /// The shared store fetches by id go through; nil without one and for the Preview API.
     private let entryStore: (any ContentfulEntryStore)?
-    /// The last store call queued by an invalidation (each waits for the one before it).
-    private let storeWork = Mutex<Task<Void, Never>?>(nil)
+    /// The invalidations on their way to the entry store; nil without one.
+    private let storeInvalidations: ContentfulStoreInvalidationQueue?
 
     /// A source for one space and environment. Cheap to keep for the life of the process; call
     /// ``shutdown()`` before releasing it.
@@ -121,7 +121,9 @@ public final class ContentfulDeliverySource: Sendable {
         self.cache = ContentfulEntryCache(policy: cachePolicy)
         self.clock = clock
         self.logger = logger
-        self.entryStore = settings.api == .delivery ? entryStore : nil
+        let usedStore = settings.api == .delivery ? entryStore : nil
+        self.entryStore = usedStore
+        self.storeInvalidations = usedStore.map { ContentfulStoreInvalidationQueue(store: $0, logger: logger) }
         self.requester = ContentfulDeliveryRequester(configuration: settings, transport: chosenTransport, clock: clock, logger: logger)
     }
 
@@ -140,9 +142,11 @@ public final class ContentfulDeliverySource: Sendable {
     /// - Parameters:
     ///   - id: the entry's `sys.id`.
     ///   - locale: overrides the configured locale for this fetch.
-    /// - Throws: ``ContentfulDeliveryError/entryNotFound(id:)`` when the space has no such
-    ///   (published) entry; the other ``ContentfulDeliveryError`` cases.
+    /// - Throws: ``ContentfulDeliveryError/invalidEntryId`` when `id` is not a valid
+    ///   ``ContentfulEntryId`` (nothing is asked); ``ContentfulDeliveryError/entryNotFound(id:)``
+    ///   when the space has no such (published) entry; the other ``ContentfulDeliveryError`` cases.
     public func entry(id: String, locale: String? = nil) async throws(ContentfulDeliveryError) -> ContentfulEntry {
+        guard ContentfulEntryId.isValid(id) else { throw .invalidEntryId }
         let query = ContentfulEntryQuery(selection: .id(id), locale: locale)
         let found = try await cachedFetch(query)
         guard let entry = found.first(where: { $0.id == id }) else { throw .entryNotFound(id: id) }
@@ -152,7 +156,10 @@ public final class ContentfulDeliverySource: Sendable {
     /// The entries `ids`, in that order, with the ids the space does not have. Cached ids are
     /// served from the cache; the others are asked with `sys.id[in]`, ``idsPerRequest`` per
     /// request, one request per chunk (chunks run concurrently).
+    /// - Throws: ``ContentfulDeliveryError/invalidEntryId`` when any of `ids` is not a valid
+    ///   ``ContentfulEntryId`` (nothing is asked); the other ``ContentfulDeliveryError`` cases.
     public func entries(ids: [String], locale: String? = nil) async throws(ContentfulDeliveryError) -> ContentfulEntryBatch {
+        guard ids.allSatisfy(ContentfulEntryId.isValid) else { throw .invalidEntryId }
         var unique: [String] = []
         var seen: Set<String> = []
         for id in ids where seen.insert(id).inserted { unique.append(id) }
@@ -226,9 +233,20 @@ public final class ContentfulDeliverySource: Sendable {
     /// Drops every cached document that contains entry `entryId` (as the item or in its
     /// includes); the next fetch asks the CDA (or the entry store, for a copy written after this
     /// call). Fetches in flight do not store their answer. With an entry store, queues
-    /// ``ContentfulEntryStore/invalidate(_:)`` (calls run in order; ``waitForPendingStoreWork()``
-    /// waits for them).
-    public func invalidate(entryId: String) {
+    /// ``ContentfulEntryStore/invalidate(_:)`` (calls run in order, one at a time;
+    /// ``waitForPendingStoreWork()`` waits for them). At most 1000 wait for a slow store: an
+    /// identical one already waiting covers a repeat, and beyond that bound the waiting ones are
+    /// replaced by one invalidation of everything (logged as a warning).
+    ///
+    /// Repeated invalidations of one entry, or of many, only affect the documents containing
+    /// those entries: other cached entries, and fetches of them in flight, are kept. The cache
+    /// remembers the last invalidation of at most 10,000 ids; beyond that the oldest ones are
+    /// forgotten as a block and count as one invalidation of everything at their time (copies in
+    /// the entry store written before it are not taken as fresh; the memory cache is kept).
+    /// - Throws: ``ContentfulDeliveryError/invalidEntryId`` when `entryId` is not a valid
+    ///   ``ContentfulEntryId``: nothing is invalidated or sent to the entry store.
+    public func invalidate(entryId: String) throws(ContentfulDeliveryError) {
+        guard ContentfulEntryId.isValid(entryId) else { throw .invalidEntryId }
         cache.invalidate(entryId: entryId, now: clock.now())
         queueStoreInvalidation(ContentfulInvalidation(
             spaceId: configuration.spaceId, environment: configuration.environment, entryId: entryId))
@@ -244,10 +262,17 @@ public final class ContentfulDeliverySource: Sendable {
 
     /// Applies an invalidation made by another replica (received from an invalidation bus): as
     /// ``invalidate(entryId:)`` or ``invalidateAll()``, without calling the entry store. Ignored
-    /// when its space or environment is not this source's.
+    /// when its space or environment is not this source's, and when its entry id is not a valid
+    /// ``ContentfulEntryId`` (no cached entry can have it; logged at notice level, without the
+    /// id).
     public func applyRemoteInvalidation(_ invalidation: ContentfulInvalidation) {
         guard invalidation.spaceId == configuration.spaceId, invalidation.environment == configuration.environment else { return }
         if let entryId = invalidation.entryId {
+            guard ContentfulEntryId.isValid(entryId) else {
+                logger.notice("ignored a remote invalidation whose entry id is not a valid Contentful id",
+                              metadata: ["length": "\(entryId.utf8.count)"])
+                return
+            }
             cache.invalidate(entryId: entryId, now: clock.now())
         } else {
             cache.invalidateAll(now: clock.now())
@@ -265,9 +290,9 @@ public final class ContentfulDeliverySource: Sendable {
         cache.revalidateAll(now: clock.now())
     }
 
-    /// Waits until the store invalidations queued so far have ended.
+    /// Waits until the store invalidations queued so far have ended (and any queued meanwhile).
     public func waitForPendingStoreWork() async {
-        await storeWork.withLock { $0 }?.value
+        await storeInvalidations?.waitUntilEmpty()
     }
 
     /// Number of cached queries.
@@ -415,14 +440,18 @@ extension ContentfulDeliverySource {
                 }
                 let result = await self.fetchFromCDA(ContentfulEntryQuery(selection: .id(id), locale: locale), generation: generation)
                 guard case .success(let entries) = result, let entry = entries.first(where: { $0.id == id }),
-                      self.cache.generation == generation
+                      !self.cache.isInvalidated(anyOf: ContentfulCollectionSplitter.referencedIds(of: entry), since: generation)
                 else { return (result, nil) }
                 return (result, self.storedCopy(of: entry, key: key))
             }
         } else {
             fetched = await fetchFromCDA(ContentfulEntryQuery(selection: .ids(remaining), locale: locale), generation: generation)
-            if case .success(let entries) = fetched, cache.generation == generation, !entries.isEmpty {
-                await store.save(entries.map { storedCopy(of: $0, key: storeKey($0.id, locale: locale)) })
+            if case .success(let entries) = fetched {
+                // Only answers no invalidation reached while they were fetched are written back.
+                let current = entries.filter {
+                    !cache.isInvalidated(anyOf: ContentfulCollectionSplitter.referencedIds(of: $0), since: generation)
+                }
+                if !current.isEmpty { await store.save(current.map { storedCopy(of: $0, key: storeKey($0.id, locale: locale)) }) }
             }
         }
         switch fetched {
@@ -477,13 +506,6 @@ extension ContentfulDeliverySource {
 
     /// Queues `invalidation` for the entry store, after the ones queued before.
     private func queueStoreInvalidation(_ invalidation: ContentfulInvalidation) {
-        guard let entryStore else { return }
-        storeWork.withLock { last in
-            let previous = last
-            last = Task {
-                await previous?.value
-                await entryStore.invalidate(invalidation)
-            }
-        }
+        storeInvalidations?.enqueue(invalidation)
     }
 }

@@ -8,6 +8,11 @@ import Synchronization
 /// used evicted first), with fetch times on the source's clock, and identity-preserving stores
 /// (an entry stored again with the same revisions keeps its prepared `ContentfulEntry`).
 ///
+/// **Invalidations** are numbered (``generation``) and remembered per id in a bounded
+/// ``ContentfulInvalidationLog``: a fetch stores its answer unless an entry the answer contains
+/// was invalidated (or everything was) after the fetch began, so invalidations of other entries,
+/// however many, never keep an answer out of the cache.
+///
 /// **Threading.** Thread-safe (one lock, held for dictionary work only, never across a fetch).
 final class ContentfulEntryCache: Sendable {
     /// How usable a cached copy is at a given time.
@@ -48,17 +53,18 @@ final class ContentfulEntryCache: Sendable {
         var stored: OrderedDictionary<ContentfulEntryQuery, Stored> = [:]
         var prepared: [String: WeakEntry] = [:]
         var totalBytes = 0
-        /// Raised by every invalidation; a fetch that began under an older one stores nothing.
+        /// Raised by every invalidation: the sequence number of the last one.
         var generation = 0
         /// The highest item `sys.revision` returned per locale and entry id (``floorKey``).
         var servedRevisions: [String: Int] = [:]
-        /// When (clock ms) each entry id was last invalidated here, and when everything was.
-        var invalidatedAt: [String: Double] = [:]
-        var allInvalidatedAt = -Double.infinity
+        /// When (sequence and clock ms) each entry id was last invalidated here, and everything.
+        var invalidations = ContentfulInvalidationLog(capacity: ContentfulEntryCache.rememberedInvalidations)
     }
 
-    /// Most ids whose served revision and invalidation time are remembered.
+    /// Most ids whose served revision is remembered.
     static let rememberedIds = 100_000
+    /// Most ids whose last invalidation is remembered (``ContentfulInvalidationLog``).
+    static let rememberedInvalidations = 10_000
 
     let policy: ContentfulCachePolicy
     private let state = Mutex(State())
@@ -94,13 +100,15 @@ final class ContentfulEntryCache: Sendable {
     /// The current invalidation generation (take it before fetching; pass it to ``store``).
     var generation: Int { state.withLock { $0.generation } }
 
-    /// Keeps `entry` for `query`, fetched at `now`, unless an invalidation happened since
-    /// `generation` or the cache is disabled. Returns the entry callers should use: the instance
-    /// prepared earlier with the same id and revisions while one is still alive (cached or held
-    /// by a caller, even after an invalidation), else `entry`.
+    /// Keeps `entry` for `query`, fetched at `now`, unless an entry or asset its document contains
+    /// was invalidated (or everything was) since `generation`, or the cache is disabled. Returns
+    /// the entry callers should use: the instance prepared earlier with the same id and revisions
+    /// while one is still alive (cached or held by a caller, even after an invalidation), else
+    /// `entry`.
     @discardableResult
     func store(_ entry: ContentfulEntry, for query: ContentfulEntryQuery, now: Double, generation: Int) -> ContentfulEntry {
         let fingerprint = ContentfulCollectionSplitter.revisionFingerprint(of: entry)
+        let referencedIds = ContentfulCollectionSplitter.referencedIds(of: entry)
         return state.withLock { state -> ContentfulEntry in
             var kept = entry
             Self.recordServed(kept, locale: query.locale, in: &state)
@@ -112,15 +120,14 @@ final class ContentfulEntryCache: Sendable {
                 }
                 state.prepared[entry.id] = WeakEntry(entry, fingerprint: fingerprint)
             }
-            guard state.generation == generation, policy.timeToLive.inMilliseconds > 0 || policy.staleIfError.inMilliseconds > 0,
-                  policy.maximumEntries > 0
+            guard !Self.isInvalidated(anyOf: referencedIds, since: generation, in: state),
+                  policy.timeToLive.inMilliseconds > 0 || policy.staleIfError.inMilliseconds > 0, policy.maximumEntries > 0
             else { return kept }
             let bytes = kept.jsonText.utf8.count
             guard bytes <= policy.maximumBytes else { return kept }
             if let old = state.stored.removeValue(forKey: query) { state.totalBytes -= old.bytes }
             state.stored[query] = Stored(
-                entry: kept, fingerprint: fingerprint, referencedIds: ContentfulCollectionSplitter.referencedIds(of: kept),
-                bytes: bytes, fetchedAt: now)
+                entry: kept, fingerprint: fingerprint, referencedIds: referencedIds, bytes: bytes, fetchedAt: now)
             state.totalBytes += bytes
             while state.stored.count > policy.maximumEntries || state.totalBytes > policy.maximumBytes {
                 let evicted = state.stored.removeFirst()
@@ -131,12 +138,12 @@ final class ContentfulEntryCache: Sendable {
     }
 
     /// Drops every cached query whose document contains `entryId` (the entry itself, or an
-    /// included experience, variant or asset), and keeps fetches in flight from storing.
+    /// included experience, variant or asset), and keeps fetches in flight whose answer contains
+    /// it from storing.
     func invalidate(entryId: String, now: Double) {
         state.withLock { state in
             state.generation += 1
-            if state.invalidatedAt.count >= Self.rememberedIds { state.invalidatedAt.removeAll() ; state.allInvalidatedAt = now }
-            state.invalidatedAt[entryId] = now
+            state.invalidations.record(entryId, at: .init(sequence: state.generation, time: now))
             for (query, stored) in state.stored where stored.referencedIds.contains(entryId) {
                 state.stored.removeValue(forKey: query)
                 state.totalBytes -= stored.bytes
@@ -148,8 +155,7 @@ final class ContentfulEntryCache: Sendable {
     func invalidateAll(now: Double) {
         state.withLock { state in
             state.generation += 1
-            state.invalidatedAt.removeAll()
-            state.allInvalidatedAt = now
+            state.invalidations.recordAll(at: .init(sequence: state.generation, time: now))
             state.stored.removeAll()
             state.totalBytes = 0
         }
@@ -161,7 +167,7 @@ final class ContentfulEntryCache: Sendable {
     func revalidateAll(now: Double) {
         state.withLock { state in
             state.generation += 1
-            state.allInvalidatedAt = max(state.allInvalidatedAt, now)
+            state.invalidations.recordAll(at: .init(sequence: state.generation, time: now))
             for index in state.stored.values.indices { state.stored.values[index].mustRevalidate = true }
         }
     }
@@ -194,9 +200,22 @@ final class ContentfulEntryCache: Sendable {
     /// The last time (clock ms) any of `ids`, or everything, was invalidated here.
     func lastInvalidation(of ids: some Sequence<String>) -> Double {
         state.withLock { state in
-            ids.reduce(state.allInvalidatedAt) { max($0, state.invalidatedAt[$1] ?? -.infinity) }
+            ids.reduce(state.invalidations.floor.time) { max($0, state.invalidations.lastMark(of: $1).time) }
         }
     }
+
+    /// True when any of `ids`, or everything, was invalidated after `generation`: an answer
+    /// containing them, fetched since, may be stale.
+    func isInvalidated(anyOf ids: some Sequence<String>, since generation: Int) -> Bool {
+        state.withLock { Self.isInvalidated(anyOf: ids, since: generation, in: $0) }
+    }
+
+    private static func isInvalidated(anyOf ids: some Sequence<String>, since generation: Int, in state: State) -> Bool {
+        state.invalidations.floor.sequence > generation || ids.contains { state.invalidations.lastMark(of: $0).sequence > generation }
+    }
+
+    /// Number of ids whose last invalidation is remembered (at most ``rememberedInvalidations``).
+    var rememberedInvalidationCount: Int { state.withLock { $0.invalidations.count } }
 
     /// Number of cached queries.
     var count: Int { state.withLock { $0.stored.count } }

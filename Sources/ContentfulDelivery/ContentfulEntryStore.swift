@@ -15,7 +15,9 @@ import OptimizationContent
 /// - when the CDA fails transiently, a stored copy within stale-if-error (invalidated or not) is
 ///   served, never one older than a revision already served;
 /// - ``ContentfulDeliverySource/invalidate(entryId:)`` and
-///   ``ContentfulDeliverySource/invalidateAll()`` call ``invalidate(_:)`` (in call order).
+///   ``ContentfulDeliverySource/invalidateAll()`` call ``invalidate(_:)`` (in call order, one at
+///   a time; a repeat of an invalidation still waiting is merged into it, and when 1000 are
+///   waiting they are replaced by one invalidation of everything).
 ///
 /// **Contract for implementations.** Every method is called from any task and must be bounded
 /// in time: a store that cannot answer (its database is gone) answers "nothing stored" or does
@@ -107,6 +109,21 @@ public struct ContentfulStoredEntry: Sendable, Equatable {
         self.jsonText = jsonText
         self.age = age
         self.isInvalidated = isInvalidated
+    }
+
+    /// The sum of every revision in ``fingerprint`` (the item's and each include's): it grows
+    /// whenever any of them is republished, for a store's revision guard between copies of equal
+    /// ``revision``. Never traps: the sum stops at `Int.max`, and a part without a decimal
+    /// revision that fits an `Int`, or with a negative one, counts 0.
+    public var revisionSum: Int {
+        var sum = 0
+        for part in fingerprint.split(separator: ",") {
+            guard let at = part.lastIndex(of: "@"), let revision = Int(part[part.index(after: at)...]), revision > 0 else { continue }
+            let (added, overflow) = sum.addingReportingOverflow(revision)
+            if overflow { return Int.max }
+            sum = added
+        }
+        return sum
     }
 }
 

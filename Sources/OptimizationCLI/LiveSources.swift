@@ -71,7 +71,7 @@ struct LiveSources {
             return .noInput("\(error)")
         case .unauthorized, .forbidden:
             return CLIFailure(message: "\(error)", exitCode: 77)
-        case .invalidConfiguration, .badRequest:
+        case .invalidConfiguration, .badRequest, .invalidEntryId:
             return .usage("\(error)")
         case .invalidResponse, .ambiguousMatch:
             return CLIFailure(message: "\(error)", exitCode: 69)

@@ -376,7 +376,7 @@ struct ContentfulDeliverySourceTests {
                 let other = try await source.entry(id: "holiday-banner")
                 // A webhook for the hero's variant: the hero is dropped, the other entry is kept.
                 server.space.publish(entryId: "hero-home-europe", field: "internalTitle", value: "variant v2")
-                source.invalidate(entryId: "hero-home-europe")
+                try source.invalidate(entryId: "hero-home-europe")
                 let heroAgain = try await source.entry(id: "hero-home")
                 #expect(heroAgain !== hero)
                 #expect(try await source.entry(id: "holiday-banner") === other)
@@ -435,7 +435,7 @@ struct ContentfulDeliverySourceTests {
                 #expect(server.entryRequests.count == 2)
                 // A new revision is a new prepared entry, transferred once.
                 server.space.publish(entryId: "hero-home", field: "internalTitle", value: "v2")
-                source.invalidate(entryId: "hero-home")
+                try source.invalidate(entryId: "hero-home")
                 let changed = try await source.entry(id: "hero-home")
                 #expect(changed !== first)
                 _ = resolvedId(client, changed)

@@ -182,7 +182,7 @@ private func revision(_ entry: ContentfulEntry) -> Int? {
             let store = MemoryEntryStore(clock: ManualClock())
             try await withStoreSource(server, store: store) { source in
                 _ = try await source.entry(id: "hero-home")
-                source.invalidate(entryId: "hero-home-europe")   // a variant the hero includes
+                try source.invalidate(entryId: "hero-home-europe")   // a variant the hero includes
                 source.invalidateAll()
                 await source.waitForPendingStoreWork()
             }
@@ -206,7 +206,7 @@ private func revision(_ entry: ContentfulEntry) -> Int? {
                 _ = try await source.entry(id: "hero-home")
                 store.clock.advance(by: .milliseconds(10))
                 server.space.publish(entryId: "hero-home", field: "internalTitle", value: "v2")
-                source.invalidate(entryId: "hero-home")          // the store has not marked the row yet
+                try source.invalidate(entryId: "hero-home")          // the store has not marked the row yet
                 store.clock.advance(by: .milliseconds(10))
                 let again = try await source.entry(id: "hero-home")
                 #expect(server.entryRequests.count == 2)
@@ -244,7 +244,7 @@ private func revision(_ entry: ContentfulEntry) -> Int? {
                 let old = try await source.entry(id: "hero-home")
                 let oldRow = try #require(store.row("hero-home"))
                 server.space.publish(entryId: "hero-home", field: "internalTitle", value: "v2")
-                source.invalidate(entryId: "hero-home")
+                try source.invalidate(entryId: "hero-home")
                 let new = try await source.entry(id: "hero-home")
                 #expect(try #require(revision(new)) > #require(revision(old)))
                 // The store went back to the old revision (a copy written while this replica's
@@ -334,10 +334,24 @@ private func revision(_ entry: ContentfulEntry) -> Int? {
             let store = MemoryEntryStore(clock: ManualClock())
             try await withStoreSource(server, store: store, api: .preview) { source in
                 _ = try await source.entry(id: "hero-home")
-                source.invalidate(entryId: "hero-home")
+                try source.invalidate(entryId: "hero-home")
                 await source.waitForPendingStoreWork()
             }
             #expect(store.state.withLock { $0.rows.isEmpty && $0.reads == 0 && $0.invalidations.isEmpty })
         }
+    }
+
+    @Test func theRevisionSumOfHostileRevisionsStopsAtIntMaxInsteadOfTrapping() {
+        func sum(_ fingerprint: String) -> Int {
+            ContentfulStoredEntry(
+                key: .init(spaceId: "s", environment: "master", locale: "", entryId: "e"), revision: 1,
+                fingerprint: fingerprint, referencedIds: [], jsonText: "{}"
+            ).revisionSum
+        }
+        #expect(sum("Entry/a@3,Asset/b@4,missing/c") == 7)
+        #expect(sum("Entry/a@\(Int.max),Entry/b@\(Int.max)") == Int.max)
+        #expect(sum("Entry/a@\(Int.max),Entry/b@1,Entry/c@-5") == Int.max)
+        #expect(sum("Entry/a@-9223372036854775808,Entry/b@2,Entry/c@99999999999999999999,Entry/d@1e3,Entry/e@?") == 2)
+        #expect(sum("") == 0)
     }
 }

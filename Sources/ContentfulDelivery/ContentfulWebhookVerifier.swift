@@ -1,0 +1,112 @@
+import Crypto
+
+/// Checks that a webhook request comes from Contentful: its `x-contentful-signature` must be the
+/// HMAC-SHA256 of the request (method, path with query, the headers named in
+/// `x-contentful-signed-headers`, body), keyed with the space's webhook signing secret, and its
+/// `x-contentful-timestamp` recent.
+///
+/// ```swift
+/// let verifier = try ContentfulWebhookVerifier(secret: signingSecret)
+/// try verifier.verify(ContentfulWebhookRequest(method: "POST", path: uri, headers: headers, body: body),
+///                     now: clock.now())
+/// ```
+///
+/// **What is checked.** Header names are matched without regard to case and values without
+/// surrounding whitespace; every header named in `x-contentful-signed-headers` must be present
+/// (the timestamp and the list itself are always signed); the signed headers are taken in name
+/// order, as Contentful signs them. The timestamp must be less than the time to live old and less
+/// than the time to live ahead of `now`. The signature is compared in constant time.
+///
+/// **Threading.** An immutable `Sendable` value: share one and call it from any task.
+public struct ContentfulWebhookVerifier: Sendable {
+    /// How old (or how far ahead of `now`) a signed request may be.
+    public let timeToLive: Duration
+    /// The secret's UTF-8 bytes: the HMAC key.
+    private let secretBytes: [UInt8]
+
+    /// A verifier for one space's signing secret.
+    /// - Parameters:
+    ///   - secret: the webhook signing secret from the space's settings: exactly 64 characters
+    ///     (UTF-16 code units, as Contentful counts them); used as its UTF-8 bytes.
+    ///   - timeToLive: how old a signed request may be (default 30 s, Contentful's); requests more
+    ///     than this far in the future are refused too.
+    /// - Throws: ``ContentfulWebhookError/invalidSecret`` unless `secret` is exactly 64
+    ///   characters; ``ContentfulWebhookError/invalidTimeToLive`` when `timeToLive` is not positive.
+    public init(secret: String, timeToLive: Duration = .seconds(30)) throws(ContentfulWebhookError) {
+        guard secret.utf16.count == 64 else { throw .invalidSecret }
+        guard timeToLive > .zero else { throw .invalidTimeToLive }
+        self.secretBytes = Array(secret.utf8)
+        self.timeToLive = timeToLive
+    }
+
+    /// Verifies one request. Returns when it is signed with this verifier's secret and recent;
+    /// throws otherwise (answer such requests with 401 or 403, and act on nothing in them).
+    /// - Parameters:
+    ///   - request: the request as received.
+    ///   - now: the current Unix time in milliseconds (pass the service clock's `now()`).
+    /// - Throws: ``ContentfulWebhookError/missingSignature``, ``ContentfulWebhookError/missingTimestamp``,
+    ///   ``ContentfulWebhookError/invalidTimestamp``, ``ContentfulWebhookError/missingSignedHeaders``,
+    ///   ``ContentfulWebhookError/missingSignedHeader(_:)``, ``ContentfulWebhookError/expired``
+    ///   (also when `now` is not finite), ``ContentfulWebhookError/timestampInFuture`` or
+    ///   ``ContentfulWebhookError/signatureMismatch``.
+    public func verify(_ request: ContentfulWebhookRequest, now: Double) throws(ContentfulWebhookError) {
+        typealias Canonical = ContentfulWebhookCanonicalRequest
+        var byName: [String: [String]] = [:]
+        for header in request.headers {
+            byName[Canonical.normalizedName(header.name), default: []].append(Canonical.trimmed(header.value))
+        }
+        func value(_ name: String) -> String? { byName[name].map { $0.joined(separator: ", ") } }
+
+        guard let signature = value(Canonical.signatureHeader) else { throw .missingSignature }
+        guard let timestampText = value(Canonical.timestampHeader) else { throw .missingTimestamp }
+        guard let timestamp = Self.timestamp(timestampText) else { throw .invalidTimestamp }
+        guard let listed = value(Canonical.signedHeadersHeader) else { throw .missingSignedHeaders }
+
+        let age = now - Double(timestamp)
+        let limit = Double(timeToLive.components.seconds) * 1000 + Double(timeToLive.components.attoseconds) / 1e15
+        guard age.isFinite, age < limit else { throw .expired }
+        guard -age < limit else { throw .timestampInFuture }
+
+        var signed: [String: String] = [:]
+        for listedName in listed.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = Canonical.normalizedName(String(listedName))
+            if name == Canonical.timestampHeader || name == Canonical.signedHeadersHeader { continue }
+            guard let headerValue = value(name) else { throw .missingSignedHeader(String(listedName)) }
+            signed[name] = headerValue
+        }
+        let canonical = Canonical.make(method: request.method, path: request.path, headers: signed, timestamp: timestamp, body: request.body)
+        guard let received = Self.bytes(ofHex: signature),
+              HMAC<SHA256>.isValidAuthenticationCode(received, authenticating: canonical.bytes, using: SymmetricKey(data: secretBytes))
+        else { throw .signatureMismatch }
+    }
+
+    /// The Unix time in milliseconds `text` holds: 1 to 16 decimal digits.
+    private static func timestamp(_ text: String) -> Int64? {
+        guard (1...16).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
+        return Int64(text)
+    }
+
+    /// The 32 bytes of a 64-digit hexadecimal signature (either case); nil for anything else.
+    private static func bytes(ofHex text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count == 64 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        for index in stride(from: 0, to: 64, by: 2) {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}
