@@ -17,7 +17,7 @@ struct FuzzFigures: Encodable {
     /// `METHOD route status` of the first 5xx responses (at most 50), and the seed's request index.
     var serverErrorRoutes: [String] = []
     /// Peak resident memory of the app process (`VmHWM`), in MiB, at the end (or when it died).
-    var peakRSSMiB = 0.0
+    var peakRssMib = 0.0
     var appAlive = true
     var durationSeconds = 0.0
     /// Why the run failed; empty when it passed.

@@ -64,11 +64,11 @@ struct HTTPFuzzCommand: ParsableCommand {
         let elapsed = (clock.now - started).components
         figures.durationSeconds = ((Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18) * 10).rounded() / 10
         figures.appAlive = probe.isAlive
-        figures.peakRSSMiB = (Double(probe.peakResidentKiB ?? 0) / 1024 * 10).rounded() / 10
+        figures.peakRssMib = (Double(probe.peakResidentKiB ?? 0) / 1024 * 10).rounded() / 10
         if figures.serverErrors > 0 { figures.failures.append("\(figures.serverErrors) responses with a 5xx status") }
         if !figures.appAlive { figures.failures.append("the app process died") }
         if figures.refused > 0 { figures.failures.append("the app stopped accepting connections") }
-        if figures.peakRSSMiB > Double(maxRssMib) { figures.failures.append("peak RSS above \(maxRssMib) MiB") }
+        if figures.peakRssMib > Double(maxRssMib) { figures.failures.append("peak RSS above \(maxRssMib) MiB") }
         print(figures.jsonLine())
         if !figures.failures.isEmpty { throw ExitCode(1) }
     }

@@ -19,7 +19,7 @@ struct ProcessProbe: Sendable {
     private func field(_ name: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
-            return Int(line.dropFirst(name.count + 1).split(separator: " ").first ?? "")
+            return Int(line.dropFirst(name.count + 1).split(whereSeparator: \.isWhitespace).first ?? "")
         }
         return nil
     }

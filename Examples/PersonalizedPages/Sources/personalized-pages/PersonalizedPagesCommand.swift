@@ -25,7 +25,7 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     var host: String = environment["PP_HOST"] ?? "127.0.0.1"
 
     @Option(help: "Port of the metrics listener (GET /metrics, never on the public port); 0 picks a free one; without it no metrics are served (env PP_METRICS_PORT).")
-    var metricsPort: Int? = Int(environment["PP_METRICS_PORT"] ?? "")
+    var metricsPort: Int?
 
     @Option(help: "Address the metrics listener binds (env PP_METRICS_HOST).")
     var metricsHost: String = environment["PP_METRICS_HOST"] ?? "127.0.0.1"
@@ -71,7 +71,7 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
-        if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0...65535") }
+        if let metricsPort = metricsPort ?? Int(Self.environment["PP_METRICS_PORT"] ?? ""), !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0...65535") }
         if let engines = engines ?? Int(Self.environment["PP_ENGINES"] ?? ""), engines < 1 { throw ValidationError("--engines must be at least 1") }
         guard outboxLeaseMs >= 100 else { throw ValidationError("--outbox-lease-ms must be at least 100") }
         guard experienceTimeoutMs > 0 else { throw ValidationError("--experience-timeout-ms must be positive") }
@@ -85,7 +85,7 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
         var logger = Logger(label: "personalized-pages", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let configuration = AppConfiguration(
-            host: host, port: port, metricsHost: metricsHost, metricsPort: metricsPort, clientId: clientId, environment: environment,
+            host: host, port: port, metricsHost: metricsHost, metricsPort: metricsPort ?? Int(Self.environment["PP_METRICS_PORT"] ?? ""), clientId: clientId, environment: environment,
             experienceBaseURL: experienceBaseURL ?? Self.environment["PP_EXPERIENCE_BASE_URL"],
             insightsBaseURL: insightsBaseURL ?? Self.environment["PP_INSIGHTS_BASE_URL"],
             engines: engines ?? Int(Self.environment["PP_ENGINES"] ?? ""),
