@@ -10,7 +10,7 @@ import UnixSignals
 /// and, with ``AppConfiguration/metricsPort``, a second listener for `GET /metrics`, run together
 /// in one `ServiceGroup`.
 ///
-/// ``run(gracefulShutdownSignals:onListening:)`` starts the engines first (bounded), then serves
+/// ``run(gracefulShutdownSignals:onListening:onMetricsListening:)`` starts the engines first (bounded), then serves
 /// until a graceful-shutdown signal (SIGTERM/SIGINT by default) or cancellation. Graceful
 /// shutdown runs in reverse order: the HTTP server stops accepting and finishes the requests in
 /// flight, then the Optimization service refuses new events and flushes what was queued
@@ -35,7 +35,7 @@ public struct PersonalizedPagesApp: Sendable {
     /// Where `GET /metrics` of the metrics listener reads from; nil: no metrics listener.
     public let metricsRegistry: PrometheusCollectorRegistry?
     /// The database shared by the replicas (``AppConfiguration/postgresURL``); started by
-    /// ``makeServiceGroup(gracefulShutdownSignals:onListening:)`` before the service.
+    /// ``makeServiceGroup(gracefulShutdownSignals:onListening:onMetricsListening:)`` before the service.
     let database: OptimizationDatabase?
     let logger: Logger
 
