@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "personalized-pages", targets: ["personalized-pages"]),
         .executable(name: "local-api-server", targets: ["local-api-server"]),
         .executable(name: "local-cda-server", targets: ["local-cda-server"]),
+        .executable(name: "http-fuzz", targets: ["http-fuzz"]),
         .library(name: "PersonalizedPagesApp", targets: ["PersonalizedPagesApp"]),
     ],
     dependencies: [
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // The application: routes, page rendering, cookies, configuration. Tests build it.
@@ -37,6 +39,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -75,6 +78,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `http-fuzz`: a seeded hostile HTTP client (raw bytes on loopback sockets) against a
+        // running `personalized-pages` (scripts/fuzz-http).
+        .executableTarget(
+            name: "http-fuzz",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "PersonalizedPagesTests",
             dependencies: [
@@ -82,8 +93,10 @@ let package = Package(
                 .product(name: "Optimization", package: "swift-optimization-linux"),
                 .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
                 .product(name: "PostgresTestServer", package: "OptimizationPostgres"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

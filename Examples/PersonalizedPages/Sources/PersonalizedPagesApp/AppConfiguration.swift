@@ -8,6 +8,12 @@ public struct AppConfiguration: Sendable, Equatable {
     public var host: String
     /// TCP port; 0 binds an ephemeral port (the bound one is reported through `onListening`).
     public var port: Int
+    /// Address the metrics listener binds (`GET /metrics`, off the public listener). Loopback by
+    /// default.
+    public var metricsHost: String
+    /// TCP port of the metrics listener; 0 binds an ephemeral port (reported through
+    /// `onMetricsListening`). Nil: no metrics listener, `/metrics` is served nowhere.
+    public var metricsPort: Int?
     /// Optimization client id (Contentful space's optimization client).
     public var clientId: String
     /// Optimization environment.
@@ -40,6 +46,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
+        metricsHost: String = "127.0.0.1",
+        metricsPort: Int? = nil,
         clientId: String = "personalized-pages",
         environment: String = "main",
         experienceBaseURL: String? = nil,
@@ -54,6 +62,8 @@ public struct AppConfiguration: Sendable, Equatable {
     ) {
         self.host = host
         self.port = port
+        self.metricsHost = metricsHost
+        self.metricsPort = metricsPort
         self.clientId = clientId
         self.environment = environment
         self.experienceBaseURL = experienceBaseURL

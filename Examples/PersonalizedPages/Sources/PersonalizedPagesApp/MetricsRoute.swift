@@ -1,8 +1,9 @@
 import Hummingbird
 import Prometheus
 
-/// `GET /metrics`: every metric in the Prometheus registry (the library's `optimization_…` and the
-/// PostgreSQL integration's `optimization_postgres_…`), in Prometheus' text format.
+/// `GET /metrics` of the metrics listener (never the public one): every metric in the Prometheus
+/// registry (the library's `optimization_…` and the PostgreSQL integration's
+/// `optimization_postgres_…`), in Prometheus' text format.
 struct MetricsRoute: Sendable {
     let registry: PrometheusCollectorRegistry
 

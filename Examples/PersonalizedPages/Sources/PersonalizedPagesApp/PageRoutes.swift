@@ -273,9 +273,9 @@ public struct PageRoutes: Sendable {
     }
 }
 
-/// A `text/html` response.
+/// A `text/html` response carrying the ``SecurityHeaders``.
 func html(_ text: String) -> Response {
-    Response(
-        status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-        body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    var headers: HTTPFields = [.contentType: "text/html; charset=utf-8"]
+    headers.append(contentsOf: SecurityHeaders.fields)
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
 }

@@ -6,10 +6,11 @@ import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
-/// The personalized-pages service: one `OptimizationService` and one Hummingbird HTTP server,
-/// run together in one `ServiceGroup`.
+/// The personalized-pages service: one `OptimizationService`, the public Hummingbird HTTP server
+/// and, with ``AppConfiguration/metricsPort``, a second listener for `GET /metrics`, run together
+/// in one `ServiceGroup`.
 ///
-/// ``run(gracefulShutdownSignals:onListening:)`` starts the engines first (bounded), then serves
+/// ``run(gracefulShutdownSignals:onListening:onMetricsListening:)`` starts the engines first (bounded), then serves
 /// until a graceful-shutdown signal (SIGTERM/SIGINT by default) or cancellation. Graceful
 /// shutdown runs in reverse order: the HTTP server stops accepting and finishes the requests in
 /// flight, then the Optimization service refuses new events and flushes what was queued
@@ -18,24 +19,30 @@ import UnixSignals
 /// With ``AppConfiguration/postgresURL`` the replicas share one PostgreSQL database: the service
 /// stores accepted Insights events in its shared outbox (`PostgresOutboxStore`), so a replica that
 /// dies for good leaves them to the others. With ``AppConfiguration/contentful`` it also serves
-/// live entries (``ContentRoutes``), through that database when there is one (``ContentBackend``). With a metrics registry it serves `GET /metrics` (``MetricsRoute``) and
-/// the Optimization service and the PostgreSQL integration record into it.
+/// live entries (``ContentRoutes``), through that database when there is one (``ContentBackend``).
+/// With a metrics registry the Optimization service and the PostgreSQL integration record into
+/// it, and with ``AppConfiguration/metricsPort`` too the metrics listener serves it at
+/// `GET /metrics` (``MetricsRoute``); the public listener never serves `/metrics`.
+///
+/// Every `GET` route of either listener answers `HEAD` as well: the same status and headers
+/// (`Content-Length` of the `GET` body included), no body.
 ///
 /// Accepts a `Logger` and never creates one. Thread-safe (immutable).
 public struct PersonalizedPagesApp: Sendable {
     public let configuration: AppConfiguration
     public let service: OptimizationService
     public let content: PageContent
-    /// Where `GET /metrics` reads from; nil: no `/metrics` route.
+    /// Where `GET /metrics` of the metrics listener reads from; nil: no metrics listener.
     public let metricsRegistry: PrometheusCollectorRegistry?
     /// The database shared by the replicas (``AppConfiguration/postgresURL``); started by
-    /// ``makeServiceGroup(gracefulShutdownSignals:onListening:)`` before the service.
+    /// ``makeServiceGroup(gracefulShutdownSignals:onListening:onMetricsListening:)`` before the service.
     let database: OptimizationDatabase?
     let logger: Logger
 
     /// Loads the page's entries and creates (does not start) the Optimization service.
-    /// - Parameter metricsRegistry: the Prometheus registry `GET /metrics` serves and the service's
-    ///   metrics go to; nil: no `/metrics` route, the service records into `MetricsSystem.factory`.
+    /// - Parameter metricsRegistry: the Prometheus registry the service's metrics go to and the
+    ///   metrics listener serves (when ``AppConfiguration/metricsPort`` is set); nil: no metrics
+    ///   listener, the service records into `MetricsSystem.factory`.
     /// - Throws: ``PageContentError`` when the fixtures cannot be read; `PostgresIntegrationError`
     ///   when ``AppConfiguration/postgresURL`` is not a valid connection string.
     public init(configuration: AppConfiguration, metricsRegistry: PrometheusCollectorRegistry? = nil, logger: Logger) throws {
@@ -65,17 +72,17 @@ public struct PersonalizedPagesApp: Sendable {
             environment: .init(logger: logger, metricsFactory: metricsFactory))
     }
 
-    /// The Hummingbird application (routes of ``PageRoutes``); `onListening` gets the bound port.
+    /// The public Hummingbird application (routes of ``PageRoutes``, `HEAD` for each `GET`);
+    /// `onListening` gets the bound port.
     public func makeApplication(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         makeApplication(backend: nil, onListening: onListening)
     }
 
-    /// The application with the live-content routes of `backend` when there is one.
+    /// The public application with the live-content routes of `backend` when there is one.
     func makeApplication(backend: ContentBackend?, onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
         PageRoutes(service: service, content: content).register(on: router)
         if let backend { ContentRoutes(source: backend.source).register(on: router) }
-        if let metricsRegistry { MetricsRoute(registry: metricsRegistry).register(on: router) }
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "personalized-pages"),
@@ -83,17 +90,35 @@ public struct PersonalizedPagesApp: Sendable {
             logger: logger)
     }
 
+    /// The metrics listener: `GET /metrics` (and `HEAD`) of ``metricsRegistry`` on
+    /// ``AppConfiguration/metricsHost``:``AppConfiguration/metricsPort``, nothing else; nil without
+    /// a registry or a metrics port. `onListening` gets the bound port.
+    public func makeMetricsApplication(
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> Application<RouterResponder<BasicRequestContext>>? {
+        guard let metricsRegistry, let port = configuration.metricsPort else { return nil }
+        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+        MetricsRoute(registry: metricsRegistry).register(on: router)
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.metricsHost, port: port), serverName: "personalized-pages-metrics"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+
     /// Starts the database (schema migration), the engines and the live-content backend (entry
     /// store, invalidation bus), then returns the group running the database, the backend, the
-    /// service and the HTTP server (in that order, so they shut down in reverse: the service gives
-    /// its claimed events back to the shared outbox before the database closes). Run it with
-    /// `run()`; end it with `triggerGracefulShutdown()` or a signal.
+    /// service, the metrics listener and the public HTTP server (in that order, so they shut down
+    /// in reverse: the service gives its claimed events back to the shared outbox before the
+    /// database closes). Run it with `run()`; end it with `triggerGracefulShutdown()` or a signal.
+    /// `onListening` gets the public port, `onMetricsListening` the metrics listener's.
     /// - Throws: ``OptimizationError`` when the engines cannot start within 30 s; a
     ///   `PostgresIntegrationError` or `ContentfulDeliveryError` when the database or the backend
     ///   cannot start.
     public func makeServiceGroup(
         gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
-        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
         try await database?.start()
         do {
@@ -115,7 +140,9 @@ public struct PersonalizedPagesApp: Sendable {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let database { services.append(.init(service: DatabaseLifetime(database: database))) }
         if let backend { services.append(.init(service: backend)) }
-        services += [.init(service: service), .init(service: makeApplication(backend: backend, onListening: onListening))]
+        services.append(.init(service: service))
+        if let metrics = makeMetricsApplication(onListening: onMetricsListening) { services.append(.init(service: metrics)) }
+        services.append(.init(service: makeApplication(backend: backend, onListening: onListening)))
         return ServiceGroup(configuration: .init(
             services: services,
             gracefulShutdownSignals: gracefulShutdownSignals,
@@ -125,8 +152,11 @@ public struct PersonalizedPagesApp: Sendable {
     /// Runs until a graceful-shutdown signal or cancellation (see the type's contract).
     public func run(
         gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
-        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        try await makeServiceGroup(gracefulShutdownSignals: gracefulShutdownSignals, onListening: onListening).run()
+        try await makeServiceGroup(
+            gracefulShutdownSignals: gracefulShutdownSignals, onListening: onListening, onMetricsListening: onMetricsListening
+        ).run()
     }
 }

@@ -7,7 +7,8 @@ import Prometheus
 
 /// `personalized-pages`: serves personalized pages until SIGTERM/SIGINT (graceful: in-flight
 /// requests finish, queued events are flushed). Prints `listening on http://HOST:PORT` on stdout
-/// once the server is bound; logs go to stderr. Every flag can also come from the environment
+/// once the public server is bound and, with `--metrics-port`, `metrics on http://HOST:PORT` once
+/// the metrics listener is (in either order); logs go to stderr. Every flag can also come from the environment
 /// variable named in its help.
 @main
 struct PersonalizedPagesCommand: AsyncParsableCommand {
@@ -22,6 +23,12 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
 
     @Option(help: "Address to bind (env PP_HOST).")
     var host: String = environment["PP_HOST"] ?? "127.0.0.1"
+
+    @Option(help: "Port of the metrics listener (GET /metrics, never on the public port); 0 picks a free one; without it no metrics are served (env PP_METRICS_PORT).")
+    var metricsPort: Int?
+
+    @Option(help: "Address the metrics listener binds (env PP_METRICS_HOST).")
+    var metricsHost: String = environment["PP_METRICS_HOST"] ?? "127.0.0.1"
 
     @Option(help: "Optimization client id (env PP_CLIENT_ID).")
     var clientId: String = environment["PP_CLIENT_ID"] ?? "personalized-pages"
@@ -64,6 +71,7 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        if let metricsPort = metricsPort ?? Int(Self.environment["PP_METRICS_PORT"] ?? ""), !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0...65535") }
         if let engines = engines ?? Int(Self.environment["PP_ENGINES"] ?? ""), engines < 1 { throw ValidationError("--engines must be at least 1") }
         guard outboxLeaseMs >= 100 else { throw ValidationError("--outbox-lease-ms must be at least 100") }
         guard experienceTimeoutMs > 0 else { throw ValidationError("--experience-timeout-ms must be positive") }
@@ -77,7 +85,7 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
         var logger = Logger(label: "personalized-pages", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let configuration = AppConfiguration(
-            host: host, port: port, clientId: clientId, environment: environment,
+            host: host, port: port, metricsHost: metricsHost, metricsPort: metricsPort ?? Int(Self.environment["PP_METRICS_PORT"] ?? ""), clientId: clientId, environment: environment,
             experienceBaseURL: experienceBaseURL ?? Self.environment["PP_EXPERIENCE_BASE_URL"],
             insightsBaseURL: insightsBaseURL ?? Self.environment["PP_INSIGHTS_BASE_URL"],
             engines: engines ?? Int(Self.environment["PP_ENGINES"] ?? ""),
@@ -89,7 +97,7 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
             },
             postgresURL: postgres,
             sharedOutboxLease: .milliseconds(outboxLeaseMs))
-        // The process's metrics backend: GET /metrics serves this registry.
+        // The process's metrics backend: GET /metrics of the metrics listener serves this registry.
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let app: PersonalizedPagesApp
@@ -99,9 +107,14 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         let host = self.host
-        try await app.run { port in
-            // Unbuffered, so a test or script reading a pipe sees the line at once.
-            try? FileHandle.standardOutput.write(contentsOf: Data("listening on http://\(host):\(port)\n".utf8))
-        }
+        let metricsHost = self.metricsHost
+        // Unbuffered, one write per line, so a test or script reading a pipe sees each line at once.
+        try await app.run(
+            onListening: { port in
+                try? FileHandle.standardOutput.write(contentsOf: Data("listening on http://\(host):\(port)\n".utf8))
+            },
+            onMetricsListening: { port in
+                try? FileHandle.standardOutput.write(contentsOf: Data("metrics on http://\(metricsHost):\(port)\n".utf8))
+            })
     }
 }

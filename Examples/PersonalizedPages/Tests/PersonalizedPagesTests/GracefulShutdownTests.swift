@@ -51,6 +51,12 @@ import Testing
     /// Reads stdout until `listening on http://127.0.0.1:<port>` (60 s hang bound). The pipe is
     /// read by Foundation's readability handler, off the cooperative thread pool.
     static func listeningPort(_ handle: FileHandle) async throws -> Int {
+        try await listeningPorts(handle, metrics: false).port
+    }
+
+    /// Reads stdout until `listening on http://127.0.0.1:<port>` and, with `metrics`, `metrics on
+    /// http://127.0.0.1:<port>` (either order; 60 s hang bound).
+    static func listeningPorts(_ handle: FileHandle, metrics: Bool) async throws -> (port: Int, metricsPort: Int?) {
         let (chunks, continuation) = AsyncStream<Data>.makeStream()
         handle.readabilityHandler = { handle in
             let data = handle.availableData
@@ -61,9 +67,9 @@ import Testing
             var text = ""
             for await chunk in chunks {
                 text += String(decoding: chunk, as: UTF8.self)
-                if let match = text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)\n/), let port = Int(match.1) {
-                    return port
-                }
+                let port = text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)\n/).flatMap { Int($0.1) }
+                let metricsPort = text.firstMatch(of: /metrics on http:\/\/127\.0\.0\.1:(\d+)\n/).flatMap { Int($0.1) }
+                if let port, !metrics || metricsPort != nil { return (port, metricsPort) }
             }
             throw HarnessError("the app exited before listening; stdout: \(text)")
         }

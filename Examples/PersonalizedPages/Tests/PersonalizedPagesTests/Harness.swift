@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import OptimizationTesting
 import PersonalizedPagesApp
+import Prometheus
 
 /// A started local API server, always stopped.
 func withLocalAPIServer<T>(_ body: (LocalOptimizationAPIServer) async throws -> T) async throws -> T {
@@ -24,24 +25,57 @@ func withLocalAPIServer<T>(_ body: (LocalOptimizationAPIServer) async throws -> 
 func withApp<T>(
     _ server: LocalOptimizationAPIServer, _ body: (_ baseURL: String, _ app: PersonalizedPagesApp) async throws -> T
 ) async throws -> T {
+    try await withApp(server, metricsRegistry: nil) { listeners, app in try await body(listeners.baseURL, app) }
+}
+
+/// Where the in-process app listens.
+struct AppListeners: Sendable {
+    /// The public listener.
+    var baseURL: String
+    /// The metrics listener; nil when the app runs without a metrics registry.
+    var metricsURL: String?
+}
+
+/// As `withApp(_:_:)`; with `metricsRegistry` the service records into it and the metrics
+/// listener serves it on another ephemeral port.
+func withApp<T>(
+    _ server: LocalOptimizationAPIServer, metricsRegistry: PrometheusCollectorRegistry?,
+    _ body: (_ listeners: AppListeners, _ app: PersonalizedPagesApp) async throws -> T
+) async throws -> T {
     let configuration = AppConfiguration(
-        port: 0, clientId: "personalized-pages-tests",
+        port: 0, metricsPort: metricsRegistry == nil ? nil : 0, clientId: "personalized-pages-tests",
         experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL,
         engines: 1, experienceTimeout: .milliseconds(60_000))  // a hang bound only: the local server answers at once
-    let app = try PersonalizedPagesApp(configuration: configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    let app = try PersonalizedPagesApp(
+        configuration: configuration, metricsRegistry: metricsRegistry,
+        logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     let (ports, continuation) = AsyncStream<Int>.makeStream()
-    let group = try await app.makeServiceGroup(gracefulShutdownSignals: [], onListening: { continuation.yield($0) })
+    let (metricsPorts, metricsContinuation) = AsyncStream<Int>.makeStream()
+    let group = try await app.makeServiceGroup(
+        gracefulShutdownSignals: [], onListening: { continuation.yield($0) }, onMetricsListening: { metricsContinuation.yield($0) })
     let running = Task {
-        defer { continuation.finish() }
+        defer {
+            continuation.finish()
+            metricsContinuation.finish()
+        }
         try await group.run()
     }
     var iterator = ports.makeAsyncIterator()
+    var metricsIterator = metricsPorts.makeAsyncIterator()
     guard let port = await iterator.next() else {
         try await running.value
         throw HarnessError("the app stopped before it was listening")
     }
+    var listeners = AppListeners(baseURL: "http://127.0.0.1:\(port)")
+    if metricsRegistry != nil {
+        guard let metricsPort = await metricsIterator.next() else {
+            try await running.value
+            throw HarnessError("the app stopped before its metrics listener was listening")
+        }
+        listeners.metricsURL = "http://127.0.0.1:\(metricsPort)"
+    }
     do {
-        let result = try await body("http://127.0.0.1:\(port)", app)
+        let result = try await body(listeners, app)
         await group.triggerGracefulShutdown()
         try await running.value
         return result

@@ -7,7 +7,7 @@ import PostgresTestServer
 import Testing
 
 /// The real `personalized-pages` executable as child processes: `/metrics` from its Prometheus
-/// backend, and two replicas sharing one PostgreSQL database (a private server started by the
+/// backend on the metrics listener (`--metrics-port`, 404 on the public port), and two replicas sharing one PostgreSQL database (a private server started by the
 /// test) and one Content Delivery API (the test kit's local server). One test at a time: each
 /// starts a PostgreSQL server and app processes, and the invalidation test measures a latency.
 @Suite(.serialized) struct ReplicaTests {
@@ -17,7 +17,7 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/space/entries")
 
-    @Test func metricsAreServedOverHTTPFromThePrometheusBackend() async throws {
+    @Test func metricsAreServedOnTheMetricsListenerFromThePrometheusBackend() async throws {
         try await withLocalAPIServer { server in
             let app = try await AppProcess.start([
                 "--experience-base-url", server.experienceBaseURL, "--insights-base-url", server.insightsBaseURL,
@@ -26,7 +26,9 @@ import Testing
             try await withHTTPClient { client in
                 var visitor = Visitor(baseURL: app.baseURL, client: client, cookies: ["pp_consent": "yes"])
                 #expect(try await visitor.get("/").status == 200)
-                let metrics = try await visitor.get("/metrics")
+                #expect(try await visitor.get("/metrics").status == 404, "never on the public listener")
+                var scraper = Visitor(baseURL: app.metricsURL, client: client)
+                let metrics = try await scraper.get("/metrics")
                 #expect(metrics.status == 200)
                 // The library's metrics, recorded by the service of this process.
                 #expect(metrics.body.contains("# TYPE optimization_experience_requests_total counter"))
@@ -74,7 +76,7 @@ import Testing
                     try await cda.stop()
                     b = try await AppProcess.start(arguments, environment: environment)
                     #expect(try await cmsEntry(client, b, "hero-home") == after)
-                    let metrics = try await get(client, b.baseURL + "/metrics").body
+                    let metrics = try await get(client, b.metricsURL + "/metrics").body
                     #expect(metrics.contains("optimization_postgres_entry_store_hits_total 1"))
                 }
                 try await a.terminate()
@@ -166,14 +168,14 @@ import Testing
                     // do not wait again. A failure bound with a wide margin, not a timing goal.
                     #expect(elapsed < .seconds(30), "five pages took \(elapsed) with the database away")
                     let inMemory = try await eventually(within: .seconds(60)) {
-                        let metrics = try await get(client, app.baseURL + "/metrics").body
+                        let metrics = try await get(client, app.metricsURL + "/metrics").body
                         return metrics.contains("optimization_shared_outbox_events_total{result=\"memory\"}")
                     }
                     #expect(inMemory, "events queued in memory are counted")
                     try database.start()
                     let stored = try await eventually(within: .seconds(60)) {
                         _ = try await visitor.get("/events")
-                        let metrics = try await get(client, app.baseURL + "/metrics").body
+                        let metrics = try await get(client, app.metricsURL + "/metrics").body
                         return metrics.split(separator: "\n").contains { $0.hasPrefix("optimization_shared_outbox_events_total{result=\"stored\"}") && !$0.hasSuffix(" 3") }
                     }
                     #expect(stored, "the database is used again once it is back")
@@ -236,10 +238,12 @@ import Testing
     }
 }
 
-/// A `personalized-pages` child process on an ephemeral port.
+/// A `personalized-pages` child process on an ephemeral port, with its metrics listener on another.
 struct AppProcess {
     let process: Process
     let baseURL: String
+    /// The metrics listener (`--metrics-port 0`).
+    let metricsURL: String
     let exited: AsyncStream<Int32>
 
     static func start(_ arguments: [String], environment: [String: String] = [:]) async throws -> AppProcess {
@@ -247,7 +251,7 @@ struct AppProcess {
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the package first: \(executable.path)")
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--port", "0", "--engines", "1", "--client-id", "replica-test", "--log-level", "warning"] + arguments
+        process.arguments = ["--port", "0", "--metrics-port", "0", "--engines", "1", "--client-id", "replica-test", "--log-level", "warning"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let stdout = Pipe()
         process.standardOutput = stdout
@@ -255,8 +259,10 @@ struct AppProcess {
         process.terminationHandler = { continuation.yield($0.terminationStatus); continuation.finish() }
         try process.run()
         do {
-            let port = try await GracefulShutdownTests.listeningPort(stdout.fileHandleForReading)
-            return AppProcess(process: process, baseURL: "http://127.0.0.1:\(port)", exited: stream)
+            let ports = try await GracefulShutdownTests.listeningPorts(stdout.fileHandleForReading, metrics: true)
+            return AppProcess(
+                process: process, baseURL: "http://127.0.0.1:\(ports.port)",
+                metricsURL: "http://127.0.0.1:\(ports.metricsPort ?? 0)", exited: stream)
         } catch {
             process.terminate()
             throw error
