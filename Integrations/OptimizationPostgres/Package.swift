@@ -54,6 +54,7 @@ let package = Package(
                 "OptimizationPostgres", "PostgresTestServer", "outbox-crash-helper",
                 .product(name: "EventOutbox", package: "swift-optimization-linux"),
                 .product(name: "ContentfulDelivery", package: "swift-optimization-linux"),
+                .product(name: "Optimization", package: "swift-optimization-linux"),
                 .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
                 .product(name: "JavaScriptHost", package: "swift-optimization-linux"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -14,7 +14,15 @@
 ///   any replica (a takeover), so delivery is at least once.
 /// - ``acknowledge(_:)`` deletes delivered events; ``release(_:)`` makes leased events
 ///   claimable again at once (the replica gives them back, for example when it stops).
-/// - ``eraseProfile(_:)`` deletes every stored event of a profile, leased or not.
+/// - ``eraseProfile(_:)`` deletes every stored event of a profile, leased or not, and records
+///   the erasure in the store's **erasure log**, in the same commit. ``erasures(after:)`` reads
+///   that log from a cursor: every replica reads it on each poll and drops the erased profiles'
+///   events it claimed before the erasure and still holds in memory. The log is durable (unlike a
+///   notification, a replica that was away reads what it missed), serialized with erasures (a
+///   read never skips an erasure that commits after it), and pruned after a store-defined,
+///   documented age; a reader whose cursor fell behind the pruning is told so
+///   (``SharedOutboxErasures/isComplete`` false) and checks its held events with
+///   ``storedSequences(among:)`` instead.
 ///
 /// **Errors.** Every method throws when the store is unreachable or refuses. Implementations
 /// bound every call in time (a caller must never wait indefinitely for a store that is away).
@@ -40,8 +48,22 @@ public protocol SharedOutboxStore: Sendable {
     /// Extends the lease of every event this replica holds.
     func renewLeases() async throws
 
-    /// Deletes every stored event of `profileId`.
+    /// Deletes every stored event of `profileId` and records the erasure in the erasure log, in
+    /// one commit.
     /// - Returns: how many were deleted.
     @discardableResult
     func eraseProfile(_ profileId: String) async throws -> Int
+
+    /// The profiles erased after `cursor` (by any replica), read from the erasure log.
+    /// - Parameter cursor: the ``SharedOutboxErasures/cursor`` of the previous read; nil for a
+    ///   replica's first read, which returns no profiles and the log's current end (a replica
+    ///   that has claimed nothing yet has nothing to drop).
+    /// - Returns: the erased profiles in log order, the cursor of the next read, and whether the
+    ///   log still held every entry after `cursor`.
+    func erasures(after cursor: UInt64?) async throws -> SharedOutboxErasures
+
+    /// Which of these events are still stored (neither acknowledged, erased nor dropped by a
+    /// bound): the fallback of a replica whose erasure-log cursor fell behind the pruning.
+    /// - Returns: the sequence numbers among `sequences` that are stored, in any order.
+    func storedSequences(among sequences: [UInt64]) async throws -> [UInt64]
 }

@@ -5,8 +5,9 @@ import Synchronization
 /// An outbox table shared by the replicas of a test, in memory: ``store(replica:)`` gives each
 /// replica its view (a `SharedOutboxStore`), with the contract of a production store (claims in
 /// sequence order, a profile's later event not claimable while an earlier one is leased to
-/// another replica's live claim, leases on an injected clock, takeover when they expire). ``isAvailable`` set to
-/// false makes every call throw ``Unavailable`` (the database went away).
+/// another replica's live claim, leases on an injected clock, takeover when they expire; an
+/// erasure log kept for ``erasureRetention``, pruned by erasures). ``isAvailable`` set to false
+/// makes every call throw ``Unavailable`` (the database went away).
 ///
 /// **Threading.** Thread-safe; every call completes without suspending.
 public final class InMemorySharedOutbox: Sendable {
@@ -28,9 +29,23 @@ public final class InMemorySharedOutbox: Sendable {
         public var claims: Int
     }
 
+    /// An entry of the erasure log.
+    public struct Erasure: Sendable, Equatable {
+        /// Position in the log (increasing from 1).
+        public var id: UInt64
+        /// The erased profile.
+        public var profileId: String
+        /// When it was erased, in the clock's milliseconds.
+        public var erasedAt: Double
+    }
+
     fileprivate struct Table {
         var rows: [Row] = []
         var nextSequence: UInt64 = 1
+        var erasures: [Erasure] = []
+        var nextErasure: UInt64 = 1
+        /// The newest log id pruned (0: none).
+        var prunedThrough: UInt64 = 0
         var available = true
         var appendCalls = 0
         var appendedMessageIds: [String] = []
@@ -39,13 +54,22 @@ public final class InMemorySharedOutbox: Sendable {
     private let table = Mutex(Table())
     private let clock: any HostClock
     private let leaseDuration: Duration
+    /// How long an entry stays in the erasure log: an erasure prunes the entries older than this.
+    public let erasureRetention: Duration
 
     /// - Parameters:
-    ///   - clock: the clock leases run on (a `ManualClock` in tests).
+    ///   - clock: the clock leases and the erasure log's ages run on (a `ManualClock` in tests).
     ///   - leaseDuration: how long a claim is leased.
-    public init(clock: any HostClock, leaseDuration: Duration = .seconds(30)) {
+    ///   - erasureRetention: how long an erasure stays in the erasure log.
+    public init(clock: any HostClock, leaseDuration: Duration = .seconds(30), erasureRetention: Duration = .seconds(3600)) {
         self.clock = clock
         self.leaseDuration = leaseDuration
+        self.erasureRetention = erasureRetention
+    }
+
+    /// The erasure log, oldest first (what pruning left).
+    public var erasureLog: [Erasure] {
+        table.withLock { $0.erasures }
     }
 
     /// Whether calls succeed; false simulates a store that is away.
@@ -83,7 +107,11 @@ public final class InMemorySharedOutbox: Sendable {
     }
 
     fileprivate var leaseMilliseconds: Double {
-        Double(leaseDuration.components.seconds) * 1_000 + Double(leaseDuration.components.attoseconds) / 1e15
+        Self.milliseconds(leaseDuration)
+    }
+
+    fileprivate static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
     }
 
     private struct ReplicaView: SharedOutboxStore {
@@ -159,10 +187,33 @@ public final class InMemorySharedOutbox: Sendable {
         }
 
         func eraseProfile(_ profileId: String) async throws -> Int {
-            try outbox.run { table, _ in
+            let retention = InMemorySharedOutbox.milliseconds(outbox.erasureRetention)
+            return try outbox.run { table, now in
                 let before = table.rows.count
                 table.rows.removeAll { $0.record.profileId == profileId }
+                table.erasures.append(Erasure(id: table.nextErasure, profileId: profileId, erasedAt: now))
+                table.nextErasure += 1
+                let expired = table.erasures.prefix { $0.erasedAt < now - retention }
+                if let newest = expired.last { table.prunedThrough = max(table.prunedThrough, newest.id) }
+                table.erasures.removeFirst(expired.count)
                 return before - table.rows.count
+            }
+        }
+
+        func erasures(after cursor: UInt64?) async throws -> SharedOutboxErasures {
+            try outbox.run { table, _ in
+                let end = max(table.prunedThrough, table.erasures.last?.id ?? 0)
+                guard let cursor else { return SharedOutboxErasures(profileIds: [], cursor: end, isComplete: true) }
+                return SharedOutboxErasures(
+                    profileIds: table.erasures.filter { $0.id > cursor }.map(\.profileId), cursor: max(cursor, end),
+                    isComplete: cursor >= table.prunedThrough)
+            }
+        }
+
+        func storedSequences(among sequences: [UInt64]) async throws -> [UInt64] {
+            let asked = Set(sequences)
+            return try outbox.run { table, _ in
+                table.rows.map(\.record.sequence).filter { asked.contains($0) }
             }
         }
     }

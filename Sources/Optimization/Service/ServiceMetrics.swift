@@ -18,6 +18,7 @@ import Dispatch
 /// | `optimization_insights_queue_depth` | gauge | — |
 /// | `optimization_circuit_open` | gauge (0/1) | `api`: experience, insights |
 /// | `optimization_shared_outbox_events_total` | counter | `result`: stored, memory (the store was away) |
+/// | `optimization_shared_outbox_erased_events_total` | counter | — (queued events dropped because their profile was erased, read from the erasure log) |
 ///
 /// Every metric object is created once, here; recording is lock-free in the no-op case.
 final class ServiceMetrics: Sendable {
@@ -41,6 +42,7 @@ final class ServiceMetrics: Sendable {
     private let circuits: [String: Gauge]
     private let sharedOutboxStored: Counter
     private let sharedOutboxInMemory: Counter
+    private let sharedOutboxErased: Counter
 
     init(factory: any MetricsFactory) {
         resolveDuration = Timer(label: "optimization_resolve_duration", dimensions: [], factory: factory)
@@ -75,12 +77,19 @@ final class ServiceMetrics: Sendable {
         })
         sharedOutboxStored = Counter(label: "optimization_shared_outbox_events_total", dimensions: [("result", "stored")], factory: factory)
         sharedOutboxInMemory = Counter(label: "optimization_shared_outbox_events_total", dimensions: [("result", "memory")], factory: factory)
+        sharedOutboxErased = Counter(label: "optimization_shared_outbox_erased_events_total", dimensions: [], factory: factory)
     }
 
     /// Insights events of one call: stored in the shared outbox, or queued in memory because the
     /// store was away.
     func sharedOutboxEvents(stored: Bool, count: Int) {
         (stored ? sharedOutboxStored : sharedOutboxInMemory).increment(by: count)
+    }
+
+    /// Queued Insights events dropped from memory because the shared outbox's erasure log named
+    /// their profile.
+    func sharedOutboxErasedInMemory(count: Int) {
+        sharedOutboxErased.increment(by: count)
     }
 
     /// One resolution: `variant` when a variant entry renders instead of the baseline.

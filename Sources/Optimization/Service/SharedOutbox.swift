@@ -31,12 +31,20 @@ import EventOutbox
 /// ``leaseRenewalInterval`` (keep it well below the store's lease duration). At shutdown the
 /// events still queued are given back (`SharedOutboxStore.release(_:)`) for another replica.
 ///
+/// **Erasure.** `OptimizationService.eraseProfile(_:)` (async) erases a profile from this
+/// replica's queues and from the store, which records it in its erasure log. Every replica reads
+/// the log at each ``pollInterval`` tick and drops the erased profiles' queued events (counted in
+/// `optimization_shared_outbox_erased_events_total`): within one poll interval none of them
+/// leaves any replica (a request already in flight finishes). A replica claims nothing before
+/// its first read of the log succeeded.
+///
 /// **Time.** The poll and renewal timers run on the service environment's clock.
 public struct SharedOutbox: Sendable {
     /// Where the events are stored.
     public var store: any SharedOutboxStore
     /// How often the replica looks for claimable events besides right after its own appends (the
-    /// events of replicas that died, or stored while this replica's queues were full). Default 1 s.
+    /// events of replicas that died, or stored while this replica's queues were full) and reads
+    /// the store's erasure log. Default 1 s.
     public var pollInterval: Duration
     /// How often the leases of the claimed events still queued here are renewed. Default 10 s.
     public var leaseRenewalInterval: Duration

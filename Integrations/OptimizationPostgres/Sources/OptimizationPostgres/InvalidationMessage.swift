@@ -2,9 +2,13 @@ import ContentfulDelivery
 import Foundation
 
 /// The NOTIFY payload of an invalidation: JSON `{"origin","space","environment","entry"}`
-/// (`entry` absent: everything). Entry ids are at most 64 characters, so a payload stays far
-/// below PostgreSQL's 8000-byte limit.
+/// (`entry` absent: everything). Contentful's ids are at most 64 characters, so a real payload
+/// stays far below PostgreSQL's limit (``maximumPayloadBytes``); a longer one is never sent.
 struct InvalidationMessage: Codable, Sendable, Equatable {
+    /// The longest NOTIFY payload PostgreSQL accepts (built with the default 8 kB pages): it
+    /// must be shorter than 8000 bytes.
+    static let maximumPayloadBytes = 7999
+
     /// The ``OptimizationDatabase/replicaId`` that sent it.
     var origin: String
     var space: String

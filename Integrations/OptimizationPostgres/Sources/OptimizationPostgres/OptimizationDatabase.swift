@@ -138,6 +138,21 @@ public final class OptimizationDatabase: Sendable {
         return .database(operation: operation, detail: "\(error)")
     }
 
+    /// Whether `error` may pass if the operation is tried again: a timeout, a failed or lost
+    /// connection (no SQLSTATE), or a server error of class 08 (connection), 40 (transaction
+    /// rollback: serialization failure, deadlock), 53 (insufficient resources), 55 (object not in
+    /// prerequisite state: a lock not available), 57 (operator intervention: shutdown, cancel),
+    /// 58 (system error) or XX (internal error). Any other SQLSTATE (bad data, a value too long,
+    /// a missing privilege or table) fails the same way again.
+    static func isTransient(_ error: any Error) -> Bool {
+        if let transaction = error as? PostgresTransactionError,
+           let inner = transaction.closureError ?? transaction.beginError ?? transaction.commitError {
+            return isTransient(inner)
+        }
+        guard let psql = error as? PSQLError, let state = psql.serverInfo?[.sqlState] else { return true }
+        return ["08", "40", "53", "55", "57", "58", "XX"].contains(String(state.prefix(2)))
+    }
+
     /// The error without the server's message (which may quote values): safe above debug.
     static func summary(_ error: PostgresIntegrationError) -> String {
         switch error {

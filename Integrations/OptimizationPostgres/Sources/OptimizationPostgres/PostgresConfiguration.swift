@@ -11,11 +11,13 @@ public struct PostgresConfiguration: Sendable {
     /// The connection string's text with the password removed (for logs).
     public let redactedConnectionString: String
     /// Most pooled connections this replica opens (the LISTEN connection of the invalidation bus
-    /// is one more). Default 8.
-    public var poolSize: Int
+    /// is one more). Default 8. Validated by the initializer (at least 1) and fixed after it.
+    public let poolSize: Int
     /// The schema holding this integration's tables (created when missing). Default
-    /// `optimization`. Letters, digits and `_` only.
-    public var schema: String
+    /// `optimization`. Lower-case letters, digits and `_`, starting with a letter, at most 48
+    /// characters: validated by the initializer and fixed after it (it is written into SQL
+    /// statements as an identifier).
+    public let schema: String
     /// Bound of one store operation (a read, a write, an invalidation, an outbox call) including
     /// waiting for a connection: when PostgreSQL is unreachable the operation gives up after it
     /// (reads answer "nothing stored"). Default 2 s.
@@ -63,12 +65,23 @@ public struct PostgresConfiguration: Sendable {
         var unverified = TLSConfiguration.makeClientConfiguration()
         unverified.certificateVerification = .none
         let tls: PostgresClient.Configuration.TLS
+        let tlsConfiguration: TLSConfiguration?
         switch sslMode {
-        case "disable": tls = .disable
-        case "allow", "prefer": tls = .prefer(unverified)
-        case "require": tls = .require(unverified)
-        case "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
+        case "disable": (tls, tlsConfiguration) = (.disable, nil)
+        case "allow", "prefer": (tls, tlsConfiguration) = (.prefer(unverified), unverified)
+        case "require": (tls, tlsConfiguration) = (.require(unverified), unverified)
+        case "verify-ca", "verify-full": (tls, tlsConfiguration) = (.require(.makeClientConfiguration()), .makeClientConfiguration())
         default: throw .invalidConfiguration("unknown sslmode \(sslMode)")
+        }
+        // The bus's LISTEN connection is not pooled: it gets the same mode and TLS settings.
+        do {
+            switch (sslMode, tlsConfiguration) {
+            case (_, nil): listenTLS = .disable
+            case ("allow", let settings?), ("prefer", let settings?): listenTLS = .prefer(try NIOSSLContext(configuration: settings))
+            case (_, let settings?): listenTLS = .require(try NIOSSLContext(configuration: settings))
+            }
+        } catch {
+            throw .invalidConfiguration("the TLS settings of sslmode \(sslMode) cannot be used: \(error)")
         }
         var connection = PostgresClient.Configuration(
             host: host, port: url.port ?? 5432, username: user, password: url.password,
@@ -88,14 +101,18 @@ public struct PostgresConfiguration: Sendable {
         self.heartbeatInterval = heartbeatInterval
     }
 
+    /// The TLS mode of the LISTEN connection: the pool's (``connection``), from `sslmode`.
+    let listenTLS: PostgresConnection.Configuration.TLS
+
     /// The NOTIFY channel of invalidations: `<schema>_invalidations`.
     public var invalidationChannel: String { "\(schema)_invalidations" }
 
-    /// The configuration of a single (non-pooled) connection, for the LISTEN connection.
+    /// The configuration of a single (non-pooled) connection, for the LISTEN connection: the
+    /// pool's server, credentials and TLS mode.
     var singleConnection: PostgresConnection.Configuration {
         var single = PostgresConnection.Configuration(
             host: connection.host ?? "127.0.0.1", port: connection.port ?? 5432, username: connection.username,
-            password: connection.password, database: connection.database, tls: .disable)
+            password: connection.password, database: connection.database, tls: listenTLS)
         single.options.connectTimeout = .init(operationTimeout)
         return single
     }

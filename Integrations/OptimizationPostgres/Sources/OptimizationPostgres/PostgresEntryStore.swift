@@ -30,7 +30,12 @@ import Synchronization
 /// ``maximumPendingInvalidations``; beyond, they collapse into one invalidation of everything per
 /// space and environment) and retried in the background with the bus's reconnect backoff until
 /// it is written or the database is shut down, so the store's copies and the other replicas learn
-/// of it once PostgreSQL is back (``pendingInvalidationCount``).
+/// of it once PostgreSQL is back (``pendingInvalidationCount``). Only failures that may pass are
+/// retried (the database unreachable or timing out, a connection, resource or concurrency
+/// error): an invalidation that can never be sent (its NOTIFY payload over PostgreSQL's 8000-byte
+/// limit, or refused with any other error) is dropped at once, logged at `warning` and counted in
+/// `optimization_postgres_invalidations_dropped_total`, and the ones queued behind it still go
+/// out.
 ///
 /// **Threading.** `Sendable`; one per database, shared by any number of sources.
 public final class PostgresEntryStore: ContentfulEntryStore {
@@ -140,7 +145,7 @@ public final class PostgresEntryStore: ContentfulEntryStore {
     /// invalidated and notifies the other replicas, in one transaction; kept for a retry when the
     /// database cannot be written (see the type's contract).
     public func invalidate(_ invalidation: ContentfulInvalidation) async {
-        if await !send(invalidation) { keepForRetry(invalidation) }
+        if await send(invalidation) == .retry { keepForRetry(invalidation) }
     }
 
     /// Invalidations waiting for the database to come back.
@@ -168,9 +173,9 @@ public final class PostgresEntryStore: ContentfulEntryStore {
         while database.isRunning {
             try? await Task.sleep(for: delay)   // the database is away: back off (real time)
             let batch = pending.withLock { $0.invalidations }
-            var sent = 0
+            var sent = 0   // written, or dropped for good
             for invalidation in batch {
-                guard await send(invalidation) else { break }
+                guard await send(invalidation) != .retry else { break }
                 sent += 1
             }
             let done = pending.withLock { pending -> Bool in
@@ -187,28 +192,67 @@ public final class PostgresEntryStore: ContentfulEntryStore {
         pending.withLock { $0.retrying = false }
     }
 
-    /// Writes `invalidation` and its NOTIFY; false when the database could not be written.
-    private func send(_ invalidation: ContentfulInvalidation) async -> Bool {
+    /// What became of one attempt to send an invalidation.
+    enum SendOutcome: Equatable {
+        /// Written and notified.
+        case sent
+        /// A failure that may pass: keep it and try again.
+        case retry
+        /// It can never be sent: dropped (logged and counted).
+        case dropped
+    }
+
+    /// Writes `invalidation` and its NOTIFY.
+    func send(_ invalidation: ContentfulInvalidation) async -> SendOutcome {
         let payload = InvalidationMessage(origin: database.replicaId, invalidation: invalidation).encoded()
-        let channel = database.configuration.invalidationChannel
-        let written: Void? = try? await database.run("invalidation") { [schema] client, logger in
-            try await client.withTransaction(logger: logger) { connection in
-                if let id = invalidation.entryId {
-                    try await connection.query("""
-                        UPDATE \(unescaped: schema).contentful_entries SET invalidated = true
-                        WHERE space_id = \(invalidation.spaceId) AND environment = \(invalidation.environment)
-                          AND (entry_id = \(id) OR referenced_ids @> ARRAY[\(id)]::text[])
-                        """, logger: logger)
-                } else {
-                    try await connection.query("""
-                        UPDATE \(unescaped: schema).contentful_entries SET invalidated = true
-                        WHERE space_id = \(invalidation.spaceId) AND environment = \(invalidation.environment)
-                        """, logger: logger)
-                }
-                try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
-            }
+        guard payload.utf8.count <= InvalidationMessage.maximumPayloadBytes else {
+            database.metrics.invalidationsTooLong.increment()
+            database.logger.warning("an invalidation is too long to notify the other replicas; it is dropped", metadata: [
+                "bytes": "\(payload.utf8.count)", "limit": "\(InvalidationMessage.maximumPayloadBytes)"])
+            return .dropped
         }
-        return written != nil
+        let channel = database.configuration.invalidationChannel
+        let written: PostgresIntegrationError?
+        do {
+            written = try await database.run("invalidation") { [schema] client, logger -> PostgresIntegrationError? in
+                do {
+                    try await Self.writeInvalidation(invalidation, payload: payload, channel: channel, client: client, logger: logger, schema: schema)
+                    return nil
+                } catch where !OptimizationDatabase.isTransient(error) {
+                    return OptimizationDatabase.integrationError(error, operation: "invalidation")
+                }
+            }
+        } catch {
+            return .retry
+        }
+        guard let refusal = written else { return .sent }
+        database.metrics.invalidationsRefused.increment()
+        database.metrics.error("invalidation")
+        database.logger.warning("PostgreSQL refused an invalidation for good; it is dropped", metadata: [
+            "error": "\(OptimizationDatabase.summary(refusal))"])
+        database.logger.debug("refused invalidation detail", metadata: ["error": "\(refusal)"])
+        return .dropped
+    }
+
+    /// The transaction of one invalidation: marks the stored copies, sends the NOTIFY.
+    private static func writeInvalidation(
+        _ invalidation: ContentfulInvalidation, payload: String, channel: String, client: PostgresClient, logger: Logger, schema: String
+    ) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            if let id = invalidation.entryId {
+                try await connection.query("""
+                    UPDATE \(unescaped: schema).contentful_entries SET invalidated = true
+                    WHERE space_id = \(invalidation.spaceId) AND environment = \(invalidation.environment)
+                      AND (entry_id = \(id) OR referenced_ids @> ARRAY[\(id)]::text[])
+                    """, logger: logger)
+            } else {
+                try await connection.query("""
+                    UPDATE \(unescaped: schema).contentful_entries SET invalidated = true
+                    WHERE space_id = \(invalidation.spaceId) AND environment = \(invalidation.environment)
+                    """, logger: logger)
+            }
+            try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+        }
     }
 
     // MARK: Statements

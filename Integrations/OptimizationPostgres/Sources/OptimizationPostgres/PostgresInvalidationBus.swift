@@ -26,7 +26,8 @@ import Synchronization
 /// invalidations made before the first LISTEN are not delivered, and the first LISTEN revalidates
 /// nothing (a starting replica trusts the store's copies).
 ///
-/// The connection is its own (not one of the pool's); it is checked every
+/// The connection is its own (not one of the pool's), with the pool's server, credentials and
+/// TLS mode (`sslmode` of the connection string); it is checked every
 /// ``PostgresConfiguration/heartbeatInterval`` and re-opened after a loss with a delay from
 /// ``PostgresConfiguration/reconnectDelay`` doubling to ``PostgresConfiguration/maximumReconnectDelay``.
 ///

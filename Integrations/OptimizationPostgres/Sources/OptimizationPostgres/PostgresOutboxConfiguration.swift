@@ -26,6 +26,12 @@ public struct PostgresOutboxConfiguration: Sendable {
     /// it checks them, whatever ``boundsCheckInterval`` says. Default 1,000; 1 checks on every
     /// append.
     public var boundsCheckEvents: Int
+    /// How long an erasure stays in the erasure log (`<schema>.outbox_erasures`) that every
+    /// replica reads on each poll (``PostgresOutboxStore/erasures(after:)``); an erasure prunes
+    /// the older entries. A replica that did not read the log for longer than this checks which
+    /// of its claimed events are still stored instead. Default 1 hour; at least 1 second (a
+    /// shorter value is raised to it).
+    public var erasureRetention: Duration
     /// Called with every drop report (after the append's transaction committed, before the
     /// appends of that transaction return). Keep it short; the payloads may carry visitor data:
     /// do not log them.
@@ -35,13 +41,14 @@ public struct PostgresOutboxConfiguration: Sendable {
     public init(
         maxEvents: Int = 100_000, maxBytes: Int = 64 << 20, leaseDuration: Duration = .seconds(30),
         boundsCheckInterval: Duration = .seconds(1), boundsCheckEvents: Int = 1_000,
-        onDrop: (@Sendable (OutboxDropReport) -> Void)? = nil
+        erasureRetention: Duration = .seconds(3600), onDrop: (@Sendable (OutboxDropReport) -> Void)? = nil
     ) {
         self.maxEvents = maxEvents
         self.maxBytes = maxBytes
         self.leaseDuration = leaseDuration
         self.boundsCheckInterval = boundsCheckInterval
         self.boundsCheckEvents = boundsCheckEvents
+        self.erasureRetention = erasureRetention
         self.onDrop = onDrop
     }
 }

@@ -51,6 +51,20 @@ enum PostgresSchema {
         CREATE INDEX outbox_events_queue ON S.outbox_events (queue, sequence);
         CREATE INDEX outbox_events_profile ON S.outbox_events (profile_id, sequence);
         """,
+        // 3: the shared outbox's erasure log (read by every replica on each poll) and the newest
+        // log id pruned from it.
+        """
+        CREATE TABLE S.outbox_erasures (
+            id bigserial PRIMARY KEY,
+            profile_id text NOT NULL,
+            erased_at timestamptz NOT NULL
+        );
+        CREATE INDEX outbox_erasures_erased_at ON S.outbox_erasures (erased_at);
+        CREATE TABLE S.outbox_erasure_horizon (
+            pruned_through bigint NOT NULL
+        );
+        INSERT INTO S.outbox_erasure_horizon (pruned_through) VALUES (0);
+        """,
     ]
 
     /// Creates the schema and applies the missing steps; returns the version found before.

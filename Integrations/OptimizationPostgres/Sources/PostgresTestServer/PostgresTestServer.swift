@@ -10,7 +10,11 @@ import Glibc
 /// ``PostgresTestServer/serverUser`` (created with `useradd --system` when missing) through
 /// `runuser`; otherwise as the current user. Binaries are found with ``PostgresBinaries/locate()``.
 ///
-/// Use ``withPostgresTestServer(_:)``, which always stops the server and removes its directory,
+/// With `tlsOnly`, the server accepts TLS connections only (`ssl = on`, a `hostssl`-only
+/// `pg_hba.conf`, a self-signed certificate made by the `openssl` command at set-up) and
+/// ``connectionString(database:)`` asks for `sslmode=require`.
+///
+/// Use ``withPostgresTestServer(tlsOnly:_:)``, which always stops the server and removes its directory,
 /// also when the body throws. ``stop()`` and ``start()`` take the server away and bring it back on
 /// the same port and data (for outage tests).
 ///
@@ -32,18 +36,25 @@ public final class PostgresTestServer: @unchecked Sendable {
     private var process: Process?
     private var watchdog: Process?
     private let runAsUser: String?
+    /// Whether the server refuses connections without TLS.
+    public let isTLSOnly: Bool
 
-    /// `postgres://postgres@127.0.0.1:<port>/<database>?sslmode=disable`.
+    /// `postgres://postgres@127.0.0.1:<port>/<database>?sslmode=disable` (`sslmode=require` for a
+    /// TLS-only server).
     public func connectionString(database: String = "postgres") -> String {
-        "postgres://postgres@127.0.0.1:\(port)/\(database)?sslmode=disable"
+        "postgres://postgres@127.0.0.1:\(port)/\(database)?sslmode=\(isTLSOnly ? "require" : "disable")"
     }
 
     /// Creates the cluster (`initdb`) in a new temporary directory and starts the server.
-    /// - Parameter readinessTimeout: bound of the wait for the server to accept connections
-    ///   (a failure bound: a busy machine takes a second or two).
-    /// - Throws: ``PostgresTestServerError`` when a binary is missing, `initdb` fails, or the server
-    ///   does not become ready in time (its log is in the error).
-    public init(readinessTimeout: Duration = .seconds(60)) throws {
+    /// - Parameters:
+    ///   - readinessTimeout: bound of the wait for the server to accept connections (a failure
+    ///     bound: a busy machine takes a second or two).
+    ///   - tlsOnly: accept TLS connections only, with a self-signed certificate (`openssl` must
+    ///     be on PATH).
+    /// - Throws: ``PostgresTestServerError`` when a binary is missing, `initdb` or `openssl`
+    ///   fails, or the server does not become ready in time (its log is in the error).
+    public init(readinessTimeout: Duration = .seconds(60), tlsOnly: Bool = false) throws {
+        isTLSOnly = tlsOnly
         binaries = try PostgresBinaries.locate()
         runAsUser = getuid() == 0 ? try Self.ensureServerUser() : nil
         let template = FileManager.default.temporaryDirectory.appendingPathComponent("optimization-pg-XXXXXX").path
@@ -58,6 +69,7 @@ public final class PostgresTestServer: @unchecked Sendable {
                 binaries.initdb.path,
                 ["-D", directory.appendingPathComponent("data").path, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions"],
                 asUser: runAsUser, in: directory)
+            if tlsOnly { try Self.requireTLS(data: directory.appendingPathComponent("data"), asUser: runAsUser) }
             port = try Self.freeLoopbackPort()
             try start(readinessTimeout: readinessTimeout)
         } catch {
@@ -80,7 +92,7 @@ public final class PostgresTestServer: @unchecked Sendable {
             "-D", data, "-p", "\(port)", "-h", "127.0.0.1", "-k", directory.path,
             "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
             "-c", "max_connections=200", "-c", "logging_collector=off",
-        ]
+        ] + (isTLSOnly ? ["-c", "ssl=on", "-c", "ssl_cert_file=server.crt", "-c", "ssl_key_file=server.key"] : [])
         let log = directory.appendingPathComponent("server.log")
         if !FileManager.default.fileExists(atPath: log.path) {
             FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -182,6 +194,26 @@ public final class PostgresTestServer: @unchecked Sendable {
 
     // MARK: Helpers
 
+    /// Makes the cluster in `data` TLS-only: a self-signed certificate and key (`server.crt`,
+    /// `server.key`: mode 0600, owned by the server's user) and a `pg_hba.conf` that lets only
+    /// TLS connections in over TCP.
+    private static func requireTLS(data: URL, asUser user: String?) throws {
+        let key = data.appendingPathComponent("server.key").path
+        try run(try which("openssl"), [
+            "req", "-new", "-x509", "-days", "2", "-nodes", "-subj", "/CN=127.0.0.1",
+            "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+            "-keyout", key, "-out", data.appendingPathComponent("server.crt").path,
+        ], asUser: user, in: data.deletingLastPathComponent())
+        try run("/bin/chmod", ["600", key], asUser: user)
+        let rules = """
+            local all all trust
+            hostssl all all 127.0.0.1/32 trust
+            hostnossl all all 0.0.0.0/0 reject
+
+            """
+        try run("/bin/sh", ["-c", "printf '%s' \"$1\" > \"$2\"", "write", rules, data.appendingPathComponent("pg_hba.conf").path], asUser: user)
+    }
+
     /// The non-root user to run the server as; created (`useradd --system`) when missing.
     private static func ensureServerUser() throws -> String {
         let user = serverUser
@@ -250,8 +282,9 @@ public final class PostgresTestServer: @unchecked Sendable {
 
 /// Starts a ``PostgresTestServer``, runs `body`, and always destroys the server (stops it and
 /// removes its directory), whether `body` returns or throws.
-public func withPostgresTestServer<T>(_ body: (PostgresTestServer) async throws -> T) async throws -> T {
-    let server = try PostgresTestServer()
+/// With `tlsOnly` the server accepts TLS connections only (see ``PostgresTestServer``).
+public func withPostgresTestServer<T>(tlsOnly: Bool = false, _ body: (PostgresTestServer) async throws -> T) async throws -> T {
+    let server = try PostgresTestServer(tlsOnly: tlsOnly)
     do {
         let result = try await body(server)
         server.destroy()

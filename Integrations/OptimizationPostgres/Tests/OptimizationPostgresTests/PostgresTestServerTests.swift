@@ -1,5 +1,5 @@
 import Foundation
-import OptimizationPostgres
+@testable import OptimizationPostgres
 import PostgresNIO
 import PostgresTestServer
 import Testing
@@ -30,7 +30,7 @@ import Testing
             server.stop()
             await #expect(throws: PostgresIntegrationError.self) { try await database.schemaVersion() }
             try server.start()
-            try await waitUntil("the pool reconnects") { (try? await database.schemaVersion()) == 2 }
+            try await waitUntil("the pool reconnects") { (try? await database.schemaVersion()) == PostgresSchema.currentVersion }
             await database.shutdown()
         }
     }

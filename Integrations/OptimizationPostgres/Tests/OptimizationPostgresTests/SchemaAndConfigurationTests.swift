@@ -20,6 +20,35 @@ import Testing
         #expect(throws: PostgresIntegrationError.self) { try PostgresConfiguration(connectionString: "postgres://app@db/c", schema: "x; DROP") }
     }
 
+    @Test func anInvalidSchemaNameIsRefusedAndTheValidatedSettingsCannotBeReassigned() throws {
+        let tooLong = String(repeating: "a", count: 49)
+        for bad in ["", "Optimization", "1abc", "a-b", "x; DROP", "schema.name", "é", tooLong] {
+            #expect("\(bad) is refused", performing: { try PostgresConfiguration(connectionString: "postgres://app@db/c", schema: bad) },
+                    throws: { error in
+                        guard case .invalidConfiguration = error as? PostgresIntegrationError else { return false }
+                        return true
+                    })
+        }
+        let configuration = try PostgresConfiguration(connectionString: "postgres://app@db/c", poolSize: 2, schema: "tenant_2")
+        #expect(configuration.schema == "tenant_2" && configuration.invalidationChannel == "tenant_2_invalidations")
+        // What the initializer validated has no setter: the schema is written into SQL as an
+        // identifier, so it must stay the validated value.
+        let schema: AnyKeyPath = \PostgresConfiguration.schema
+        let poolSize: AnyKeyPath = \PostgresConfiguration.poolSize
+        #expect(!(schema is WritableKeyPath<PostgresConfiguration, String>))
+        #expect(!(poolSize is WritableKeyPath<PostgresConfiguration, Int>))
+    }
+
+    @Test func theListenConnectionHasThePoolsTLSMode() throws {
+        func listen(_ mode: String) throws -> PostgresConnection.Configuration.TLS {
+            try PostgresConfiguration(connectionString: "postgres://app@db/c?sslmode=\(mode)").singleConnection.tls
+        }
+        #expect(try !listen("disable").isAllowed)
+        #expect(try listen("prefer").isAllowed && !listen("prefer").isEnforced)
+        #expect(try listen("require").isEnforced)
+        #expect(try listen("verify-full").isEnforced)
+    }
+
     @Test func replicasStartingAtOnceMigrateOnceAndAgainIsNothing() async throws {
         try await withPostgresTestServer { server in
             let databases = try (0..<4).map { _ in OptimizationDatabase(configuration: try testConfiguration(server), logger: quietLogger) }
