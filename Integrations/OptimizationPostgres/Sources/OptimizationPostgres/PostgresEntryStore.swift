@@ -280,7 +280,7 @@ public final class PostgresEntryStore: ContentfulEntryStore {
     /// True when the guard let the write through.
     private static func write(_ entry: ContentfulStoredEntry, client: PostgresClient, logger: Logger, schema: String) async throws -> Bool {
         let key = entry.key
-        let sum = revisionSum(of: entry.fingerprint)
+        let sum = entry.revisionSum
         let rows = try await client.query("""
             INSERT INTO \(unescaped: schema).contentful_entries AS e
                 (space_id, environment, locale, entry_id, revision, revision_sum, fingerprint, referenced_ids, document, fetched_at, invalidated)
@@ -315,13 +315,5 @@ public final class PostgresEntryStore: ContentfulEntryStore {
         var taken = false
         for try await _ in rows { taken = true }
         return taken
-    }
-
-    /// The sum of the revisions in a fingerprint (`type/id@revision,…`): it grows whenever the item
-    /// or an include is republished.
-    static func revisionSum(of fingerprint: String) -> Int {
-        fingerprint.split(separator: ",").reduce(0) { sum, part in
-            sum + (part.split(separator: "@").last.flatMap { Int($0) } ?? 0)
-        }
     }
 }

@@ -23,7 +23,7 @@ import Testing
                         _ = try await a.source.entry(id: "promo-strip")
                         #expect(cda.space.publish(entryId: "promo-strip", field: "internalTitle", value: .string("round \(round)")))
                         let started = ContinuousClock.now
-                        a.source.invalidate(entryId: "promo-strip")
+                        try a.source.invalidate(entryId: "promo-strip")
                         try await waitUntil("B serves round \(round)") {
                             try await b.source.entry(id: "promo-strip") !== served
                         }

@@ -19,7 +19,7 @@ import Testing
                     // A webhook reaches A for the hero's variant; the CDA has the new revision.
                     #expect(cda.space.publish(entryId: "hero-home-europe", field: "internalTitle", value: "Europe v2"))
                     let started = ContinuousClock.now
-                    a.source.invalidate(entryId: "hero-home-europe")
+                    try a.source.invalidate(entryId: "hero-home-europe")
                     try await waitUntil("B serves the new variant") {
                         try await b.source.entry(id: "hero-home").text.contains("Europe v2")
                     }
@@ -54,9 +54,9 @@ import Testing
                     #expect(ContinuousClock.now - started < .seconds(10))
                     // An invalidation made while the bus is down is missed by B …
                     #expect(cda.space.publish(entryId: "hero-home", field: "internalTitle", value: "while away"))
-                    a.source.invalidate(entryId: "hero-home")
+                    try a.source.invalidate(entryId: "hero-home")
                     #expect(cda.space.publish(entryId: "holiday-banner", field: "internalTitle", value: "banner while away"))
-                    a.source.invalidate(entryId: "holiday-banner")
+                    try a.source.invalidate(entryId: "holiday-banner")
                     await a.source.waitForPendingStoreWork()   // kept for a retry: the database is gone
                     #expect(a.store.pendingInvalidationCount == 2)
                     #expect(try await b.source.entry(id: "hero-home") === hero)
@@ -77,7 +77,7 @@ import Testing
                     }
                     // And invalidations flow again.
                     #expect(cda.space.publish(entryId: "hero-home", field: "internalTitle", value: "after return"))
-                    a.source.invalidate(entryId: "hero-home")
+                    try a.source.invalidate(entryId: "hero-home")
                     try await waitUntil("B serves the newest") { try await b.source.entry(id: "hero-home").text.contains("after return") }
                 }
             }

@@ -21,7 +21,7 @@ import Testing
                     let (a, b) = (replicas[0], replicas[1])
                     _ = try await b.source.entry(id: "hero-home")
                     #expect(cda.space.publish(entryId: "hero-home", field: "internalTitle", value: "over TLS"))
-                    a.source.invalidate(entryId: "hero-home")
+                    try a.source.invalidate(entryId: "hero-home")
                     try await waitUntil("B received the invalidation") { b.bus.receivedCount == 1 }
                     try await waitUntil("B serves the new revision") { try await b.source.entry(id: "hero-home").text.contains("over TLS") }
                     // Every connection of the pool is encrypted (the server refuses the others).

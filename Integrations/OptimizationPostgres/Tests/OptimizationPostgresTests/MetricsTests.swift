@@ -17,7 +17,7 @@ import Testing
                     let (a, b) = (replicas[0], replicas[1])
                     _ = try await a.source.entry(id: "hero-home")       // a miss, a claim, a write
                     _ = try await b.source.entry(id: "hero-home")       // a hit
-                    a.source.invalidate(entryId: "hero-home")
+                    try a.source.invalidate(entryId: "hero-home")
                     try await waitUntil("B received it") { b.bus.receivedCount == 1 }
                     #expect(try metricsA.expectCounter("optimization_postgres_entry_store_misses_total").totalValue == 1)
                     #expect(try metricsA.expectCounter("optimization_postgres_fetch_claims_total", [("result", "claimed")]).totalValue == 1)
