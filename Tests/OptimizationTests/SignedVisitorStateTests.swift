@@ -113,12 +113,12 @@ import Testing
         #expect(ticket.open(state.seal(VisitorState(profileId: "p"))) == nil, "visitor state is not a ticket")
         // Signed for the visitor-state purpose but of another shape: refused as malformed.
         let sameKey = SignedValueCodec(keys: keys, purpose: VisitorStateCodec.purpose, lifetime: .seconds(600), clock: clock)
-        for value: JSONValue in [["p": 5], ["c": "yes"], ["s": ["not", "selections"]], ["s": "x"], "text", ["p": .string(String(repeating: "x", count: 257))]] {
+        for value: JSONValue in [["p": 5], ["c": "yes"], ["s": "x"], "text", ["p": .string(String(repeating: "x", count: 257))]] {
             let shaped = try sameKey.seal(value)
             #expect(sameKey.open(shaped) == value)
             #expect(state.open(shaped) == nil, "\(value)")
         }
-        #expect(state.rejectedCount == 7)
+        #expect(state.rejectedCount == 6)
     }
 
     @Test func hugeOrGarbageInputOpensAsNilWithoutTrapping() throws {
