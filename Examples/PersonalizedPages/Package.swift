@@ -33,6 +33,7 @@ let package = Package(
             name: "PersonalizedPagesApp",
             dependencies: [
                 .product(name: "Optimization", package: "swift-optimization-linux"),
+                .product(name: "JavaScriptHost", package: "swift-optimization-linux"),
                 .product(name: "OptimizationPostgres", package: "OptimizationPostgres"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -48,6 +49,7 @@ let package = Package(
             name: "personalized-pages",
             dependencies: [
                 "PersonalizedPagesApp",
+                .product(name: "Optimization", package: "swift-optimization-linux"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -80,6 +82,7 @@ let package = Package(
             dependencies: [
                 "PersonalizedPagesApp",
                 .product(name: "Optimization", package: "swift-optimization-linux"),
+                .product(name: "JavaScriptHost", package: "swift-optimization-linux"),
                 .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
                 .product(name: "PostgresTestServer", package: "OptimizationPostgres"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,7 +1,9 @@
 import AsyncHTTPClient
 import Foundation
+import JavaScriptHost
 import Logging
 import NIOCore
+import Optimization
 import OptimizationTesting
 import PersonalizedPagesApp
 
@@ -20,15 +22,22 @@ func withLocalAPIServer<T>(_ body: (LocalOptimizationAPIServer) async throws -> 
 }
 
 /// The app running in process (service + HTTP server in one ServiceGroup) on an ephemeral port
-/// against `server`; graceful shutdown (which flushes) when `body` returns or throws.
+/// against `server`, signing visitor state with ``TestVisitorState/key``; graceful shutdown
+/// (which flushes) when `body` returns or throws.
+/// - Parameters:
+///   - clock: the app's clock of visitor-state and replay-ticket expiry.
+///   - configure: changes to the test configuration.
 func withApp<T>(
-    _ server: LocalOptimizationAPIServer, _ body: (_ baseURL: String, _ app: PersonalizedPagesApp) async throws -> T
+    _ server: LocalOptimizationAPIServer, clock: any HostClock = SystemClock(), configure: (inout AppConfiguration) -> Void = { _ in },
+    _ body: (_ baseURL: String, _ app: PersonalizedPagesApp) async throws -> T
 ) async throws -> T {
-    let configuration = AppConfiguration(
+    var configuration = AppConfiguration(
         port: 0, clientId: "personalized-pages-tests",
         experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL,
-        engines: 1, experienceTimeout: .milliseconds(60_000))  // a hang bound only: the local server answers at once
-    let app = try PersonalizedPagesApp(configuration: configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        engines: 1, experienceTimeout: .milliseconds(60_000),  // a hang bound only: the local server answers at once
+        visitorStateKeys: [TestVisitorState.key])
+    configure(&configuration)
+    let app = try PersonalizedPagesApp(configuration: configuration, clock: clock, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     let group = try await app.makeServiceGroup(gracefulShutdownSignals: [], onListening: { continuation.yield($0) })
     let running = Task {
@@ -52,6 +61,22 @@ func withApp<T>(
     }
 }
 
+/// Visitor-state cookies as the test apps seal them: the tests' key (32 bytes, base64).
+enum TestVisitorState {
+    static let key = "dGVzdC1rZXktb2YtcGVyc29uYWxpemVkLXBhZ2VzLTEy"
+    static let codec = VisitorStateCodec(keys: try! VisitorStateKeys(base64Encoded: [key]), lifetime: .seconds(3600))
+
+    /// A `pp_state` cookie value holding the given state, sealed with ``key``.
+    static func cookie(profileId: String? = nil, consent: Bool? = nil, selections: SelectedOptimizations? = nil, codec: VisitorStateCodec = codec) -> String {
+        codec.seal(VisitorState(profileId: profileId, consent: consent, selections: selections))
+    }
+
+    /// The state in a `pp_state` cookie value, or nil when it does not open with ``key``.
+    static func open(_ value: String?) -> VisitorState? {
+        value.flatMap(codec.open)
+    }
+}
+
 struct HarnessError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
@@ -65,6 +90,8 @@ struct PageResponse: Sendable {
     var setCookies: [String: String]
     var location: String?
     var cacheControl: String?
+    /// Every `Set-Cookie` header as sent, attributes included.
+    var setCookieHeaders: [String] = []
 
     /// `data-baseline` → `data-entry` of every rendered section.
     var renderedEntries: [String: String] {
@@ -87,8 +114,8 @@ struct Visitor {
         try await send("GET", path, body: nil, headers: headers)
     }
 
-    mutating func post(_ path: String, form: String) async throws -> PageResponse {
-        try await send("POST", path, body: form, headers: [("Content-Type", "application/x-www-form-urlencoded")])
+    mutating func post(_ path: String, form: String, headers: [(String, String)] = []) async throws -> PageResponse {
+        try await send("POST", path, body: form, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers)
     }
 
     mutating func post(_ path: String, json: String) async throws -> PageResponse {
@@ -116,7 +143,8 @@ struct Visitor {
         }
         return PageResponse(
             status: Int(response.status.code), body: String(buffer: bytes), setCookies: set,
-            location: response.headers.first(name: "location"), cacheControl: response.headers.first(name: "cache-control"))
+            location: response.headers.first(name: "location"), cacheControl: response.headers.first(name: "cache-control"),
+            setCookieHeaders: response.headers["set-cookie"])
     }
 }
 
