@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         // The benchmark's allocation counter (package-benchmark's malloc counting).
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
@@ -140,6 +141,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Test kit for users' and our own tests: a local Experience/Insights API server on an

@@ -35,6 +35,7 @@ let package = Package(
             name: "PersonalizedPagesApp",
             dependencies: [
                 .product(name: "Optimization", package: "swift-optimization-linux"),
+                .product(name: "JavaScriptHost", package: "swift-optimization-linux"),
                 .product(name: "OptimizationPostgres", package: "OptimizationPostgres"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -51,6 +52,7 @@ let package = Package(
             name: "personalized-pages",
             dependencies: [
                 "PersonalizedPagesApp",
+                .product(name: "Optimization", package: "swift-optimization-linux"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -91,6 +93,7 @@ let package = Package(
             dependencies: [
                 "PersonalizedPagesApp",
                 .product(name: "Optimization", package: "swift-optimization-linux"),
+                .product(name: "JavaScriptHost", package: "swift-optimization-linux"),
                 .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
                 .product(name: "PostgresTestServer", package: "OptimizationPostgres"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

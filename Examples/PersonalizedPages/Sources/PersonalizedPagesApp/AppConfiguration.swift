@@ -42,6 +42,18 @@ public struct AppConfiguration: Sendable, Equatable {
     /// How long a replica's claim on shared-outbox events lasts without renewal: after a replica
     /// died, the others deliver its events once this has passed. Renewed every third of it.
     public var sharedOutboxLease: Duration
+    /// The keys that sign the visitor-state cookie and replay tickets, base64 (at least 32 bytes
+    /// each; `openssl rand -base64 32`): the first signs, all verify (rotation: list the new key
+    /// first and drop the old one a year later, the state's lifetime). Replicas serving the same
+    /// visitors need the same keys. Empty: a random key per process, so state and tickets do not
+    /// survive a restart and are not shared with other replicas (the app logs a notice).
+    public var visitorStateKeys: [String]
+    /// Whether cookies carry `Secure` (sent over HTTPS only). Default true; false only for
+    /// plain-HTTP development.
+    public var secureCookies: Bool
+    /// How long a `/first` page's replay ticket may be committed (and how long its id is kept
+    /// in the single-use record).
+    public var replayTicketLifetime: Duration
 
     public init(
         host: String = "127.0.0.1",
@@ -58,7 +70,10 @@ public struct AppConfiguration: Sendable, Equatable {
         shutdownFlushTimeout: Duration = .seconds(10),
         contentful: ContentfulSettings? = nil,
         postgresURL: String? = nil,
-        sharedOutboxLease: Duration = .seconds(30)
+        sharedOutboxLease: Duration = .seconds(30),
+        visitorStateKeys: [String] = [],
+        secureCookies: Bool = true,
+        replayTicketLifetime: Duration = .seconds(600)
     ) {
         self.host = host
         self.port = port
@@ -75,6 +90,9 @@ public struct AppConfiguration: Sendable, Equatable {
         self.contentful = contentful
         self.postgresURL = postgresURL
         self.sharedOutboxLease = sharedOutboxLease
+        self.visitorStateKeys = visitorStateKeys
+        self.secureCookies = secureCookies
+        self.replayTicketLifetime = replayTicketLifetime
     }
 
     /// The repository's `Fixtures/`, found relative to this source file

@@ -1,4 +1,5 @@
 import Hummingbird
+import JavaScriptHost
 import Logging
 import Optimization
 import OptimizationPostgres
@@ -37,20 +38,44 @@ public struct PersonalizedPagesApp: Sendable {
     /// The database shared by the replicas (``AppConfiguration/postgresURL``); started by
     /// ``makeServiceGroup(gracefulShutdownSignals:onListening:onMetricsListening:)`` before the service.
     let database: OptimizationDatabase?
+    /// Reads and writes the sealed visitor-state cookie.
+    let visitorCookies: VisitorCookies
+    /// Seals and opens `/first` pages' replay tickets.
+    let replayTickets: SignedValueCodec
+    /// The replay tickets this process committed.
+    let replayLedger: ReplayLedger
     let logger: Logger
 
     /// Loads the page's entries and creates (does not start) the Optimization service.
-    /// - Parameter metricsRegistry: the Prometheus registry the service's metrics go to and the
-    ///   metrics listener serves (when ``AppConfiguration/metricsPort`` is set); nil: no metrics
-    ///   listener, the service records into `MetricsSystem.factory`.
+    /// - Parameters:
+    ///   - metricsRegistry: the Prometheus registry the service's metrics go to and the metrics
+    ///     listener serves (when ``AppConfiguration/metricsPort`` is set); nil: no metrics
+    ///     listener, the service records into `MetricsSystem.factory`.
+    ///   - clock: the time of visitor-state and replay-ticket expiry and of the single-use replay
+    ///     record (not the service's timers); default wall-clock time.
     /// - Throws: ``PageContentError`` when the fixtures cannot be read; `PostgresIntegrationError`
-    ///   when ``AppConfiguration/postgresURL`` is not a valid connection string.
-    public init(configuration: AppConfiguration, metricsRegistry: PrometheusCollectorRegistry? = nil, logger: Logger) throws {
+    ///   when ``AppConfiguration/postgresURL`` is not a valid connection string;
+    ///   `VisitorStateKeyError` when a ``AppConfiguration/visitorStateKeys`` entry is not base64
+    ///   of at least 32 bytes.
+    public init(configuration: AppConfiguration, metricsRegistry: PrometheusCollectorRegistry? = nil, clock: any HostClock = SystemClock(), logger: Logger) throws {
         self.configuration = configuration
         self.metricsRegistry = metricsRegistry
         self.logger = logger
         content = try PageContent.load(fixturesDirectory: configuration.fixturesDirectory)
         let metricsFactory = metricsRegistry.map { PrometheusMetricsFactory(registry: $0) }
+        let keys: VisitorStateKeys
+        if configuration.visitorStateKeys.isEmpty {
+            keys = .random()
+            logger.notice("no visitor-state key configured: a random key signs visitor state, which will not survive a restart or be shared with other replicas (set --visitor-state-key)")
+        } else {
+            keys = try VisitorStateKeys(base64Encoded: configuration.visitorStateKeys)
+        }
+        visitorCookies = VisitorCookies(
+            codec: VisitorStateCodec(keys: keys, lifetime: .seconds(VisitorCookies.maxAge), clock: clock, metricsFactory: metricsFactory),
+            secure: configuration.secureCookies)
+        replayTickets = SignedValueCodec(
+            keys: keys, purpose: ReplayTicket.purpose, lifetime: configuration.replayTicketLifetime, clock: clock, metricsFactory: metricsFactory)
+        replayLedger = ReplayLedger(retention: replayTickets.lifetime, capacity: 100_000, clock: clock)
         database = try configuration.postgresURL.map {
             OptimizationDatabase(configuration: try PostgresConfiguration(connectionString: $0), metricsFactory: metricsFactory, logger: logger)
         }
@@ -81,7 +106,7 @@ public struct PersonalizedPagesApp: Sendable {
     /// The public application with the live-content routes of `backend` when there is one.
     func makeApplication(backend: ContentBackend?, onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
-        PageRoutes(service: service, content: content).register(on: router)
+        PageRoutes(service: service, content: content, cookies: visitorCookies, tickets: replayTickets, ledger: replayLedger).register(on: router)
         if let backend { ContentRoutes(source: backend.source).register(on: router) }
         return Application(
             router: router,

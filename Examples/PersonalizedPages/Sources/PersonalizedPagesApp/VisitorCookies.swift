@@ -1,83 +1,68 @@
 import Hummingbird
 import Optimization
 
-/// What the service keeps about a visitor on the visitor's side, in cookies: the consent the
-/// consent form recorded, the profile id (written only with persistence consent) and the
-/// selection handoff (``SelectionHandoff``, also only with persistence consent).
+/// The visitor's state on the visitor's side: one cookie, `pp_state`, holding the profile id, the
+/// consent choice and the selections handed from one page to the next, sealed by the library's
+/// `VisitorStateCodec` (HMAC-SHA256 with the configured keys, expiring after ``maxAge``).
 ///
-/// Reading never fails: a missing or unrecognised value means "not given".
-public struct VisitorCookies: Sendable, Equatable {
-    /// Cookie set by `POST /consent`: `yes` or `no`.
-    public static let consentCookieName = "pp_consent"
-    /// Cookie holding the Optimization profile id.
-    public static let profileCookieName = "pp_profile"
-    /// One year, in seconds.
+/// Reading never fails and never trusts: a missing, forged, unsigned, tampered or expired cookie
+/// reads as a new visitor (`VisitorState()`), and the codec counts the refusal
+/// (`optimization_visitor_state_rejected_total`). Cookies are written `HttpOnly`,
+/// `SameSite=Lax`, `Path=/` and, unless configured off for plain-HTTP development, `Secure`.
+/// Thread-safe (immutable).
+public struct VisitorCookies: Sendable {
+    /// The cookie holding the sealed state.
+    public static let cookieName = "pp_state"
+    /// One year: the cookie's `Max-Age` and the sealed state's lifetime.
     public static let maxAge = 365 * 24 * 3600
+    /// Browsers keep cookies up to about 4 KB, name and attributes included: a longer sealed
+    /// state is written without its selections.
+    public static let maximumCookieLength = 3800
 
-    /// The visitor's recorded choice: true (accepted), false (declined) or nil (not asked yet).
-    public var consent: Bool?
-    /// The profile id stored on an earlier page, if any.
-    public var profileId: String?
-    /// The selections handed off by an earlier page, if any.
-    public var handoff: SelectedOptimizations?
-    /// The handoff cookie's value as the browser sent it, if any.
-    public var handoffCookie: String?
+    /// Seals and opens the state.
+    public let codec: VisitorStateCodec
+    /// Whether cookies carry the `Secure` attribute (sent over HTTPS only).
+    public let secure: Bool
 
-    public init(consent: Bool? = nil, profileId: String? = nil, handoff: SelectedOptimizations? = nil) {
-        self.consent = consent
-        self.profileId = profileId
-        self.handoff = handoff
+    /// - Parameters:
+    ///   - codec: seals and opens the cookie's value.
+    ///   - secure: mark cookies `Secure`; false only for plain-HTTP development.
+    public init(codec: VisitorStateCodec, secure: Bool) {
+        self.codec = codec
+        self.secure = secure
     }
 
-    /// Reads the cookies of `request`: its `Cookie` header is scanned once for the three names.
-    public init(request: Request) {
-        self.init(cookieHeader: request.headers[values: .cookie].joined(separator: "; "))
+    /// The state in the request's `pp_state` cookie, or a new visitor's.
+    public func state(of request: Request) -> VisitorState {
+        state(cookieHeader: request.headers[values: .cookie].joined(separator: "; "))
     }
 
-    /// Reads a `Cookie` header (`name=value; name2=value2`; the first of a repeated name wins).
-    public init(cookieHeader: String) {
-        var consentValue: Substring?
-        var profileValue: Substring?
-        var handoffValue: Substring?
+    /// The state in a `Cookie` header (`name=value; name2=value2`; the first `pp_state` wins),
+    /// or a new visitor's when there is none or it does not open.
+    public func state(cookieHeader: String) -> VisitorState {
         for pair in cookieHeader.split(separator: ";") {
             let trimmed = pair.drop { $0 == " " }
-            guard let equals = trimmed.firstIndex(of: "=") else { continue }
-            let name = trimmed[..<equals]
-            let value = trimmed[trimmed.index(after: equals)...]
-            switch name {
-            case Self.consentCookieName where consentValue == nil: consentValue = value
-            case Self.profileCookieName where profileValue == nil: profileValue = value
-            case SelectionHandoff.cookieName where handoffValue == nil: handoffValue = value
-            default: break
-            }
+            guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == Self.cookieName else { continue }
+            return codec.open(String(trimmed[trimmed.index(after: equals)...])) ?? VisitorState()
         }
-        switch consentValue {
-        case "yes": consent = true
-        case "no": consent = false
-        default: consent = nil
-        }
-        if let id = profileValue.map(String.init), !id.isEmpty, Self.isValidProfileId(id) {
-            profileId = id
-        } else {
-            profileId = nil
-        }
-        handoffCookie = handoffValue.map(String.init)
-        handoff = handoffCookie.flatMap(SelectionHandoff.decode)
+        return VisitorState()
     }
 
-    /// The request consent the engine gets: the one choice sets both event and persistence
-    /// consent, as the reference's boolean consent does.
-    public var requestConsent: RequestConsent {
-        RequestConsent(events: consent, persistence: consent)
+    /// The cookie storing `state`: sealed now (so for another ``maxAge``), without the selections
+    /// when the value would exceed ``maximumCookieLength``.
+    public func cookie(for state: VisitorState) -> Cookie {
+        var value = codec.seal(state)
+        if value.utf8.count > Self.maximumCookieLength {
+            var smaller = state
+            smaller.selections = nil
+            value = codec.seal(smaller)
+        }
+        return Cookie(name: Self.cookieName, value: value, maxAge: Self.maxAge, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
     }
 
-    /// Profile ids are opaque API ids; accept only cookie-safe printable ASCII of sane length.
-    static func isValidProfileId(_ id: String) -> Bool {
-        id.utf8.count <= 128 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x5F }
-    }
-
-    /// A cookie for the whole site, HTTP only, SameSite=Lax.
-    static func cookie(name: String, value: String, maxAge: Int = VisitorCookies.maxAge) -> Cookie {
-        Cookie(name: name, value: value, maxAge: maxAge, path: "/", httpOnly: true, sameSite: .lax)
+    /// The request consent the engine gets from `state`: the one choice sets both event and
+    /// persistence consent, as the reference's boolean consent does.
+    public static func requestConsent(_ state: VisitorState) -> RequestConsent {
+        RequestConsent(events: state.consent, persistence: state.consent)
     }
 }

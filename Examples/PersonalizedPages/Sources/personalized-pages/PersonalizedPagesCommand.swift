@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Metrics
+import Optimization
 import PersonalizedPagesApp
 import Prometheus
 
@@ -66,14 +67,39 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     @Option(help: "With --postgres: how long a replica's claim on shared-outbox events lasts, in ms; after a replica died the others deliver its events once it passed (env PP_OUTBOX_LEASE_MS).")
     var outboxLeaseMs: Int = Int(environment["PP_OUTBOX_LEASE_MS"] ?? "") ?? 30_000
 
+    @Option(help: ArgumentHelp(
+        "A key signing visitor-state cookies and replay tickets: base64 of at least 32 bytes (openssl rand -base64 32). Repeat to rotate: the first signs, all verify. Env PP_VISITOR_STATE_KEYS (comma-separated). Without one, a random per-process key.",
+        valueName: "base64"))
+    var visitorStateKey: [String] = []
+
+    @Option(help: "How long a /first page's replay ticket may be committed, in ms (env PP_REPLAY_TICKET_LIFETIME_MS).")
+    var replayTicketLifetimeMs: Int = Int(environment["PP_REPLAY_TICKET_LIFETIME_MS"] ?? "") ?? 600_000
+
+    @Flag(help: "Cookies without Secure, for plain-HTTP development (env PP_INSECURE_COOKIES=1).")
+    var insecureCookies = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env LOG_LEVEL).")
     var logLevel: String = environment["LOG_LEVEL"] ?? "info"
 
+    /// `--visitor-state-key`, else `PP_VISITOR_STATE_KEYS` split at commas.
+    var visitorStateKeys: [String] {
+        if !visitorStateKey.isEmpty { return visitorStateKey }
+        return (Self.environment["PP_VISITOR_STATE_KEYS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
     func validate() throws {
+        if !visitorStateKeys.isEmpty {
+            do {
+                _ = try VisitorStateKeys(base64Encoded: visitorStateKeys)
+            } catch {
+                throw ValidationError("--visitor-state-key: \(error)")
+            }
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         if let metricsPort = metricsPort ?? Int(Self.environment["PP_METRICS_PORT"] ?? ""), !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0...65535") }
         if let engines = engines ?? Int(Self.environment["PP_ENGINES"] ?? ""), engines < 1 { throw ValidationError("--engines must be at least 1") }
         guard outboxLeaseMs >= 100 else { throw ValidationError("--outbox-lease-ms must be at least 100") }
+        guard replayTicketLifetimeMs >= 1000 else { throw ValidationError("--replay-ticket-lifetime-ms must be at least 1000") }
         guard experienceTimeoutMs > 0 else { throw ValidationError("--experience-timeout-ms must be positive") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         if contentfulSpace != nil, (Self.environment["CONTENTFUL_ACCESS_TOKEN"] ?? "").isEmpty {
@@ -96,7 +122,10 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
                                    accessToken: Self.environment["CONTENTFUL_ACCESS_TOKEN"] ?? "", baseURL: contentfulBaseURL)
             },
             postgresURL: postgres,
-            sharedOutboxLease: .milliseconds(outboxLeaseMs))
+            sharedOutboxLease: .milliseconds(outboxLeaseMs),
+            visitorStateKeys: visitorStateKeys,
+            secureCookies: !(insecureCookies || Self.environment["PP_INSECURE_COOKIES"] == "1"),
+            replayTicketLifetime: .milliseconds(replayTicketLifetimeMs))
         // The process's metrics backend: GET /metrics of the metrics listener serves this registry.
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))

@@ -22,7 +22,7 @@ import Testing
             process.arguments = [
                 "--port", "0", "--engines", "1", "--client-id", "sigterm-test",
                 "--experience-base-url", server.experienceBaseURL, "--insights-base-url", server.insightsBaseURL,
-                "--log-level", "warning",
+                "--log-level", "warning", "--visitor-state-key", TestVisitorState.key,
             ]
             let stdout = Pipe()
             process.standardOutput = stdout
@@ -33,10 +33,10 @@ import Testing
 
             let port = try await Self.listeningPort(stdout.fileHandleForReading)
             try await withHTTPClient { client in
-                var visitor = Visitor(baseURL: "http://127.0.0.1:\(port)", client: client, cookies: ["pp_consent": "yes"])
+                var visitor = Visitor(baseURL: "http://127.0.0.1:\(port)", client: client, cookies: ["pp_state": TestVisitorState.cookie(consent: true)])
                 let page = try await visitor.get("/")
                 #expect(page.status == 200)
-                #expect(visitor.cookies["pp_profile"] != nil)
+                #expect(TestVisitorState.open(visitor.cookies["pp_state"])?.profileId != nil)
             }
             #expect(server.insightsEvents.isEmpty, "views are still queued")
 

@@ -1,7 +1,9 @@
 import AsyncHTTPClient
 import Foundation
+import JavaScriptHost
 import Logging
 import NIOCore
+import Optimization
 import OptimizationTesting
 import PersonalizedPagesApp
 import Prometheus
@@ -21,11 +23,16 @@ func withLocalAPIServer<T>(_ body: (LocalOptimizationAPIServer) async throws -> 
 }
 
 /// The app running in process (service + HTTP server in one ServiceGroup) on an ephemeral port
-/// against `server`; graceful shutdown (which flushes) when `body` returns or throws.
+/// against `server`, signing visitor state with ``TestVisitorState/key``; graceful shutdown
+/// (which flushes) when `body` returns or throws.
+/// - Parameters:
+///   - clock: the app's clock of visitor-state and replay-ticket expiry.
+///   - configure: changes to the test configuration.
 func withApp<T>(
-    _ server: LocalOptimizationAPIServer, _ body: (_ baseURL: String, _ app: PersonalizedPagesApp) async throws -> T
+    _ server: LocalOptimizationAPIServer, clock: any HostClock = SystemClock(), configure: (inout AppConfiguration) -> Void = { _ in },
+    _ body: (_ baseURL: String, _ app: PersonalizedPagesApp) async throws -> T
 ) async throws -> T {
-    try await withApp(server, metricsRegistry: nil) { listeners, app in try await body(listeners.baseURL, app) }
+    try await withApp(server, metricsRegistry: nil, clock: clock, configure: configure) { listeners, app in try await body(listeners.baseURL, app) }
 }
 
 /// Where the in-process app listens.
@@ -36,18 +43,21 @@ struct AppListeners: Sendable {
     var metricsURL: String?
 }
 
-/// As `withApp(_:_:)`; with `metricsRegistry` the service records into it and the metrics
-/// listener serves it on another ephemeral port.
+/// As `withApp(_:clock:configure:_:)`; with `metricsRegistry` the service records into it and the
+/// metrics listener serves it on another ephemeral port.
 func withApp<T>(
     _ server: LocalOptimizationAPIServer, metricsRegistry: PrometheusCollectorRegistry?,
+    clock: any HostClock = SystemClock(), configure: (inout AppConfiguration) -> Void = { _ in },
     _ body: (_ listeners: AppListeners, _ app: PersonalizedPagesApp) async throws -> T
 ) async throws -> T {
-    let configuration = AppConfiguration(
+    var configuration = AppConfiguration(
         port: 0, metricsPort: metricsRegistry == nil ? nil : 0, clientId: "personalized-pages-tests",
         experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL,
-        engines: 1, experienceTimeout: .milliseconds(60_000))  // a hang bound only: the local server answers at once
+        engines: 1, experienceTimeout: .milliseconds(60_000),  // a hang bound only: the local server answers at once
+        visitorStateKeys: [TestVisitorState.key])
+    configure(&configuration)
     let app = try PersonalizedPagesApp(
-        configuration: configuration, metricsRegistry: metricsRegistry,
+        configuration: configuration, metricsRegistry: metricsRegistry, clock: clock,
         logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     let (metricsPorts, metricsContinuation) = AsyncStream<Int>.makeStream()
@@ -86,6 +96,22 @@ func withApp<T>(
     }
 }
 
+/// Visitor-state cookies as the test apps seal them: the tests' key (32 bytes, base64).
+enum TestVisitorState {
+    static let key = "dGVzdC1rZXktb2YtcGVyc29uYWxpemVkLXBhZ2VzLTEy"
+    static let codec = VisitorStateCodec(keys: try! VisitorStateKeys(base64Encoded: [key]), lifetime: .seconds(3600))
+
+    /// A `pp_state` cookie value holding the given state, sealed with ``key``.
+    static func cookie(profileId: String? = nil, consent: Bool? = nil, selections: SelectedOptimizations? = nil, codec: VisitorStateCodec = codec) -> String {
+        codec.seal(VisitorState(profileId: profileId, consent: consent, selections: selections))
+    }
+
+    /// The state in a `pp_state` cookie value, or nil when it does not open with ``key``.
+    static func open(_ value: String?) -> VisitorState? {
+        value.flatMap(codec.open)
+    }
+}
+
 struct HarnessError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
@@ -99,6 +125,8 @@ struct PageResponse: Sendable {
     var setCookies: [String: String]
     var location: String?
     var cacheControl: String?
+    /// Every `Set-Cookie` header as sent, attributes included.
+    var setCookieHeaders: [String] = []
 
     /// `data-baseline` → `data-entry` of every rendered section.
     var renderedEntries: [String: String] {
@@ -121,8 +149,8 @@ struct Visitor {
         try await send("GET", path, body: nil, headers: headers)
     }
 
-    mutating func post(_ path: String, form: String) async throws -> PageResponse {
-        try await send("POST", path, body: form, headers: [("Content-Type", "application/x-www-form-urlencoded")])
+    mutating func post(_ path: String, form: String, headers: [(String, String)] = []) async throws -> PageResponse {
+        try await send("POST", path, body: form, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers)
     }
 
     mutating func post(_ path: String, json: String) async throws -> PageResponse {
@@ -150,7 +178,8 @@ struct Visitor {
         }
         return PageResponse(
             status: Int(response.status.code), body: String(buffer: bytes), setCookies: set,
-            location: response.headers.first(name: "location"), cacheControl: response.headers.first(name: "cache-control"))
+            location: response.headers.first(name: "location"), cacheControl: response.headers.first(name: "cache-control"),
+            setCookieHeaders: response.headers["set-cookie"])
     }
 }
 

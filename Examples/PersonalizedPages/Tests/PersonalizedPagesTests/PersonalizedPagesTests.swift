@@ -34,8 +34,8 @@ import Testing
             server.setExperienceData(perProfile: { Self.experienceData(forProfile: $0) })
             try await withApp(server) { baseURL, _ in
                 try await withHTTPClient { client in
-                    var a = Visitor(baseURL: baseURL, client: client, cookies: ["pp_consent": "yes", "pp_profile": "visitor-a"])
-                    var b = Visitor(baseURL: baseURL, client: client, cookies: ["pp_consent": "yes", "pp_profile": "visitor-b"])
+                    var a = Visitor(baseURL: baseURL, client: client, cookies: ["pp_state": TestVisitorState.cookie(profileId: "visitor-a", consent: true)])
+                    var b = Visitor(baseURL: baseURL, client: client, cookies: ["pp_state": TestVisitorState.cookie(profileId: "visitor-b", consent: true)])
                     let pageA = try await a.get("/")
                     let pageB = try await b.get("/")
                     #expect(pageA.status == 200 && pageB.status == 200)
@@ -66,7 +66,8 @@ import Testing
                     // Declining is recorded, and still nothing but `page` leaves.
                     let declined = try await visitor.post("/consent", form: "consent=decline")
                     #expect(declined.status == 303 && declined.location == "/")
-                    #expect(visitor.cookies == ["pp_consent": "no"])
+                    #expect(Array(visitor.cookies.keys) == ["pp_state"])
+                    #expect(TestVisitorState.open(visitor.cookies["pp_state"]) == VisitorState(consent: false))
                     _ = try await visitor.get("/")
                     await app.service.flush()
                     let events = server.requests(matching: .experience).compactMap { $0.json?["events"]?.arrayValue }.flatMap { $0 }
@@ -86,11 +87,13 @@ import Testing
                     var visitor = Visitor(baseURL: baseURL, client: client)
                     let consent = try await visitor.post("/consent", form: "consent=accept")
                     #expect(consent.status == 303)
-                    #expect(visitor.cookies["pp_consent"] == "yes")
+                    #expect(TestVisitorState.open(visitor.cookies["pp_state"]) == VisitorState(consent: true))
 
                     let first = try await visitor.get("/", headers: [("Accept-Language", "de-DE,de;q=0.9")])
-                    let profileId = try #require(first.setCookies["pp_profile"], "profile cookie written with persistence consent")
-                    #expect(first.setCookies["pp_selections"] != nil, "selections handed off")
+                    let state = try #require(TestVisitorState.open(first.setCookies["pp_state"]), "state written with persistence consent")
+                    let profileId = try #require(state.profileId, "the profile id is stored")
+                    #expect(state.consent == true)
+                    #expect(state.selections != nil, "selections handed off")
                     let firstEvent = try #require(server.requests(matching: .experience).first?.json?["events"]?[0])
                     #expect(firstEvent["type"] == "page")
                     #expect(firstEvent["context"]?["gdpr"]?["isConsentGiven"] == true)
@@ -123,16 +126,16 @@ import Testing
             server.setExperienceData(perProfile: { Self.experienceData(forProfile: $0) })
             try await withApp(server) { baseURL, _ in
                 try await withHTTPClient { client in
-                    var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_consent": "yes", "pp_profile": "visitor-b"])
+                    var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_state": TestVisitorState.cookie(profileId: "visitor-b", consent: true)])
                     let personalized = try await visitor.get("/")
-                    #expect(visitor.cookies["pp_selections"] != nil)
+                    #expect(TestVisitorState.open(visitor.cookies["pp_state"])?.selections != nil)
                     let calls = server.requests.count
                     let handoff = try await visitor.get("/handoff")
                     #expect(handoff.renderedEntries == personalized.renderedEntries)
                     #expect(handoff.renderedEntries[PageIDs.promo] == PageIDs.promoVariant)
                     #expect(server.requests.count == calls, "no Experience call, no event")
-                    // A tampered handoff cookie is ignored: baselines.
-                    visitor.cookies["pp_selections"] = "v1.not-base64!"
+                    // A state cookie that is not sealed is ignored: baselines.
+                    visitor.cookies["pp_state"] = "v1.not-base64!"
                     let tampered = try await visitor.get("/handoff")
                     #expect(tampered.status == 200)
                     #expect(tampered.renderedEntries[PageIDs.promo] == PageIDs.promo)
@@ -146,7 +149,7 @@ import Testing
             server.setExperienceData(perProfile: { Self.experienceData(forProfile: $0) })
             try await withApp(server) { baseURL, app in
                 try await withHTTPClient { client in
-                    var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_consent": "yes", "pp_profile": "visitor-c"])
+                    var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_state": TestVisitorState.cookie(profileId: "visitor-c", consent: true)])
                     let personalized = try await visitor.get("/")
                     let experienceCalls = server.requests(matching: .experience).count
                     await app.service.flush()
@@ -167,7 +170,7 @@ import Testing
         try await withLocalAPIServer { server in
             try await withApp(server) { baseURL, _ in
                 try await withHTTPClient { client in
-                    var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_consent": "yes"])
+                    var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_state": TestVisitorState.cookie(consent: true)])
                     let page = try await visitor.get("/first?campaign=mail")
                     #expect(page.status == 200)
                     #expect(page.cacheControl == "private, no-store")
@@ -178,14 +181,19 @@ import Testing
                     #expect(handoff.cacheSafetyWarnings.isEmpty)
                     let preview = try #require(server.requests(matching: .experience).first)
                     #expect(preview.queryValue("type") == "preflight")
-                    // The browser's part: commit the replay once.
-                    let committed = try await visitor.post("/replay", json: String(script.1))
+                    // The visitor's state now holds the profile the page was evaluated for.
+                    #expect(TestVisitorState.open(visitor.cookies["pp_state"])?.profileId == handoff.profileId)
+                    // The browser's part: commit the page's replay ticket once.
+                    let ticket = try #require(page.body.firstMatch(of: /<script type="application\/json" id="optimization-replay">(.*)<\/script>/))
+                    let committed = try await visitor.post("/replay", json: String(ticket.1))
                     #expect(committed.status == 204)
                     let calls = server.requests(matching: .experience)
                     #expect(calls.count == 2)
                     #expect(calls.last?.queryValue("type") == nil)
                     #expect(calls.last?.json?["events"]?.arrayValue == replay.events)
                     #expect(try await visitor.post("/replay", json: "{}").status == 422)
+                    #expect(try await visitor.post("/replay", json: String(script.1)).status == 422, "a handoff is not a ticket")
+                    #expect(server.requests(matching: .experience).count == 2)
                 }
             }
         }

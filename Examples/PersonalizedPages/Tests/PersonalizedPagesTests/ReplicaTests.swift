@@ -24,7 +24,7 @@ import Testing
             ])
             defer { app.kill() }
             try await withHTTPClient { client in
-                var visitor = Visitor(baseURL: app.baseURL, client: client, cookies: ["pp_consent": "yes"])
+                var visitor = Visitor(baseURL: app.baseURL, client: client, cookies: ["pp_state": TestVisitorState.cookie(consent: true)])
                 #expect(try await visitor.get("/").status == 200)
                 #expect(try await visitor.get("/metrics").status == 404, "never on the public listener")
                 var scraper = Visitor(baseURL: app.metricsURL, client: client)
@@ -101,7 +101,7 @@ import Testing
                 try await withHTTPClient { client in
                     for index in 0..<(6 + 3 * round) {
                         let profile = profiles[Int.random(in: 0..<profiles.count, using: &generator)]
-                        var visitor = Visitor(baseURL: a.baseURL, client: client, cookies: ["pp_consent": "yes", "pp_profile": profile])
+                        var visitor = Visitor(baseURL: a.baseURL, client: client, cookies: ["pp_state": TestVisitorState.cookie(profileId: profile, consent: true)])
                         let status = try await visitor.get("/events").status
                         #expect(status == 200, "request \(index)")
                     }
@@ -153,7 +153,7 @@ import Testing
                 ])
                 defer { app.kill() }
                 try await withHTTPClient { client in
-                    var visitor = Visitor(baseURL: app.baseURL, client: client, cookies: ["pp_consent": "yes", "pp_profile": "away-visitor"])
+                    var visitor = Visitor(baseURL: app.baseURL, client: client, cookies: ["pp_state": TestVisitorState.cookie(profileId: "away-visitor", consent: true)])
                     #expect(try await visitor.get("/events").status == 200)
                     #expect(try psqlRows(database, "SELECT count(*) FROM optimization.outbox_events") != ["0"] || !api.insightsBatches.isEmpty,
                             "stored (or already delivered)")
@@ -251,7 +251,9 @@ struct AppProcess {
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the package first: \(executable.path)")
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--port", "0", "--metrics-port", "0", "--engines", "1", "--client-id", "replica-test", "--log-level", "warning"] + arguments
+        // Every replica signs visitor state with the same key.
+        process.arguments = ["--port", "0", "--metrics-port", "0", "--engines", "1", "--client-id", "replica-test", "--log-level", "warning",
+                             "--visitor-state-key", TestVisitorState.key] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let stdout = Pipe()
         process.standardOutput = stdout

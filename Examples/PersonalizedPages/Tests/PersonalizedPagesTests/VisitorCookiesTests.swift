@@ -1,26 +1,40 @@
+import Foundation
+import JavaScriptHost
+import Optimization
 import OptimizationTesting
 @testable import PersonalizedPagesApp
 import Testing
 
 @Suite struct VisitorCookiesTests {
-    @Test func theCookieHeaderIsReadOnceForTheThreeNames() throws {
+    static let cookies = VisitorCookies(codec: TestVisitorState.codec, secure: true)
+
+    @Test func theStateCookieOpensOnlyWhenSealedWithTheKey() throws {
         let selections = try SelectedOptimizations([["experienceId": "e1", "variantIndex": 1, "variants": [:]]])
-        let handoff = try #require(SelectionHandoff.encode(selections))
-        let cookies = VisitorCookies(cookieHeader: "other=1;pp_consent=yes;  pp_profile=abc-123; pp_selections=\(handoff); broken; pp_consent=no")
-        #expect(cookies.consent == true, "the first of a repeated name wins")
-        #expect(cookies.profileId == "abc-123")
-        #expect(cookies.handoff == selections)
-        #expect(cookies.handoffCookie == handoff)
+        let state = VisitorState(profileId: "abc-123", consent: true, selections: selections)
+        let sealed = TestVisitorState.codec.seal(state)
+        let rejectedBefore = Self.cookies.codec.rejectedCount
+        #expect(Self.cookies.state(cookieHeader: "other=1;  pp_state=\(sealed); broken; pp_state=x") == state, "the first pp_state wins")
+        #expect(Self.cookies.codec.rejectedCount == rejectedBefore)
+        // Unsigned, tampered or foreign values are a new visitor, and counted.
+        let foreign = VisitorStateCodec(keys: VisitorStateKeys.random(), lifetime: .seconds(60)).seal(state)
+        for header in ["pp_state=x; pp_state=\(sealed)", "pp_state=\(foreign)", "pp_state=\(sealed.dropLast())", "pp_state=", "pp_consent=yes; pp_profile=abc-123"] {
+            #expect(Self.cookies.state(cookieHeader: header) == VisitorState(), "\(header)")
+        }
+        #expect(Self.cookies.codec.rejectedCount == rejectedBefore + 4, "every presented bad value counted (none for no pp_state)")
+        #expect(Self.cookies.state(cookieHeader: "") == VisitorState())
+    }
 
-        let declined = VisitorCookies(cookieHeader: "pp_consent=no; pp_profile=bad id!")
-        #expect(declined.consent == false)
-        #expect(declined.profileId == nil, "a value that is not a profile id is ignored")
-        #expect(declined.handoff == nil && declined.handoffCookie == nil)
-
-        let empty = VisitorCookies(cookieHeader: "")
-        #expect(empty == VisitorCookies())
-        #expect(VisitorCookies(cookieHeader: "pp_consent=maybe; pp_profile=; =x; pp_selections=v1.%%%").consent == nil)
-        #expect(VisitorCookies(cookieHeader: "pp_selections=v1.%%%").handoff == nil)
+    @Test func theCookieIsSecureHttpOnlyLaxAndLeavesOutSelectionsThatDoNotFit() throws {
+        let small = VisitorState(profileId: "p", consent: true, selections: try SelectedOptimizations([["experienceId": "e1", "variantIndex": 1, "variants": [:]]]))
+        let cookie = Self.cookies.cookie(for: small)
+        #expect(cookie.name == "pp_state" && cookie.secure && cookie.httpOnly && cookie.sameSite == .lax && cookie.path == "/")
+        #expect(cookie.maxAge == VisitorCookies.maxAge)
+        #expect(TestVisitorState.codec.open(cookie.value) == small)
+        #expect(!VisitorCookies(codec: TestVisitorState.codec, secure: false).cookie(for: small).secure)
+        let huge = try SelectedOptimizations((0..<200).map { ["experienceId": .string("experience-\($0)"), "variantIndex": 1, "variants": [:]] })
+        let trimmed = Self.cookies.cookie(for: VisitorState(profileId: "p", consent: true, selections: huge))
+        #expect(trimmed.value.utf8.count <= VisitorCookies.maximumCookieLength)
+        #expect(TestVisitorState.codec.open(trimmed.value) == VisitorState(profileId: "p", consent: true), "too long for a cookie: selections left out")
     }
 
     @Test func viewIdsAreVersion4UUIDs() {
