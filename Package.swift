@@ -32,7 +32,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         // The benchmark's allocation counter (package-benchmark's malloc counting).
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         // Only a module map and a shim header over GTK's JavaScriptCore C API.
