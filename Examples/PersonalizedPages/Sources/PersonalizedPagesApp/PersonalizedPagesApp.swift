@@ -44,6 +44,8 @@ public struct PersonalizedPagesApp: Sendable {
     let replayTickets: SignedValueCodec
     /// The replay tickets this process committed.
     let replayLedger: ReplayLedger
+    /// How `POST /webhooks/contentful` is mounted (from ``ContentfulSettings/webhook``).
+    let contentfulWebhook: ContentRoutes.Webhook
     let logger: Logger
 
     /// Loads the page's entries and creates (does not start) the Optimization service.
@@ -56,11 +58,16 @@ public struct PersonalizedPagesApp: Sendable {
     /// - Throws: ``PageContentError`` when the fixtures cannot be read; `PostgresIntegrationError`
     ///   when ``AppConfiguration/postgresURL`` is not a valid connection string;
     ///   `VisitorStateKeyError` when a ``AppConfiguration/visitorStateKeys`` entry is not base64
-    ///   of at least 32 bytes.
+    ///   of at least 32 bytes; `ContentfulWebhookError.invalidSecret` when the webhook signing
+    ///   secret is not 64 characters.
     public init(configuration: AppConfiguration, metricsRegistry: PrometheusCollectorRegistry? = nil, clock: any HostClock = SystemClock(), logger: Logger) throws {
         self.configuration = configuration
         self.metricsRegistry = metricsRegistry
         self.logger = logger
+        contentfulWebhook = try ContentRoutes.Webhook(configuration.contentful?.webhook)
+        if configuration.contentful != nil, configuration.contentful?.webhook == nil {
+            logger.notice("no webhook signing secret: POST /webhooks/contentful is not mounted (give --contentful-webhook-secret)")
+        }
         content = try PageContent.load(fixturesDirectory: configuration.fixturesDirectory)
         let metricsFactory = metricsRegistry.map { PrometheusMetricsFactory(registry: $0) }
         let keys: VisitorStateKeys
@@ -107,7 +114,7 @@ public struct PersonalizedPagesApp: Sendable {
     func makeApplication(backend: ContentBackend?, onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
         PageRoutes(service: service, content: content, cookies: visitorCookies, tickets: replayTickets, ledger: replayLedger).register(on: router)
-        if let backend { ContentRoutes(source: backend.source).register(on: router) }
+        if let backend { ContentRoutes(source: backend.source, webhook: contentfulWebhook).register(on: router) }
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "personalized-pages"),

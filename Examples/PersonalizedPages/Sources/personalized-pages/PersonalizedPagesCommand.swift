@@ -61,6 +61,12 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     @Option(help: "Content Delivery API base URL, e.g. a local test server (env PP_CONTENTFUL_BASE_URL); default: the real API.")
     var contentfulBaseURL: String? = environment["PP_CONTENTFUL_BASE_URL"]
 
+    @Option(help: "The space's webhook signing secret (64 characters; env CONTENTFUL_WEBHOOK_SECRET): POST /webhooks/contentful accepts only requests Contentful signed with it. Without it the route is not mounted unless --insecure-webhook is given.")
+    var contentfulWebhookSecret: String?
+
+    @Flag(help: "With --contentful-space and no webhook secret: mount POST /webhooks/contentful without authentication (local development only: anyone who reaches it can invalidate entries).")
+    var insecureWebhook = false
+
     @Option(help: "PostgreSQL URL shared by the replicas: the event outbox, and with --contentful-space the entry store and invalidations (env PP_POSTGRES_URL).")
     var postgres: String? = environment["PP_POSTGRES_URL"]
 
@@ -87,6 +93,11 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
         return (Self.environment["PP_VISITOR_STATE_KEYS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
+    /// `--contentful-webhook-secret`, else `CONTENTFUL_WEBHOOK_SECRET`; nil when neither is set.
+    var webhookSecret: String? {
+        contentfulWebhookSecret ?? Self.environment["CONTENTFUL_WEBHOOK_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     func validate() throws {
         if !visitorStateKeys.isEmpty {
             do {
@@ -105,6 +116,10 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
         if contentfulSpace != nil, (Self.environment["CONTENTFUL_ACCESS_TOKEN"] ?? "").isEmpty {
             throw ValidationError("--contentful-space needs the environment variable CONTENTFUL_ACCESS_TOKEN")
         }
+        if let secret = webhookSecret {
+            guard secret.utf16.count == 64 else { throw ValidationError("the webhook signing secret must be exactly 64 characters") }
+            if insecureWebhook { throw ValidationError("give either a webhook signing secret or --insecure-webhook, not both") }
+        }
     }
 
     func run() async throws {
@@ -119,7 +134,8 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
             fixturesDirectory: URL(fileURLWithPath: fixtures, isDirectory: true),
             contentful: contentfulSpace.map {
                 ContentfulSettings(spaceId: $0, environment: contentfulEnvironment,
-                                   accessToken: Self.environment["CONTENTFUL_ACCESS_TOKEN"] ?? "", baseURL: contentfulBaseURL)
+                                   accessToken: Self.environment["CONTENTFUL_ACCESS_TOKEN"] ?? "", baseURL: contentfulBaseURL,
+                                   webhook: webhookSecret.map { .signed(secret: $0) } ?? (insecureWebhook ? .unsigned : nil))
             },
             postgresURL: postgres,
             sharedOutboxLease: .milliseconds(outboxLeaseMs),

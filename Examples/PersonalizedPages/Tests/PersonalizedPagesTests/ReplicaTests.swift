@@ -38,6 +38,34 @@ import Testing
         }
     }
 
+    @Test func theWebhookRouteIsMountedOnlyWithASigningSecretOrInsecureWebhook() async throws {
+        let cda = LocalContentfulDeliveryServer()
+        try cda.space.load(directory: Self.spaceEntries)
+        try await cda.start()
+        defer { Task { [cda] in try? await cda.stop() } }
+        let arguments = ["--contentful-space", cda.space.spaceId, "--contentful-base-url", cda.baseURL]
+        let token = ["CONTENTFUL_ACCESS_TOKEN": cda.space.accessToken]
+        try await withHTTPClient { client in
+            // No secret: the route does not exist.
+            let closed = try await AppProcess.start(arguments, environment: token)
+            defer { closed.kill() }
+            #expect(try await webhook(client, closed, entryId: "hero-home") == 404)
+            try await closed.terminate()
+            // --insecure-webhook: unsigned requests are taken; an id that is not a Contentful id is not.
+            let open = try await AppProcess.start(arguments + ["--insecure-webhook"], environment: token)
+            defer { open.kill() }
+            #expect(try await webhook(client, open, entryId: "hero-home", signing: nil) == 204)
+            #expect(try await webhook(client, open, entryId: String(repeating: "x", count: 65), signing: nil) == 422)
+            try await open.terminate()
+            // With a secret (flag or CONTENTFUL_WEBHOOK_SECRET): only signed requests.
+            let signed = try await AppProcess.start(arguments + ["--contentful-webhook-secret", Self.webhookSecret], environment: token)
+            defer { signed.kill() }
+            #expect(try await webhook(client, signed, entryId: "hero-home", signing: nil) == 401)
+            #expect(try await webhook(client, signed, entryId: "hero-home") == 204)
+            try await signed.terminate()
+        }
+    }
+
     @Test func twoReplicasShareInvalidationsAndTheStore() async throws {
         try await withPostgresTestServer { database in
             let cda = LocalContentfulDeliveryServer()
@@ -50,7 +78,7 @@ import Testing
                     "--contentful-space", cda.space.spaceId, "--contentful-base-url", cda.baseURL,
                     "--postgres", database.connectionString(),
                 ]
-                let environment = ["CONTENTFUL_ACCESS_TOKEN": cda.space.accessToken]
+                let environment = ["CONTENTFUL_ACCESS_TOKEN": cda.space.accessToken, "CONTENTFUL_WEBHOOK_SECRET": Self.webhookSecret]
                 let a = try await AppProcess.start(arguments, environment: environment)
                 defer { a.kill() }
                 var b = try await AppProcess.start(arguments, environment: environment)
@@ -62,6 +90,11 @@ import Testing
                     // A webhook reaches A; B serves the new revision within 1 s.
                     #expect(cda.space.publish(entryId: "hero-home", field: "internalTitle", value: "Home hero v2"))
                     let started = ContinuousClock.now
+                    // Unsigned, tampered or signed with another secret: refused, nothing invalidated.
+                    #expect(try await webhook(client, a, entryId: "hero-home", signing: nil) == 401)
+                    #expect(try await webhook(client, a, entryId: "hero-home", tampered: true) == 401)
+                    #expect(try await webhook(client, a, entryId: "hero-home", signing: String(repeating: "c", count: 64)) == 401)
+                    #expect(try await cmsEntry(client, a, "hero-home") == before, "a refused webhook invalidates nothing")
                     #expect(try await webhook(client, a, entryId: "hero-home") == 204)
                     var after = before
                     let deadline = ContinuousClock.now + .seconds(10)   // a failure bound, 10x the promise
@@ -224,11 +257,27 @@ import Testing
         return CMSEntry(revision: json["revision"]?.intValue ?? -1, title: json["internalTitle"]?.stringValue ?? "")
     }
 
-    func webhook(_ client: HTTPClient, _ app: AppProcess, entryId: String) async throws -> Int {
+    /// The webhook signing secret the replicas are started with.
+    static let webhookSecret = String(repeating: "a", count: 32) + String(repeating: "b", count: 32)
+
+    /// Posts a publish webhook for `entryId`, signed with `signing` (nil: unsigned); `tampered`
+    /// changes the body after signing.
+    func webhook(
+        _ client: HTTPClient, _ app: AppProcess, entryId: String, signing secret: String? = ReplicaTests.webhookSecret, tampered: Bool = false
+    ) async throws -> Int {
+        let body = #"{"sys":{"id":"\#(entryId)","type":"Entry"}}"#
+        var signed = ContentfulWebhookRequest(
+            method: "POST", path: "/webhooks/contentful",
+            headers: [(name: "content-type", value: "application/vnd.contentful.management.v1+json"),
+                      (name: "x-contentful-topic", value: "ContentManagement.Entry.publish")],
+            body: Array(body.utf8))
+        if let secret {
+            signed = try ContentfulWebhookSigner(secret: secret).signed(signed, timestamp: Int64(Date().timeIntervalSince1970 * 1_000))
+        }
         var request = HTTPClientRequest(url: app.baseURL + "/webhooks/contentful")
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/vnd.contentful.management.v1+json")
-        request.body = .bytes(ByteBuffer(string: #"{"sys":{"id":"\#(entryId)","type":"Entry"}}"#))
+        for header in signed.headers { request.headers.add(name: header.name, value: header.value) }
+        request.body = .bytes(ByteBuffer(string: tampered ? body.replacingOccurrences(of: "Entry", with: "Asset") : body))
         return Int(try await client.execute(request, timeout: .seconds(60)).status.code)
     }
 
