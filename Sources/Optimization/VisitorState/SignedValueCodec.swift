@@ -124,12 +124,10 @@ public struct SignedValueCodec: Sendable {
               let mac = Base64URL.decode(parts[2]), mac.count == SHA256.byteCount
         else { return .failure(.malformed) }
         let signed = signedBytes(payload: parts[1])
-        var valid = false
-        for key in keys.keys {
-            let expected = HMAC<SHA256>.authenticationCode(for: signed, using: key)
-            if Self.constantTimeEqual(Array(expected), mac) { valid = true }
+        // swift-crypto compares in constant time.
+        guard keys.keys.contains(where: { HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: signed, using: $0) }) else {
+            return .failure(.signature)
         }
-        guard valid else { return .failure(.signature) }
         guard let payload = Base64URL.decode(parts[1]),
               let json = try? JSONValue(jsonData: payload),
               let expiry = json["exp"]?.doubleValue, let value = json["v"]
@@ -147,20 +145,10 @@ public struct SignedValueCodec: Sendable {
         return bytes
     }
 
-    /// True when `a` and `b` are equal, in a time that depends only on their lengths.
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
-    }
-
+    /// `duration` in whole milliseconds, clamped to 1 ms … 100 years.
     private static func milliseconds(_ duration: Duration) -> Int64 {
-        let hundredYears: Int64 = 100 * 366 * 24 * 3600 * 1000
-        let (seconds, attoseconds) = duration.components
-        guard seconds < hundredYears / 1000 else { return hundredYears }
-        guard seconds >= 0 else { return 1 }
-        return min(hundredYears, max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        let hundredYears = 100 * 366 * 24 * 3600 * 1000
+        return Int64(min(hundredYears, max(1, duration.wholeMilliseconds)))
     }
 
     /// The refusals of one codec and its copies.
