@@ -85,6 +85,7 @@ let package = Package(
         .executableTarget(
             name: "http-fuzz",
             dependencies: [
+                .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

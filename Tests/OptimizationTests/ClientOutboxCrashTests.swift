@@ -26,7 +26,7 @@ struct ClientOutboxCrashTests {
         let context = "seed \(seed) (round \(round))"
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("client-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var random = CrashRandom(state: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         var accepted: [QueueEvent.Queue: [String]] = [:]
         var reportedDropped: Set<String> = []
         for generation in 0..<Self.generations {

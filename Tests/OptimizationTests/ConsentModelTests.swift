@@ -1,6 +1,7 @@
 import Foundation
 import JavaScriptHost
 @testable import Optimization
+import OptimizationTesting
 import Testing
 
 /// Model-based randomized test of the consent gate and the event pipeline.
@@ -418,22 +419,10 @@ final class ConsentModelHarness: @unchecked Sendable {
     }
 }
 
-/// A small, fast, seedable generator (reproducible across platforms).
-struct ConsentModelRandom: RandomNumberGenerator {
-    private var state: UInt64
+/// The consent model's seeded generator (the test kit's SplitMix64).
+typealias ConsentModelRandom = SeededRandomNumberGenerator
 
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SeededRandomNumberGenerator {
     mutating func optionalBool() -> Bool? {
         [nil, true, false].randomElement(using: &self)!
     }

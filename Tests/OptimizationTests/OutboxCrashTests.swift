@@ -2,6 +2,7 @@ import Foundation
 import JavaScriptHost
 import Logging
 @testable import Optimization
+import OptimizationTesting
 import Testing
 
 /// Kills a real process (`OutboxCrashHelper`) with SIGKILL while it appends to and acknowledges
@@ -22,7 +23,7 @@ struct OutboxCrashTests {
         let durability = ["writeOnly", "syncInterval", "syncEveryAppend"][round % 3]
         let fixture = CrashDirectory()
         defer { fixture.remove() }
-        var random = CrashRandom(state: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         var accepted: [QueueEvent.Queue: [String]] = [:]
         var acking: Set<String> = []
         var acked: Set<String> = []
@@ -94,17 +95,6 @@ struct OutboxCrashTests {
     }
 }
 
-/// SplitMix64, as in the helper: the same rounds on every machine.
-struct CrashRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Runs the `OutboxCrashHelper` executable built next to the test bundle.
 enum CrashHelper {

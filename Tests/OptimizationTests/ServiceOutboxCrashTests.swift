@@ -23,7 +23,7 @@ struct ServiceOutboxCrashTests {
         let context = "seed \(seed) (round \(round))"
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("service-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var random = CrashRandom(state: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         var accepted: [String: [String]] = [:]
         var reportedDropped: Set<String> = []
         for generation in 0..<2 {

@@ -46,7 +46,7 @@ import Testing
                                       referencedIds: ["hero", "variant"], jsonText: #"{"r":\#(revision),"i":\#(include)}"#)
             }
             for seed in 0..<5 {
-                var generator = SeededGenerator(seed: UInt64(seed))
+                var generator = SeededRandomNumberGenerator(seed: UInt64(seed))
                 let revisions = Array(1...40).shuffled(using: &generator)
                 await withTaskGroup(of: Void.self) { group in
                     for (index, revision) in revisions.enumerated() {
@@ -109,15 +109,3 @@ import Testing
     }
 }
 
-/// SplitMix64: a seeded generator, so a failing round can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
