@@ -41,9 +41,11 @@ struct APIVersionTests {
             insightsPrefix: "/insights/v2/spaces/space-2/environments/dev/events"),
     ]
 
-    /// Sends one Experience event and one Insights event through `face` and returns what the
-    /// calls answered.
-    static func send(_ face: Face, _ config: OptimizationConfig, consent: Bool = true) async throws -> (track: EventResult, click: EventResult) {
+    /// Runs `body` on one recorder of `face` (a client, or a service request, with event consent
+    /// `consent` and profile `p-1`), then flushes what it queued and closes the face.
+    static func withRecorder<T>(
+        _ face: Face, _ config: OptimizationConfig, consent: Bool = true, _ body: (any EventRecording) async throws -> T
+    ) async throws -> T {
         switch face {
         case .client:
             var config = config
@@ -51,18 +53,28 @@ struct APIVersionTests {
             let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
             try client.initialize(config: config)
             defer { client.destroy() }
-            let track = try await client.track(event: "Bought")
-            let click = try await client.trackClick(TrackClickPayload(componentId: "hero"))
+            let result = try await body(client)
             try await client.flush()
-            return (track, click)
+            return result
         case .service:
             let service = OptimizationService(config: config, options: .init(engines: 1), environment: .init(clock: ManualClock()))
             try await service.start()
-            let request = service.forRequest(RequestOptions(consent: RequestConsent(events: consent), profileId: "p-1"))
-            let track = try await request.track(event: "Bought")
-            let click = try await request.trackClick(TrackClickPayload(componentId: "hero"))
-            await service.shutdown()
-            return (track, click)
+            do {
+                let result = try await body(service.forRequest(RequestOptions(consent: RequestConsent(events: consent), profileId: "p-1")))
+                await service.shutdown()  // flushes
+                return result
+            } catch {
+                await service.shutdown()
+                throw error
+            }
+        }
+    }
+
+    /// Sends one Experience event and one Insights event through `face` and returns what the
+    /// calls answered.
+    static func send(_ face: Face, _ config: OptimizationConfig, consent: Bool = true) async throws -> (track: EventResult, click: EventResult) {
+        try await withRecorder(face, config, consent: consent) { recorder in
+            (try await recorder.track(event: "Bought"), try await recorder.trackClick(TrackClickPayload(componentId: "hero")))
         }
     }
 
@@ -155,7 +167,7 @@ struct APIVersionTests {
         try await withLocalAPIServer { server in
             let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
             let node = ExperienceNode(entityId: "experience-123", entityKind: .experience, entryIds: ["entry-1"], variantIndex: 1)
-            func send(_ recorder: some EventRecording) async throws -> [EventResult] {
+            func send(_ recorder: any EventRecording) async throws -> [EventResult] {
                 [
                     try await recorder.trackNodeView(node, viewId: "view-1", viewDuration: .milliseconds(3_000)),
                     try await recorder.trackNodeClick(node),
@@ -167,22 +179,7 @@ struct APIVersionTests {
                 var results: [EventResult] = []
                 var failure: OptimizationError?
                 do {
-                    switch face {
-                    case .client:
-                        var consented = config
-                        consented.defaults = StorageDefaults(consent: true, profile: ["id": "p-1"])
-                        let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
-                        try client.initialize(config: consented)
-                        defer { client.destroy() }
-                        results = try await send(client)
-                        try await client.flush()
-                    case .service:
-                        let service = OptimizationService(config: config, options: .init(engines: 1), environment: .init(clock: ManualClock()))
-                        try await service.start()
-                        defer { Task { await service.shutdown() } }
-                        results = try await send(service.forRequest(RequestOptions(consent: true, profileId: "p-1")))
-                        await service.flush()
-                    }
+                    results = try await Self.withRecorder(face, config, send)
                 } catch let error as OptimizationError {
                     failure = error
                 } catch {
@@ -241,23 +238,7 @@ struct APIVersionTests {
                 }
                 return messages
             }
-            let messages: [String]
-            switch face {
-            case .client:
-                var consented = config
-                consented.defaults = StorageDefaults(consent: true, profile: ["id": "p-1"])
-                let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
-                try client.initialize(config: consented)
-                defer { client.destroy() }
-                messages = await refusals(client)
-                try await client.flush()
-            case .service:
-                let service = OptimizationService(config: config, options: .init(engines: 1), environment: .init(clock: ManualClock()))
-                try await service.start()
-                messages = await refusals(service.forRequest(RequestOptions(consent: true, profileId: "p-1")))
-                #expect(service.queuedEventCount == 0)
-                await service.shutdown()
-            }
+            let messages = try await Self.withRecorder(face, config, refusals)
             #expect(messages.count == calls.count)
             #expect(messages.allSatisfy { $0.contains("must be an integer ≥ 0") }, "\(messages)")
             #expect(server.requests(matching: .insights).isEmpty)
