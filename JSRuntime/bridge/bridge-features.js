@@ -7,13 +7,17 @@
 //   getFlag, observeFlag, unobserveFlag, getMergeTagValue, getProfile, setLocale, reset,
 //   overrideAudience, overrideVariant, resetVariantOverride, resetAudienceOverride,
 //   resetAllOverrides, setPreviewPanelOpen, loadDefinitions, getPreviewState (all sync)
+//   parseExperienceAnswer(text, apiVersion) → JSON {profile, selectedOptimizations, changes,
+//                               ignoredChanges}: an Experience API answer read exactly as the
+//                               delivery path reads one (core/experience-api.js parseResponse);
+//                               needs no instance; throws the parse's Error on an invalid answer
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('bridge/bridge-features.js', {
     provides: ['bridgeFeatures'],
     uses: [
       'bridgeResolution', 'bridgeShared', 'createFlagTracker', 'createPreviewOverrideManager',
-      'entryIndex', 'guards', 'host', 'locale', 'mergeTags', 'previewOverrides',
+      'entryIndex', 'experienceApi', 'guards', 'host', 'locale', 'mergeTags', 'previewOverrides',
     ],
   });
   var host = ns.host;
@@ -95,6 +99,20 @@
     if (shared.current === null) return null;
     var value = ns.mergeTags.resolve(entry, profile === undefined ? shared.current.state.get().profile : profile);
     return value === undefined ? null : value;
+  }
+
+  // parseExperienceAnswer(text, apiVersion): the one reading of an Experience API answer, for a
+  // host that holds one (a file, a cache) rather than receiving it from a call. No instance needed.
+  function parseExperienceAnswer(text, apiVersion) {
+    if (!isString(text)) throw new TypeError('parseExperienceAnswer: text must be a string');
+    if (apiVersion !== 'v1' && apiVersion !== 'v2') throw new TypeError('parseExperienceAnswer: apiVersion must be "v1" or "v2"');
+    var parsed = ns.experienceApi.parseResponse(text, apiVersion);
+    return JSON.stringify({
+      profile: parsed.data.profile,
+      selectedOptimizations: parsed.data.selectedOptimizations,
+      changes: parsed.data.changes,
+      ignoredChanges: parsed.ignoredChanges,
+    });
   }
 
   function getProfile() {
@@ -278,5 +296,6 @@
     setPreviewPanelOpen: setPreviewPanelOpen,
     loadDefinitions: loadDefinitions,
     getPreviewState: getPreviewState,
+    parseExperienceAnswer: parseExperienceAnswer,
   };
 })();

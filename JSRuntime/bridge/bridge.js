@@ -51,6 +51,8 @@
 //   resetVariantOverride(expId), resetAudienceOverride(audId), resetAllOverrides(),
 //   loadDefinitions(audiences, experiences) → JSON, getPreviewState() → JSON or "null",
 //   setPreviewPanelOpen(bool); push-back __nativeOnOverridesChanged(previewStateJSON).
+//   parseExperienceAnswer(text, apiVersion) → JSON {profile, selectedOptimizations, changes,
+//                          ignoredChanges} (also before initialize; throws on an invalid answer).
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('bridge/bridge.js', {
@@ -155,6 +157,7 @@
     setPreviewPanelOpen: features.setPreviewPanelOpen,
     loadDefinitions: features.loadDefinitions,
     getPreviewState: features.getPreviewState,
+    parseExperienceAnswer: features.parseExperienceAnswer,
   };
   // The event calls of the catalog (core/payload-rules.js EVENT_METHODS).
   Object.keys(events.methods).forEach(function (method) {

@@ -283,4 +283,37 @@
     globalThis.__optimization.settle('r2', 'value');
     assert.ok(__testHost.logs.some(function (l) { return l.message.indexOf('__nativeSettle is not installed') !== -1; }));
   });
+  jsTest('parseExperienceAnswer reads an answer as the delivery path does, before initialize too', function () {
+    __bridge.destroy();
+    var answer = {
+      data: {
+        profile: { id: 'p-1', traits: {} },
+        experiences: [
+          { experienceId: 'e-1', variantIndex: 1, variants: { a: 'b' }, extra: 'dropped' },
+          { experienceId: 'e-2', variantIndex: 0, variants: {}, sticky: true },
+        ],
+        changes: [
+          { key: 'flag', type: 'Variable', value: 3, meta: { experienceId: 'e-1', variantIndex: 1 } },
+          { type: 'Unknown' },
+        ],
+      },
+      error: null,
+    };
+    var parsed = JSON.parse(__bridge.parseExperienceAnswer(JSON.stringify(answer), 'v2'));
+    assert.deepEqual(parsed.selectedOptimizations, [
+      { experienceId: 'e-1', variantIndex: 1, variants: { a: 'b' }, sticky: false },
+      { experienceId: 'e-2', variantIndex: 0, variants: {}, sticky: true },
+    ]);
+    assert.deepEqual(parsed.profile, { id: 'p-1', traits: {} });
+    assert.equal(parsed.changes.length, 1);
+    assert.equal(parsed.ignoredChanges, 1);
+    // The version decides the envelope's `error` shape, as on the delivery path.
+    answer.error = false;
+    assert.equal(JSON.parse(__bridge.parseExperienceAnswer(JSON.stringify(answer), 'v1')).profile.id, 'p-1');
+    assert.throws(function () { __bridge.parseExperienceAnswer(JSON.stringify(answer), 'v2'); }, /"error"/);
+    assert.throws(function () { __bridge.parseExperienceAnswer('{"data":{}}', 'v2'); }, /data\.profile/);
+    assert.throws(function () { __bridge.parseExperienceAnswer('not json', 'v2'); }, /not JSON/);
+    assert.throws(function () { __bridge.parseExperienceAnswer('{}', 'v3'); }, /apiVersion/);
+    assert.throws(function () { __bridge.parseExperienceAnswer(42, 'v2'); }, /text must be a string/);
+  });
 })();

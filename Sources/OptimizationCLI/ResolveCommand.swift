@@ -13,8 +13,9 @@ struct ResolveCommand: ParsableCommand {
             Delivery API collection response (`items` + `includes.Entry`); the baseline is then \
             `items[0]`, or the item given by --entry-id, and links are resolved from the includes.
 
-            --selections holds an Experience API response (`{"data":{"experiences":[…]}}`) or a \
-            bare JSON array of selected optimizations. Without it nothing is selected.
+            --selections holds an Experience API response (`{"data":{"experiences":[…]}}`, read \
+            exactly as a live answer is, following --api-version) or a bare JSON array of selected \
+            optimizations (used as given). Without it nothing is selected.
 
             Live mode (--space, no file): fetches entry --entry-id from the Contentful Delivery API \
             (--preview: the Preview API) with its includes, using the token in \
@@ -72,7 +73,7 @@ struct ResolveCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Live mode: fetch this visitor's selections from the Experience API (preflight).", valueName: "id"))
     var profile: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --profile: the Optimization API version, v2 (the space is the tenant) or v1 (needs --client-id); default v2.", valueName: "v1|v2"))
+    @Option(name: .long, help: ArgumentHelp("The Optimization API version of --profile's call or of the answer in --selections: v2 (the space is the tenant) or v1 (live: needs --client-id); default v2.", valueName: "v1|v2"))
     var apiVersion: String = "v2"
 
     @Option(name: .long, help: ArgumentHelp("With --profile and --api-version v1: the Optimization client id (organization).", valueName: "id"))
@@ -88,11 +89,12 @@ struct ResolveCommand: ParsableCommand {
         if entryPath == "-" && selections == "-" {
             throw ValidationError("the entry and --selections cannot both read standard input")
         }
+        guard OptimizationAPIVersion(rawValue: apiVersion) != nil else { throw ValidationError("--api-version must be v1 or v2") }
         if space != nil {
             if entryPath != nil { throw ValidationError("give either an entry file or --space, not both") }
             if entryId == nil { throw ValidationError("--space needs --entry-id") }
             if profile != nil && selections != nil { throw ValidationError("give either --selections or --profile, not both") }
-            guard let version = OptimizationAPIVersion(rawValue: apiVersion) else { throw ValidationError("--api-version must be v1 or v2") }
+            let version = OptimizationAPIVersion(rawValue: apiVersion) ?? .v2
             if profile != nil && version == .v1 && clientId == nil { throw ValidationError("--profile with --api-version v1 needs --client-id") }
             if clientId != nil && version == .v2 { throw ValidationError("--client-id is for --api-version v1 (in v2 the space is the tenant)") }
             if timeout < 1 { throw ValidationError("--timeout must be at least 1") }
@@ -102,15 +104,17 @@ struct ResolveCommand: ParsableCommand {
                 ("--environment", environment != nil), ("--locale", locale != nil), ("--preview", preview),
                 ("--cda-base-url", cdaBaseURL != nil), ("--access-token-file", accessTokenFile != nil),
                 ("--profile", profile != nil), ("--client-id", clientId != nil), ("--experience-base-url", experienceBaseURL != nil),
-                ("--api-version", apiVersion != "v2"),
             ]
             if let option = liveOnly.first(where: { $0.1 }) { throw ValidationError("\(option.0) needs --space (live mode)") }
         }
     }
 
     func run() throws {
+        let version = OptimizationAPIVersion(rawValue: apiVersion) ?? .v2
+        let client = try OfflineClient.start()
+        defer { client.destroy() }
         var selected = try selections.map { path throws(CLIFailure) in
-            try InputFile.decode(path) { try SelectedOptimizations(jsonData: $0) }
+            try SelectionsFile.read(path, apiVersion: version, client: client)
         }
         let entry: ContentfulEntry
         let sourceName: String
@@ -118,7 +122,7 @@ struct ResolveCommand: ParsableCommand {
             let live = LiveSources(
                 space: space, environment: environment ?? "master", locale: locale, preview: preview, cdaBaseURL: cdaBaseURL,
                 accessToken: try LiveSources.accessToken(file: accessTokenFile), entryId: entryId, profileId: profile,
-                clientId: clientId, apiVersion: OptimizationAPIVersion(rawValue: apiVersion) ?? .v2, optimizationEnvironment: environment,
+                clientId: clientId, apiVersion: version, optimizationEnvironment: environment,
                 experienceBaseURL: experienceBaseURL, timeoutMilliseconds: timeout)
             let (fetched, liveSelections) = try BlockingTask.run { () async throws(CLIFailure) -> (ContentfulEntry, SelectedOptimizations?) in
                 try await live.fetch()
@@ -131,8 +135,6 @@ struct ResolveCommand: ParsableCommand {
             entry = try InputFile.decode(path) { try ContentfulEntry(jsonData: $0, entryId: entryId) }
             sourceName = InputFile.displayName(path)
         }
-        let client = try OfflineClient.start()
-        defer { client.destroy() }
         let resolved = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selected ?? .empty)
         try OfflineClient.printJSON(resolved.jsonValue, pretty: pretty, source: sourceName)
     }

@@ -80,6 +80,7 @@ package enum BridgeContract {
         package static let setPreviewPanelOpen = BridgeFunction("__bridge", "setPreviewPanelOpen", arity: 1)
         package static let loadDefinitions = BridgeFunction("__bridge", "loadDefinitions", arity: 2)
         package static let getPreviewState = BridgeFunction("__bridge", "getPreviewState", arity: 0)
+        package static let parseExperienceAnswer = BridgeFunction("__bridge", "parseExperienceAnswer", arity: 2)
 
         /// The async `__bridge` function of an event call: `(payload, requestId)`, named as the
         /// call.
@@ -93,7 +94,7 @@ package enum BridgeContract {
             adoptSelections, resolvePrepared, registerDeferred, trackCurrentScreen, consent, hasConsent, setOnline, flush,
             queueSizes, resumeBacklog, removeQueuedEvents, getFlag, observeFlag, unobserveFlag, getMergeTagValue,
             getProfile, setLocale, reset, overrideAudience, overrideVariant, resetVariantOverride, resetAudienceOverride,
-            resetAllOverrides, setPreviewPanelOpen, loadDefinitions, getPreviewState,
+            resetAllOverrides, setPreviewPanelOpen, loadDefinitions, getPreviewState, parseExperienceAnswer,
         ]
     }
 

@@ -61,6 +61,30 @@ struct CLITests {
         #expect(run.stderr.hasPrefix("error: ") && run.stderr.contains("selections-wrong-shape.json"))
     }
 
+    /// An Experience answer in `--selections` is validated by the shared core, as a live answer is;
+    /// a bare array of selections is used as given.
+    @Test func anInvalidExperienceAnswerExits65WithTheCoresReason() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-answer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cases: [(String, String)] = [
+            (#"{"data":{"experiences":[],"changes":[]}}"#, "data.profile"),
+            (#"{"data":{"profile":{"id":"p"},"experiences":[{"experienceId":1}],"changes":[]}}"#, "data.experiences[0]"),
+            (#"{"data":{"profile":{"id":"p"},"experiences":[],"changes":[]},"error":false}"#, "\"error\""),
+        ]
+        for (index, (text, reason)) in cases.enumerated() {
+            let file = directory.appendingPathComponent("answer-\(index).json")
+            try Data(text.utf8).write(to: file)
+            let run = try CLI.run(["resolve", fixture("entries/hero-optimized.json"), "--selections", file.path])
+            #expect(run.status == 65, "\(text)")
+            #expect(run.stderr.hasPrefix("error: ") && run.stderr.contains(file.path) && run.stderr.contains(reason), "\(run.stderr)")
+        }
+        // The v1 envelope allows a boolean `error`.
+        let v1 = directory.appendingPathComponent("answer-2.json")
+        let run = try CLI.run(["resolve", fixture("entries/hero-optimized.json"), "--selections", v1.path, "--api-version", "v1"])
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+
     @Test func missingInputExits66() throws {
         let run = try CLI.run(["resolve", "/nonexistent/entry.json"])
         #expect(run.status == 66)

@@ -81,6 +81,30 @@ struct LiveResolveCLITests {
         }
     }
 
+    /// One reading of an Experience answer: the same answer fetched with `--profile` and read from
+    /// a `--selections` file prints the same bytes, in both protocol versions.
+    @Test(arguments: ["v1", "v2"])
+    func anAnswerFromAFileResolvesExactlyAsTheSameAnswerFetchedLive(_ version: String) async throws {
+        try await withServers { cda, experience in
+            let token = try tokenFile(cda.space.accessToken)
+            defer { try? FileManager.default.removeItem(at: token) }
+            let tenant = version == "v1" ? ["--client-id", "org-1"] : []
+            let fetched = try CLI.run(live(cda, "hero-home", [
+                "--access-token-file", token.path, "--profile", LocalOptimizationAPIServer.fixtureProfileID,
+                "--api-version", version, "--experience-base-url", experience.experienceBaseURL,
+            ] + tenant))
+            let answer = Self.space.appendingPathComponent("experience/new-visitor.json").path
+            let fromFile = try CLI.run(live(cda, "hero-home", [
+                "--access-token-file", token.path, "--selections", answer, "--api-version", version,
+            ]))
+            #expect(fetched.status == 0 && fromFile.status == 0, "\(fetched.stderr)\(fromFile.stderr)")
+            #expect(fromFile.stdout == fetched.stdout)
+            let selection = try JSONValue(jsonText: fromFile.stdout)["selectedOptimization"]
+            #expect(selection?["experienceId"] == "exp-hero-europe")
+            #expect(selection?["sticky"] == false)
+        }
+    }
+
     @Test func tokenFromTheEnvironmentAndNoSelectionsRendersTheBaseline() async throws {
         try await withServers { cda, _ in
             let run = try CLI.run(live(cda, "hero-home", ["--environment", "master", "--locale", "en-US"]),
