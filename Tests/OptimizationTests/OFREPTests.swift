@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import JavaScriptHost
 @testable import Optimization
 import OptimizationTesting
@@ -126,6 +127,13 @@ struct OFREPTests {
             #expect(response?.status == 400)
             let code = try json(response)["errorCode"]
             #expect(code == "PARSE_ERROR")
+            // A body the server stopped reading: authentication first, then the same error.
+            var unread = post("/ofrep/v1/evaluate/flags/k", "")
+            unread.bodyExceedsLimit = true
+            let stopped = await evaluator.respond(to: unread)
+            #expect(stopped?.status == 400)
+            unread.headers = []
+            #expect(await evaluator.respond(to: unread)?.status == 401)
             #expect(server.requests(matching: .experience).isEmpty)
         }
     }
@@ -214,6 +222,34 @@ struct OFREPTests {
             #expect(statuses == Array(repeating: 200, count: 8))
             #expect(server.requests(matching: .experience).count == 1)
         }
+    }
+
+    @Test func theCacheKeepsAtMostItsCapacityForItsTimeToLiveAndNeverAFailure() async throws {
+        let clock = ManualClock()
+        let cache = OFREPAnswerCache(clock: clock, timeToLive: .seconds(5), capacity: 2)
+        let calls = Mutex<[String]>([])
+        func ask(_ key: String, failing: Bool = false) async -> Bool {
+            let result = await cache.answer(for: key) {
+                calls.withLock { $0.append(key) }
+                return failing ? .failure(.general("down")) : .success(.init(selectedOptimizations: nil, changes: []))
+            }
+            if case .success = result { return true }
+            return false
+        }
+        let first = await ask("a"), second = await ask("b"), again = await ask("a")
+        #expect(first && second && again)
+        #expect(calls.withLock { $0 } == ["a", "b"])
+        _ = await ask("c")  // over capacity: the oldest, "a", goes
+        #expect(cache.count == 2)
+        _ = await ask("a")
+        #expect(calls.withLock { $0 } == ["a", "b", "c", "a"])
+        clock.advance(by: .seconds(5))  // every answer expired
+        _ = await ask("a")
+        #expect(calls.withLock { $0.last } == "a" && calls.withLock { $0.count } == 5)
+        let failed = await ask("d", failing: true)
+        #expect(!failed)
+        _ = await ask("d")
+        #expect(calls.withLock { $0.suffix(2) } == ["d", "d"])
     }
 
     // MARK: Failures and consent

@@ -29,7 +29,7 @@ final class OFREPAnswerCache: Sendable {
         var slots: [String: Slot] = [:]
         /// Keys in insertion order with the stamp they were inserted under.
         var order: Deque<(key: String, stamp: UInt64)> = []
-        var nextStamp: UInt64 = 1
+        var nextStamp: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -49,23 +49,33 @@ final class OFREPAnswerCache: Sendable {
         for key: String, evaluate: @escaping @Sendable () async -> Result<Answer, OFREPEvaluationFailure>
     ) async -> Result<Answer, OFREPEvaluationFailure> {
         let now = clock.now()
-        let (task, stamp) = state.withLock { state -> (Task<Result<Answer, OFREPEvaluationFailure>, Never>, UInt64) in
+        enum Lookup {
+            case fresh(Answer)
+            case join(Task<Result<Answer, OFREPEvaluationFailure>, Never>)
+            case start(Task<Result<Answer, OFREPEvaluationFailure>, Never>, stamp: UInt64)
+        }
+        let lookup = state.withLock { state -> Lookup in
             switch state.slots[key] {
             case .ready(let answer, let expiresAt, _) where expiresAt > now:
-                return (Task { .success(answer) }, 0)
+                return .fresh(answer)
             case .pending(let task, _):
-                return (task, 0)
+                return .join(task)
             default:
                 let stamp = state.nextStamp
                 state.nextStamp += 1
                 let task = Task { await evaluate() }
                 insert(.pending(task, stamp: stamp), for: key, stamp: stamp, into: &state)
-                return (task, stamp)
+                return .start(task, stamp: stamp)
             }
         }
+        let task: Task<Result<Answer, OFREPEvaluationFailure>, Never>
+        let stamp: UInt64
+        switch lookup {
+        case .fresh(let answer): return .success(answer)
+        case .join(let joined): return await joined.value
+        case .start(let started, let startedStamp): (task, stamp) = (started, startedStamp)
+        }
         let result = await task.value
-        // Stamp 0: this caller joined an answer or an evaluation it did not start.
-        guard stamp != 0 else { return result }
         state.withLock { state in
             // Only the evaluation this caller started settles its slot (a newer one may replace it).
             guard case .pending(_, let current)? = state.slots[key], current == stamp else { return }

@@ -14,11 +14,12 @@ struct OFREPContext: Sendable, Equatable {
         var details: String
     }
 
-    /// Reads a request body.
+    /// Reads a request's body.
     /// - Returns: the context, or the failure with its OFREP error code: `PARSE_ERROR` (too
     ///   large, not JSON, not an object), `TARGETING_KEY_MISSING`, `INVALID_CONTEXT`.
-    static func read(_ body: [UInt8], maximumBytes: Int) -> Result<OFREPContext, Failure> {
-        guard body.count <= maximumBytes else { return .failure(.init(code: .parseError, details: "the body is larger than \(maximumBytes) bytes")) }
+    static func read(_ request: OFREPRequest, maximumBytes: Int) -> Result<OFREPContext, Failure> {
+        let body = request.body
+        guard !request.bodyExceedsLimit, body.count <= maximumBytes else { return .failure(.init(code: .parseError, details: "the body is larger than \(maximumBytes) bytes")) }
         guard let value = try? JSONValue(jsonData: body, maximumDepth: 64), let object = value.objectValue else {
             return .failure(.init(code: .parseError, details: "the body is not a JSON object"))
         }

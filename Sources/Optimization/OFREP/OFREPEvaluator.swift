@@ -102,7 +102,7 @@ public final class OFREPEvaluator: Sendable {
     public func evaluateFlag(key: String, _ request: OFREPRequest) async -> OFREPResponse {
         if let refusal = refusal(of: request) { return refusal }
         let context: OFREPContext
-        switch OFREPContext.read(request.body, maximumBytes: configuration.maximumBodyBytes) {
+        switch OFREPContext.read(request, maximumBytes: configuration.maximumBodyBytes) {
         case .success(let read): context = read
         case .failure(let failure): return Self.json(400, ["key": .string(key), "errorCode": .string(failure.code.rawValue), "errorDetails": .string(failure.details)])
         }
@@ -121,7 +121,7 @@ public final class OFREPEvaluator: Sendable {
     public func evaluateFlags(_ request: OFREPRequest) async -> OFREPResponse {
         if let refusal = refusal(of: request) { return refusal }
         let context: OFREPContext
-        switch OFREPContext.read(request.body, maximumBytes: configuration.maximumBodyBytes) {
+        switch OFREPContext.read(request, maximumBytes: configuration.maximumBodyBytes) {
         case .success(let read): context = read
         case .failure(let failure): return Self.json(400, ["errorCode": .string(failure.code.rawValue), "errorDetails": .string(failure.details)])
         }

@@ -9,13 +9,23 @@ public struct OFREPRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body's bytes.
     public var body: [UInt8]
+    /// The server stopped reading a body larger than ``OFREPConfiguration/maximumBodyBytes``
+    /// (``body`` is then ignored): the answer is a `PARSE_ERROR` once the caller is authenticated.
+    public var bodyExceedsLimit: Bool
 
     /// Creates a request.
-    public init(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+    /// - Parameters:
+    ///   - method: the method, such as `POST`.
+    ///   - path: the path without the query.
+    ///   - headers: the header fields in arrival order.
+    ///   - body: the body's bytes.
+    ///   - bodyExceedsLimit: the server did not read a body over the bound; default false.
+    public init(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8], bodyExceedsLimit: Bool = false) {
         self.method = method
         self.path = path
         self.headers = headers
         self.body = body
+        self.bodyExceedsLimit = bodyExceedsLimit
     }
 
     /// The values of header `name` (case-insensitive), in order.
