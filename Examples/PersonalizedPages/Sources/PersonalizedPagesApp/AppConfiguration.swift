@@ -1,4 +1,5 @@
 import Foundation
+import Optimization
 
 /// Everything the personalized-pages service is configured with (flags and environment of the
 /// `personalized-pages` executable, or a test). A value type: build it, then hand it to
@@ -54,6 +55,9 @@ public struct AppConfiguration: Sendable, Equatable {
     /// How long a `/first` page's replay ticket may be committed (and how long its id is kept
     /// in the single-use record).
     public var replayTicketLifetime: Duration
+    /// The bearer tokens and API keys OpenFeature clients present to the OFREP routes
+    /// (`POST /ofrep/v1/evaluate/flags[/{key}]`). Empty: the routes are not mounted.
+    public var ofrepCredentials: [OFREPConfiguration.Credential]
 
     public init(
         host: String = "127.0.0.1",
@@ -73,7 +77,8 @@ public struct AppConfiguration: Sendable, Equatable {
         sharedOutboxLease: Duration = .seconds(30),
         visitorStateKeys: [String] = [],
         secureCookies: Bool = true,
-        replayTicketLifetime: Duration = .seconds(600)
+        replayTicketLifetime: Duration = .seconds(600),
+        ofrepCredentials: [OFREPConfiguration.Credential] = []
     ) {
         self.host = host
         self.port = port
@@ -93,6 +98,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.visitorStateKeys = visitorStateKeys
         self.secureCookies = secureCookies
         self.replayTicketLifetime = replayTicketLifetime
+        self.ofrepCredentials = ofrepCredentials
     }
 
     /// The repository's `Fixtures/`, found relative to this source file

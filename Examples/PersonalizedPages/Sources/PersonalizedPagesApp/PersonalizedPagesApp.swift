@@ -46,6 +46,8 @@ public struct PersonalizedPagesApp: Sendable {
     let replayLedger: ReplayLedger
     /// How `POST /webhooks/contentful` is mounted (from ``ContentfulSettings/webhook``).
     let contentfulWebhook: ContentRoutes.Webhook
+    /// Answers the OFREP routes; nil without ``AppConfiguration/ofrepCredentials`` (not mounted).
+    let ofrep: OFREPEvaluator?
     let logger: Logger
 
     /// Loads the page's entries and creates (does not start) the Optimization service.
@@ -59,7 +61,7 @@ public struct PersonalizedPagesApp: Sendable {
     ///   when ``AppConfiguration/postgresURL`` is not a valid connection string;
     ///   `VisitorStateKeyError` when a ``AppConfiguration/visitorStateKeys`` entry is not base64
     ///   of at least 32 bytes; `ContentfulWebhookError.invalidSecret` when the webhook signing
-    ///   secret is not 64 characters.
+    ///   secret is not 64 characters; `OFREPConfigurationError` for an empty OFREP credential.
     public init(configuration: AppConfiguration, metricsRegistry: PrometheusCollectorRegistry? = nil, clock: any HostClock = SystemClock(), logger: Logger) throws {
         self.configuration = configuration
         self.metricsRegistry = metricsRegistry
@@ -102,6 +104,8 @@ public struct PersonalizedPagesApp: Sendable {
                         leaseRenewalInterval: configuration.sharedOutboxLease / 3)
                 }),
             environment: .init(logger: logger, metricsFactory: metricsFactory))
+        ofrep = configuration.ofrepCredentials.isEmpty
+            ? nil : try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: configuration.ofrepCredentials))
     }
 
     /// The public Hummingbird application (routes of ``PageRoutes``, `HEAD` for each `GET`);
@@ -115,6 +119,7 @@ public struct PersonalizedPagesApp: Sendable {
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
         PageRoutes(service: service, content: content, cookies: visitorCookies, tickets: replayTickets, ledger: replayLedger).register(on: router)
         if let backend { ContentRoutes(source: backend.source, webhook: contentfulWebhook).register(on: router) }
+        if let ofrep { OFREPRoutes(evaluator: ofrep).register(on: router) }
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "personalized-pages"),

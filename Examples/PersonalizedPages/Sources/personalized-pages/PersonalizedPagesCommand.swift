@@ -81,6 +81,14 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     @Option(help: "How long a /first page's replay ticket may be committed, in ms (env PP_REPLAY_TICKET_LIFETIME_MS).")
     var replayTicketLifetimeMs: Int = Int(environment["PP_REPLAY_TICKET_LIFETIME_MS"] ?? "") ?? 600_000
 
+    @Option(help: ArgumentHelp(
+        "A bearer token OpenFeature clients present to POST /ofrep/v1/evaluate/flags[/{key}] (repeatable; env PP_OFREP_TOKENS, comma-separated). Without a token or --ofrep-api-key the OFREP routes are not mounted.",
+        valueName: "token"))
+    var ofrepToken: [String] = []
+
+    @Option(help: ArgumentHelp("An X-API-Key OpenFeature clients may present to the OFREP routes instead (repeatable; env PP_OFREP_API_KEYS, comma-separated).", valueName: "key"))
+    var ofrepApiKey: [String] = []
+
     @Flag(help: "Cookies without Secure, for plain-HTTP development (env PP_INSECURE_COOKIES=1).")
     var insecureCookies = false
 
@@ -91,6 +99,15 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     var visitorStateKeys: [String] {
         if !visitorStateKey.isEmpty { return visitorStateKey }
         return (Self.environment["PP_VISITOR_STATE_KEYS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `--ofrep-token`s and `--ofrep-api-key`s, else `PP_OFREP_TOKENS` / `PP_OFREP_API_KEYS` split at commas.
+    var ofrepCredentials: [OFREPConfiguration.Credential] {
+        func list(_ given: [String], _ variable: String) -> [String] {
+            if !given.isEmpty { return given }
+            return (Self.environment[variable] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        return list(ofrepToken, "PP_OFREP_TOKENS").map { .bearerToken($0) } + list(ofrepApiKey, "PP_OFREP_API_KEYS").map { .apiKey($0) }
     }
 
     /// `--contentful-webhook-secret`, else `CONTENTFUL_WEBHOOK_SECRET`; nil when neither is set.
@@ -141,7 +158,8 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
             sharedOutboxLease: .milliseconds(outboxLeaseMs),
             visitorStateKeys: visitorStateKeys,
             secureCookies: !(insecureCookies || Self.environment["PP_INSECURE_COOKIES"] == "1"),
-            replayTicketLifetime: .milliseconds(replayTicketLifetimeMs))
+            replayTicketLifetime: .milliseconds(replayTicketLifetimeMs),
+            ofrepCredentials: ofrepCredentials)
         // The process's metrics backend: GET /metrics of the metrics listener serves this registry.
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))

@@ -9,9 +9,12 @@ struct HTTPExchange: Sendable {
     var headers: HTTPHeaders
     var body: ByteBuffer
 
-    static func send(_ client: HTTPClient, _ method: HTTPMethod, _ url: String, headers: [(String, String)] = []) async throws -> HTTPExchange {
+    static func send(
+        _ client: HTTPClient, _ method: HTTPMethod, _ url: String, headers: [(String, String)] = [], body: String? = nil
+    ) async throws -> HTTPExchange {
         var request = HTTPClientRequest(url: url)
         request.method = method
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await client.execute(request, timeout: .seconds(60))
         return HTTPExchange(status: Int(response.status.code), headers: response.headers, body: try await response.body.collect(upTo: 4 << 20))
