@@ -1,0 +1,100 @@
+import Foundation
+import JavaScriptHost
+import Logging
+import MetricsTestKit
+@testable import Optimization
+import OptimizationTesting
+import Testing
+
+/// A stored event the delivery queue refuses (its row damaged in the store): given back alone,
+/// moved to the store's dead letters after `SharedOutbox.deadLetterAfterRefusals` refusals,
+/// and never holding up or duplicating the events claimed with it.
+@Suite("OptimizationService: dead letters of a shared outbox")
+struct ServiceSharedOutboxDeadLetterTests {
+    typealias Helpers = ServiceSharedOutboxTests
+
+    /// A payload that is JSON but not a `{profile, event}` item.
+    static let damagedPayload = Array(#"{"profile":{"id":"visitor-0"},"event":42}"#.utf8)
+
+    /// A replica on `outbox` that sends to `server`, with two delivery shards.
+    static func replica(
+        _ name: String, server: LocalOptimizationAPIServer, outbox: InMemorySharedOutbox, clock: ManualClock,
+        deadLetterAfterRefusals: Int = 3, metrics: TestMetrics = TestMetrics(), logs: LogRecorder = LogRecorder()
+    ) -> OptimizationService {
+        var logger = logs.logger
+        logger.logLevel = .trace
+        return OptimizationService(
+            config: OptimizationConfig(
+                clientId: "org-1", api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)),
+            options: .init(
+                engines: 1, deliveryShards: 2, shutdownFlushTimeout: .seconds(30),
+                sharedOutbox: SharedOutbox(
+                    store: outbox.store(replica: name), pollInterval: .seconds(1), leaseRenewalInterval: .seconds(5),
+                    retryAfterFailure: .seconds(5), deadLetterAfterRefusals: deadLetterAfterRefusals)),
+            environment: .init(logger: logger, clock: clock, metricsFactory: metrics))
+    }
+
+    /// Replica "a" (which cannot deliver, its clock standing still) stores six clicks of two
+    /// visitors and holds them; the third stored event's row is then damaged and the leases run
+    /// out, so another replica claims all six.
+    /// - Returns: "a" (to shut down) and the damaged event's `messageId`.
+    static func sixStoredClicksOneDamaged(outbox: InMemorySharedOutbox, clock: ManualClock) async throws -> (OptimizationService, String) {
+        let a = try await Helpers.replicaHoldingClicks(6, outbox: outbox, clock: ManualClock())
+        let damaged = outbox.rows[2].record.messageId
+        #expect(outbox.corruptPayload(ofMessage: damaged, with: damagedPayload))
+        clock.advance(by: .seconds(31))   // past A's leases (30 s)
+        return (a, damaged)
+    }
+
+    @Test func aDamagedEventIsDeadLetteredAfterThreeRefusalsWhileTheOthersAreDeliveredOnce() async throws {
+        try await withLocalAPIServer { server in
+            let clock = ManualClock()
+            let outbox = InMemorySharedOutbox(clock: clock, leaseDuration: .seconds(30))
+            let (a, damaged) = try await Self.sixStoredClicksOneDamaged(outbox: outbox, clock: clock)
+            let (metrics, logs) = (TestMetrics(), LogRecorder())
+            let b = Self.replica("b", server: server, outbox: outbox, clock: clock, metrics: metrics, logs: logs)
+            try await b.start()
+            for _ in 0..<3 { await b.flush() }   // at least three claims of the damaged event
+
+            let delivered = Helpers.deliveredEvents(server)
+            #expect(delivered.count == 5, "every event but the damaged one was delivered")
+            #expect(Set(delivered.map(\.messageId)).count == delivered.count, "none twice")
+            #expect(Set(delivered.map(\.messageId)) == Set(outbox.appendedMessageIds).subtracting([damaged]))
+            #expect(outbox.rows.isEmpty, "nothing is left in the queue: the damaged event does not block it")
+            #expect(outbox.deadLetters.map(\.record.messageId) == [damaged])
+            #expect(try metrics.expectCounter("optimization_shared_outbox_dead_letters_total").totalValue == 1)
+            let deadLetterLines = logs.all.filter { $0.level == .error && $0.message.contains("dead letters") }
+            #expect(deadLetterLines.count == 1, "one log line")
+            #expect(!logs.all.contains { record in
+                record.level > .debug && record.metadata.values.contains { "\($0)".contains("visitor-") }
+            }, "no profile id above debug")
+            await b.shutdown()
+            await a.shutdown()
+            #expect(Helpers.deliveredEvents(server).count == 5, "nor at shutdown")
+        }
+    }
+
+    @Test func aRefusedEventIsGivenBackSoItsLeaseIsNotRenewedAndAnotherReplicaCanClaimIt() async throws {
+        try await withLocalAPIServer { server in
+            let clock = ManualClock()
+            let outbox = InMemorySharedOutbox(clock: clock, leaseDuration: .seconds(30))
+            let (a, damaged) = try await Self.sixStoredClicksOneDamaged(outbox: outbox, clock: clock)
+            let b = Self.replica("b", server: server, outbox: outbox, clock: clock, deadLetterAfterRefusals: 1_000)
+            try await b.start()
+            await b.flush()
+            #expect(Helpers.deliveredEvents(server).count == 5)
+            #expect(outbox.rows.map(\.record.messageId) == [damaged])
+            #expect(outbox.rows.first?.owner == nil, "given back: B holds no lease on it")
+            for _ in 0..<12 {
+                clock.advance(by: .seconds(6))   // past a renewal interval (5 s) each time
+                await b.flush()
+            }
+            #expect(outbox.rows.first?.owner == nil, "a minute later B still holds no lease on it")
+            let claimed = try await outbox.store(replica: "c").claim(queue: .insights, limit: 10)
+            #expect(claimed.map(\.messageId) == [damaged], "another replica can claim it")
+            #expect(outbox.deadLetters.isEmpty)
+            await b.shutdown()
+            await a.shutdown()
+        }
+    }
+}
