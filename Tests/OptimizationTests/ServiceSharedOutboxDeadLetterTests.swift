@@ -13,8 +13,8 @@ import Testing
 struct ServiceSharedOutboxDeadLetterTests {
     typealias Helpers = ServiceSharedOutboxTests
 
-    /// A payload that is JSON but not a `{profile, event}` item.
-    static let damagedPayload = Array(#"{"profile":{"id":"visitor-0"},"event":42}"#.utf8)
+    /// Damaged payloads: JSON but not a `{profile, event}` item, and not JSON at all (cut short).
+    static let damagedPayloads = [#"{"profile":{"id":"visitor-0"},"event":42}"#, #"{"profile":{"id":"visitor-0"},"event":{"#]
 
     /// A replica on `outbox` that sends to `server`, with two delivery shards.
     static func replica(
@@ -38,19 +38,22 @@ struct ServiceSharedOutboxDeadLetterTests {
     /// visitors and holds them; the third stored event's row is then damaged and the leases run
     /// out, so another replica claims all six.
     /// - Returns: "a" (to shut down) and the damaged event's `messageId`.
-    static func sixStoredClicksOneDamaged(outbox: InMemorySharedOutbox, clock: ManualClock) async throws -> (OptimizationService, String) {
+    static func sixStoredClicksOneDamaged(
+        outbox: InMemorySharedOutbox, clock: ManualClock, payload: String
+    ) async throws -> (OptimizationService, String) {
         let a = try await Helpers.replicaHoldingClicks(6, outbox: outbox, clock: ManualClock())
         let damaged = outbox.rows[2].record.messageId
-        #expect(outbox.corruptPayload(ofMessage: damaged, with: damagedPayload))
+        #expect(outbox.corruptPayload(ofMessage: damaged, with: Array(payload.utf8)))
         clock.advance(by: .seconds(31))   // past A's leases (30 s)
         return (a, damaged)
     }
 
-    @Test func aDamagedEventIsDeadLetteredAfterThreeRefusalsWhileTheOthersAreDeliveredOnce() async throws {
+    @Test(arguments: damagedPayloads)
+    func aDamagedEventIsDeadLetteredAfterThreeRefusalsWhileTheOthersAreDeliveredOnce(payload: String) async throws {
         try await withLocalAPIServer { server in
             let clock = ManualClock()
             let outbox = InMemorySharedOutbox(clock: clock, leaseDuration: .seconds(30))
-            let (a, damaged) = try await Self.sixStoredClicksOneDamaged(outbox: outbox, clock: clock)
+            let (a, damaged) = try await Self.sixStoredClicksOneDamaged(outbox: outbox, clock: clock, payload: payload)
             let (metrics, logs) = (TestMetrics(), LogRecorder())
             let b = Self.replica("b", server: server, outbox: outbox, clock: clock, metrics: metrics, logs: logs)
             try await b.start()
@@ -78,7 +81,7 @@ struct ServiceSharedOutboxDeadLetterTests {
         try await withLocalAPIServer { server in
             let clock = ManualClock()
             let outbox = InMemorySharedOutbox(clock: clock, leaseDuration: .seconds(30))
-            let (a, damaged) = try await Self.sixStoredClicksOneDamaged(outbox: outbox, clock: clock)
+            let (a, damaged) = try await Self.sixStoredClicksOneDamaged(outbox: outbox, clock: clock, payload: Self.damagedPayloads[0])
             let b = Self.replica("b", server: server, outbox: outbox, clock: clock, deadLetterAfterRefusals: 1_000)
             try await b.start()
             await b.flush()

@@ -33,7 +33,7 @@ final class DeliveryShard: Sendable {
         /// Positions (in the caller's items) of the items the engine refused; the others are
         /// queued.
         var refused: [Int]
-        /// Why the first of them was refused (the engine's message; no visitor data).
+        /// Why the first of them was refused (the engine's message, never the item's text).
         var reason: String?
     }
 
@@ -157,9 +157,10 @@ final class DeliveryShard: Sendable {
         } catch JavaScriptError.engineClosed {
             return .failure(.notInitialized)
         } catch {
-            // A text is not one JSON value: find which, one call each.
+            // A text is not one JSON value: find which, one call each. (The parser's error quotes
+            // the text, which may carry visitor data: not in the reason, which may be logged.)
             guard texts.count > 1 else {
-                return .success(Admission(size: lastQueueSize.load(ordering: .relaxed), refused: [0], reason: "not one JSON value: \(error)"))
+                return .success(Admission(size: lastQueueSize.load(ordering: .relaxed), refused: [0], reason: "the item is not one JSON value"))
             }
             var merged = Admission(size: 0, refused: [])
             for (index, text) in texts.enumerated() {
