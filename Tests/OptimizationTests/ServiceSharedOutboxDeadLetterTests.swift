@@ -4,6 +4,7 @@ import Logging
 import MetricsTestKit
 @testable import Optimization
 import OptimizationTesting
+import Synchronization
 import Testing
 
 /// A stored event the delivery queue refuses (its row damaged in the store): given back alone,
@@ -74,6 +75,65 @@ struct ServiceSharedOutboxDeadLetterTests {
             await b.shutdown()
             await a.shutdown()
             #expect(Helpers.deliveredEvents(server).count == 5, "nor at shutdown")
+        }
+    }
+
+    /// A replica's view of an in-memory outbox whose `release` throws while ``failReleases`` is
+    /// set (the store was away just then).
+    final class FlakyReleases: SharedOutboxStore {
+        let inner: any SharedOutboxStore
+        let failReleases = Atomic<Bool>(false)
+
+        struct ReleaseRefused: Error {}
+
+        init(_ inner: some SharedOutboxStore) { self.inner = inner }
+
+        func append(_ events: [OutboxEvent]) async throws -> [OutboxRecord] { try await inner.append(events) }
+        func claim(queue: EventQueue, limit: Int) async throws -> [OutboxRecord] { try await inner.claim(queue: queue, limit: limit) }
+        func acknowledge(_ sequences: [UInt64]) async throws -> Int { try await inner.acknowledge(sequences) }
+        func release(_ sequences: [UInt64]) async throws {
+            if failReleases.load(ordering: .relaxed) { throw ReleaseRefused() }
+            try await inner.release(sequences)
+        }
+        func deadLetter(_ sequences: [UInt64]) async throws -> Int { try await inner.deadLetter(sequences) }
+        func renewLeases() async throws { try await inner.renewLeases() }
+        func eraseProfile(_ profileId: String) async throws -> Int { try await inner.eraseProfile(profileId) }
+        func erasures(after cursor: UInt64?) async throws -> SharedOutboxErasures { try await inner.erasures(after: cursor) }
+        func storedSequences(among sequences: [UInt64]) async throws -> [UInt64] { try await inner.storedSequences(among: sequences) }
+    }
+
+    @Test func aGiveBackThatFailedIsRetriedRatherThanItsLeaseRenewedForEver() async throws {
+        try await withLocalAPIServer { server in
+            let clock = ManualClock()
+            let outbox = InMemorySharedOutbox(clock: clock, leaseDuration: .seconds(30))
+            let (a, damaged) = try await Self.sixStoredClicksOneDamaged(outbox: outbox, clock: clock, payload: Self.damagedPayloads[0])
+            // B keeps the five others queued (the API fails), so it keeps renewing its leases.
+            server.enqueue(contentsOf: Array(repeating: .status(503), count: 200), for: .insights)
+            let store = FlakyReleases(outbox.store(replica: "b"))
+            store.failReleases.store(true, ordering: .relaxed)
+            let b = OptimizationService(
+                config: OptimizationConfig(
+                    clientId: "org-1", api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)),
+                options: .init(
+                    engines: 1, deliveryShards: 2, shutdownFlushTimeout: .seconds(30),
+                    sharedOutbox: SharedOutbox(
+                        store: store, pollInterval: .seconds(1), leaseRenewalInterval: .seconds(5), retryAfterFailure: .seconds(5),
+                        deadLetterAfterRefusals: 1_000)),
+                environment: .init(clock: clock))
+            try await b.start()
+            await b.flush()
+            #expect(outbox.rows.first { $0.record.messageId == damaged }?.owner == "b", "the give-back failed: B still holds its lease")
+            store.failReleases.store(false, ordering: .relaxed)
+            for _ in 0..<12 {
+                clock.advance(by: .seconds(6))   // past a renewal interval (5 s) each time
+                await b.flush()
+            }
+            #expect(b.queuedEventCount == 5, "B still holds the others")
+            let row = outbox.rows.first { $0.record.messageId == damaged }
+            #expect(row?.owner == nil && row?.leaseExpiresAt == nil, "the give-back was retried: no lease on it")
+            server.clearScript()
+            await b.shutdown()
+            await a.shutdown()
         }
     }
 
