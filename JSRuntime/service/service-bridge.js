@@ -51,6 +51,13 @@
 //                                outbox) and joins its profile's batch; returns the queue size
 //                                after. Throws before startDelivery, and when an event could not
 //                                be stored (the events before it in `items` stay accepted).
+//   enqueueInsightsEach(items, count) → number | {size, refused, error} | null   like
+//                                enqueueInsights without an outbox, item by item: an item that is
+//                                not a {profile, event} object or that the queue refuses is skipped
+//                                (its index in `refused`, the first message in `error`) and the
+//                                ones after it are still queued. Returns the queue size when every
+//                                item was queued, null before startDelivery; throws (queuing
+//                                nothing) when `items` is not an array of `count` items.
 //   resumeInsightsBacklog() → number   fills the window from the stored backlog (a restart).
 //   flushInsights(force, requestId)   async; flushes until the queue is empty or a round makes no
 //                                progress (a failed request), then settles "null". A flush already
@@ -263,6 +270,29 @@
     return insightsQueue.size();
   }
 
+  function enqueueInsightsEach(items, count) {
+    if (insightsQueue === null) return null;
+    if (!Array.isArray(items) || items.length !== count) {
+      throw new TypeError('enqueueInsightsEach expects an array of ' + count + ' items.');
+    }
+    var refused = [];
+    var error = null;
+    for (var index = 0; index < items.length; index += 1) {
+      var item = items[index];
+      try {
+        if (!guards.isRecord(item) || !guards.isRecord(item.profile) || !guards.isRecord(item.event)) {
+          throw new TypeError('enqueueInsights items must be {profile, event} objects.');
+        }
+        insightsQueue.send(item.event, item.profile);
+      } catch (failure) {
+        refused.push(index);
+        if (error === null) error = failure instanceof Error ? failure.message : String(failure);
+      }
+    }
+    var size = insightsQueue.size();
+    return refused.length === 0 ? size : { size: size, refused: refused, error: error };
+  }
+
   function resumeInsightsBacklog() {
     if (insightsQueue === null) throw new Error('resumeInsightsBacklog: delivery is not started.');
     return insightsQueue.resume();
@@ -318,6 +348,7 @@
     getMergeTagValue: getMergeTagValue,
     startDelivery: startDelivery,
     enqueueInsights: enqueueInsights,
+    enqueueInsightsEach: enqueueInsightsEach,
     resumeInsightsBacklog: resumeInsightsBacklog,
     flushInsights: flushInsights,
     insightsSize: insightsSize,

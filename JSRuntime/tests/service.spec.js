@@ -201,6 +201,21 @@
     assert.equal(__testHost.fetches.length, 0);
   });
 
+  jsTest('service: enqueueInsightsEach skips and names the items it cannot queue, and queues the others', function () {
+    __service.configure(settings({ api: { insightsBaseUrl: 'https://ins.test/' }, queuePolicy: { flush: { flushIntervalMs: 1000 } } }));
+    assert.equal(__service.enqueueInsightsEach([], 0), null, 'null before startDelivery');
+    __service.startDelivery();
+    var e = function (id) { return { type: 'component', messageId: id }; };
+    assert.equal(__service.enqueueInsightsEach([{ profile: { id: 'a' }, event: e('1') }], 1), 1);
+    var answer = __service.enqueueInsightsEach(
+      [{ profile: { id: 'a' }, event: e('2') }, { event: e('3') }, 42, { profile: { id: 'b' }, event: e('4') }], 4);
+    assert.deepEqual(answer.refused, [1, 2]);
+    assert.equal(answer.size, 3);
+    assert.ok(/\{profile, event\}/.test(answer.error));
+    assert.throws(function () { __service.enqueueInsightsEach([{ profile: { id: 'a' }, event: e('5') }], 2); }, /array of 2 items/);
+    assert.equal(__service.insightsSize(), 3, 'a count mismatch queues nothing');
+  });
+
   jsTest('service: one process-wide Insights queue batches per profile', function () {
     __service.configure(settings({ api: { insightsBaseUrl: 'https://ins.test/' }, queuePolicy: { flush: { flushIntervalMs: 1000 } } }));
     __service.startDelivery();

@@ -14,6 +14,9 @@
 ///   any replica (a takeover), so delivery is at least once.
 /// - ``acknowledge(_:)`` deletes delivered events; ``release(_:)`` makes leased events
 ///   claimable again at once (the replica gives them back, for example when it stops).
+/// - ``deadLetter(_:)`` moves events that can never be delivered (their stored payload is not
+///   an event the service can queue) out of the queue into the store's **dead letters**, where
+///   they stay for an operator and are never claimed again.
 /// - ``eraseProfile(_:)`` deletes every stored event of a profile, leased or not, and records
 ///   the erasure in the store's **erasure log**, in the same commit. ``erasures(after:)`` reads
 ///   that log from a cursor: every replica reads it on each poll and drops the erased profiles'
@@ -44,6 +47,14 @@ public protocol SharedOutboxStore: Sendable {
 
     /// Gives the leases of these events back: another claim may take them at once.
     func release(_ sequences: [UInt64]) async throws
+
+    /// Moves the events with these sequence numbers (leased or not) out of the queue into the
+    /// dead letters, in one commit: no claim returns them again, and ``eraseProfile(_:)`` still
+    /// deletes them.
+    /// - Returns: how many were moved (fewer when some were already acknowledged, erased or
+    ///   moved).
+    @discardableResult
+    func deadLetter(_ sequences: [UInt64]) async throws -> Int
 
     /// Extends the lease of every event this replica holds.
     func renewLeases() async throws

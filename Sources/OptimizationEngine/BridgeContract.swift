@@ -109,6 +109,7 @@ package enum BridgeContract {
         package static let getMergeTagValue = BridgeFunction("__service", "getMergeTagValue", arity: 2)
         package static let startDelivery = BridgeFunction("__service", "startDelivery", arity: 0)
         package static let enqueueInsights = BridgeFunction("__service", "enqueueInsights", arity: 1)
+        package static let enqueueInsightsEach = BridgeFunction("__service", "enqueueInsightsEach", arity: 2)
         package static let resumeInsightsBacklog = BridgeFunction("__service", "resumeInsightsBacklog", arity: 0)
         package static let flushInsights = BridgeFunction("__service", "flushInsights", arity: 2)
         package static let insightsSize = BridgeFunction("__service", "insightsSize", arity: 0)
@@ -121,7 +122,8 @@ package enum BridgeContract {
 
         /// Every `__service` function, in JSRuntime's declaration order.
         package static let all: [BridgeFunction] = [
-            configure, call, prepareHandoff, commitReplay, getFlag, getMergeTagValue, startDelivery, enqueueInsights, resumeInsightsBacklog,
+            configure, call, prepareHandoff, commitReplay, getFlag, getMergeTagValue, startDelivery, enqueueInsights, enqueueInsightsEach,
+            resumeInsightsBacklog,
             flushInsights, insightsSize, eraseInsightsProfile, removeInsightsMessages, closeDelivery,
             admitExperienceCall, recordExperienceOutcome, isExperienceCircuitOpen,
         ]

@@ -6,7 +6,8 @@ import Synchronization
 /// replica its view (a `SharedOutboxStore`), with the contract of a production store (claims in
 /// sequence order, a profile's later event not claimable while an earlier one is leased to
 /// another replica's live claim, leases on an injected clock, takeover when they expire; an
-/// erasure log kept for ``erasureRetention``, pruned by erasures). ``isAvailable`` set to false
+/// erasure log kept for ``erasureRetention``, pruned by erasures; dead letters kept aside in
+/// ``deadLetters``). ``isAvailable`` set to false
 /// makes every call throw ``Unavailable`` (the database went away).
 ///
 /// **Threading.** Thread-safe; every call completes without suspending.
@@ -41,6 +42,7 @@ public final class InMemorySharedOutbox: Sendable {
 
     fileprivate struct Table {
         var rows: [Row] = []
+        var deadLetters: [Row] = []
         var nextSequence: UInt64 = 1
         var erasures: [Erasure] = []
         var nextErasure: UInt64 = 1
@@ -81,6 +83,27 @@ public final class InMemorySharedOutbox: Sendable {
     /// The stored events, in sequence order.
     public var rows: [Row] {
         table.withLock { $0.rows }
+    }
+
+    /// The events moved aside by `SharedOutboxStore.deadLetter(_:)`, in the order they were
+    /// moved (never claimed again).
+    public var deadLetters: [Row] {
+        table.withLock { $0.deadLetters }
+    }
+
+    /// Replaces the stored payload of the event with this `messageId` (a row damaged in the
+    /// store, for tests of what the service does with it).
+    /// - Returns: whether such an event is stored.
+    @discardableResult
+    public func corruptPayload(ofMessage messageId: String, with payload: [UInt8]) -> Bool {
+        table.withLock { table in
+            guard let index = table.rows.firstIndex(where: { $0.record.messageId == messageId }) else { return false }
+            let record = table.rows[index].record
+            table.rows[index].record = OutboxRecord(
+                sequence: record.sequence, queue: record.queue, messageId: record.messageId, profileId: record.profileId,
+                consent: record.consent, acceptedAt: record.acceptedAt, payload: payload)
+            return true
+        }
     }
 
     /// How many `SharedOutboxStore.append(_:)` calls succeeded.
@@ -177,6 +200,16 @@ public final class InMemorySharedOutbox: Sendable {
             }
         }
 
+        func deadLetter(_ sequences: [UInt64]) async throws -> Int {
+            let moved = Set(sequences)
+            return try outbox.run { table, _ in
+                let before = table.rows.count
+                table.deadLetters.append(contentsOf: table.rows.filter { moved.contains($0.record.sequence) })
+                table.rows.removeAll { moved.contains($0.record.sequence) }
+                return before - table.rows.count
+            }
+        }
+
         func renewLeases() async throws {
             let lease = outbox.leaseMilliseconds
             try outbox.run { table, now in
@@ -191,6 +224,7 @@ public final class InMemorySharedOutbox: Sendable {
             return try outbox.run { table, now in
                 let before = table.rows.count
                 table.rows.removeAll { $0.record.profileId == profileId }
+                table.deadLetters.removeAll { $0.record.profileId == profileId }
                 table.erasures.append(Erasure(id: table.nextErasure, profileId: profileId, erasedAt: now))
                 table.nextErasure += 1
                 let expired = table.erasures.prefix { $0.erasedAt < now - retention }

@@ -291,7 +291,8 @@ public final class OptimizationService: Sendable {
             var removals: (@Sendable ([String], String) -> Void)?
             if let relay { removals = { ids, reason in relay.removed(ids, reason: reason) } }
             let delivery = try ServiceDelivery(
-                runtimes: Array(runtimes.suffix(shardCount)), outbox: outbox, removals: removals, logger: environment.logger)
+                runtimes: Array(runtimes.suffix(shardCount)), outbox: outbox, removals: removals, logger: environment.logger,
+                metrics: metrics)
             relay?.start(delivery: delivery)
             return Running(
                 pool: EnginePool(engines: pool, busyGauge: metrics.poolBusy), delivery: delivery, sharedOutbox: relay,

@@ -36,11 +36,12 @@ final class ServiceDelivery: Sendable {
     ///     queue for good: its `messageId`s and the shared core's reason (inside the engine call).
     init(
         runtimes: [OptimizationRuntime], outbox: DurableOutbox? = nil,
-        removals: (@Sendable (_ messageIds: [String], _ reason: String) -> Void)? = nil, logger: Logger
+        removals: (@Sendable (_ messageIds: [String], _ reason: String) -> Void)? = nil, logger: Logger,
+        metrics: ServiceMetrics? = nil
     ) throws(OptimizationError) {
         precondition(!runtimes.isEmpty && (outbox == nil || runtimes.count == 1), "one or more delivery engines; one with an outbox")
         precondition(outbox == nil || removals == nil, "a durable outbox or a shared outbox, not both")
-        self.shards = runtimes.map { DeliveryShard(runtime: $0, logger: logger) }
+        self.shards = runtimes.map { DeliveryShard(runtime: $0, logger: logger, metrics: metrics) }
         self.link = outbox.map { OutboxLink(outbox: $0, logger: logger) }
         self.logger = logger
         for runtime in runtimes {
@@ -88,14 +89,67 @@ final class ServiceDelivery: Sendable {
     /// - Throws: `OptimizationError/eventNotStored(_:)` when the outbox could not store an event
     ///   (it and the events after it are not queued; those before it are),
     ///   `OptimizationError/notInitialized` when the engine is closed,
-    ///   `OptimizationError/bridgeError(_:)` if the engine refuses them.
+    ///   `OptimizationError/bridgeError(_:)` if the engine refuses some of them (without an
+    ///   outbox: those are reported as dropped, see ``DeliveryShard``, and the others queued).
     @discardableResult
     func enqueue(_ items: [InsightsItem]) throws(OptimizationError) -> Int {
         if let link { return try enqueueStored(items, link: link) }
         if shards.count == 1 { return try shards[0].enqueue(items.map(\.jsonText)) }
+        // Every shard gets its items even when another one fails: a failure is reported once
+        // every item was queued or reported.
         var size = 0
-        for item in items { size = try shard(for: item.profileId).enqueue([item.jsonText]) }
+        var failure: OptimizationError?
+        for (shard, positions) in grouped(items) {
+            do throws(OptimizationError) {
+                size = try shard.enqueue(positions.map { items[$0].jsonText })
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
         return size
+    }
+
+    /// `items` by shard: each shard with the positions of its items, in order, shards in the
+    /// order of their first item.
+    private func grouped(_ items: [InsightsItem]) -> [(DeliveryShard, [Int])] {
+        if items.count == 1 { return [(shard(for: items[0].profileId), [0])] }
+        var groups: [(DeliveryShard, [Int])] = []
+        var index: [ObjectIdentifier: Int] = [:]
+        for (position, item) in items.enumerated() {
+            let shard = shard(for: item.profileId)
+            if let existing = index[ObjectIdentifier(shard)] {
+                groups[existing].1.append(position)
+            } else {
+                index[ObjectIdentifier(shard)] = groups.count
+                groups.append((shard, [position]))
+            }
+        }
+        return groups
+    }
+
+    /// What became of one claimed event handed to ``admit(_:)``.
+    enum Admitted: Sendable, Equatable {
+        /// In its shard's queue.
+        case queued
+        /// The queue refused it (not a `{profile, event}` object); the message says why.
+        case refused(String)
+        /// Not queued: the shard's engine is closed.
+        case notQueued
+    }
+
+    /// Puts events into their profiles' queues (no durable outbox) and tells the fate of each,
+    /// reporting none of them: the shared outbox's claimed events, which its relay acknowledges,
+    /// gives back or sets aside.
+    /// - Returns: one fate per item, in the order given.
+    func admit(_ items: [InsightsItem]) -> [Admitted] {
+        var fates = [Admitted](repeating: .notQueued, count: items.count)
+        for (shard, positions) in grouped(items) {
+            guard let admission = try? shard.admit(positions.map { items[$0].jsonText }) else { continue }
+            for position in positions { fates[position] = .queued }
+            for index in admission.refused { fates[positions[index]] = .refused(admission.reason ?? "refused") }
+        }
+        return fates
     }
 
     /// With the outbox: one call under the engine's lock, so a failure to store is this call's.
@@ -122,7 +176,7 @@ final class ServiceDelivery: Sendable {
     /// - Returns: how many were removed.
     func eraseProfileInMemory(_ profileId: String) -> Int {
         let shard = shard(for: profileId)
-        try? shard.drain()
+        shard.drain()
         return (try? shard.runtime.engine.call(BridgeContract.Service.eraseInsightsProfile, .string(profileId)).numberValue).flatMap { Int(clampingJavaScriptNumber: $0) } ?? 0
     }
 
@@ -150,7 +204,7 @@ final class ServiceDelivery: Sendable {
         await withTaskGroup(of: Void.self) { group in
             for shard in shards {
                 group.addTask {
-                    try? shard.drain()
+                    shard.drain()
                     _ = try? await shard.runtime.channel.request(
                         BridgeContract.Service.flushInsights, arguments: [.bool(force)], on: shard.runtime.engine)
                 }
@@ -189,14 +243,14 @@ final class ServiceDelivery: Sendable {
     /// Events waiting in the queues (after moving what waits to enter them).
     var queuedCount: Int {
         shards.reduce(0) { total, shard in
-            try? shard.drain()
+            shard.drain()
             return total + ((try? shard.runtime.engine.call(BridgeContract.Service.insightsSize).numberValue).flatMap { Int(clampingJavaScriptNumber: $0) } ?? 0)
         }
     }
 
     func close() {
         for shard in shards {
-            try? shard.drain()
+            shard.drain()
             _ = try? shard.runtime.engine.call(BridgeContract.Service.closeDelivery)
             shard.runtime.close()
         }

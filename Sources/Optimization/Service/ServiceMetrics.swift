@@ -19,6 +19,8 @@ import Dispatch
 /// | `optimization_circuit_open` | gauge (0/1) | `api`: experience, insights |
 /// | `optimization_shared_outbox_events_total` | counter | `result`: stored, memory (the store was away) |
 /// | `optimization_shared_outbox_erased_events_total` | counter | — (queued events dropped because their profile was erased, read from the erasure log) |
+/// | `optimization_shared_outbox_dead_letters_total` | counter | — (stored events the delivery queues refused too often, moved aside in the store) |
+/// | `optimization_insights_refused_events_total` | counter | — (Insights events the delivery queue refused and dropped: not `{profile, event}` objects) |
 ///
 /// Every metric object is created once, here; recording is lock-free in the no-op case.
 final class ServiceMetrics: Sendable {
@@ -43,6 +45,8 @@ final class ServiceMetrics: Sendable {
     private let sharedOutboxStored: Counter
     private let sharedOutboxInMemory: Counter
     private let sharedOutboxErased: Counter
+    private let sharedOutboxDeadLetters: Counter
+    private let refusedEvents: Counter
 
     init(factory: any MetricsFactory) {
         resolveDuration = Timer(label: "optimization_resolve_duration", dimensions: [], factory: factory)
@@ -78,6 +82,8 @@ final class ServiceMetrics: Sendable {
         sharedOutboxStored = Counter(label: "optimization_shared_outbox_events_total", dimensions: [("result", "stored")], factory: factory)
         sharedOutboxInMemory = Counter(label: "optimization_shared_outbox_events_total", dimensions: [("result", "memory")], factory: factory)
         sharedOutboxErased = Counter(label: "optimization_shared_outbox_erased_events_total", dimensions: [], factory: factory)
+        sharedOutboxDeadLetters = Counter(label: "optimization_shared_outbox_dead_letters_total", dimensions: [], factory: factory)
+        refusedEvents = Counter(label: "optimization_insights_refused_events_total", dimensions: [], factory: factory)
     }
 
     /// Insights events of one call: stored in the shared outbox, or queued in memory because the
@@ -90,6 +96,16 @@ final class ServiceMetrics: Sendable {
     /// their profile.
     func sharedOutboxErasedInMemory(count: Int) {
         sharedOutboxErased.increment(by: count)
+    }
+
+    /// Stored events moved to the shared outbox's dead letters.
+    func sharedOutboxDeadLettered(count: Int) {
+        sharedOutboxDeadLetters.increment(by: count)
+    }
+
+    /// Insights events the delivery queue refused and dropped.
+    func insightsRefused(count: Int) {
+        refusedEvents.increment(by: count)
     }
 
     /// One resolution: `variant` when a variant entry renders instead of the baseline.

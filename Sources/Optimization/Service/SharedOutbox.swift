@@ -27,6 +27,14 @@ import EventOutbox
 /// after, so stored events wait for a replica that can deliver them (or for the store's bounds,
 /// which report what they drop). Logged once at `error`.
 ///
+/// **Events the queues refuse.** A stored event whose payload the delivery queue cannot take
+/// (a row damaged in the store: not a `{profile, event}` JSON object) is given back to the store
+/// alone; the events claimed with it are queued as usual (none is given back or delivered twice
+/// because of it). Once this replica's queues refused it ``deadLetterAfterRefusals`` times it is
+/// moved to the store's dead letters (`SharedOutboxStore.deadLetter(_:)`), counted in
+/// `optimization_shared_outbox_dead_letters_total` and logged at `error` with the count only: it
+/// never holds up the events stored after it.
+///
 /// **Leases.** Claimed events waiting in this replica's queues have their leases renewed every
 /// ``leaseRenewalInterval`` (keep it well below the store's lease duration). At shutdown the
 /// events still queued are given back (`SharedOutboxStore.release(_:)`) for another replica.
@@ -53,16 +61,20 @@ public struct SharedOutbox: Sendable {
     public var retryAfterFailure: Duration
     /// Most events one claim takes. Default 500.
     public var claimBatchSize: Int
+    /// How many times this replica's delivery queues may refuse a stored event before it is
+    /// moved to the store's dead letters. Default 3; at least 1.
+    public var deadLetterAfterRefusals: Int
 
     /// A shared outbox on `store`; each other parameter sets the property of the same name.
     public init(
         store: any SharedOutboxStore, pollInterval: Duration = .seconds(1), leaseRenewalInterval: Duration = .seconds(10),
-        retryAfterFailure: Duration = .seconds(5), claimBatchSize: Int = 500
+        retryAfterFailure: Duration = .seconds(5), claimBatchSize: Int = 500, deadLetterAfterRefusals: Int = 3
     ) {
         self.store = store
         self.pollInterval = pollInterval
         self.leaseRenewalInterval = leaseRenewalInterval
         self.retryAfterFailure = retryAfterFailure
         self.claimBatchSize = claimBatchSize
+        self.deadLetterAfterRefusals = deadLetterAfterRefusals
     }
 }

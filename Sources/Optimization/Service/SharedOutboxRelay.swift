@@ -39,6 +39,10 @@ final class SharedOutboxRelay: Sendable {
         var acknowledged: [UInt64] = []
         /// Sequences of events the queues let go without delivering them, to give back.
         var released: [UInt64] = []
+        /// Sequences of claimed events the queues refused, with how many times they were.
+        var refusals: [UInt64: Int] = [:]
+        /// Sequences of events refused too often, to move to the store's dead letters.
+        var deadLetters: [UInt64] = []
         /// Appends skip the store until this instant (clock ms) after a failure.
         var unavailableUntil: Double?
         var appendOutageLogged = false
@@ -265,32 +269,83 @@ final class SharedOutboxRelay: Sendable {
                 state.held[record.messageId] = Held(sequence: record.sequence, profileId: record.profileId ?? "")
             }
         }
-        do {
-            try delivery.enqueue(records.map { InsightsItem(profileId: $0.profileId ?? "", jsonText: String(decoding: $0.payload, as: UTF8.self)) })
-        } catch {
-            // The engines refused them (closing): give them back for another replica.
-            logger.error("claimed shared-outbox events could not be queued; they are given back", metadata: ["count": "\(records.count)", "error": "\(error)"])
-            state.withLock { state in
-                for record in records where state.held.removeValue(forKey: record.messageId) != nil {
+        let fates = delivery.admit(records.map { InsightsItem(profileId: $0.profileId ?? "", jsonText: String(decoding: $0.payload, as: UTF8.self)) })
+        return await settleAdmission(of: records, fates) && records.count == limit
+    }
+
+    /// Keeps the claimed events the queues took; gives back those they did not (an engine
+    /// closing) and those they refused, and moves to the dead letters the ones refused
+    /// ``SharedOutbox/deadLetterAfterRefusals`` times. Events already queued are never given
+    /// back here (that would deliver them twice).
+    /// - Returns: false when an engine did not take its events (it is closing: claiming stops);
+    ///   refused events do not stop it (each is refused a bounded number of times).
+    private func settleAdmission(of records: [OutboxRecord], _ fates: [ServiceDelivery.Admitted]) async -> Bool {
+        let limit = max(1, configuration.deadLetterAfterRefusals)
+        let (notQueued, refused, deadLettered, reason) = state.withLock { state -> (Int, Int, Int, String?) in
+            var notQueued = 0, refused = 0, deadLettered = 0
+            var reason: String?
+            for (record, fate) in zip(records, fates) {
+                switch fate {
+                case .queued:
+                    state.refusals.removeValue(forKey: record.sequence)
+                    continue
+                case .notQueued:
+                    notQueued += 1
+                    guard state.held.removeValue(forKey: record.messageId) != nil else { continue }
                     state.released.append(record.sequence)
+                case .refused(let why):
+                    refused += 1
+                    reason = reason ?? why
+                    guard state.held.removeValue(forKey: record.messageId) != nil else { continue }
+                    let count = state.refusals[record.sequence, default: 0] + 1
+                    if count >= limit {
+                        state.refusals.removeValue(forKey: record.sequence)
+                        state.deadLetters.append(record.sequence)
+                        deadLettered += 1
+                    } else {
+                        state.refusals[record.sequence] = count
+                        state.released.append(record.sequence)
+                    }
                 }
             }
-            await settle()
-            return false
+            return (notQueued, refused, deadLettered, reason)
         }
-        return records.count == limit
+        if notQueued > 0 {
+            logger.error("claimed shared-outbox events could not be queued; they are given back", metadata: ["count": "\(notQueued)"])
+        }
+        if refused > deadLettered {
+            logger.warning("the delivery queue refused claimed shared-outbox events; they are given back", metadata: [
+                "count": "\(refused - deadLettered)", "reason": "\(reason ?? "refused")",
+            ])
+        }
+        guard notQueued > 0 || refused > 0 else { return true }
+        await settle()
+        return notQueued == 0
     }
 
     /// Deletes acknowledged events and gives released ones back; what fails is kept for the next
     /// wake (the leases of acknowledged events keep being renewed meanwhile, so no other replica
     /// sends them again).
     private func settle() async {
-        let (acknowledged, released) = state.withLock { state in
+        let (acknowledged, released, deadLetters) = state.withLock { state in
             defer {
                 state.acknowledged.removeAll()
                 state.released.removeAll()
+                state.deadLetters.removeAll()
             }
-            return (state.acknowledged, state.released)
+            return (state.acknowledged, state.released, state.deadLetters)
+        }
+        if !deadLetters.isEmpty {
+            do {
+                let moved = try await configuration.store.deadLetter(deadLetters)
+                reportWorkerSuccess()
+                metrics.sharedOutboxDeadLettered(count: deadLetters.count)
+                logger.error("shared-outbox events the delivery queue kept refusing were moved to the store's dead letters",
+                             metadata: ["count": "\(deadLetters.count)", "moved": "\(moved)"])
+            } catch {
+                state.withLock { $0.deadLetters.append(contentsOf: deadLetters) }
+                reportWorkerFailure("dead letter", error)
+            }
         }
         if !acknowledged.isEmpty {
             do {
@@ -305,7 +360,9 @@ final class SharedOutboxRelay: Sendable {
             do {
                 try await configuration.store.release(released)
             } catch {
-                // Not retried: their leases expire and any replica claims them again.
+                // Retried on the next wake: while this replica renews its leases (which the
+                // store does for every event it holds) they would not expire.
+                state.withLock { $0.released.append(contentsOf: released) }
                 reportWorkerFailure("release", error)
             }
         }

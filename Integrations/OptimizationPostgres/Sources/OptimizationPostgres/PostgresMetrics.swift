@@ -13,6 +13,7 @@ import CoreMetrics
 /// | `optimization_postgres_outbox_claims_total` | counter | claimed outbox batches |
 /// | `optimization_postgres_outbox_lease_takeovers_total` | counter | events claimed from another replica's expired lease |
 /// | `optimization_postgres_outbox_dropped_total` | counter | events refused or dropped by the outbox bounds |
+/// | `optimization_postgres_outbox_dead_letters_total` | counter | events moved to the outbox's dead letters (no replica could queue them) |
 /// | `optimization_postgres_invalidations_dropped_total` | counter | invalidations that can never be sent (not retried); `reason` = `too_long` (the NOTIFY payload would exceed PostgreSQL's limit) or `refused` (PostgreSQL refused it with a non-transient error) |
 /// | `optimization_postgres_errors_total` | counter | failed or timed-out database operations; `operation` names it |
 struct PostgresMetrics: Sendable {
@@ -30,6 +31,7 @@ struct PostgresMetrics: Sendable {
     let outboxClaims: Counter
     let outboxTakeovers: Counter
     let outboxDropped: Counter
+    let outboxDeadLetters: Counter
     let invalidationsTooLong: Counter
     let invalidationsRefused: Counter
 
@@ -52,6 +54,7 @@ struct PostgresMetrics: Sendable {
         outboxClaims = counter("optimization_postgres_outbox_claims_total")
         outboxTakeovers = counter("optimization_postgres_outbox_lease_takeovers_total")
         outboxDropped = counter("optimization_postgres_outbox_dropped_total")
+        outboxDeadLetters = counter("optimization_postgres_outbox_dead_letters_total")
         invalidationsTooLong = counter("optimization_postgres_invalidations_dropped_total", [("reason", "too_long")])
         invalidationsRefused = counter("optimization_postgres_invalidations_dropped_total", [("reason", "refused")])
     }

@@ -33,6 +33,11 @@ import Synchronization
 ///   the events still held when the replica stops). Release a profile's events together (or its
 ///   later ones first): an earlier event given back while a later one is kept can be claimed by
 ///   another replica and delivered before it.
+/// - **Dead letters** (``deadLetter(_:)``): events no replica can queue (a damaged payload) are
+///   moved, in one statement, from the queue to `<schema>.outbox_dead_letters` (with their claim
+///   count and the time), where no claim finds them; counted in
+///   `optimization_postgres_outbox_dead_letters_total`. An erasure deletes a profile's dead
+///   letters too.
 /// - **Lease takeover**: events whose lease expired (the replica is gone) are claimable again;
 ///   counted in `optimization_postgres_outbox_lease_takeovers_total` and logged at `notice`.
 ///   Delivery is therefore at-least-once: a replica that delivered but died before acknowledging
@@ -292,6 +297,41 @@ public final class PostgresOutboxStore: SharedOutboxStore {
         return deleted
     }
 
+    /// Moves the events with these sequence numbers (leased by any replica or not) out of the
+    /// queue into `<schema>.outbox_dead_letters`, in one statement: no claim returns them again.
+    /// - Returns: how many were moved (fewer when some were already acknowledged, erased or
+    ///   moved; unknown sequence numbers are ignored).
+    /// - Throws: ``PostgresIntegrationError``; then none was moved.
+    @discardableResult
+    public func deadLetter(_ sequences: [UInt64]) async throws(PostgresIntegrationError) -> Int {
+        guard !sequences.isEmpty else { return 0 }
+        let ids = sequences.map { Int64(clamping: $0) }
+        let moved = try await database.run("outbox dead letter") { [schema] client, logger in
+            var moved = 0
+            for try await _ in try await client.query(
+                """
+                WITH moved AS (
+                    DELETE FROM \(unescaped: schema).outbox_events WHERE sequence IN (
+                        SELECT sequence FROM \(unescaped: schema).outbox_events WHERE sequence = ANY(\(ids)) ORDER BY sequence FOR UPDATE)
+                    RETURNING sequence, queue, message_id, profile_id, consent, accepted_at, payload, claims)
+                INSERT INTO \(unescaped: schema).outbox_dead_letters
+                    (sequence, queue, message_id, profile_id, consent, accepted_at, payload, claims, dead_lettered_at)
+                SELECT sequence, queue, message_id, profile_id, consent, accepted_at, payload, claims, clock_timestamp() FROM moved
+                ON CONFLICT (sequence) DO NOTHING
+                RETURNING 1
+                """, logger: logger) {
+                moved += 1
+            }
+            return moved
+        }
+        if moved > 0 {
+            database.metrics.outboxDeadLetters.increment(by: moved)
+            // The service logs it once (at error); this is the store's trace.
+            database.logger.debug("shared outbox events moved to the dead letters", metadata: ["count": "\(moved)"])
+        }
+        return moved
+    }
+
     /// Gives the leases of these events back: they are claimable at once, by any replica. Only
     /// events this replica still holds are released (one another replica took over, acknowledged
     /// or erased is left as it is); unknown sequence numbers are ignored. Release a profile's
@@ -366,6 +406,9 @@ public final class PostgresOutboxStore: SharedOutboxStore {
                     """, logger: logger) {
                     deleted += 1
                 }
+                try await connection.query("""
+                    DELETE FROM \(unescaped: schema).outbox_dead_letters WHERE profile_id = \(profileId)
+                    """, logger: logger)
                 try await connection.query("""
                     INSERT INTO \(unescaped: schema).outbox_erasures (profile_id, erased_at) VALUES (\(profileId), clock_timestamp())
                     """, logger: logger)

@@ -65,6 +65,22 @@ enum PostgresSchema {
         );
         INSERT INTO S.outbox_erasure_horizon (pruned_through) VALUES (0);
         """,
+        // 4: the shared outbox's dead letters: events moved out of the queue because no replica
+        // could queue them (a damaged payload); never claimed, kept for an operator.
+        """
+        CREATE TABLE S.outbox_dead_letters (
+            sequence bigint PRIMARY KEY,
+            queue text NOT NULL,
+            message_id text NOT NULL,
+            profile_id text,
+            consent boolean NOT NULL,
+            accepted_at double precision NOT NULL,
+            payload bytea NOT NULL,
+            claims integer NOT NULL,
+            dead_lettered_at timestamptz NOT NULL
+        );
+        CREATE INDEX outbox_dead_letters_profile ON S.outbox_dead_letters (profile_id);
+        """,
     ]
 
     /// Creates the schema and applies the missing steps; returns the version found before.
