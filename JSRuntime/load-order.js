@@ -19,10 +19,13 @@
 //       next).
 //   loadOrder(manifest, sources) → {client: [file], service: [file], all: [file]}
 //       manifest: {core: [file], client: [file], service: [file]} (membership only, order
-//       irrelevant); sources: {file: source text}. `client` = core + client files sorted,
-//       `service` = core + service files sorted, `all` = every file sorted (the Node suite and
-//       the contract checks load it). Throws as sortFiles (the message names the role), and
-//       when a file is in two roles, in no known role, or has no declaration.
+//       irrelevant); sources: {file: source text}. `client` = the client files and the core
+//       files they need, sorted; `service` the same for the service files; `all` = every file
+//       sorted (the Node suite and the contract checks load it). The core files an engine kind
+//       needs: FIRST, every core file that installs globals (`globals`: the polyfills, the
+//       host's callbacks) and every core file providing a name that a needed file uses. Throws
+//       as sortFiles (the message names the role: core + that role must be whole), and when a
+//       file is in two roles, in no known role, or has no declaration.
 (function () {
   'use strict';
 
@@ -161,9 +164,29 @@
         throw new Error('role ' + role + ': ' + error.message);
       }
     }
+    // The files of `role` and the core files they need, in load order (core + role sorted first,
+    // so that its problems are reported whether or not a needed file shows them).
+    function engine(role) {
+      var whole = sorted(role, members.core.concat(members[role]));
+      var providers = {};
+      whole.forEach(function (file) {
+        declarations[file].provides.forEach(function (name) { providers[name] = file; });
+      });
+      var needed = {};
+      var pending = whole.filter(function (file) {
+        return roleOf[file] === role || file === FIRST || declarations[file].globals.length > 0;
+      });
+      while (pending.length > 0) {
+        var file = pending.pop();
+        if (needed[file]) continue;
+        needed[file] = true;
+        declarations[file].uses.forEach(function (name) { pending.push(providers[name]); });
+      }
+      return whole.filter(function (file) { return needed[file] === true; });
+    }
     return {
-      client: sorted('client', members.core.concat(members.client)),
-      service: sorted('service', members.core.concat(members.service)),
+      client: engine('client'),
+      service: engine('service'),
       all: sorted('all', members.core.concat(members.client, members.service)),
     };
   }

@@ -136,8 +136,29 @@ test('the load order puts every file after the files it uses, core/namespace.js 
       }
     }
   }
-  nodeAssert.deepEqual(order.client, [...order.all].filter((file) => !roles.service.includes(file)));
-  nodeAssert.deepEqual(order.service, [...order.all].filter((file) => !roles.client.includes(file)));
+  for (const role of ['client', 'service']) {
+    const other = role === 'client' ? 'service' : 'client';
+    nodeAssert.deepEqual(order[role], order.all.filter((file) => order[role].includes(file)), `${role}: in the order of all`);
+    nodeAssert.ok(roles[role].every((file) => order[role].includes(file)), `${role}: every file of the role`);
+    nodeAssert.ok(!roles[other].some((file) => order[role].includes(file)), `${role}: no file of the ${other} role`);
+  }
+});
+
+test('an engine kind loads the core files its role needs, the polyfills and nothing else', () => {
+  const { declarationOf } = require('./declarations.js');
+  for (const role of ['client', 'service']) {
+    const loaded = new Set(order[role]);
+    const used = new Set(order[role].flatMap((file) => declarationOf(sources[file], file).uses));
+    for (const file of roles.core) {
+      const declaration = declarationOf(sources[file], file);
+      const needed = file === 'core/namespace.js' || declaration.globals.length > 0 || declaration.provides.some((name) => used.has(name));
+      nodeAssert.equal(loaded.has(file), needed, `${role}: ${file}`);
+    }
+  }
+  // The visitor-state machinery of the client is not in a service engine.
+  for (const file of ['core/state.js', 'core/experience-queue.js', 'core/event-emitter.js', 'core/screen-tracker.js']) {
+    nodeAssert.ok(!order.service.includes(file) && order.client.includes(file), file);
+  }
 });
 
 test('the load order does not depend on the order of the manifest', () => {

@@ -4,9 +4,9 @@ import Foundation
 /// The load order of JSRuntime's roles, as `JSRuntime/load-order.js` computes it (the one
 /// implementation, which the Node suite runs too), evaluated here in a bare JavaScriptCore context.
 struct LoadOrder: Decodable {
-    /// Core and client files, in load order (a client engine).
+    /// The client files and the core files they need, in load order (a client engine).
     let client: [String]
-    /// Core and service files, in load order (a service engine).
+    /// The service files and the core files they need, in load order (a service engine).
     let service: [String]
     /// Every file of every role, in load order (the test suites and the contract checks).
     let all: [String]

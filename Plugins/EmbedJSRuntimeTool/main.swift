@@ -5,8 +5,8 @@
 // order of each engine kind with `<JSRuntime dir>/load-order.js` (run in JavaScriptCore: the same
 // code the Node suite runs, sorting the files by their `__optimization.declare` calls) and writes
 // a Swift file declaring, each an array of `EmbeddedScript` in load order:
-// `EmbeddedJSRuntime.clientScripts` (core + client), `serviceScripts` (core + service),
-// `scripts` (every role) and, from `<JSRuntime dir>/benchmarks/manifest.json`,
+// `EmbeddedJSRuntime.clientScripts` (the client files and the core files they need),
+// `serviceScripts` (the same for the service files), `scripts` (every role) and, from `<JSRuntime dir>/benchmarks/manifest.json`,
 // `benchmarkScripts` (scripts only a benchmark loads, never a production engine). Each source is
 // embedded once, as a raw string literal. Exits non-zero with a message on stderr when a manifest
 // or a script cannot be read, or when load-order.js refuses the declarations (a name no file of a

@@ -21,11 +21,11 @@ struct BenchCommand: ParsableCommand {
               resolves (it registers their contexts first).
             cold_*: a new entry (new revision) every call: JSON transfer into the engine included,
             Swift-side parsing of the entry not included (see parse_p50_us).
-            engine_start_ms: create a client engine, load the embedded JSRuntime (core and
-              client scripts) and initialize it (median).
-            service_engine_start_ms: create one engine of a service's pool, load the core and
-              service scripts and configure it (median; no visitor, no __bridge). Client and
-              service starts alternate.
+            engine_start_ms: create a client engine, load its part of the embedded JSRuntime
+              (the client scripts and the core scripts they need) and initialize it (median).
+            service_engine_start_ms: create one engine of a service's pool, load the service
+              scripts and the core scripts they need and configure it (median; no visitor, no
+              __bridge). Client and service starts alternate.
             engine_rss_mib, service_engine_rss_mib: resident memory per engine, the growth over
               10 engines of that kind kept alive, divided by 10.
             baseline_json_call_p50_us: the per-call JSON pattern in the same engine (entry and

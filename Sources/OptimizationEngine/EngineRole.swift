@@ -3,11 +3,11 @@ import OptimizationJSON
 /// Which face of JSRuntime an ``OptimizationRuntime`` loads and starts: the scripts it
 /// evaluates, the call that starts it, and where its resolution functions live.
 package enum EngineRole: Sendable {
-    /// One visitor (the single-visitor client): the core and client scripts
-    /// (``EmbeddedJSRuntime/clientScripts``), started with `__bridge.initialize(configuration)`
+    /// One visitor (the single-visitor client): the client scripts and the core scripts they
+    /// need (``EmbeddedJSRuntime/clientScripts``), started with `__bridge.initialize(configuration)`
     /// and torn down with `__bridge.destroy()`.
     case client(configuration: JSONValue)
-    /// A request-scoped engine of a service: the core and service scripts
+    /// A request-scoped engine of a service: the service scripts and the core scripts they need
     /// (``EmbeddedJSRuntime/serviceScripts``), started with `__service.configure(configuration)`.
     /// It holds no visitor and has no `__bridge`; its resolution registers contexts in the
     /// engine's own registry.

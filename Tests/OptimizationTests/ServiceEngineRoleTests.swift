@@ -4,8 +4,8 @@ import JavaScriptHost
 import OptimizationTesting
 import Testing
 
-/// A service engine loads the core and service scripts only: no visitor, no `__bridge`; its
-/// resolution and its events go through `__service`.
+/// A service engine loads the service scripts and the core scripts they need: no visitor, no
+/// `__bridge`; its resolution and its events go through `__service`.
 @Suite("OptimizationService: engines of the service role")
 struct ServiceEngineRoleTests {
     @Test func serviceEnginesHaveNoVisitorBridgeAndStillResolveAndSendEvents() async throws {

@@ -320,8 +320,8 @@ public final class OptimizationService: Sendable {
         options.outboxDirectory == nil ? max(1, options.deliveryShards ?? engineCount) : 1
     }
 
-    /// A service engine: the core and service scripts only (no visitor, no `__bridge`), started
-    /// with `__service.configure`.
+    /// A service engine: the service scripts and the core scripts they need (no visitor, no
+    /// `__bridge`), started with `__service.configure`.
     func makeRuntime(transport: any FetchTransport, insightsMaxEvents: Int) throws(OptimizationError) -> OptimizationRuntime {
         let runtime = try OptimizationRuntime(
             configuration: JavaScriptEngine.Configuration(
