@@ -26,8 +26,6 @@ struct BenchCommand: ParsableCommand {
             service_engine_start_ms: create one engine of a service's pool, load the service
               scripts and the core scripts they need and configure it (median; no visitor, no
               __bridge). Client and service starts alternate.
-            engine_rss_mib, service_engine_rss_mib: resident memory per engine, the growth over
-              10 engines of that kind kept alive, divided by 10.
             baseline_json_call_p50_us: the per-call JSON pattern in the same engine (entry and
             selections as JSON text, JSON.parse in JavaScript, the shared resolver,
             JSON.stringify, the result parsed back by this library's parser).
@@ -87,7 +85,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Engine starts to time (each kind).")
     var engineStarts = 30
 
-    @Flag(help: "Only the engine figures (engine_start_*, service_engine_start_*, *engine_rss_mib).")
+    @Flag(help: "Only the engine-start figures (engine_start_*, service_engine_start_*).")
     var engineStartOnly = false
 
     @Option(help: "Warm resolves for the memory figures (rss_100k_mib after a tenth of them, rss_1m_mib after all).")
@@ -277,9 +275,8 @@ struct BenchCommand: ParsableCommand {
         return TrackerBenchmark.run(client: client, clock: clock)
     }
 
-    /// engine_start_ms (and its first start), service_engine_start_ms (and its first start),
-    /// then the resident memory per engine of each kind. Client and service starts alternate, so
-    /// both kinds meet the same machine load.
+    /// engine_start_ms and service_engine_start_ms (each with its first start). Client and
+    /// service starts alternate, so both kinds meet the same machine load.
     private func engineFigures() throws -> [(String, Double)] {
         let service = OptimizationService(
             config: OptimizationConfig(clientId: "bench"), environment: .init(transport: UnconfiguredFetchTransport()))
@@ -297,23 +294,9 @@ struct BenchCommand: ParsableCommand {
             serviceStarts.append(Double(DispatchTime.now().uptimeNanoseconds - serviceStart) / 1_000_000)
             serviceEngines.closeAll()
         }
-        let engines = 10
-        let clientBefore = ResidentMemory.mebibytes()
-        let clients = try (0..<engines).map { _ in
-            let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
-            try client.initialize(config: OptimizationConfig(clientId: "bench"))
-            return client
-        }
-        let clientGrowth = ResidentMemory.mebibytes() - clientBefore
-        for client in clients { client.destroy() }
-        let serviceBefore = ResidentMemory.mebibytes()
-        for _ in 0..<engines { try serviceEngines.make() }
-        let serviceGrowth = ResidentMemory.mebibytes() - serviceBefore
-        serviceEngines.closeAll()
         return [
             ("engine_start_ms", percentile(starts, 0.5)), ("engine_start_first_ms", starts.first ?? 0),
             ("service_engine_start_ms", percentile(serviceStarts, 0.5)), ("service_engine_start_first_ms", serviceStarts.first ?? 0),
-            ("engine_rss_mib", clientGrowth / Double(engines)), ("service_engine_rss_mib", serviceGrowth / Double(engines)),
         ]
     }
 
