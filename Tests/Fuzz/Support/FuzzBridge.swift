@@ -21,7 +21,7 @@ final class FuzzBridge: @unchecked Sendable {
             func text(_ path: String) throws -> String { try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) }
             let manifest = try JSONValue(jsonText: text("manifest.json"))
             var sources: OrderedDictionary<String, JSONValue> = [:]
-            for role in manifest.objectValue?.values ?? [] {
+            for role in manifest.objectValue.map({ Array($0.values) }) ?? [] {
                 for case .string(let path) in role.arrayValue ?? [] { sources[path] = .string(try text(path)) }
             }
             engine = try JavaScriptEngine(configuration: .init(clock: ManualClock(), executionTimeLimit: .seconds(5)))
