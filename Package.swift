@@ -188,9 +188,10 @@ let package = Package(
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),
-        // Build-time: turns JSRuntime/ (in manifest order) into Swift source, so every product
-        // carries its JavaScript and the binary works when copied anywhere.
-        .executableTarget(name: "EmbedJSRuntimeTool", path: "Plugins/EmbedJSRuntimeTool"),
+        // Build-time: turns JSRuntime/ (its roles, in the load order JSRuntime/load-order.js
+        // computes, run in JavaScriptCore) into Swift source, so every product carries its
+        // JavaScript and the binary works when copied anywhere.
+        .executableTarget(name: "EmbedJSRuntimeTool", dependencies: ["CJavaScriptCore"], path: "Plugins/EmbedJSRuntimeTool"),
         .plugin(
             name: "EmbedJSRuntimePlugin",
             capability: .buildTool(),

@@ -9,8 +9,13 @@
 //                                channel? (default "server"); library?: {name, version};
 //                                api?: {experienceBaseUrl?, insightsBaseUrl?, enabledFeatures?};
 //                                requestTimeoutMs?: positive integer (default 1500);
-//                                queuePolicy?: as the bridge's}. Replaces an earlier configuration
-//                                (and closes its delivery queue). Returns the JSON text
+//                                queuePolicy?: as the bridge's; logLevel?: fatal|error|warn|info|
+//                                debug|log (default "error"); entryCacheSize?: positive integer
+//                                (default 1000), the prepared documents each cache holds; locale?:
+//                                the service's default locale, checked only (requests carry theirs;
+//                                an invalid one throws core/locale.js's error)}.
+//                                Replaces an earlier configuration (closes its delivery queue,
+//                                empties the prepared documents and their contexts). Returns the JSON text
 //                                {experienceMethods: [...], statusKinds: {fallback, statuses}}:
 //                                the call methods that send their event to the Experience API (a
 //                                trackView with sticky: true does too), and the delivery outcome
@@ -34,6 +39,13 @@
 //                                of service/request-handoff.js ({handoff, experience?, blocked}).
 //   commitReplay(replay, request, requestId)   async like call: commits a handoff's replay as a
 //                                browser would (service/request-handoff.js commitRequestReplay).
+//   prepareEntry(key, document, entryId?, contentKey?), prepareSelections(key, selections,
+//   contentKey?), adoptEntry(key, contentKey), adoptSelections(key, contentKey),
+//   resolvePrepared(entryKey, selectionsKey), registerDeferred({pairs, records})
+//                                resolution over the engine's prepared documents
+//                                (core/prepared-documents.js), as the bridge's but without a
+//                                visitor: a matched selection's context is registered in this
+//                                engine's context registry, also before configure.
 //   getFlag(name, changes) → JSON of the flag over `changes` ("null" when absent). Reading a flag
 //                                emits nothing (stateless model).
 //   getMergeTagValue(entry, profile) → string | null (core/merge-tags.js).
@@ -73,7 +85,8 @@
   var ns = globalThis.__optimization.declare('service/service-bridge.js', {
     uses: [
       'apiResponse', 'createInsightsApi', 'createInsightsQueue', 'createRequestEvents', 'experienceRequestMethods', 'flags', 'guards', 'host',
-      'commitRequestReplay', 'mergeTags', 'outboxLink', 'prepareRequestHandoff', 'queueFlushPolicy', 'settle', 'settleReturning',
+      'commitRequestReplay', 'createContextRegistry', 'createPreparedDocuments', 'locale', 'mergeTags', 'outboxLink', 'prepareRequestHandoff',
+      'queueFlushPolicy', 'settle', 'settleReturning',
     ],
     globals: ['__service'],
   });
@@ -82,11 +95,15 @@
 
   var DEFAULT_ALLOWED = ['identify', 'page'];
   var DEFAULT_TIMEOUT_MS = 1500;
+  var DEFAULT_ENTRY_CACHE_SIZE = 1000;
 
   var settings = null;
   var requestEvents = null;
   var experienceCircuit = null;
   var insightsQueue = null;
+  // Resolution: the prepared documents and the contexts of the resolves that matched.
+  var documents = ns.createPreparedDocuments({ capacity: DEFAULT_ENTRY_CACHE_SIZE });
+  var contexts = ns.createContextRegistry();
 
   function configError(text) {
     return new Error('service config ' + text);
@@ -112,6 +129,7 @@
     var tenant = ns.apiResponse.readTenant(config, configError, true);
     var api = optional(config, 'api', guards.isRecord, 'an object') || {};
     var allowed = optional(config, 'allowedEventTypes', isStringArray, 'an array of strings');
+    if (config.locale !== undefined && config.locale !== null) ns.locale.normalizeExplicitLocale(config.locale);
     return {
       clientId: tenant.clientId,
       apiVersion: tenant.apiVersion,
@@ -130,6 +148,12 @@
         return Number.isInteger(v) && v > 0;
       }, 'a positive integer') || DEFAULT_TIMEOUT_MS,
       queuePolicy: optional(config, 'queuePolicy', guards.isRecord, 'an object') || {},
+      logLevel: optional(config, 'logLevel', function (v) {
+        return isString(v) && Object.prototype.hasOwnProperty.call(host.LOG_LEVELS, v);
+      }, 'one of ' + Object.keys(host.LOG_LEVELS).join(', ')) || host.DEFAULT_LOG_LEVEL,
+      entryCacheSize: optional(config, 'entryCacheSize', function (v) {
+        return Number.isInteger(v) && v > 0;
+      }, 'a positive integer') || DEFAULT_ENTRY_CACHE_SIZE,
     };
   }
 
@@ -141,6 +165,9 @@
     var next = readConfig(config);
     closeDelivery();
     settings = next;
+    host.setLogLevel(settings.logLevel);
+    documents = ns.createPreparedDocuments({ capacity: settings.entryCacheSize });
+    contexts = ns.createContextRegistry();
     requestEvents = ns.createRequestEvents(settings);
     experienceCircuit = ns.queueFlushPolicy.createCircuitBreaker({ policy: settings.queuePolicy.flush });
     return JSON.stringify({ experienceMethods: ns.experienceRequestMethods, statusKinds: statusKinds() });
@@ -211,6 +238,30 @@
     return settleRequest('commitReplay', requestId, function () {
       return ns.commitRequestReplay(requestEvents, replay, request);
     });
+  }
+
+  function prepareEntry(key, document, entryId, contentKey) {
+    documents.prepareEntry(key, document, entryId, contentKey);
+  }
+
+  function prepareSelections(key, selections, contentKey) {
+    documents.prepareSelections(key, selections, contentKey);
+  }
+
+  function adoptEntry(key, contentKey) {
+    return documents.adoptEntry(key, contentKey);
+  }
+
+  function adoptSelections(key, contentKey) {
+    return documents.adoptSelections(key, contentKey);
+  }
+
+  function resolvePrepared(entryKey, selectionsKey) {
+    return documents.resolvePrepared(entryKey, selectionsKey, contexts);
+  }
+
+  function registerDeferred(batch) {
+    return documents.registerDeferred(batch, contexts);
   }
 
   function getFlag(name, changes) {
@@ -344,6 +395,12 @@
     call: call,
     prepareHandoff: prepareHandoff,
     commitReplay: commitReplay,
+    prepareEntry: prepareEntry,
+    prepareSelections: prepareSelections,
+    adoptEntry: adoptEntry,
+    adoptSelections: adoptSelections,
+    resolvePrepared: resolvePrepared,
+    registerDeferred: registerDeferred,
     getFlag: getFlag,
     getMergeTagValue: getMergeTagValue,
     startDelivery: startDelivery,

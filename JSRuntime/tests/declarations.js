@@ -1,7 +1,22 @@
 // tests/declarations.js: reads what a JSRuntime file really provides and uses, from its source
-// text, to check it against the file's `__optimization.declare(...)` call (node-runner.test.js).
+// text, to check it against the file's `__optimization.declare(...)` call (node-runner.test.js),
+// and hands the suite load-order.js (the declarations' parser and the load order).
 // Node only (CommonJS); the scripts themselves never load it.
 'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+
+/// load-order.js (the one parser of declarations and sorter of files, shared with the Swift
+/// build tool), evaluated in a context of its own: its `__loadOrder` object.
+function loadOrderModule() {
+  const context = vm.createContext({});
+  const file = path.join(__dirname, '..', 'load-order.js');
+  vm.runInContext(fs.readFileSync(file, 'utf8'), context, { filename: 'load-order.js' });
+  return context.__loadOrder;
+}
+const loadOrder = loadOrderModule();
 
 const NAME = '[A-Za-z_$][\\w$]*';
 
@@ -43,19 +58,10 @@ function analyze(source) {
   return { provides: [...provides].sort(), uses: uses.sort(), globals: [...globals].sort() };
 }
 
-/// The declaration of a file: the object literal passed to `__optimization.declare(file, …)`.
+/// The declaration of a file (load-order.js): {provides, uses, globals}, each sorted, or null.
 function declarationOf(source, file) {
-  const match = source.match(/__optimization\.declare\(\s*'([^']+)',\s*(\{[\s\S]*?\})\s*\)/);
-  if (!match) return null;
-  if (match[1] !== file) throw new Error(`${file} declares itself as ${match[1]}`);
-  // The literal holds arrays of string literals only.
-  const literal = match[2].replace(/(\w+):/g, '"$1":').replace(/'/g, '"').replace(/,(\s*[\]}])/g, '$1');
-  const parsed = JSON.parse(literal);
-  return {
-    provides: (parsed.provides || []).slice().sort(),
-    uses: (parsed.uses || []).slice().sort(),
-    globals: (parsed.globals || []).slice().sort(),
-  };
+  const declaration = loadOrder.declarationOf(source, file);
+  return declaration === null ? null : { provides: [...declaration.provides], uses: [...declaration.uses], globals: [...declaration.globals] };
 }
 
-module.exports = { analyze, declarationOf };
+module.exports = { analyze, declarationOf, loadOrder };

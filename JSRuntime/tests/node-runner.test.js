@@ -1,10 +1,11 @@
 // tests/node-runner.test.js — the only test file that uses Node APIs.
 // Runs the shared JS suite under `node --test`: evaluates tests/fake-host.js first, then every
-// manifest file with vm.runInThisContext (so file names appear in stack traces), then the files
+// file of every role in load order (load-order.js over manifest.json, `all`) with
+// vm.runInThisContext (so file names appear in stack traces), then the files
 // listed in tests/js-test-files.json after fake-host.js (harness, fixtures, *.spec.js), and
 // registers every collected jsTest with node:test, cleaning up (__bridge.destroy(),
 // __testHost.reset()) after each. A JavaScriptCore host runs the same suite by evaluating the
-// manifest files and tests/js-test-files.json in the same way (fake-host.js first) and calling
+// same files and tests/js-test-files.json in the same way (fake-host.js first) and calling
 // __runJsTests(callback). It also checks that js-test-files.json lists every spec file, and runs
 // the resolver over every entry of the test space in Fixtures/space.
 'use strict';
@@ -23,14 +24,20 @@ function evaluate(file) {
   vm.runInThisContext(source, { filename: path.relative(runtimeRoot, file) });
 }
 
-const manifest = JSON.parse(fs.readFileSync(path.join(runtimeRoot, 'manifest.json'), 'utf8'));
+const { loadOrder } = require('./declarations.js');
+const roles = JSON.parse(fs.readFileSync(path.join(runtimeRoot, 'manifest.json'), 'utf8'));
+const roleFiles = Object.values(roles).flat();
+const sources = Object.fromEntries(roleFiles.map((file) => [file, fs.readFileSync(path.join(runtimeRoot, file), 'utf8')]));
+// Copied out of load-order.js's context, so node:assert compares them as plain arrays.
+const order = JSON.parse(JSON.stringify(loadOrder.loadOrder(roles, sources)));
+const loadedFiles = order.all;
 const benchmarkManifest = JSON.parse(fs.readFileSync(path.join(runtimeRoot, 'benchmarks', 'manifest.json'), 'utf8'));
 const testFiles = JSON.parse(fs.readFileSync(path.join(testsRoot, 'js-test-files.json'), 'utf8'));
 const specFiles = fs.readdirSync(testsRoot).filter((name) => name.endsWith('.spec.js')).sort();
 
 nodeAssert.equal(testFiles[0], 'fake-host.js', 'js-test-files.json must start with fake-host.js');
 evaluate(path.join(testsRoot, 'fake-host.js'));
-for (const file of manifest) evaluate(path.join(runtimeRoot, file));
+for (const file of loadedFiles) evaluate(path.join(runtimeRoot, file));
 // Benchmark-only scripts are tested here; production engines never load them.
 for (const file of benchmarkManifest) evaluate(path.join(runtimeRoot, 'benchmarks', file));
 for (const file of testFiles.slice(1)) evaluate(path.join(testsRoot, file));
@@ -39,14 +46,18 @@ test('js-test-files.json lists harness.js, fixtures.js and every *.spec.js in or
   nodeAssert.deepEqual(testFiles, ['fake-host.js', 'harness.js', 'fixtures.js', ...specFiles]);
 });
 
-test('every JSRuntime script is listed in the manifest or is a test file', () => {
-  const scripts = [];
-  for (const dir of ['polyfills', 'core', 'bridge', 'service']) {
-    for (const name of fs.readdirSync(path.join(runtimeRoot, dir))) {
-      if (name.endsWith('.js')) scripts.push(`${dir}/${name}`);
+test('every JSRuntime script is in the role of its folder', () => {
+  const folders = { core: ['core', 'polyfills'], client: ['bridge'], service: ['service'] };
+  nodeAssert.deepEqual(Object.keys(roles).sort(), Object.keys(folders).sort());
+  for (const [role, dirs] of Object.entries(folders)) {
+    const scripts = [];
+    for (const dir of dirs) {
+      for (const name of fs.readdirSync(path.join(runtimeRoot, dir))) {
+        if (name.endsWith('.js')) scripts.push(`${dir}/${name}`);
+      }
     }
+    nodeAssert.deepEqual([...roles[role]].sort(), scripts.sort(), `role ${role}`);
   }
-  nodeAssert.deepEqual([...scripts].sort(), [...manifest].sort());
   const benchmarks = fs.readdirSync(path.join(runtimeRoot, 'benchmarks')).filter((name) => name.endsWith('.js'));
   nodeAssert.deepEqual(benchmarks.sort(), [...benchmarkManifest].sort());
 });
@@ -69,8 +80,8 @@ test('JSRuntime keeps the bridge contract of bridge-contract.json', () => {
   // A fresh context with only the production scripts: the suite above installed test globals.
   const context = vm.createContext({ console });
   vm.runInContext(fs.readFileSync(path.join(testsRoot, 'fake-host.js'), 'utf8'), context);
-  const sources = manifest.map((file) => fs.readFileSync(path.join(runtimeRoot, file), 'utf8'));
-  manifest.forEach((file, index) => vm.runInContext(sources[index], context, { filename: file }));
+  const scripts = loadedFiles.map((file) => sources[file]);
+  loadedFiles.forEach((file, index) => vm.runInContext(scripts[index], context, { filename: file }));
   for (const [fnPath, arity] of Object.entries(contract.functions)) {
     const found = vm.runInContext(`typeof ${fnPath} === 'function' ? ${fnPath}.length : -1`, context);
     nodeAssert.equal(found, arity, `${fnPath}/${arity}`);
@@ -80,7 +91,7 @@ test('JSRuntime keeps the bridge contract of bridge-contract.json', () => {
       nodeAssert.ok(`${object}.${key}` in contract.functions, `${object}.${key} is exported but not in the contract`);
     }
   }
-  const named = new Set(sources.join('\n').match(/__native[A-Za-z0-9_]+/g));
+  const named = new Set(scripts.join('\n').match(/__native[A-Za-z0-9_]+/g));
   nodeAssert.deepEqual([...named].sort(), Object.keys(contract.natives).sort());
   nodeAssert.deepEqual(JSON.parse(vm.runInContext('JSON.stringify(__optimization.requestEventMethods)', context)).sort(),
     contract.requestEventMethods.slice().sort());
@@ -91,14 +102,14 @@ test('JSRuntime keeps the bridge contract of bridge-contract.json', () => {
 // namespace, and the loaded graph is whole (every use provided once, every declared name there).
 test('every JSRuntime file declares exactly what it provides and uses', () => {
   const { analyze, declarationOf } = require('./declarations.js');
-  for (const file of [...manifest, ...benchmarkManifest.map((name) => 'benchmarks/' + name)]) {
+  for (const file of [...loadedFiles, ...benchmarkManifest.map((name) => 'benchmarks/' + name)]) {
     const source = fs.readFileSync(path.join(runtimeRoot, file), 'utf8');
     const declaration = declarationOf(source, file);
     nodeAssert.ok(declaration, `${file} has no __optimization.declare('${file}', …) call`);
     nodeAssert.deepEqual(declaration, analyze(source), `${file}: the declaration differs from what the source does`);
   }
   nodeAssert.deepEqual(globalThis.__optimization.checkModules(), []);
-  nodeAssert.deepEqual(globalThis.__optimization.modules().map((module) => module.file).filter((file) => manifest.includes(file)), manifest);
+  nodeAssert.deepEqual(globalThis.__optimization.modules().map((module) => module.file).filter((file) => loadedFiles.includes(file)), loadedFiles);
 });
 
 test('a file that reads a name it did not declare fails the declaration check', () => {
@@ -108,6 +119,120 @@ test('a file that reads a name it did not declare fails the declaration check', 
     'function logBlocked(', 'function logBlocked(method, payload) { return ns.guards; }\n  function unusedLogBlocked(');
   nodeAssert.notDeepEqual(declarationOf(source, file), analyze(source));
   nodeAssert.ok(analyze(source).uses.includes('guards'));
+});
+
+// The load order (load-order.js, which the Swift build tool runs too): computed from the
+// declarations, stable, and refused with a message naming the problem.
+test('the load order puts every file after the files it uses, core/namespace.js first', () => {
+  const { declarationOf } = require('./declarations.js');
+  for (const [role, files] of Object.entries(order)) {
+    nodeAssert.equal(files[0], 'core/namespace.js', role);
+    const position = new Map(files.map((file, index) => [file, index]));
+    const providers = new Map();
+    for (const file of files) for (const name of declarationOf(sources[file], file).provides) providers.set(name, file);
+    for (const file of files) {
+      for (const name of declarationOf(sources[file], file).uses) {
+        nodeAssert.ok(position.get(providers.get(name)) < position.get(file), `${role}: ${file} loads after the provider of ${name}`);
+      }
+    }
+  }
+  for (const role of ['client', 'service']) {
+    const other = role === 'client' ? 'service' : 'client';
+    nodeAssert.deepEqual(order[role], order.all.filter((file) => order[role].includes(file)), `${role}: in the order of all`);
+    nodeAssert.ok(roles[role].every((file) => order[role].includes(file)), `${role}: every file of the role`);
+    nodeAssert.ok(!roles[other].some((file) => order[role].includes(file)), `${role}: no file of the ${other} role`);
+  }
+});
+
+test('an engine kind loads the core files its role needs, the polyfills and nothing else', () => {
+  const { declarationOf } = require('./declarations.js');
+  for (const role of ['client', 'service']) {
+    const loaded = new Set(order[role]);
+    const used = new Set(order[role].flatMap((file) => declarationOf(sources[file], file).uses));
+    for (const file of roles.core) {
+      const declaration = declarationOf(sources[file], file);
+      const needed = file === 'core/namespace.js' || declaration.globals.length > 0 || declaration.provides.some((name) => used.has(name));
+      nodeAssert.equal(loaded.has(file), needed, `${role}: ${file}`);
+    }
+  }
+  // The visitor-state machinery of the client is not in a service engine.
+  for (const file of ['core/state.js', 'core/experience-queue.js', 'core/event-emitter.js', 'core/screen-tracker.js']) {
+    nodeAssert.ok(!order.service.includes(file) && order.client.includes(file), file);
+  }
+});
+
+test('the load order does not depend on the order of the manifest', () => {
+  const reversed = Object.fromEntries(Object.entries(roles).map(([role, files]) => [role, [...files].reverse()]));
+  nodeAssert.deepEqual(JSON.parse(JSON.stringify(loadOrder.loadOrder(reversed, sources))), order);
+});
+
+function sortError(declarations) {
+  try {
+    loadOrder.sortFiles(declarations);
+  } catch (error) {
+    return String(error.message);
+  }
+  return null;
+}
+
+test('a used name that no file provides is refused, naming the file and the name', () => {
+  nodeAssert.equal(sortError([
+    { file: 'core/namespace.js', provides: [], uses: [] },
+    { file: 'core/a.js', provides: ['a'], uses: ['missing'] },
+  ]), 'core/a.js uses missing, which no file provides');
+});
+
+test('a name provided by two files is refused, naming both', () => {
+  nodeAssert.equal(sortError([
+    { file: 'core/b.js', provides: ['shared'], uses: [] },
+    { file: 'core/a.js', provides: ['shared'], uses: [] },
+  ]), 'shared is provided by core/a.js and core/b.js');
+});
+
+test('declarations that form a cycle are refused, naming the cycle', () => {
+  nodeAssert.equal(sortError([
+    { file: 'core/namespace.js', provides: ['modules'], uses: [] },
+    { file: 'core/free.js', provides: ['free'], uses: [] },
+    { file: 'core/a.js', provides: ['a'], uses: ['b', 'free'] },
+    { file: 'core/b.js', provides: ['b'], uses: ['c'] },
+    { file: 'core/c.js', provides: ['c'], uses: ['a'] },
+  ]), 'the declarations form a cycle: core/a.js (b) → core/b.js (c) → core/c.js (a) → core/a.js');
+  // The real graph sorts; the same graph with one use added backwards does not.
+  nodeAssert.equal(sortError([
+    { file: 'core/host.js', provides: ['host'], uses: ['createResponse'] },
+    { file: 'core/http-response.js', provides: ['createResponse'], uses: ['host'] },
+  ]), 'the declarations form a cycle: core/host.js (createResponse) → core/http-response.js (host) → core/host.js');
+});
+
+test('the manifest refuses a file in two roles and a role it does not know', () => {
+  const twice = { ...roles, client: [...roles.client, 'core/host.js'] };
+  nodeAssert.throws(() => loadOrder.loadOrder(twice, sources), (error) => error.message === 'core/host.js is in the roles core and client');
+  nodeAssert.throws(() => loadOrder.loadOrder({ ...roles, extra: [] }, sources), (error) => /unknown role "extra"/.test(error.message));
+  const missing = { ...sources, 'service/service-bridge.js': sources['service/service-bridge.js'].replace("'settle', ", "'settleLater', ") };
+  nodeAssert.throws(() => loadOrder.loadOrder(roles, missing),
+    (error) => error.message === 'role service: service/service-bridge.js uses settleLater, which no file provides');
+});
+
+// Each role loads on its own: a service engine has no visitor bridge, a client engine no service.
+function roleContext(role) {
+  const context = vm.createContext({ console });
+  vm.runInContext(fs.readFileSync(path.join(testsRoot, 'fake-host.js'), 'utf8'), context);
+  for (const file of order[role]) vm.runInContext(sources[file], context, { filename: file });
+  return context;
+}
+
+test('the service role loads without the client bridge and its graph is whole', () => {
+  const context = roleContext('service');
+  nodeAssert.equal(vm.runInContext('typeof __bridge', context), 'undefined');
+  nodeAssert.equal(vm.runInContext('typeof __service.configure', context), 'function');
+  nodeAssert.equal(vm.runInContext('JSON.stringify(__optimization.checkModules())', context), '[]');
+});
+
+test('the client role loads without the service face and its graph is whole', () => {
+  const context = roleContext('client');
+  nodeAssert.equal(vm.runInContext('typeof __service', context), 'undefined');
+  nodeAssert.equal(vm.runInContext('typeof __bridge.initialize', context), 'function');
+  nodeAssert.equal(vm.runInContext('JSON.stringify(__optimization.checkModules())', context), '[]');
 });
 
 // The test space (Fixtures/space): every raw CDA collection resolves for the new visitor as

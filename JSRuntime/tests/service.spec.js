@@ -325,4 +325,44 @@
       assert.equal(third.experience.data.profile.id, 'p-new');
     });
   });
+  // Resolution on a service engine: the bridge's prepared documents without a visitor.
+  jsTest('service: resolvePrepared resolves prepared documents and registers a context per match', function () {
+    var fx = globalThis.fixtures;
+    __service.configure({ clientId: 'org-1', environment: 'main' });
+    __service.prepareEntry(1, fx.optimizedEntry(), undefined, 'oe@1');
+    __service.prepareSelections(2, fx.selectedOptimizations(), 'visitor-1');
+    var first = __service.resolvePrepared(1, 2).split('|');
+    var second = __service.resolvePrepared(1, 2).split('|');
+    assert.deepEqual(first.slice(0, 4), ['4', '0', '0', '0']);
+    assert.ok(/^[0-9a-f-]{36}$/.test(first[4]) && first[4] !== second[4], 'a fresh context id per resolve');
+    assert.equal(__service.resolvePrepared(1, null), '-1|-1|-1|0|');
+    assert.equal(__service.resolvePrepared(9, null), '?e');
+    assert.equal(__service.resolvePrepared(1, 9), '?s');
+    assert.equal(__service.adoptEntry(3, 'oe@1'), true, 'equal content adopts the prepared record');
+    assert.equal(__service.adoptSelections(4, 'visitor-1'), true);
+    assert.equal(__service.adoptEntry(5, 'unknown'), false);
+    assert.deepEqual(__service.resolvePrepared(3, 4).split('|').slice(0, 4), ['4', '0', '0', '0']);
+    var now = __testHost.now();
+    assert.equal(__service.registerDeferred({ pairs: [[1, 2], [9, null]], records: [0, now, 'host-1'] }), '?e1');
+    assert.equal(__service.registerDeferred({ pairs: [[1, 2]], records: [0, now, 'host-1'] }), '');
+    assert.throws(function () { __service.registerDeferred(null); }, /expects \{pairs, records\}/);
+    assert.throws(function () { __service.prepareSelections(6, 'nope'); }, /must be an array or null/);
+  });
+
+  jsTest('service: configure sets the log level and the prepared-document capacity, checks the locale, naming a bad key', function () {
+    __service.configure({ clientId: 'org-1', environment: 'main', logLevel: 'debug', entryCacheSize: 1 });
+    assert.equal(ns.host.isLogEnabled('debug'), true);
+    var fx = globalThis.fixtures;
+    __service.prepareEntry(1, fx.optimizedEntry());
+    __service.prepareEntry(2, fx.optimizedEntry());
+    assert.equal(__service.resolvePrepared(1, null), '?e', 'one entry fits');
+    assert.equal(__service.resolvePrepared(2, null), '-1|-1|-1|0|');
+    assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', logLevel: 'loud' }); }, /service config "logLevel" must be one of fatal, error/);
+    assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', entryCacheSize: 0 }); }, /service config "entryCacheSize" must be a positive integer/);
+    assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', locale: '*' }); }, /locale must be a valid locale string, received "\*"/);
+    __service.configure({ clientId: 'a', environment: 'main', locale: 'de_DE' });
+    __service.configure({ clientId: 'org-1', environment: 'main' });
+    assert.equal(ns.host.isLogEnabled('debug'), false, 'the default level is error');
+    assert.equal(__service.resolvePrepared(2, null), '?e', 'a new configuration starts empty');
+  });
 })();

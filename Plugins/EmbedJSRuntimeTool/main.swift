@@ -1,11 +1,16 @@
 // Build tool: `EmbedJSRuntimeTool <JSRuntime dir> <output.swift>`.
 //
-// Reads `<JSRuntime dir>/manifest.json` (a JSON array of script paths relative to that folder)
-// and writes a Swift file declaring `EmbeddedJSRuntime.scripts`, one `EmbeddedScript` per path,
-// in manifest order, each source as a raw string literal; and, from
-// `<JSRuntime dir>/benchmarks/manifest.json`, `EmbeddedJSRuntime.benchmarkScripts` (scripts only
-// a benchmark loads, never a production engine). Exits non-zero with a message on
-// stderr when the manifest or a script cannot be read.
+// Reads `<JSRuntime dir>/manifest.json` (the roles: `{"core": [...], "client": [...],
+// "service": [...]}`, script paths relative to that folder, order irrelevant), computes the load
+// order of each engine kind with `<JSRuntime dir>/load-order.js` (run in JavaScriptCore: the same
+// code the Node suite runs, sorting the files by their `__optimization.declare` calls) and writes
+// a Swift file declaring, each an array of `EmbeddedScript` in load order:
+// `EmbeddedJSRuntime.clientScripts` (the client files and the core files they need),
+// `serviceScripts` (the same for the service files), `scripts` (every role) and, from `<JSRuntime dir>/benchmarks/manifest.json`,
+// `benchmarkScripts` (scripts only a benchmark loads, never a production engine). Each source is
+// embedded once, as a raw string literal. Exits non-zero with a message on stderr when a manifest
+// or a script cannot be read, or when load-order.js refuses the declarations (a name no file of a
+// role provides, a name two files provide, a cycle); the message is load-order.js's.
 import Foundation
 
 func fail(_ message: String) -> Never {
@@ -18,12 +23,33 @@ guard arguments.count == 3 else { fail("usage: EmbedJSRuntimeTool <JSRuntime dir
 let runtimeDirectory = URL(fileURLWithPath: arguments[1], isDirectory: true)
 let outputFile = URL(fileURLWithPath: arguments[2])
 
-func manifest(_ relativePath: String) -> [String] {
+func text(_ relativePath: String) -> String {
+    guard !relativePath.hasPrefix("/"), !relativePath.split(separator: "/").contains("..") else {
+        fail("manifest path \(relativePath) must stay inside JSRuntime/")
+    }
     let url = runtimeDirectory.appendingPathComponent(relativePath)
-    guard let data = try? Data(contentsOf: url), let paths = try? JSONDecoder().decode([String].self, from: data)
-    else { fail("\(url.path) must be a JSON array of script paths") }
-    return paths
+    guard let data = try? Data(contentsOf: url), let source = String(data: data, encoding: .utf8) else {
+        fail("cannot read \(url.path) as UTF-8")
+    }
+    return source.replacingOccurrences(of: "\r\n", with: "\n")
 }
+
+let manifestText = text("manifest.json")
+guard let roles = try? JSONDecoder().decode([String: [String]].self, from: Data(manifestText.utf8)) else {
+    fail("\(runtimeDirectory.path)/manifest.json must be a JSON object of roles, each an array of script paths")
+}
+var sources: [String: String] = [:]
+for path in roles.values.joined() { sources[path] = text(path) }
+let order: LoadOrder
+do {
+    order = try LoadOrder(script: text("load-order.js"), manifest: manifestText, sources: sources)
+} catch {
+    fail("JSRuntime/manifest.json: \(error.message)")
+}
+guard let benchmarkPaths = try? JSONDecoder().decode([String].self, from: Data(text("benchmarks/manifest.json").utf8)) else {
+    fail("\(runtimeDirectory.path)/benchmarks/manifest.json must be a JSON array of script paths")
+}
+for path in benchmarkPaths { sources["benchmarks/" + path] = text("benchmarks/" + path) }
 
 /// The shortest raw-string delimiter (`#` count) that cannot occur inside `source`.
 func rawDelimiter(for source: String) -> String {
@@ -36,33 +62,31 @@ func rawDelimiter(for source: String) -> String {
     return String(repeating: "#", count: longest + 1)
 }
 
-/// `package static let <name>: [EmbeddedScript]` with the scripts at `paths` (relative to `folder`).
-func declaration(_ name: String, folder: String, paths: [String]) -> String {
-    var swift = "    package static let \(name): [EmbeddedScript] = [\n"
-    for path in paths {
-        guard !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
-            fail("manifest path \(path) must stay inside JSRuntime/")
-        }
-        let relative = folder.isEmpty ? path : folder + "/" + path
-        let url = runtimeDirectory.appendingPathComponent(relative)
-        guard let data = try? Data(contentsOf: url), let source = String(data: data, encoding: .utf8) else {
-            fail("cannot read \(url.path) as UTF-8")
-        }
-        let normalized = source.replacingOccurrences(of: "\r\n", with: "\n")
-        let hashes = rawDelimiter(for: normalized)
-        swift += "        EmbeddedScript(path: \"\(relative)\", source: \(hashes)\"\"\"\n"
-        swift += normalized
-        swift += normalized.hasSuffix("\n") ? "" : "\n"
-        swift += "\"\"\"\(hashes)),\n"
-    }
-    return swift + "    ]\n"
+// One constant per script, named by its position in `all` (then the benchmark scripts).
+let embedded = order.all + benchmarkPaths.map { "benchmarks/" + $0 }
+let constantOf = Dictionary(uniqueKeysWithValues: embedded.enumerated().map { index, path in (path, "script\(index)") })
+var swift = "// Generated by EmbedJSRuntimeTool from JSRuntime/manifest.json (ordered by JSRuntime/load-order.js)\n"
+    + "// and JSRuntime/benchmarks/manifest.json. Do not edit.\n\n"
+    + "extension EmbeddedJSRuntime {\n"
+for (index, path) in embedded.enumerated() {
+    let name = "script\(index)"
+    let source = sources[path] ?? ""
+    let hashes = rawDelimiter(for: source)
+    swift += "    private static let \(name) = EmbeddedScript(path: \"\(path)\", source: \(hashes)\"\"\"\n"
+    swift += source
+    swift += source.hasSuffix("\n") ? "" : "\n"
+    swift += "\"\"\"\(hashes))\n"
 }
 
-let swift = "// Generated by EmbedJSRuntimeTool from JSRuntime/manifest.json and JSRuntime/benchmarks/manifest.json. Do not edit.\n\n"
-    + "extension EmbeddedJSRuntime {\n"
-    + declaration("scripts", folder: "", paths: manifest("manifest.json"))
-    + declaration("benchmarkScripts", folder: "benchmarks", paths: manifest("benchmarks/manifest.json"))
-    + "}\n"
+/// `package static let <name>: [EmbeddedScript]`, the constants of `paths` in that order.
+func list(_ name: String, _ paths: [String], constants: [String: String]) -> String {
+    "    package static let \(name): [EmbeddedScript] = [\(paths.compactMap { constants[$0] }.joined(separator: ", "))]\n"
+}
+swift += list("clientScripts", order.client, constants: constantOf)
+swift += list("serviceScripts", order.service, constants: constantOf)
+swift += list("scripts", order.all, constants: constantOf)
+swift += list("benchmarkScripts", benchmarkPaths.map { "benchmarks/" + $0 }, constants: constantOf)
+swift += "}\n"
 
 do {
     try FileManager.default.createDirectory(

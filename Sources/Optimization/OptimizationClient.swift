@@ -141,7 +141,7 @@ public final class OptimizationClient: Sendable {
         let newRuntime: OptimizationRuntime
         do {
             newRuntime = try OptimizationRuntime(
-                configuration: engineConfiguration, bridgeConfiguration: bridgeConfiguration,
+                configuration: engineConfiguration, role: .client(configuration: bridgeConfiguration),
                 channel: BridgeChannel(
                     events: eventBroadcaster, blockedEvents: blockedEventBroadcaster,
                     queueEvents: QueueEventRelay(broadcaster: queueEventBroadcaster, policy: config.queuePolicy)

@@ -21,7 +21,11 @@ struct BenchCommand: ParsableCommand {
               resolves (it registers their contexts first).
             cold_*: a new entry (new revision) every call: JSON transfer into the engine included,
             Swift-side parsing of the entry not included (see parse_p50_us).
-            engine_start_ms: create an engine and load the embedded JSRuntime (median).
+            engine_start_ms: create a client engine, load its part of the embedded JSRuntime
+              (the client scripts and the core scripts they need) and initialize it (median).
+            service_engine_start_ms: create one engine of a service's pool, load the service
+              scripts and the core scripts they need and configure it (median; no visitor, no
+              __bridge). Client and service starts alternate.
             baseline_json_call_p50_us: the per-call JSON pattern in the same engine (entry and
             selections as JSON text, JSON.parse in JavaScript, the shared resolver,
             JSON.stringify, the result parsed back by this library's parser).
@@ -78,8 +82,11 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Exit 1 when an op_*_allocs figure exceeds its ceiling in this JSON file ({\"debug\": {…}, \"release\": {…}}).")
     var checkAllocations: String?
 
-    @Option(help: "Engine starts to time.")
+    @Option(help: "Engine starts to time (each kind).")
     var engineStarts = 30
+
+    @Flag(help: "Only the engine-start figures (engine_start_*, service_engine_start_*).")
+    var engineStartOnly = false
 
     @Option(help: "Warm resolves for the memory figures (rss_100k_mib after a tenth of them, rss_1m_mib after all).")
     var memoryResolves = 1_000_000
@@ -119,9 +126,11 @@ struct BenchCommand: ParsableCommand {
             print(Self.json(OutboxBench.figures() + OutboxDrainBench.figures(events: drainEvents)))
             return
         }
-        let starts = try measureEngineStarts()
-        report.append(("engine_start_ms", percentile(starts, 0.5)))
-        report.append(("engine_start_first_ms", starts.first ?? 0))
+        if engineStartOnly {
+            print(Self.json(try engineFigures()))
+            return
+        }
+        report += try engineFigures()
 
         let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
         try client.initialize(config: OptimizationConfig(clientId: "bench", entryCacheSize: 1000))
@@ -266,15 +275,29 @@ struct BenchCommand: ParsableCommand {
         return TrackerBenchmark.run(client: client, clock: clock)
     }
 
-    private func measureEngineStarts() throws -> [Double] {
-        try (0..<engineStarts).map { _ in
+    /// engine_start_ms and service_engine_start_ms (each with its first start). Client and
+    /// service starts alternate, so both kinds meet the same machine load.
+    private func engineFigures() throws -> [(String, Double)] {
+        let service = OptimizationService(
+            config: OptimizationConfig(clientId: "bench"), environment: .init(transport: UnconfiguredFetchTransport()))
+        let serviceEngines = try OptimizationService.MeasuredEngines(of: service)
+        var starts: [Double] = []
+        var serviceStarts: [Double] = []
+        for _ in 0..<engineStarts {
             let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
-            let start = DispatchTime.now().uptimeNanoseconds
+            let clientStart = DispatchTime.now().uptimeNanoseconds
             try client.initialize(config: OptimizationConfig(clientId: "bench"))
-            let elapsed = DispatchTime.now().uptimeNanoseconds - start
+            starts.append(Double(DispatchTime.now().uptimeNanoseconds - clientStart) / 1_000_000)
             client.destroy()
-            return Double(elapsed) / 1_000_000
+            let serviceStart = DispatchTime.now().uptimeNanoseconds
+            try serviceEngines.make()
+            serviceStarts.append(Double(DispatchTime.now().uptimeNanoseconds - serviceStart) / 1_000_000)
+            serviceEngines.closeAll()
         }
+        return [
+            ("engine_start_ms", percentile(starts, 0.5)), ("engine_start_first_ms", starts.first ?? 0),
+            ("service_engine_start_ms", percentile(serviceStarts, 0.5)), ("service_engine_start_first_ms", serviceStarts.first ?? 0),
+        ]
     }
 
     /// Microseconds per call, one sample per call.

@@ -105,6 +105,12 @@ package enum BridgeContract {
         package static let call = BridgeFunction("__service", "call", arity: 4)
         package static let prepareHandoff = BridgeFunction("__service", "prepareHandoff", arity: 3)
         package static let commitReplay = BridgeFunction("__service", "commitReplay", arity: 3)
+        package static let prepareEntry = BridgeFunction("__service", "prepareEntry", arity: 4)
+        package static let prepareSelections = BridgeFunction("__service", "prepareSelections", arity: 3)
+        package static let adoptEntry = BridgeFunction("__service", "adoptEntry", arity: 2)
+        package static let adoptSelections = BridgeFunction("__service", "adoptSelections", arity: 2)
+        package static let resolvePrepared = BridgeFunction("__service", "resolvePrepared", arity: 2)
+        package static let registerDeferred = BridgeFunction("__service", "registerDeferred", arity: 1)
         package static let getFlag = BridgeFunction("__service", "getFlag", arity: 2)
         package static let getMergeTagValue = BridgeFunction("__service", "getMergeTagValue", arity: 2)
         package static let startDelivery = BridgeFunction("__service", "startDelivery", arity: 0)
@@ -122,7 +128,8 @@ package enum BridgeContract {
 
         /// Every `__service` function, in JSRuntime's declaration order.
         package static let all: [BridgeFunction] = [
-            configure, call, prepareHandoff, commitReplay, getFlag, getMergeTagValue, startDelivery, enqueueInsights, enqueueInsightsEach,
+            configure, call, prepareHandoff, commitReplay, prepareEntry, prepareSelections, adoptEntry, adoptSelections,
+            resolvePrepared, registerDeferred, getFlag, getMergeTagValue, startDelivery, enqueueInsights, enqueueInsightsEach,
             resumeInsightsBacklog,
             flushInsights, insightsSize, eraseInsightsProfile, removeInsightsMessages, closeDelivery,
             admitExperienceCall, recordExperienceOutcome, isExperienceCircuitOpen,

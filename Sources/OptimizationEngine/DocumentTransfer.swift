@@ -25,11 +25,13 @@ package final class DocumentTransfer: Sendable {
     private let selectionsTransferred = Atomic<Int>(0)
     private let resolveCalls = Atomic<Int>(0)
 
-    package init(engine: JavaScriptEngine) throws {
-        prepareEntry = try engine.function(BridgeContract.Visitor.prepareEntry)
-        prepareSelections = try engine.function(BridgeContract.Visitor.prepareSelections)
-        adoptEntry = try engine.function(BridgeContract.Visitor.adoptEntry)
-        adoptSelections = try engine.function(BridgeContract.Visitor.adoptSelections)
+    /// Hands documents to `engine` through the resolution functions of `functions` (the face of
+    /// the engine's role).
+    package init(engine: JavaScriptEngine, functions: EngineRole.ResolutionFunctions) throws {
+        prepareEntry = try engine.function(functions.prepareEntry)
+        prepareSelections = try engine.function(functions.prepareSelections)
+        adoptEntry = try engine.function(functions.adoptEntry)
+        adoptSelections = try engine.function(functions.adoptSelections)
     }
 
     package var counts: Counts {

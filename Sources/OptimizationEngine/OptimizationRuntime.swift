@@ -7,10 +7,15 @@ import OptimizationJSON
 import OptimizationTransport
 import Synchronization
 
-/// One JavaScript engine with the shared core loaded and initialized: the Swift side of
-/// `__bridge`. Thread-safe (the engine's lock); every method is synchronous.
+/// One JavaScript engine with the shared core loaded and started in its ``EngineRole``: the Swift
+/// side of `__bridge` (a client engine) or of `__service` (a service engine). Thread-safe (the
+/// engine's lock); every method is synchronous.
 package final class OptimizationRuntime: Sendable {
     package let engine: JavaScriptEngine
+    /// What the engine loaded and how it was started.
+    package let role: EngineRole
+    /// What the role's start call (`__bridge.initialize`, `__service.configure`) returned.
+    package let startAnswer: JavaScriptValue
     /// Applies the persistence rules to every state change; nil when storage is disabled.
     package let persistence: PersistenceCoordinator?
     /// Keeps accepted events on disk until delivered; nil without a storage directory.
@@ -40,14 +45,19 @@ package final class OptimizationRuntime: Sendable {
 
     package var transfers: DocumentTransfer.Counts { documents.counts }
 
-    /// Creates an engine, evaluates the embedded JSRuntime in manifest order and calls
-    /// `__bridge.initialize(config)`.
+    /// Creates an engine, evaluates `scripts` (default: the role's embedded scripts, in load
+    /// order) and starts it as `role` says (`__bridge.initialize` or `__service.configure` with
+    /// the role's configuration).
+    /// - Throws: ``OptimizationError/resourceLoadError(_:)`` when a script fails to load,
+    ///   ``OptimizationError/configError(_:)`` when the start call refuses the configuration,
+    ///   ``OptimizationError/bridgeError(_:)`` when the role's face is missing.
     package init(
-        configuration: JavaScriptEngine.Configuration, bridgeConfiguration: JSONValue,
+        configuration: JavaScriptEngine.Configuration, role: EngineRole,
         channel: BridgeChannel = BridgeChannel(), persistence: PersistenceCoordinator? = nil,
-        outbox: OutboxLink? = nil, ownedTransport: HTTPFetchTransport? = nil, scripts: [EmbeddedScript] = EmbeddedJSRuntime.scripts
+        outbox: OutboxLink? = nil, ownedTransport: HTTPFetchTransport? = nil, scripts: [EmbeddedScript]? = nil
     ) throws(OptimizationError) {
         logger = configuration.logger
+        self.role = role
         clock = configuration.clock
         self.channel = channel
         self.persistence = persistence
@@ -59,7 +69,7 @@ package final class OptimizationRuntime: Sendable {
             throw .resourceLoadError("cannot create a JavaScript engine: \(error)")
         }
         do {
-            for script in scripts {
+            for script in scripts ?? role.scripts {
                 try engine.evaluate(script.source, sourceURL: "JSRuntime/\(script.path)")
             }
         } catch {
@@ -67,13 +77,14 @@ package final class OptimizationRuntime: Sendable {
             throw .resourceLoadError("JSRuntime failed to load: \(error)")
         }
         do {
-            guard try engine.evaluate("typeof \(BridgeContract.Visitor.initialize.object)") == .string("object") else {
-                throw OptimizationError.bridgeError("\(BridgeContract.Visitor.initialize.object) not found after loading JSRuntime")
+            guard try engine.evaluate("typeof \(role.start.object)") == .string("object") else {
+                throw OptimizationError.bridgeError("\(role.start.object) not found after loading JSRuntime")
             }
-            resolvePrepared = try engine.function(BridgeContract.Visitor.resolvePrepared)
-            documents = try DocumentTransfer(engine: engine)
+            let functions = role.resolution
+            resolvePrepared = try engine.function(functions.resolvePrepared)
+            documents = try DocumentTransfer(engine: engine, functions: functions)
             replay = DeferredContextReplay(
-                registerDeferred: try engine.function(BridgeContract.Visitor.registerDeferred), documents: documents, memo: memo, logger: logger)
+                registerDeferred: try engine.function(functions.registerDeferred), documents: documents, memo: memo, logger: logger)
         } catch {
             engine.close()
             throw error as? OptimizationError ?? .bridgeError("\(error)")
@@ -86,7 +97,7 @@ package final class OptimizationRuntime: Sendable {
             throw .bridgeError("cannot install the bridge push-backs: \(error)")
         }
         do {
-            try engine.call(BridgeContract.Visitor.initialize, .json(bridgeConfiguration.jsonText()))
+            startAnswer = try engine.call(role.start, .json(role.configuration.jsonText()))
         } catch JavaScriptError.exception(let exception) {
             engine.close()
             throw .configError(exception.message)
@@ -211,8 +222,9 @@ package final class OptimizationRuntime: Sendable {
         return ("", seenBefore)
     }
 
-    /// Tears down the bridge (which fires forced best-effort flushes of both delivery queues) and
-    /// releases the engine: its timers are cancelled. With `cancellingFetches` false (the
+    /// Tears down the face (a client's `__bridge.destroy`, which fires forced best-effort flushes
+    /// of both delivery queues; nothing for a service engine) and releases the engine: its timers
+    /// are cancelled. With `cancellingFetches` false (the
     /// default: an engine that delivers events) requests already in flight, those final flushes
     /// included, finish in the background (bounded by the transport timeout) with their results
     /// discarded; with `cancellingFetches` true (an engine whose requests belong to callers that
@@ -220,10 +232,12 @@ package final class OptimizationRuntime: Sendable {
     /// cancelled and its connection closed. An owned transport is shut down once the kept
     /// requests are done.
     package func close(cancellingFetches: Bool = false) {
-        do {
-            try engine.call(BridgeContract.Visitor.destroy)
-        } catch {
-            logger.debug("\(BridgeContract.Visitor.destroy.path) failed during close", metadata: ["error": "\(error)"])
+        if let teardown = role.teardown {
+            do {
+                try engine.call(teardown)
+            } catch {
+                logger.debug("\(teardown.path) failed during close", metadata: ["error": "\(error)"])
+            }
         }
         let inFlight = engine.close(keepingFetchesInFlight: !cancellingFetches)
         channel.close()

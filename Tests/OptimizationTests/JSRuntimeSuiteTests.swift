@@ -9,14 +9,32 @@ import Testing
 struct JSRuntimeSuiteTests {
     static let runtimeDirectory = repositoryRoot.appendingPathComponent("JSRuntime")
 
-    @Test func embeddedScriptsAreExactlyTheManifestFiles() throws {
-        let manifest = try JSONValue(jsonData: Data(contentsOf: Self.runtimeDirectory.appendingPathComponent("manifest.json")))
-        let paths = manifest.arrayValue?.compactMap(\.stringValue) ?? []
-        #expect(EmbeddedJSRuntime.scripts.map(\.path) == paths)
+    @Test func embeddedScriptsAreTheManifestRolesInTheComputedLoadOrder() throws {
+        let manifestText = try String(contentsOf: Self.runtimeDirectory.appendingPathComponent("manifest.json"), encoding: .utf8)
+        let roles = try JSONValue(jsonText: manifestText)
+        func files(_ role: String) -> Set<String> { Set(roles[role]?.arrayValue?.compactMap(\.stringValue) ?? []) }
+        // Each engine kind: its role's files and (some of) the core files, nothing of the other role.
+        let client = Set(EmbeddedJSRuntime.clientScripts.map(\.path))
+        let service = Set(EmbeddedJSRuntime.serviceScripts.map(\.path))
+        #expect(client.isSuperset(of: files("client")) && client.isSubset(of: files("core").union(files("client"))))
+        #expect(service.isSuperset(of: files("service")) && service.isSubset(of: files("core").union(files("service"))))
+        #expect(Set(EmbeddedJSRuntime.scripts.map(\.path)) == files("core").union(files("client")).union(files("service")))
         for script in EmbeddedJSRuntime.scripts {
             let onDisk = try String(contentsOf: Self.runtimeDirectory.appendingPathComponent(script.path), encoding: .utf8)
             #expect(script.source.trimmingCharacters(in: .newlines) == onDisk.trimmingCharacters(in: .newlines), "\(script.path)")
         }
+        // The embedded order is load-order.js's answer for the files on disk.
+        let engine = try JavaScriptEngine(configuration: .init(clock: ManualClock()))
+        defer { engine.close() }
+        let loadOrder = try String(contentsOf: Self.runtimeDirectory.appendingPathComponent("load-order.js"), encoding: .utf8)
+        try engine.evaluate(loadOrder, sourceURL: "load-order.js")
+        let sources = JSONValue.object(.init(uniqueKeysWithValues: EmbeddedJSRuntime.scripts.map { ($0.path, JSONValue.string($0.source)) }))
+        let answer = try engine.evaluate("JSON.stringify(__loadOrder.loadOrder(\(manifestText), \(try sources.jsonText())))")
+        let order = try JSONValue(jsonText: answer.stringValue ?? "")
+        #expect(order["client"] == .array(EmbeddedJSRuntime.clientScripts.map { .string($0.path) }))
+        #expect(order["service"] == .array(EmbeddedJSRuntime.serviceScripts.map { .string($0.path) }))
+        #expect(order["all"] == .array(EmbeddedJSRuntime.scripts.map { .string($0.path) }))
+        #expect(EmbeddedJSRuntime.scripts.first?.path == "core/namespace.js")
     }
 
     @Test func everyJavaScriptUnitTestPassesInJavaScriptCore() throws {

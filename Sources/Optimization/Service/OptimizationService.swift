@@ -321,23 +321,17 @@ public final class OptimizationService: Sendable {
         options.outboxDirectory == nil ? max(1, options.deliveryShards ?? engineCount) : 1
     }
 
-    private func makeRuntime(transport: any FetchTransport, insightsMaxEvents: Int) throws(OptimizationError) -> OptimizationRuntime {
+    /// A service engine: the service scripts and the core scripts they need (no visitor, no
+    /// `__bridge`), started with `__service.configure`.
+    func makeRuntime(transport: any FetchTransport, insightsMaxEvents: Int) throws(OptimizationError) -> OptimizationRuntime {
         let runtime = try OptimizationRuntime(
             configuration: JavaScriptEngine.Configuration(
                 clock: environment.clock, transport: transport,
                 executionTimeLimit: environment.executionTimeLimit, logger: RequestLogging.scoped(environment.logger)),
-            bridgeConfiguration: engineBridgeConfiguration,
+            role: .service(configuration: serviceConfiguration(insightsMaxEvents: insightsMaxEvents)),
             channel: BridgeChannel(queueEvents: QueueEventRelay(broadcaster: queueEventBroadcaster, policy: instrumentedQueuePolicy)),
-            scripts: environment.scripts ?? EmbeddedJSRuntime.scripts)
-        let answer: JavaScriptValue
-        do {
-            answer = try runtime.engine.call(
-                BridgeContract.Service.configure, .json(try serviceConfiguration(insightsMaxEvents: insightsMaxEvents).jsonText()))
-        } catch {
-            runtime.close()
-            if case JavaScriptError.exception(let exception) = error { throw .configError(exception.message) }
-            throw .bridgeError("\(error)")
-        }
+            scripts: environment.scripts)
+        let answer = runtime.startAnswer
         // Which calls ask the Experience circuit: the shared core says (every engine the same).
         // and how each HTTP status counts (for traces and metrics).
         guard let text = answer.stringValue, let configured = try? JSONValue(jsonText: text),
@@ -352,7 +346,7 @@ public final class OptimizationService: Sendable {
 
     /// The transport every engine uses: the injected or an owned `HTTPFetchTransport`, wrapped
     /// for tracing and delivery metrics.
-    private func makeTransport() throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
+    func makeTransport() throws(OptimizationError) -> (any FetchTransport, HTTPFetchTransport?) {
         let (inner, owned) = try makeInnerTransport()
         let insightsBase = (config.api ?? OptimizationAPIConfig()).effectiveInsightsBaseURL
         let transport = InstrumentedFetchTransport(
@@ -547,16 +541,8 @@ public final class OptimizationService: Sendable {
         return policy
     }
 
-    /// `__bridge.initialize` of a pool engine: resolution only (no defaults, no visitor).
-    private var engineBridgeConfiguration: JSONValue {
-        var object = config.tenantMembers
-        object["logLevel"] = .string(config.logLevel.rawValue)
-        object["entryCacheSize"] = .number(JSONNumber(max(1, config.entryCacheSize)))
-        if let locale = config.locale { object["locale"] = .string(locale) }
-        return .object(object)
-    }
-
-    /// `__service.configure`, with the Insights capacity of one delivery shard.
+    /// `__service.configure`, with the Insights capacity of one delivery shard, the log level and
+    /// the prepared-document capacity of every engine, and the default locale (checked there).
     private func serviceConfiguration(insightsMaxEvents: Int) -> JSONValue {
         let api = config.api ?? OptimizationAPIConfig()
         var apiObject: OrderedDictionary<String, JSONValue> = [
@@ -574,7 +560,10 @@ public final class OptimizationService: Sendable {
             "api": .object(apiObject),
             "requestTimeoutMs": .number(JSONNumber(max(1, options.experienceTimeout.wholeMilliseconds))),
             "queuePolicy": .object(queuePolicy),
+            "logLevel": .string(config.logLevel.rawValue),
+            "entryCacheSize": .number(JSONNumber(max(1, config.entryCacheSize))),
         ]) { current, _ in current }
+        if let locale = config.locale { object["locale"] = .string(locale) }
         return .object(object)
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
+import OrderedCollections
 
 /// The shared JavaScript loaded into one JavaScriptCore engine, driven through the same
-/// `__bridge` calls `OptimizationRuntime` makes. The scripts are read from `$FUZZ_JSRUNTIME`
-/// (default `JSRuntime`, relative to the working directory) in manifest order.
+/// `__bridge` calls `OptimizationRuntime` makes. The scripts of the client role are read from
+/// `$FUZZ_JSRUNTIME` (default `JSRuntime`, relative to the working directory) in the load order
+/// `load-order.js` computes from `manifest.json`, as the build plugin embeds them.
 final class FuzzBridge: @unchecked Sendable {
     static let shared = FuzzBridge()
 
@@ -16,11 +18,20 @@ final class FuzzBridge: @unchecked Sendable {
     private init() {
         let root = URL(fileURLWithPath: ProcessInfo.processInfo.environment["FUZZ_JSRUNTIME"] ?? "JSRuntime")
         do {
-            let manifest = try JSONValue(jsonData: Data(contentsOf: root.appendingPathComponent("manifest.json")))
-            engine = try JavaScriptEngine(configuration: .init(clock: ManualClock(), executionTimeLimit: .seconds(5)))
-            for case .string(let path) in manifest.arrayValue ?? [] {
-                try engine.evaluate(String(contentsOf: root.appendingPathComponent(path), encoding: .utf8), sourceURL: path)
+            func text(_ path: String) throws -> String { try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) }
+            let manifest = try JSONValue(jsonText: text("manifest.json"))
+            var sources: OrderedDictionary<String, JSONValue> = [:]
+            for role in manifest.objectValue.map({ Array($0.values) }) ?? [] {
+                for case .string(let path) in role.arrayValue ?? [] { sources[path] = .string(try text(path)) }
             }
+            engine = try JavaScriptEngine(configuration: .init(clock: ManualClock(), executionTimeLimit: .seconds(5)))
+            try engine.evaluate(text("load-order.js"), sourceURL: "load-order.js")
+            let order = try engine.evaluate(
+                "JSON.stringify(__loadOrder.loadOrder(\(try manifest.jsonText()), \(try JSONValue.object(sources).jsonText())).client)")
+            for case .string(let path) in try JSONValue(jsonText: order.stringValue ?? "[]").arrayValue ?? [] {
+                try engine.evaluate(text(path), sourceURL: path)
+            }
+            try engine.evaluate("delete globalThis.__loadOrder")
             try engine.call(BridgeContract.Visitor.initialize, .json(#"{"clientId":"fuzz","environment":"main","logLevel":"fatal"}"#))
             prepareEntry = try engine.function(BridgeContract.Visitor.prepareEntry)
             prepareSelections = try engine.function(BridgeContract.Visitor.prepareSelections)
