@@ -104,6 +104,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Delivery to the Experience and Insights APIs, with no JavaScript on the path: the
+        // Insights queue (per-profile batches, flush rules), backoff with jitter, Retry-After,
+        // one circuit per API, 401/403/404 disabling, the durable outbox's window, erasure, and
+        // the queue reports. Its numbers live in DeliveryPolicy; every timer runs on the
+        // injected HostClock.
+        .target(
+            name: "OptimizationDelivery",
+            dependencies: [
+                "JavaScriptHost",
+                "EventOutbox",
+                "OptimizationJSON",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         // One JavaScript engine with JSRuntime loaded: the bridge to the shared core, document
         // transfer and the resolution memo, the push-back channel, the outbox and persistence
         // links. Embeds JSRuntime/. Shared by both faces; its API is package-scoped.
@@ -112,6 +127,7 @@ let package = Package(
             dependencies: [
                 "JavaScriptHost",
                 "EventOutbox",
+                "OptimizationDelivery",
                 "OptimizationJSON",
                 "OptimizationContent",
                 "OptimizationTransport",
@@ -125,6 +141,7 @@ let package = Package(
             name: "Optimization",
             dependencies: [
                 "OptimizationEngine",
+                "OptimizationDelivery",
                 "JavaScriptHost",
                 "EventOutbox",
                 "OptimizationJSON",
@@ -215,6 +232,13 @@ let package = Package(
             name: "ContentfulDeliveryTests",
             dependencies: [
                 "ContentfulDelivery", "Optimization", "OptimizationTesting", "JavaScriptHost",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "OptimizationDeliveryTests",
+            dependencies: [
+                "OptimizationDelivery", "JavaScriptHost", "EventOutbox", "OptimizationJSON", "OptimizationTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

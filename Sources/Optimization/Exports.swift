@@ -4,6 +4,7 @@
 // (JSON objects, event properties and traits): importing Optimization imports them.
 @_exported import ContentfulDelivery
 @_exported import EventOutbox
+@_exported import OptimizationDelivery
 @_exported import OptimizationContent
 @_exported import OptimizationEngine
 @_exported import OptimizationJSON

@@ -1,3 +1,4 @@
+import OptimizationDelivery
 import Foundation
 import JavaScriptHost
 import Logging

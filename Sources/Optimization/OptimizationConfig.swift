@@ -1,3 +1,4 @@
+import OptimizationDelivery
 import Logging
 import OrderedCollections
 

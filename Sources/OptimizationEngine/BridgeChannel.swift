@@ -1,3 +1,4 @@
+import OptimizationDelivery
 import JavaScriptHost
 import Logging
 import OptimizationJSON

@@ -1,3 +1,4 @@
+import OptimizationDelivery
 import EventOutbox
 import Foundation
 import JavaScriptHost

@@ -1,0 +1,73 @@
+import OptimizationJSON
+
+/// One Insights event ready to send: the wire event the shared core built and validated, and
+/// the profile it belongs to, both as JSON text (they are sent as they are: no tree, no second
+/// serialization).
+public struct InsightsEvent: Sendable, Equatable {
+    /// `profile.id` ("" when the profile has none): events are batched per profile id.
+    public var profileId: String
+    /// The profile object's JSON text (sent as the batch's `profile`).
+    public var profileJSON: String
+    /// The event's `messageId` (what outboxes acknowledge).
+    public var messageId: String
+    /// Whether the event says its visitor consented (`context.gdpr.isConsentGiven`).
+    public var consent: Bool
+    /// The event object's JSON text.
+    public var eventJSON: String
+
+    /// Creates an event from its parts (the caller vouches for the texts being JSON objects).
+    public init(profileId: String, profileJSON: String, messageId: String, consent: Bool, eventJSON: String) {
+        self.profileId = profileId
+        self.profileJSON = profileJSON
+        self.messageId = messageId
+        self.consent = consent
+        self.eventJSON = eventJSON
+    }
+
+    /// Reads a `{"profile": {…}, "event": {…, "messageId": "…"}}` item (the service's and the
+    /// outboxes' stored form).
+    /// - Throws: ``InsightsEventError`` naming what is wrong (never quoting the text, which
+    ///   carries visitor data).
+    public init(itemJSON text: String) throws(InsightsEventError) {
+        guard let tape = JSONTape.scan(text) else { throw .notJSON }
+        let root = JSONTape.rootNode
+        guard tape.kind(of: root) == .object else { throw .wrongShape("the item is not an object") }
+        guard let profile = tape.member("profile", of: root), tape.kind(of: profile) == .object else {
+            throw .wrongShape("the item has no profile object")
+        }
+        guard let event = tape.member("event", of: root), tape.kind(of: event) == .object else {
+            throw .wrongShape("the item has no event object")
+        }
+        guard let messageIdNode = tape.member("messageId", of: event), let messageId = tape.string(at: messageIdNode), !messageId.isEmpty else {
+            throw .wrongShape("the event has no messageId")
+        }
+        var consent = false
+        if let context = tape.member("context", of: event), let gdpr = tape.member("gdpr", of: context),
+           let given = tape.member("isConsentGiven", of: gdpr) {
+            consent = tape.bool(at: given) == true
+        }
+        self.init(
+            profileId: tape.member("id", of: profile).flatMap { tape.string(at: $0) } ?? "",
+            profileJSON: tape.text(of: profile), messageId: messageId, consent: consent, eventJSON: tape.text(of: event))
+    }
+
+    /// The `{"profile": …, "event": …}` item text (what outboxes store).
+    public var itemJSON: String {
+        #"{"profile":"# + profileJSON + #","event":"# + eventJSON + "}"
+    }
+}
+
+/// Why a text is not an Insights item.
+public enum InsightsEventError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The text is not one JSON value.
+    case notJSON
+    /// The value is not `{profile: {…}, event: {messageId, …}}`; the message says what is missing.
+    case wrongShape(String)
+
+    public var description: String {
+        switch self {
+        case .notJSON: return "the item is not one JSON value"
+        case .wrongShape(let message): return message
+        }
+    }
+}

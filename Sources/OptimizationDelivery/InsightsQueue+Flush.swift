@@ -1,0 +1,197 @@
+import JavaScriptHost
+import OptimizationJSON
+import OrderedCollections
+
+/// Flushing: the request, its answer, backoff, the circuit, and the timers.
+extension InsightsQueue {
+    /// Sends what is queued and returns when it went out or cannot go now: awaits a request in
+    /// flight, then sends what was accepted meanwhile, round after round while rounds make
+    /// progress. Sends nothing while a backoff wait runs or the circuit is open, after delivery
+    /// was disabled, or after ``close()``. Failures are reported as queue events, never thrown.
+    public func flush() async {
+        var before = Int.max
+        while true {
+            guard let flight = beginFlush() else { return }
+            await flight.task.value
+            guard flight.started else { continue }
+            let size = count
+            if size == 0 || size >= before { return }
+            before = size
+        }
+    }
+
+    /// Starts a flush in a task unless one is in flight or it may not send now.
+    func startFlush() {
+        _ = beginFlush()
+    }
+
+    /// The flight to await: the one in flight (`started` false), or a new one (`started` true);
+    /// nil when nothing may be sent now.
+    func beginFlush() -> (task: Task<Void, Never>, started: Bool)? {
+        let now = clock.now()
+        return state.withLock { state -> (task: Task<Void, Never>, started: Bool)? in
+            if let active = state.active { return (active, false) }
+            guard !state.closed, state.disabledReason == nil else { return nil }
+            guard now >= state.nextFlushAllowedAt, !state.circuit.isOpen(now: now) else { return nil }
+            guard !state.buckets.isEmpty else {
+                state.retryTimer?.cancel()
+                state.retryTimer = nil
+                return nil
+            }
+            let snapshot = Snapshot(batches: Array(state.buckets.values), generation: state.generation)
+            state.inFlight = Set(snapshot.batches.lazy.flatMap(\.events).map(\.id))
+            let task = Task { [self] in await self.send(snapshot) }
+            state.active = task
+            return (task, true)
+        }
+    }
+
+    /// One request: the batches as `[{profile, events}, …]`, and what its answer means.
+    private func send(_ snapshot: Snapshot) async {
+        var body = "["
+        for (index, batch) in snapshot.batches.enumerated() {
+            if index > 0 { body += "," }
+            body += #"{"profile":"# + batch.profileJSON + #","events":["#
+            for (position, queued) in batch.events.enumerated() {
+                if position > 0 { body += "," }
+                body += queued.event.eventJSON
+            }
+            body += "]}"
+        }
+        body += "]"
+        let outcome: DeliveryOutcome
+        do {
+            let response = try await transport.send(
+                FetchRequest(url: url, method: "POST", headers: ["Content-Type": "application/json"], body: body))
+            outcome = DeliveryOutcome(response: response, api: "Insights", now: clock.now())
+        } catch {
+            outcome = DeliveryOutcome(transportError: error, api: "Insights")
+        }
+        var pending = Pending()
+        state.withLock { state in
+            state.active = nil
+            state.inFlight = []
+            guard snapshot.generation == state.generation else { return }
+            handle(outcome, of: snapshot, state: &state, pending: &pending)
+            reconcileTimer(&state)
+        }
+        deliver(pending)
+    }
+
+    private func handle(_ outcome: DeliveryOutcome, of snapshot: Snapshot, state: inout State, pending: inout Pending) {
+        let now = clock.now()
+        switch outcome {
+        case .delivered:
+            pending.removals.append((removeSent(snapshot, from: &state), .delivered))
+            recordSuccess(&state, pending: &pending)
+        case .drop(let status, let reason):
+            let dropped = removeSent(snapshot, from: &state)
+            let text = "\(reason); \(dropped.count) event(s) in \(snapshot.batches.count) batch(es) were dropped (the API refuses them)."
+            logger.warning("\(text)")
+            pending.removals.append((dropped, .dropped))
+            pending.queueEvents.append(queueEvent(.batchDropped, [
+                "status": .number(JSONNumber(status)), "reason": .string(text), "droppedCount": .number(JSONNumber(dropped.count)),
+                "droppedEvents": .array(dropped.map(\.event.eventValue)),
+            ]))
+            recordSuccess(&state, pending: &pending)
+        case .disable(let status, let reason):
+            let text = "Insights API delivery disabled: \(reason) (check clientId, environment and the Insights base URL). "
+                + "No further Insights requests are made by this queue."
+            state.disabledReason = text
+            var discarded = state.buckets.values.flatMap(\.events)
+            state.buckets.removeAll()
+            state.total = 0
+            discarded += discardStored(&state)
+            resetFailures(&state)
+            logger.error("\(text) \(discarded.count) queued event(s) discarded.")
+            pending.removals.append((discarded, .disabled))
+            pending.queueEvents.append(queueEvent(.deliveryDisabled, [
+                "status": .number(JSONNumber(status)), "reason": .string(text), "droppedCount": .number(JSONNumber(discarded.count)),
+            ]))
+        case .retry(_, let reason, let retryAfter):
+            let queued = state.total
+            logger.warning("\(reason); \(queued) event(s) stay queued for retry.")
+            guard !state.closed else { return }
+            let minimum = max(0, (retryAfter ?? 0).rounded(.up))
+            let opened = state.circuit.recordFailure(now: now, policy: policy, minimumOpenMilliseconds: minimum)
+            let failures = state.circuit.consecutiveFailures
+            let delay = max(policy.retryDelayMilliseconds(consecutiveFailures: failures, random: random()), minimum)
+            let counts: OrderedDictionary<String, JSONValue> = [
+                "consecutiveFailures": .number(JSONNumber(failures)), "queuedBatches": .number(JSONNumber(state.buckets.count)),
+                "queuedEvents": .number(JSONNumber(queued)),
+            ]
+            var failure = counts
+            failure["retryDelayMs"] = .number(JSONNumber(Int(delay)))
+            pending.queueEvents.append(queueEvent(.flushFailure, failure))
+            let wait = opened ? max(policy.circuitOpenDuration.inMilliseconds, minimum) : delay
+            state.nextFlushAllowedAt = now + wait
+            if opened {
+                var open = counts
+                open["retryDelayMs"] = .number(JSONNumber(Int(wait)))
+                pending.queueEvents.append(queueEvent(.circuitOpen, open))
+            }
+            state.retryTimer?.cancel()
+            state.retryTimer = clock.schedule(after: .milliseconds(wait)) { [weak self] in self?.retryFired() }
+        }
+    }
+
+    /// Removes exactly the sent events that are still queued (erasure may have taken some).
+    private func removeSent(_ snapshot: Snapshot, from state: inout State) -> [Queued] {
+        var removed: [Queued] = []
+        for batch in snapshot.batches {
+            guard let first = batch.events.first, let key = Optional(first.event.profileId), var bucket = state.buckets[key] else { continue }
+            let sent = Set(batch.events.map(\.id))
+            bucket.events.removeAll { queued in
+                guard sent.contains(queued.id) else { return false }
+                removed.append(queued)
+                return true
+            }
+            state.buckets[key] = bucket.events.isEmpty ? nil : bucket
+        }
+        state.total -= removed.count
+        refill(&state)
+        return removed
+    }
+
+    private func recordSuccess(_ state: inout State, pending: inout Pending) {
+        guard !state.closed else { return }
+        state.retryTimer?.cancel()
+        state.retryTimer = nil
+        state.nextFlushAllowedAt = 0
+        let previous = state.circuit.recordSuccess()
+        if previous > 0 {
+            pending.queueEvents.append(queueEvent(.flushRecovered, ["consecutiveFailures": .number(JSONNumber(previous))]))
+        }
+    }
+
+    /// Cancels the retry and forgets failures and waits (purge, close).
+    func resetFailures(_ state: inout State) {
+        state.retryTimer?.cancel()
+        state.retryTimer = nil
+        state.nextFlushAllowedAt = 0
+        state.circuit = CircuitState()
+    }
+
+    /// Arms the periodic flush while events are queued and delivery goes on; stops it otherwise.
+    func reconcileTimer(_ state: inout State) {
+        if state.closed || state.disabledReason != nil || state.total == 0 {
+            state.periodicTimer?.cancel()
+            state.periodicTimer = nil
+            return
+        }
+        if state.periodicTimer == nil {
+            state.periodicTimer = clock.schedule(after: policy.flushInterval) { [weak self] in self?.periodicFired() }
+        }
+    }
+
+    private func periodicFired() {
+        state.withLock { $0.periodicTimer = nil }
+        startFlush()
+        state.withLock { reconcileTimer(&$0) }
+    }
+
+    private func retryFired() {
+        state.withLock { $0.retryTimer = nil }
+        startFlush()
+    }
+}

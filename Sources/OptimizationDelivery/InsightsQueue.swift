@@ -1,0 +1,341 @@
+import EventOutbox
+import JavaScriptHost
+import Logging
+import OptimizationJSON
+import OrderedCollections
+import Synchronization
+
+/// The Insights delivery queue: accepted events, batched per profile, sent to the Insights API
+/// by the rules of ``DeliveryPolicy``. No JavaScript runs on this path.
+///
+/// **Flushes.** A flush sends everything queued in ONE request, with one `{profile, events}`
+/// batch per profile id (profiles in the order their first event arrived). It starts when
+/// ``DeliveryPolicy/flushThreshold`` events are queued, every ``DeliveryPolicy/flushInterval``
+/// while events are queued, and on ``flush()``. One request is in flight at a time; events
+/// accepted meanwhile wait for the next flush, and ``flush()`` called during a flight awaits it
+/// and then sends them (no clock advance needed).
+///
+/// **Answers.** 2xx: the sent events leave the queue. 408/429/5xx or a transport failure: they
+/// stay; the next flush waits the backoff (doubling from ``DeliveryPolicy/baseBackoff`` with
+/// jitter, at least the server's `Retry-After`) and a retry is scheduled after it; after
+/// ``DeliveryPolicy/maxConsecutiveFailures`` failures the circuit opens for
+/// ``DeliveryPolicy/circuitOpenDuration``. While a backoff wait runs or the circuit is open **no
+/// request leaves**, whatever timer fires and whether or not a flush is asked for. Other 4xx: the
+/// API refuses the batch; its events are dropped (`batchDropped`). 401/403/404: delivery stops for
+/// good and everything queued is discarded (`deliveryDisabled`).
+///
+/// **Capacity.** Without an outbox ``DeliveryPolicy/insightsMaxEvents`` is a cap: beyond it the
+/// oldest events not in flight are dropped (reason `capped`, a warning). With a
+/// ``DurableOutbox`` every accepted event is stored before ``enqueue(_:)`` returns (a failed write
+/// fails the call and queues nothing of that event), the queue holds a window of the stored
+/// backlog in memory (the rest waits on disk and is loaded, in order, as the window drains), and
+/// every event that leaves the queue for good is acknowledged in the outbox.
+///
+/// **Reports.** Queue events (``QueueEvent``, queue `insights`) go to `onQueueEvent`; events that
+/// left the queue for good go to `onRemoved` with their `messageId`s and the reason (a store
+/// outside this queue, such as a shared outbox, acknowledges them there). Both are called outside
+/// the queue's lock, on the thread that caused them; keep them short.
+///
+/// **Threading.** Every method is safe from any thread; the lock is never held across a suspension
+/// or a callback. Timers run on the injected ``HostClock``.
+public final class InsightsQueue: Sendable {
+    /// Why events left the queue for good (``InsightsQueue`` `onRemoved`).
+    public enum Removal: String, Sendable {
+        /// The API accepted them (2xx).
+        case delivered
+        /// The API refused their batch (a 4xx other than 401/403/404).
+        case dropped
+        /// Delivery was disabled (401/403/404): everything queued was discarded.
+        case disabled
+        /// The queue was full (no outbox): the oldest were dropped.
+        case capped
+        /// Removed by ``removeMessages(_:reason:)`` (the outbox dropped them itself).
+        case removed
+    }
+
+    /// What became of the events of one ``enqueue(_:)``.
+    public struct Admission: Sendable, Equatable {
+        /// Events in memory after the call.
+        public var size: Int
+        /// Positions of the events that were not queued because delivery is disabled (reported to
+        /// `onRemoved` as `disabled`).
+        public var discarded: [Int]
+    }
+
+    let url: String
+    let policy: DeliveryPolicy
+    let transport: any FetchTransport
+    let clock: any HostClock
+    let outbox: DurableOutbox?
+    let logger: Logger
+    let random: @Sendable () -> Double
+    let onQueueEvent: @Sendable (QueueEvent) -> Void
+    let onRemoved: (@Sendable (_ messageIds: [String], _ reason: Removal) -> Void)?
+    let state = Mutex(State())
+
+    /// One queued event: the event and, with an outbox, its stored sequence.
+    struct Queued: Sendable {
+        let id: UInt64
+        let event: InsightsEvent
+        let sequence: UInt64?
+    }
+
+    /// One profile's queued events.
+    struct Bucket: Sendable {
+        var profileJSON: String
+        var events: [Queued]
+    }
+
+    /// What one flush sends.
+    struct Snapshot: Sendable {
+        var batches: [Bucket]
+        var generation: Int
+        var count: Int { batches.reduce(0) { $0 + $1.events.count } }
+    }
+
+    struct State: Sendable {
+        var buckets: OrderedDictionary<String, Bucket> = [:]
+        var total = 0
+        var nextId: UInt64 = 0
+        /// Ids of the events in the request in flight: never dropped for room.
+        var inFlight: Set<UInt64> = []
+        var active: Task<Void, Never>?
+        var circuit = CircuitState()
+        var nextFlushAllowedAt: Double = 0
+        var retryTimer: (any HostTimer)?
+        var periodicTimer: (any HostTimer)?
+        var disabledReason: String?
+        var closed = false
+        /// Bumped by ``purge()``: a flight of an earlier generation changes nothing on return.
+        var generation = 0
+        /// With an outbox: the highest sequence ever taken into memory, and whether stored events
+        /// after it wait on disk only (until a load finds the backlog's end).
+        var residentThrough: UInt64 = 0
+        var spilled = true
+    }
+
+    /// Reports gathered under the lock, delivered after it.
+    struct Pending {
+        var queueEvents: [QueueEvent] = []
+        var removals: [([Queued], Removal)] = []
+        var startFlush = false
+    }
+
+    /// - Parameters:
+    ///   - url: the Insights API's events URL (``InsightsEndpoint``).
+    ///   - policy: the delivery numbers.
+    ///   - transport: carries the requests (its timeouts bound each one).
+    ///   - clock: time and timers (a `ManualClock` in tests).
+    ///   - outbox: a durable outbox to store every event in before it is accepted, or nil.
+    ///   - logger: counts and statuses only, never an event's content.
+    ///   - random: the jitter's source, a number in [0, 1).
+    ///   - onQueueEvent: the queue's reports.
+    ///   - onRemoved: events that left the queue for good, by `messageId`.
+    public init(
+        url: String, policy: DeliveryPolicy, transport: any FetchTransport, clock: any HostClock, outbox: DurableOutbox? = nil,
+        logger: Logger, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        onQueueEvent: @escaping @Sendable (QueueEvent) -> Void = { _ in },
+        onRemoved: (@Sendable (_ messageIds: [String], _ reason: Removal) -> Void)? = nil
+    ) {
+        self.url = url
+        self.policy = policy
+        self.transport = transport
+        self.clock = clock
+        self.outbox = outbox
+        self.logger = logger
+        self.random = random
+        self.onQueueEvent = onQueueEvent
+        self.onRemoved = onRemoved
+    }
+
+    // MARK: Accepting
+
+    /// Puts events into their profiles' batches (with an outbox: stores each first), in order.
+    /// Never sends synchronously: reaching the flush threshold starts a flush in a task.
+    /// - Returns: what became of them (see ``Admission``).
+    /// - Throws: ``DeliveryQueueError/closed`` after ``close()`` (none queued);
+    ///   ``DeliveryQueueError/notStored(_:)`` when the outbox could not store an event: it and the
+    ///   events after it are not queued, those before it are.
+    @discardableResult
+    public func enqueue(_ events: [InsightsEvent]) throws(DeliveryQueueError) -> Admission {
+        var pending = Pending()
+        let result = state.withLock { state -> Result<Admission, DeliveryQueueError> in
+            guard !state.closed else { return .failure(.closed) }
+            if state.disabledReason != nil {
+                logger.debug("Insights delivery is disabled; events were discarded", metadata: ["count": "\(events.count)"])
+                if outbox == nil {
+                    pending.removals.append((events.map { Queued(id: 0, event: $0, sequence: nil) }, .disabled))
+                }
+                return .success(Admission(size: state.total, discarded: Array(events.indices)))
+            }
+            var failure: DeliveryQueueError?
+            for event in events {
+                if let outbox {
+                    do throws(OutboxError) {
+                        try accept(event, outbox: outbox, into: &state)
+                    } catch {
+                        logger.warning("an accepted Insights event could not be stored; the call fails", metadata: ["error": "\(error)"])
+                        failure = .notStored(error)
+                        break
+                    }
+                } else {
+                    makeRoom(in: &state, pending: &pending)
+                    take(event, sequence: nil, into: &state)
+                }
+            }
+            reconcileTimer(&state)
+            pending.startFlush = state.total - state.inFlight.count >= policy.flushThreshold && state.active == nil
+            if let failure { return .failure(failure) }
+            return .success(Admission(size: state.total, discarded: []))
+        }
+        deliver(pending)
+        return try result.get()
+    }
+
+    /// Events in memory (queued and in flight; with an outbox, its window).
+    public var count: Int {
+        state.withLock { $0.total }
+    }
+
+    /// Whether 401/403/404 stopped delivery for good.
+    public var isDisabled: Bool {
+        state.withLock { $0.disabledReason != nil }
+    }
+
+    /// Whether the circuit is open (nothing is sent until it has passed).
+    public var isCircuitOpen: Bool {
+        let now = clock.now()
+        return state.withLock { $0.circuit.isOpen(now: now) }
+    }
+
+    // MARK: Removing
+
+    /// Removes one profile's events (erasure): with an outbox from disk first, then from memory,
+    /// so the window is not refilled with them.
+    /// - Returns: how many were removed (with an outbox: how many it held on disk, memory holding
+    ///   copies).
+    /// - Throws: ``DeliveryQueueError/notStored(_:)`` when the outbox could not erase them (memory is
+    ///   left alone then).
+    @discardableResult
+    public func eraseProfile(_ profileId: String) throws(DeliveryQueueError) -> Int {
+        var stored: Int?
+        if let outbox {
+            do {
+                stored = try outbox.eraseProfile(profileId)
+            } catch {
+                throw .notStored(error)
+            }
+        }
+        let inMemory = state.withLock { state -> Int in
+            guard let bucket = state.buckets.removeValue(forKey: profileId) else { return 0 }
+            state.total -= bucket.events.count
+            refill(&state)
+            reconcileTimer(&state)
+            return bucket.events.count
+        }
+        return stored ?? inMemory
+    }
+
+    /// Removes the events with these `messageId`s (the outbox dropped them: a bound or the time
+    /// to live) and reports one `offlineDrop` with `reason`.
+    /// - Returns: how many were in memory.
+    @discardableResult
+    public func removeMessages(_ messageIds: [String], reason: String) -> Int {
+        guard !messageIds.isEmpty else { return 0 }
+        let wanted = Set(messageIds)
+        var pending = Pending()
+        let gone = state.withLock { state -> [Queued] in
+            var gone: [Queued] = []
+            for key in state.buckets.keys {
+                state.buckets[key]!.events.removeAll { queued in
+                    guard wanted.contains(queued.event.messageId) else { return false }
+                    gone.append(queued)
+                    return true
+                }
+                if state.buckets[key]!.events.isEmpty { state.buckets.removeValue(forKey: key) }
+            }
+            state.total -= gone.count
+            refill(&state)
+            reconcileTimer(&state)
+            return gone
+        }
+        pending.removals.append((gone, .removed))
+        pending.queueEvents.append(queueEvent(.offlineDrop, [
+            "droppedCount": .number(JSONNumber(messageIds.count)), "droppedEvents": .array(gone.map(\.event.eventValue)),
+            "reason": .string(reason),
+        ]))
+        deliver(pending)
+        return gone.count
+    }
+
+    /// Discards everything in memory and forgets the failures (consent withdrawn: the caller
+    /// purges its outbox). A request in flight finishes but changes nothing.
+    public func purge() {
+        state.withLock { state in
+            state.generation += 1
+            state.buckets.removeAll()
+            state.total = 0
+            state.inFlight = []
+            // The caller purges the outbox: nothing waits on disk, and its sequences may restart.
+            state.spilled = false
+            state.residentThrough = 0
+            resetFailures(&state)
+            reconcileTimer(&state)
+        }
+    }
+
+    // MARK: Lifecycle
+
+    /// With an outbox: fills the window from the stored backlog (a restart) and arms the periodic
+    /// flush. - Returns: how many stored events were loaded.
+    @discardableResult
+    public func resume() -> Int {
+        guard outbox != nil else { return 0 }
+        return state.withLock { state -> Int in
+            state.spilled = true
+            let before = state.total
+            refill(&state)
+            reconcileTimer(&state)
+            return state.total - before
+        }
+    }
+
+    /// Stops the timers and retries for good and cancels a request in flight; later
+    /// ``enqueue(_:)`` calls throw. What is queued stays (with an outbox: on disk).
+    public func close() {
+        let active = state.withLock { state -> Task<Void, Never>? in
+            state.closed = true
+            resetFailures(&state)
+            reconcileTimer(&state)
+            return state.active
+        }
+        active?.cancel()
+    }
+
+    // MARK: Reports
+
+    func queueEvent(_ type: QueueEventType, _ context: OrderedDictionary<String, JSONValue>) -> QueueEvent {
+        QueueEvent(type: type, queue: .insights, context: .object(context), timestamp: clock.now())
+    }
+
+    /// Delivers what was gathered under the lock: acknowledgements, removals, queue events, and
+    /// the flush the call asked for.
+    func deliver(_ pending: Pending) {
+        for (events, reason) in pending.removals where !events.isEmpty {
+            if let outbox {
+                let sequences = events.compactMap(\.sequence)
+                if !sequences.isEmpty { outbox.acknowledge(sequences: sequences) }
+            }
+            onRemoved?(events.map(\.event.messageId), reason)
+        }
+        for event in pending.queueEvents { onQueueEvent(event) }
+        if pending.startFlush { startFlush() }
+    }
+}
+
+extension InsightsEvent {
+    /// The event as a value, for reports that list dropped events.
+    var eventValue: JSONValue {
+        (try? JSONValue(jsonText: eventJSON)) ?? .object([:])
+    }
+}
