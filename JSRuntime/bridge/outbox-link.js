@@ -1,4 +1,4 @@
-// core/outbox-link.js
+// bridge/outbox-link.js
 // Contract: `__optimization.outboxLink` — the engine's side of the host's durable outbox
 // (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md), one implementation for the stateful bridge and the service's delivery engine.
 // It is active only when the host registered the native functions:
@@ -15,7 +15,7 @@
 //   acknowledgesRemovals() → bool   the host wants to hear of events that left a queue for good
 //       (__nativeOutboxRemoved is registered), also without storing through the engine: a
 //       service whose events are stored by the host before they reach the queue (a shared outbox).
-//   forQueue(queue, profileIdOf?) → the `outbox` option of a delivery queue (core/*-queue.js):
+//   forQueue(queue, profileIdOf?) → the `outbox` option of a delivery queue (bridge/*-queue.js):
 //       {append(event, profile?) → sequence, load(afterSequence, limit) → [{sequence, event,
 //       profile}]}. `profileIdOf(event, profile)` gives the profile id stored beside an
 //       Experience event (default: none); an Insights event stores its profile's id.
@@ -23,7 +23,7 @@
 //   purge()   calls __nativeOutboxPurge when present (a throw is logged).
 (function () {
   'use strict';
-  var ns = globalThis.__optimization.declare('core/outbox-link.js', {
+  var ns = globalThis.__optimization.declare('bridge/outbox-link.js', {
     provides: ['outboxLink'],
     uses: ['host'],
   });
