@@ -9,7 +9,7 @@
 //   flush(requestId) / flush(payload, requestId)   async; settles "null" once both flushed
 //   queueSizes() → JSON {"experience": n, "insights": m}
 // Durable outbox (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md), only when the host registered the natives of
-// core/outbox-link.js: both queues store every accepted event before the accepting call returns
+// bridge/outbox-link.js: both queues store every accepted event before the accepting call returns
 // (a failed store fails the call), keep a window of the stored backlog in memory (the queue
 // sizes of queuePolicy), and acknowledge what leaves them for good;
 //   resumeBacklog() → number   fills both windows from the stored backlog (after a restart) and

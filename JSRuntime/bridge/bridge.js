@@ -31,7 +31,7 @@
 //                          force-flushes Insights, then Experience), queueSizes() → JSON
 //                          {"experience": n, "insights": m} (debug/tests).
 // Delivery: `api` and `queuePolicy` of the config configure the
-//   Experience/Insights clients (core/experience-api.js, core/insights-api.js) and queues; async
+//   Experience/Insights clients (core/experience-api.js, bridge/insights-api.js) and queues; async
 //   flush(requestId) settles "null" after a non-forced Insights flush, then Experience flush.
 //   destroy() fires forced best-effort flushes of both queues (not awaited). Queue events go to
 //   __nativeOnQueueEvent({"type": offlineDrop|flushFailure|circuitOpen|flushRecovered|

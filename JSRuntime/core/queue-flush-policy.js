@@ -26,9 +26,9 @@
 //                                              circuitOpenUntil}: below the limit the next flush
 //                                              waits retryDelayMs (circuitOpenUntil 0); at or past
 //                                              it the circuit opens for circuitOpenMs.
-//   createCircuitBreaker({policy?, host?}) → breaker   THE circuit breaker of every delivery path
-//                (both queues of a client; the service's process-wide Insights queue and its
-//                Experience calls from every engine):
+//   createCircuitBreaker({policy?, host?}) → breaker   THE circuit breaker of every JavaScript
+//                delivery path (both queues of a client; the service's Insights queue and
+//                Experience circuit are the Swift host's):
 //     recordFailure(minimumOpenMs?) → {consecutiveFailures, openedCircuit, circuitOpenUntil}
 //                n += 1; at or past maxConsecutiveFailures the circuit opens until now +
 //                max(circuitOpenMs, minimumOpenMs) (computeFailureWindow); frees the probe.

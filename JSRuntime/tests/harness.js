@@ -137,7 +137,6 @@
 
   function cleanup() {
     if (globalThis.__bridge && typeof globalThis.__bridge.destroy === 'function') globalThis.__bridge.destroy();
-    if (globalThis.__service && typeof globalThis.__service.closeDelivery === 'function') globalThis.__service.closeDelivery();
     if (globalThis.__testHost && typeof globalThis.__testHost.reset === 'function') globalThis.__testHost.reset();
     startOffline();
   }

@@ -156,7 +156,7 @@ test('an engine kind loads the core files its role needs, the polyfills and noth
     }
   }
   // The visitor-state machinery of the client is not in a service engine.
-  for (const file of ['core/state.js', 'core/experience-queue.js', 'core/event-emitter.js', 'core/screen-tracker.js']) {
+  for (const file of ['core/state.js', 'bridge/experience-queue.js', 'core/event-emitter.js', 'core/screen-tracker.js']) {
     nodeAssert.ok(!order.service.includes(file) && order.client.includes(file), file);
   }
 });
@@ -208,7 +208,7 @@ test('the manifest refuses a file in two roles and a role it does not know', () 
   const twice = { ...roles, client: [...roles.client, 'core/host.js'] };
   nodeAssert.throws(() => loadOrder.loadOrder(twice, sources), (error) => error.message === 'core/host.js is in the roles core and client');
   nodeAssert.throws(() => loadOrder.loadOrder({ ...roles, extra: [] }, sources), (error) => /unknown role "extra"/.test(error.message));
-  const missing = { ...sources, 'service/service-bridge.js': sources['service/service-bridge.js'].replace("'settle', ", "'settleLater', ") };
+  const missing = { ...sources, 'service/service-bridge.js': sources['service/service-bridge.js'].replace("'settleReturning',", "'settleLater',") };
   nodeAssert.throws(() => loadOrder.loadOrder(roles, missing),
     (error) => error.message === 'role service: service/service-bridge.js uses settleLater, which no file provides');
 });

@@ -1,5 +1,5 @@
 // tests/outbox-hooks.spec.js — the durable-outbox side of the stateful bridge (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md,
-// core/outbox-link.js): every accepted event is stored through __nativeOutboxAppend before the
+// bridge/outbox-link.js): every accepted event is stored through __nativeOutboxAppend before the
 // call returns (a failed store fails the call), the queues keep a window of the stored backlog
 // and load the rest as they drain, every event that leaves a queue for good is pushed to
 // __nativeOutboxRemoved with its reason, consent withdrawal calls __nativeOutboxPurge,

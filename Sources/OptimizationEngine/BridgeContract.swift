@@ -99,7 +99,7 @@ package enum BridgeContract {
     }
 
     /// `__service`: stateless entry points that take the visitor as arguments (the pool's
-    /// engines), and the process-wide Insights delivery (the service's delivery engine).
+    /// engines). The service's Insights delivery and its Experience circuit are Swift's.
     package enum Service {
         package static let configure = BridgeFunction("__service", "configure", arity: 1)
         package static let call = BridgeFunction("__service", "call", arity: 4)
@@ -113,26 +113,11 @@ package enum BridgeContract {
         package static let registerDeferred = BridgeFunction("__service", "registerDeferred", arity: 1)
         package static let getFlag = BridgeFunction("__service", "getFlag", arity: 2)
         package static let getMergeTagValue = BridgeFunction("__service", "getMergeTagValue", arity: 2)
-        package static let startDelivery = BridgeFunction("__service", "startDelivery", arity: 0)
-        package static let enqueueInsights = BridgeFunction("__service", "enqueueInsights", arity: 1)
-        package static let enqueueInsightsEach = BridgeFunction("__service", "enqueueInsightsEach", arity: 2)
-        package static let resumeInsightsBacklog = BridgeFunction("__service", "resumeInsightsBacklog", arity: 0)
-        package static let flushInsights = BridgeFunction("__service", "flushInsights", arity: 2)
-        package static let insightsSize = BridgeFunction("__service", "insightsSize", arity: 0)
-        package static let eraseInsightsProfile = BridgeFunction("__service", "eraseInsightsProfile", arity: 1)
-        package static let removeInsightsMessages = BridgeFunction("__service", "removeInsightsMessages", arity: 2)
-        package static let closeDelivery = BridgeFunction("__service", "closeDelivery", arity: 0)
-        package static let admitExperienceCall = BridgeFunction("__service", "admitExperienceCall", arity: 0)
-        package static let recordExperienceOutcome = BridgeFunction("__service", "recordExperienceOutcome", arity: 2)
-        package static let isExperienceCircuitOpen = BridgeFunction("__service", "isExperienceCircuitOpen", arity: 0)
 
         /// Every `__service` function, in JSRuntime's declaration order.
         package static let all: [BridgeFunction] = [
             configure, call, prepareHandoff, commitReplay, prepareEntry, prepareSelections, adoptEntry, adoptSelections,
-            resolvePrepared, registerDeferred, getFlag, getMergeTagValue, startDelivery, enqueueInsights, enqueueInsightsEach,
-            resumeInsightsBacklog,
-            flushInsights, insightsSize, eraseInsightsProfile, removeInsightsMessages, closeDelivery,
-            admitExperienceCall, recordExperienceOutcome, isExperienceCircuitOpen,
+            resolvePrepared, registerDeferred, getFlag, getMergeTagValue,
         ]
     }
 

@@ -1,6 +1,7 @@
-// core/outbox-link.js
+// bridge/outbox-link.js
 // Contract: `__optimization.outboxLink` — the engine's side of the host's durable outbox
-// (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md), one implementation for the stateful bridge and the service's delivery engine.
+// (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md), for the client bridge's delivery queues
+// (the service's Insights events are stored and delivered by the Swift host, not by an engine).
 // It is active only when the host registered the native functions:
 //   __nativeOutboxAppend(queue, messageId, profileId|null, consent, acceptedAtMs, payloadJSON)
 //       → the stored event's sequence (a number); throws when the event could not be stored.
@@ -12,10 +13,7 @@
 // A payload is the Experience event itself, or `{"profile": profile|null, "event": event}` for
 // Insights (profile null while the event is held for a profile).
 //   available() → bool   the host stores events (__nativeOutboxAppend is registered).
-//   acknowledgesRemovals() → bool   the host wants to hear of events that left a queue for good
-//       (__nativeOutboxRemoved is registered), also without storing through the engine: a
-//       service whose events are stored by the host before they reach the queue (a shared outbox).
-//   forQueue(queue, profileIdOf?) → the `outbox` option of a delivery queue (core/*-queue.js):
+//   forQueue(queue, profileIdOf?) → the `outbox` option of a delivery queue (bridge/*-queue.js):
 //       {append(event, profile?) → sequence, load(afterSequence, limit) → [{sequence, event,
 //       profile}]}. `profileIdOf(event, profile)` gives the profile id stored beside an
 //       Experience event (default: none); an Insights event stores its profile's id.
@@ -23,7 +21,7 @@
 //   purge()   calls __nativeOutboxPurge when present (a throw is logged).
 (function () {
   'use strict';
-  var ns = globalThis.__optimization.declare('core/outbox-link.js', {
+  var ns = globalThis.__optimization.declare('bridge/outbox-link.js', {
     provides: ['outboxLink'],
     uses: ['host'],
   });
@@ -39,10 +37,6 @@
 
   function available() {
     return typeof globalThis.__nativeOutboxAppend === 'function';
-  }
-
-  function acknowledgesRemovals() {
-    return typeof globalThis.__nativeOutboxRemoved === 'function';
   }
 
   function forQueue(queue, profileIdOf) {
@@ -98,5 +92,5 @@
     }
   }
 
-  ns.outboxLink = { available: available, acknowledgesRemovals: acknowledgesRemovals, forQueue: forQueue, removedHook: removedHook, purge: purge };
+  ns.outboxLink = { available: available, forQueue: forQueue, removedHook: removedHook, purge: purge };
 })();

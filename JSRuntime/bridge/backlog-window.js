@@ -1,9 +1,9 @@
-// core/backlog-window.js
+// bridge/backlog-window.js
 // Contract: `__optimization.createBacklogWindow(options)` → the in-memory window a delivery queue
-// (core/experience-queue.js, core/insights-queue.js) holds over its durable backlog
+// (bridge/experience-queue.js, bridge/insights-queue.js) holds over its durable backlog
 // (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md). One implementation for both queues. Options:
 //   outbox      {append(event, profile) → sequence, load(afterSequence, limit) → [{sequence,
-//               event, profile?}]} (core/outbox-link.js `forQueue`)
+//               event, profile?}]} (bridge/outbox-link.js `forQueue`)
 //   capacity    most events in memory (the queue's maxEvents)
 //   size()      events the queue holds in memory now
 //   take(event, profile)   puts one event into the queue's memory (no store, no gate)
@@ -22,7 +22,7 @@
 //   backlogOnDisk() → bool
 (function () {
   'use strict';
-  var ns = globalThis.__optimization.declare('core/backlog-window.js', {
+  var ns = globalThis.__optimization.declare('bridge/backlog-window.js', {
     provides: ['createBacklogWindow'],
     uses: ['host'],
   });

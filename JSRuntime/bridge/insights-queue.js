@@ -1,4 +1,4 @@
-// core/insights-queue.js
+// bridge/insights-queue.js
 // Contract: `__optimization.createInsightsQueue(options)` → the Insights path.
 // Options: getProfile() → the current profile object or undefined;
 // maxEvents (most events in memory over buckets and held events, a positive number, floored;
@@ -16,7 +16,7 @@
 // `adoptHeld()`.
 //
 // Without `api` the queue only buffers. With delivery options:
-//   api                 {sendBatches(batches) → Promise<outcome>} (core/insights-api.js)
+//   api                 {sendBatches(batches) → Promise<outcome>} (bridge/insights-api.js)
 //   isOnline()          default: always online
 //   flushThreshold      queued (bucketed) events that trigger a flush, default 25
 //   onQueueEvent(type, context)   "batchDropped" {status, reason, droppedCount, droppedEvents} and
@@ -60,7 +60,7 @@
 //   [{profile, events}] (held stay), peek(), backlogOnDisk().
 (function () {
   'use strict';
-  var ns = globalThis.__optimization.declare('core/insights-queue.js', {
+  var ns = globalThis.__optimization.declare('bridge/insights-queue.js', {
     provides: ['createInsightsQueue'],
     uses: ['apiResponse', 'createBacklogWindow', 'createQueueFlushRuntime', 'host'],
   });
@@ -211,7 +211,7 @@
       return profile;
     }
 
-    // With an outbox: the window over the stored backlog (core/backlog-window.js).
+    // With an outbox: the window over the stored backlog (bridge/backlog-window.js).
     var backlog = outbox === null ? null : ns.createBacklogWindow({
       outbox: outbox,
       capacity: maxEvents,

@@ -1,4 +1,4 @@
-// core/experience-queue.js
+// bridge/experience-queue.js
 // Contract: `__optimization.createExperienceQueue(options)` → the Experience path.
 // One ordered buffer of built, already-published events holding at most
 // `maxEvents` (a positive number, floored; invalid ⇒ 100):
@@ -68,7 +68,7 @@
 //   (removes all), peek() → copy, maxEvents, backlogOnDisk() → whether events wait on disk only.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization.declare('core/experience-queue.js', {
+  var ns = globalThis.__optimization.declare('bridge/experience-queue.js', {
     provides: ['createExperienceQueue'],
     uses: ['apiResponse', 'createBacklogWindow', 'createQueueFlushRuntime', 'host'],
   });
@@ -190,7 +190,7 @@
       refill();
     }
 
-    // With an outbox: the window over the stored backlog (core/backlog-window.js).
+    // With an outbox: the window over the stored backlog (bridge/backlog-window.js).
     var backlog = outbox === null ? null : ns.createBacklogWindow({
       outbox: outbox,
       capacity: maxEvents,

@@ -1,4 +1,4 @@
-// core/insights-api.js
+// bridge/insights-api.js
 // Contract: the Insights API client.
 //   __optimization.createInsightsApi({clientId, environment, apiVersion?, baseUrl?, host?}) → {sendBatches, eventsUrl}
 //     baseUrl        falsy ⇒ DEFAULT_BASE_URL (`__optimization.insightsApi.DEFAULT_BASE_URL`),
@@ -12,7 +12,7 @@
 //                    an empty batch list.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization.declare('core/insights-api.js', {
+  var ns = globalThis.__optimization.declare('bridge/insights-api.js', {
     provides: ['createInsightsApi', 'insightsApi'],
     uses: ['apiResponse', 'host'],
   });
