@@ -6,9 +6,10 @@ import Logging
 import OptimizationJSON
 import Synchronization
 
-/// The Swift end of `core/outbox-link.js` for one engine: the one integration of a
-/// ``DurableOutbox`` with the delivery queues, used by the single-visitor client and by the
-/// service's delivery engine alike (the EventOutbox article “The durable outbox”).
+/// The Swift end of `bridge/outbox-link.js` for one client engine: the integration of a
+/// ``DurableOutbox`` with the single-visitor client's delivery queues (the EventOutbox article
+/// “The durable outbox”). The service's queues are Swift (`InsightsQueue`) and use the outbox
+/// directly.
 ///
 /// The engine's queues call, inside the engine call that accepts an event:
 /// - `__nativeOutboxAppend(queue, messageId, profileId|null, consent, acceptedAtMs, payloadJSON)`:
@@ -56,7 +57,7 @@ package final class OutboxLink: Sendable {
     }
 
     /// Registers the native functions on `engine`. Call before the queues are created
-    /// (`__bridge.initialize`, `__service.startDelivery`): they use the outbox only when
+    /// (`__bridge.initialize`): they use the outbox only when
     /// `__nativeOutboxAppend` exists then.
     package func install(on engine: JavaScriptEngine) throws {
         try engine.register(BridgeContract.Native.outboxAppend) { [self] arguments throws(OutboxError) in

@@ -4,9 +4,9 @@ import JavaScriptHost
 import OptimizationTesting
 import Testing
 
-/// The service's Experience calls go through the same circuit breaker as the delivery queues
-/// (the shared core's, kept on the delivery engine for every engine of the pool), with the
-/// thresholds of the configured queue flush policy and the core's defaults otherwise.
+/// The service's Experience calls go through one circuit breaker (`DeliveryCircuit`, shared by
+/// every engine of the pool), with the thresholds of the configured queue flush policy and the
+/// defaults otherwise.
 @Suite("OptimizationService Experience circuit")
 struct ServiceCircuitPolicyTests {
     static func service(_ policy: QueueFlushPolicy?, clock: ManualClock) -> OptimizationService {
@@ -23,10 +23,12 @@ struct ServiceCircuitPolicyTests {
         let service = Self.service(nil, clock: clock)
         try await service.start()
         defer { Task { await service.shutdown() } }
-        let engine = try #require(service.running?.delivery.shards.first?.runtime.engine)
+        let engine = try #require(service.poolRuntimes.first?.engine)
         let defaults = try engine.evaluate("JSON.stringify(__optimization.queueFlushPolicy.DEFAULT_QUEUE_FLUSH_POLICY)")
         let text = try #require(defaults.stringValue)
         let failures = try #require(try JSONValue(jsonText: text)["maxConsecutiveFailures"]?.intValue)
+        // The Swift delivery path and the shared core's overload retries use the same defaults.
+        #expect(failures == DeliveryPolicy.standard.maxConsecutiveFailures)
         let request = service.forRequest(RequestOptions(consent: true))
         // Nothing listens on port 1: every call is a transient failure.
         for attempt in 1...failures {
@@ -68,12 +70,13 @@ struct ServiceCircuitPolicyTests {
         let service = Self.service(nil, clock: ManualClock())
         try await service.start()
         defer { Task { await service.shutdown() } }
-        let engine = try #require(service.running?.delivery.shards.first?.runtime.engine)
+        let engine = try #require(service.poolRuntimes.first?.engine)
         let text = try #require(try engine.evaluate(
             "JSON.stringify(Array.from({length: 500}, function (_, i) { return __optimization.apiResponse.classifyStatus(100 + i); }))").stringValue)
         let kinds = try #require(try JSONValue(jsonText: text).arrayValue)
         for (offset, kind) in kinds.enumerated() {
             #expect(service.statusKinds.kind(of: 100 + offset) == kind.stringValue, "status \(100 + offset)")
+            #expect(DeliveryOutcome.kind(ofStatus: 100 + offset) == kind.stringValue, "Swift delivery, status \(100 + offset)")
         }
         #expect(service.statusKinds.kind(of: 503) == "retry")
         #expect(service.statusKinds.kind(of: 404) == "disable")

@@ -75,6 +75,10 @@ struct ServiceObservabilityTests {
                 #expect(metrics.counterTotal(label: "optimization_insights_batches_total", dimensions: [("result", "retried")]) == 1)
                 #expect(try metrics.expectGauge("optimization_circuit_open", [("api", "insights")]).lastValue == 1)
                 await service.flush()
+                #expect(metrics.counterTotal(label: "optimization_insights_batches_total", dimensions: [("result", "sent")]) == 0,
+                        "nothing leaves while the circuit is open, even when asked")
+                clock.advance(by: .milliseconds(5000))  // the circuit's window has passed: the retry goes out
+                await service.flush()
                 #expect(metrics.counterTotal(label: "optimization_insights_batches_total", dimensions: [("result", "sent")]) == 1)
                 #expect(try metrics.expectGauge("optimization_circuit_open", [("api", "insights")]).lastValue == 0)
                 try await consented.trackClick(TrackClickPayload(componentId: "c"))

@@ -130,7 +130,8 @@ struct ServiceOutboxTests {
 @Suite("OptimizationService backlog window")
 struct ServiceBacklogWindowTests {
     static func service(
-        _ server: LocalOptimizationAPIServer?, outbox directory: URL, window: Int, configuration: OutboxConfiguration = .init()
+        _ server: LocalOptimizationAPIServer?, outbox directory: URL, window: Int, configuration: OutboxConfiguration = .init(),
+        clock: ManualClock = ManualClock()
     ) -> OptimizationService {
         OptimizationService(
             config: OptimizationConfig(
@@ -138,7 +139,7 @@ struct ServiceBacklogWindowTests {
                     experienceBaseURL: server?.experienceBaseURL ?? "http://127.0.0.1:1/experience/",
                     insightsBaseURL: server?.insightsBaseURL ?? "http://127.0.0.1:1/insights/")),
             options: .init(engines: 1, insightsMaxEvents: window, shutdownFlushTimeout: .seconds(30), outboxDirectory: directory, outbox: configuration),
-            environment: .init(clock: ManualClock()))
+            environment: .init(clock: clock))
     }
 
     static func deliveredComponents(_ server: LocalOptimizationAPIServer) -> [String] {
@@ -173,7 +174,8 @@ struct ServiceBacklogWindowTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withLocalAPIServer { server in
             server.enqueue(contentsOf: Array(repeating: .status(503), count: 100), for: .insights)
-            let service = Self.service(server, outbox: directory, window: 40)
+            let clock = ManualClock()
+            let service = Self.service(server, outbox: directory, window: 40, clock: clock)
             try await service.start()
             let erased = service.forRequest(RequestOptions(consent: true, profileId: "erased"))
             for index in 0..<150 { #expect(try await erased.trackClick(TrackClickPayload(componentId: "e\(index)")).accepted) }
@@ -183,6 +185,7 @@ struct ServiceBacklogWindowTests {
             await service.flush()
             #expect(try await service.eraseProfile("erased") == 150)
             server.clearScript()  // the API is back
+            clock.advance(by: DeliveryPolicy.standard.maxBackoff * 2)  // past any backoff wait
             for _ in 0..<10 { await service.flush() }
             await service.shutdown()
             let delivered = Self.deliveredComponents(server)

@@ -15,6 +15,10 @@ struct ServiceSharedOutboxErasureTests {
 
     /// Two started replicas on `outbox` that send to `server`; "b" on `clockB`, with `metricsB`
     /// and `logsB`.
+    /// Every failed flush waits exactly 100 ms (no request leaves before).
+    static let retryAfter100Milliseconds = QueuePolicy(flush: QueueFlushPolicy(
+        baseBackoff: .milliseconds(100), maxBackoff: .milliseconds(100), jitterRatio: 0))
+
     static func replicas(
         _ server: LocalOptimizationAPIServer, outbox: InMemorySharedOutbox, clock: ManualClock, clockB: ManualClock? = nil,
         metricsB: TestMetrics = TestMetrics(), logsB: LogRecorder = LogRecorder()
@@ -23,7 +27,8 @@ struct ServiceSharedOutboxErasureTests {
             OptimizationService(
                 config: OptimizationConfig(
                     clientId: "org-1",
-                    api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)),
+                    api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL),
+                    queuePolicy: Self.retryAfter100Milliseconds),
                 options: .init(
                     engines: 1, deliveryShards: 1, shutdownFlushTimeout: .seconds(30),
                     sharedOutbox: SharedOutbox(
@@ -71,6 +76,7 @@ struct ServiceSharedOutboxErasureTests {
             #expect(!logsB.all.contains { record in record.level > .debug && record.metadata.values.contains { "\($0)" == "erased" } },
                     "no profile id above debug")
             server.clearScript()             // the API recovers
+            clock.advance(by: .milliseconds(100))  // the backoff has passed
             await b.flush()
             let delivered = Helpers.deliveredEvents(server)
             #expect(delivered.map(\.profile) == ["kept", "kept", "kept"], "none of the erased profile's events is sent")
@@ -97,6 +103,7 @@ struct ServiceSharedOutboxErasureTests {
             await b.flush()
             #expect(b.queuedEventCount == 3, "B found its claimed events of that profile gone from the store and dropped it")
             server.clearScript()
+            clockB.advance(by: .milliseconds(100))  // the backoff has passed
             await b.flush()
             #expect(Helpers.deliveredEvents(server).map(\.profile) == ["kept", "kept", "kept"])
             await b.shutdown()
@@ -117,7 +124,9 @@ struct ServiceSharedOutboxErasureTests {
             await b.flush()
             #expect(outbox.rows.contains { $0.record.profileId == "erased" && $0.owner == "b" })
             clock.advance(by: .seconds(1))   // B reads the log: drops the profile, gives the new event back
+            await b.flush()                  // a retry that started before B read the log fails (503)
             server.clearScript()
+            clock.advance(by: .milliseconds(100))  // the backoff has passed
             await b.flush()                  // claims it again and sends it
             let delivered = Helpers.deliveredEvents(server)
             #expect(delivered.filter { $0.profile == "erased" }.map(\.componentId) == ["c6"], "only the event stored after the erasure")

@@ -17,10 +17,10 @@ extension OptimizationClient {
 }
 
 extension OptimizationService {
-    /// Every engine of the running service: the pool's, then the delivery shards'.
+    /// Every engine of the running service (its pool: delivery runs no engine).
     package var measuredEngines: [JavaScriptEngine] {
         guard let running else { return [] }
-        return running.pool.engines.map(\.engine) + running.delivery.shards.map(\.runtime.engine)
+        return running.pool.engines.map(\.engine)
     }
 }
 
@@ -53,7 +53,7 @@ extension OptimizationService {
         /// Creates one more engine and returns it (kept until ``closeAll()``).
         @discardableResult
         package func make() throws(OptimizationError) -> JavaScriptEngine {
-            let runtime = try service.makeRuntime(transport: transport, insightsMaxEvents: 1)
+            let runtime = try service.makeRuntime(transport: transport)
             made.append(runtime)
             return runtime.engine
         }

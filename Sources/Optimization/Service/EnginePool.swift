@@ -73,7 +73,7 @@ final class EnginePool: Sendable {
     /// Closes every engine (pending async calls fail with `OptimizationError/notInitialized`).
     /// A pool engine only carries request-scoped Experience calls, whose callers get no answer
     /// once the engine is closed: every request still in flight is cancelled and its connection
-    /// closed (Insights deliveries run on the service's delivery engine, not here).
+    /// closed (Insights deliveries run in the service's Swift queues, not here).
     func close() {
         for runtime in engines { runtime.close(cancellingFetches: true) }
     }

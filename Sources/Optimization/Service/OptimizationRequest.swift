@@ -1,5 +1,6 @@
 import Dispatch
 import JavaScriptHost
+import OptimizationDelivery
 import Logging
 import OrderedCollections
 import Synchronization
@@ -275,14 +276,22 @@ public final class OptimizationRequest: Sendable {
         let (outcome, data) = experienceOutcome(of: exchange.experience, method: method, started: exchange.started) ?? (.accepted, nil)
         if let items = answer["insights"]?.elements, !items.isEmpty {
             // Handed on as the engine wrote them: no tree, no second serialization.
-            let insights = items.map { InsightsItem(profileId: $0["profile"]?["id"]?.stringValue ?? "", jsonText: $0.jsonText) }
+            let insights = try items.map { item throws(OptimizationError) -> InsightsEvent in
+                guard let profile = item["profile"], let event = item["event"],
+                      let messageId = event["messageId"]?.stringValue, !messageId.isEmpty
+                else {
+                    service.metrics.insightsRefused(count: 1)
+                    throw .bridgeError("the shared core built an Insights event without a profile, an event or a messageId")
+                }
+                return InsightsEvent(
+                    profileId: profile["id"]?.stringValue ?? "", profileJSON: profile.jsonText, messageId: messageId,
+                    consent: event["context"]?["gdpr"]?["isConsentGiven"]?.boolValue == true, eventJSON: event.jsonText)
+            }
             if let relay = running.sharedOutbox {
-                let events = zip(items, insights).map { item, insight in
+                let events = insights.map { insight in
                     OutboxEvent(
-                        queue: .insights, messageId: item["event"]?["messageId"]?.stringValue ?? "",
-                        profileId: insight.profileId.isEmpty ? nil : insight.profileId,
-                        consent: item["event"]?["context"]?["gdpr"]?["isConsentGiven"]?.boolValue == true,
-                        payload: Array(insight.jsonText.utf8))
+                        queue: .insights, messageId: insight.messageId, profileId: insight.profileId.isEmpty ? nil : insight.profileId,
+                        consent: insight.consent, payload: Array(insight.itemJSON.utf8))
                 }
                 // Stored: a replica claims and delivers them. Otherwise (the store is away) they
                 // are queued in this replica's memory.
@@ -303,7 +312,7 @@ public final class OptimizationRequest: Sendable {
     /// Runs the async `__service` function `function(…arguments, request, requestId)` for this
     /// request's visitor. A call that goes to the Experience API holds the visitor's profile
     /// (one Experience call at a time per profile; waiting counts against the budget) and asks
-    /// the service's one circuit (on the delivery engine), which makes it fail fast or admits
+    /// the service's one circuit (`DeliveryCircuit`), which makes it fail fast or admits
     /// it; an admitted call's Experience outcome is recorded.
     /// - Returns: the answer (read in place), its Experience outcome (`experience`, built once)
     ///   and when the call started (uptime ns); nil when the call gave up waiting for the

@@ -1,3 +1,4 @@
+import OptimizationDelivery
 import CoreMetrics
 import Foundation
 import JavaScriptHost
@@ -89,10 +90,10 @@ public final class OptimizationService: Sendable {
         /// budget runs out has its HTTP request cancelled and its connection closed.
         public var experienceTimeout: Duration
         /// Capacity of the Insights queues together (oldest dropped beyond it), split evenly over
-        /// the delivery shards. Default 10 000.
+        /// the queues (``deliveryShards``). Default 10 000.
         public var insightsMaxEvents: Int
-        /// Delivery shards: Insights queues, each on its own engine, that take the events of
-        /// different profiles in parallel (every event of a profile goes to the same shard, so a
+        /// Delivery shards: Swift Insights queues (no engine on the delivery path) that take the
+        /// events of different profiles in parallel (every event of a profile goes to the same shard, so a
         /// profile's events stay in order and are batched together). Each flushes on its own
         /// (at 25 queued events, on the interval, on ``OptimizationService/flush()``), so at
         /// most this many Insights requests are in flight. Nil: one per pool engine. With an
@@ -265,13 +266,10 @@ public final class OptimizationService: Sendable {
     private func build(timeout: Duration) async throws(OptimizationError) -> Running {
         let outbox = try openOutbox()
         let (transport, ownedTransport) = try makeTransport()
-        // Pool engines plus the delivery engines, built in parallel on GCD threads: loading
-        // JSRuntime is blocking CPU work that must not occupy Swift's cooperative pool. Every
-        // delivery shard holds an equal share of the Insights capacity.
-        let shardCount = deliveryShardCount
-        let shardCapacity = (max(1, options.insightsMaxEvents) + shardCount - 1) / shardCount
-        let startup = EngineStartup(count: engineCount + shardCount) { [self] () throws(OptimizationError) in
-            try makeRuntime(transport: transport, insightsMaxEvents: shardCapacity)
+        // The pool's engines, built in parallel on GCD threads: loading JSRuntime is blocking CPU
+        // work that must not occupy Swift's cooperative pool. Delivery runs no engine.
+        let startup = EngineStartup(count: engineCount) { [self] () throws(OptimizationError) in
+            try makeRuntime(transport: transport)
         }
         let runtimes: [OptimizationRuntime]
         do {
@@ -281,28 +279,29 @@ public final class OptimizationService: Sendable {
             if let ownedTransport { try? await ownedTransport.shutdown() }
             throw error
         }
-        let pool = Array(runtimes.prefix(engineCount))
-        do {
-            let relay = options.sharedOutbox.map {
-                SharedOutboxRelay(
-                    configuration: $0, capacity: shardCapacity * shardCount, clock: environment.clock, logger: environment.logger,
-                    metrics: metrics)
-            }
-            var removals: (@Sendable ([String], String) -> Void)?
-            if let relay { removals = { ids, reason in relay.removed(ids, reason: reason) } }
-            let delivery = try ServiceDelivery(
-                runtimes: Array(runtimes.suffix(shardCount)), outbox: outbox, removals: removals, logger: environment.logger,
-                metrics: metrics)
-            relay?.start(delivery: delivery)
-            return Running(
-                pool: EnginePool(engines: pool, busyGauge: metrics.poolBusy), delivery: delivery, sharedOutbox: relay,
-                ownedTransport: ownedTransport)
-        } catch {
-            for runtime in runtimes { runtime.close() }
-            outbox?.close()
-            if let ownedTransport { try? await ownedTransport.shutdown() }
-            throw error
+        let policy = DeliveryPolicy(config.queuePolicy, insightsMaxEvents: max(1, options.insightsMaxEvents))
+        let relay = options.sharedOutbox.map {
+            SharedOutboxRelay(
+                configuration: $0, capacity: policy.insightsMaxEvents, clock: environment.clock, logger: environment.logger, metrics: metrics)
         }
+        var removals: (@Sendable ([String], String) -> Void)?
+        if let relay { removals = { ids, reason in relay.removed(ids, reason: reason) } }
+        let queueEvents = QueueEventRelay(broadcaster: queueEventBroadcaster, policy: instrumentedQueuePolicy)
+        let delivery = ServiceDelivery(
+            queueCount: deliveryShardCount, url: insightsEventsURL, policy: policy, transport: transport, clock: environment.clock,
+            outbox: outbox, removals: removals, onQueueEvent: { queueEvents.deliver($0) }, logger: environment.logger, metrics: metrics)
+        relay?.start(delivery: delivery)
+        return Running(
+            pool: EnginePool(engines: runtimes, busyGauge: metrics.poolBusy), delivery: delivery, sharedOutbox: relay,
+            ownedTransport: ownedTransport)
+    }
+
+    /// Where the service sends its Insights events.
+    private var insightsEventsURL: String {
+        let api = config.api ?? OptimizationAPIConfig()
+        return InsightsEndpoint.eventsURL(
+            baseURL: api.effectiveInsightsBaseURL, apiVersion: config.apiVersion.rawValue, tenantId: config.clientId,
+            environment: config.environment ?? "")
     }
 
     /// Opens the durable outbox when ``Options/outboxDirectory`` is set.
@@ -315,7 +314,7 @@ public final class OptimizationService: Sendable {
         }
     }
 
-    /// The number of delivery shards ``start(timeout:)`` creates (``Options/deliveryShards``):
+    /// The number of Insights queues ``start(timeout:)`` creates (``Options/deliveryShards``):
     /// one per pool engine by default, one with an outbox (one store, one queue).
     public var deliveryShardCount: Int {
         options.outboxDirectory == nil ? max(1, options.deliveryShards ?? engineCount) : 1
@@ -323,12 +322,12 @@ public final class OptimizationService: Sendable {
 
     /// A service engine: the service scripts and the core scripts they need (no visitor, no
     /// `__bridge`), started with `__service.configure`.
-    func makeRuntime(transport: any FetchTransport, insightsMaxEvents: Int) throws(OptimizationError) -> OptimizationRuntime {
+    func makeRuntime(transport: any FetchTransport) throws(OptimizationError) -> OptimizationRuntime {
         let runtime = try OptimizationRuntime(
             configuration: JavaScriptEngine.Configuration(
                 clock: environment.clock, transport: transport,
                 executionTimeLimit: environment.executionTimeLimit, logger: RequestLogging.scoped(environment.logger)),
-            role: .service(configuration: serviceConfiguration(insightsMaxEvents: insightsMaxEvents)),
+            role: .service(configuration: serviceConfiguration),
             channel: BridgeChannel(queueEvents: QueueEventRelay(broadcaster: queueEventBroadcaster, policy: instrumentedQueuePolicy)),
             scripts: environment.scripts)
         let answer = runtime.startAnswer
@@ -361,8 +360,8 @@ public final class OptimizationService: Sendable {
     }
 
     /// Stops the service: event calls made from now on throw `OptimizationError/shutDown`
-    /// (resolution keeps working until the engines close); what is queued is flushed (forced,
-    /// one attempt) within ``Options/shutdownFlushTimeout``; engines, timers and an owned
+    /// (resolution keeps working until the engines close); what is queued is flushed (one
+    /// attempt, unless a backoff wait or an open circuit forbids it) within ``Options/shutdownFlushTimeout``; engines, timers and an owned
     /// transport are released. Experience calls still in flight when the engines close throw
     /// `OptimizationError/shutDown` and their HTTP requests are cancelled (even on an injected
     /// transport). Idempotent: a second call (also while the first is still
@@ -465,9 +464,10 @@ public final class OptimizationService: Sendable {
         queueEventBroadcaster.makeStream()
     }
 
-    /// Sends every queued Insights event now (ignoring backoff and an open circuit) and returns
-    /// when that request finished. Failures are reported on ``queueEvents``, not thrown; the
-    /// events stay queued for a retry.
+    /// Sends every queued Insights event now and returns when those requests finished: awaits a
+    /// request in flight, then sends what was accepted meanwhile. While a backoff wait runs or a
+    /// circuit is open nothing is sent (the scheduled retry sends when it ends). Failures are
+    /// reported on ``queueEvents``, not thrown; the events stay queued for a retry.
     ///
     /// With a ``Options/sharedOutbox`` it first claims the stored events that fit into the queues
     /// (this replica's and others' unclaimed ones), and afterwards deletes what was delivered from
@@ -541,16 +541,17 @@ public final class OptimizationService: Sendable {
         return policy
     }
 
-    /// `__service.configure`, with the Insights capacity of one delivery shard, the log level and
-    /// the prepared-document capacity of every engine, and the default locale (checked there).
-    private func serviceConfiguration(insightsMaxEvents: Int) -> JSONValue {
+    /// `__service.configure`: the tenant, the allow-list, the flush policy (the profile-overload
+    /// retries), the log level and the prepared-document capacity of every engine, and the
+    /// default locale (checked there).
+    private var serviceConfiguration: JSONValue {
         let api = config.api ?? OptimizationAPIConfig()
         var apiObject: OrderedDictionary<String, JSONValue> = [
             "experienceBaseUrl": .string(api.effectiveExperienceBaseURL),
             "insightsBaseUrl": .string(api.effectiveInsightsBaseURL),
         ]
         if let features = api.enabledFeatures { apiObject["enabledFeatures"] = .array(features.map(JSONValue.string)) }
-        var queuePolicy: OrderedDictionary<String, JSONValue> = ["insightsMaxEvents": .number(JSONNumber(max(1, insightsMaxEvents)))]
+        var queuePolicy: OrderedDictionary<String, JSONValue> = [:]
         if let flush = config.queuePolicy?.bridgeValue?["flush"] { queuePolicy["flush"] = flush }
         var object = config.tenantMembers
         object.merge([
@@ -569,11 +570,11 @@ public final class OptimizationService: Sendable {
 }
 
 extension OptimizationService.Running {
-    /// Sends what is queued (forced) and returns when those requests finished; with a shared
+    /// Sends what is queued and returns when those requests finished; with a shared
     /// outbox, first claims what fits and afterwards deletes what was delivered from the store.
     func flush() async {
         await sharedOutbox?.pull(claim: true)
-        await delivery.flush(force: true)
+        await delivery.flush()
         await sharedOutbox?.pull(claim: false)
     }
 }

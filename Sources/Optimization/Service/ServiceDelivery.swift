@@ -1,128 +1,115 @@
 import JavaScriptHost
 import Logging
+import OptimizationDelivery
+import OptimizationJSON
 
-/// The delivery path of an ``OptimizationService``: its Insights events, split by profile over
-/// one or more delivery shards (``DeliveryShard``: a dedicated engine whose shared core runs an
-/// Insights queue), with the delivery rules of the single-visitor client in each (flush at 25
-/// queued events, every `QueueFlushPolicy.flushInterval`, and on ``flush(force:)``; backoff with
-/// jitter, circuit breaker, Retry-After, 401/403/404 disable; <doc:DeliveryGuarantees>). Every
-/// event of a profile goes to the same shard (a stable hash of the profile id), so its events
-/// stay in order and are batched per profile as before; events of different profiles are
-/// queued in parallel. One flush is in flight per shard at a time, so HTTP concurrency stays
-/// bounded by the shard count however many visitors there are.
+/// The delivery path of an ``OptimizationService``: its Insights events in Swift
+/// ``InsightsQueue``s split by profile (a stable hash of the profile id, so a profile's events
+/// stay in order and are batched together, and callers on different threads rarely share a
+/// lock), and its one Experience circuit (``DeliveryCircuit``). No engine is on this path: the
+/// request's engine builds an event once, and Swift queues, batches and sends it
+/// (<doc:DeliveryGuarantees>).
 ///
-/// Without an outbox there is one shard per pool engine, each holding an equal share of
-/// ``OptimizationService/Options/insightsMaxEvents``. With a ``DurableOutbox`` there is one
-/// shard: the queue stores every accepted event before ``enqueue(_:)`` returns, holds a window
-/// of the stored backlog in memory (``OptimizationService/Options/insightsMaxEvents`` events;
-/// the rest waits on disk and is loaded as the window drains), and acknowledges every event
-/// that leaves it for good; at start the window is filled from what is on disk. The same
-/// ``OutboxLink`` as the single-visitor client's does it (the EventOutbox article “The durable
-/// outbox”).
+/// Without an outbox there is one queue per pool engine (``OptimizationService/Options/deliveryShards``),
+/// each holding an equal share of ``OptimizationService/Options/insightsMaxEvents``; one request
+/// is in flight per queue, so HTTP concurrency stays bounded by the queue count however many
+/// visitors there are. With a ``DurableOutbox`` there is one queue: it stores every accepted
+/// event before ``enqueue(_:)`` returns, holds a window of the stored backlog in memory, and
+/// acknowledges every event that leaves it for good; at start the window is filled from disk.
 ///
-/// The service's one Experience circuit lives on the first shard's engine.
-///
-/// **Threading.** ``enqueue(_:)`` is synchronous; ``flush(force:)`` may be called from any task.
+/// **Threading.** Every method is safe from any thread; ``enqueue(_:)`` takes one short lock.
 final class ServiceDelivery: Sendable {
-    let shards: [DeliveryShard]
-    let link: OutboxLink?
+    let queues: [InsightsQueue]
+    let experienceCircuit: DeliveryCircuit
+    let outbox: DurableOutbox?
     private let logger: Logger
-
-    var outbox: DurableOutbox? { link?.outbox }
+    private let metrics: ServiceMetrics?
 
     /// - Parameters:
-    ///   - runtimes: one engine per shard; exactly one with an `outbox`.
-    ///   - removals: with a shared outbox (and no `outbox`), told of every event that left a
-    ///     queue for good: its `messageId`s and the shared core's reason (inside the engine call).
+    ///   - queueCount: Insights queues (1 with an `outbox`).
+    ///   - url: the Insights events URL.
+    ///   - policy: the delivery numbers; `insightsMaxEvents` is shared by the queues.
+    ///   - outbox: this replica's durable outbox, or nil.
+    ///   - removals: with a shared outbox, told of every event that left a queue for good.
+    ///   - onQueueEvent: the queues' reports (``OptimizationService/queueEvents``, metrics).
     init(
-        runtimes: [OptimizationRuntime], outbox: DurableOutbox? = nil,
-        removals: (@Sendable (_ messageIds: [String], _ reason: String) -> Void)? = nil, logger: Logger,
-        metrics: ServiceMetrics? = nil
-    ) throws(OptimizationError) {
-        precondition(!runtimes.isEmpty && (outbox == nil || runtimes.count == 1), "one or more delivery engines; one with an outbox")
+        queueCount: Int, url: String, policy: DeliveryPolicy, transport: any FetchTransport, clock: any HostClock,
+        outbox: DurableOutbox? = nil, removals: (@Sendable (_ messageIds: [String], _ reason: String) -> Void)? = nil,
+        onQueueEvent: @escaping @Sendable (QueueEvent) -> Void, logger: Logger, metrics: ServiceMetrics? = nil
+    ) {
+        precondition(queueCount >= 1 && (outbox == nil || queueCount == 1), "one or more queues; one with an outbox")
         precondition(outbox == nil || removals == nil, "a durable outbox or a shared outbox, not both")
-        self.shards = runtimes.map { DeliveryShard(runtime: $0, logger: logger, metrics: metrics) }
-        self.link = outbox.map { OutboxLink(outbox: $0, logger: logger) }
-        self.logger = logger
-        for runtime in runtimes {
-            do {
-                try link?.install(on: runtime.engine)
-                if let removals { try OutboxLink.installRemovalReports(on: runtime.engine, removals) }
-                try runtime.engine.call(BridgeContract.Service.startDelivery)
-            } catch {
-                throw .bridgeError("cannot start the service delivery queue: \(error)")
-            }
+        var share = policy
+        share.insightsMaxEvents = (policy.insightsMaxEvents + queueCount - 1) / queueCount
+        let onRemoved = removals.map { removals in { @Sendable (ids: [String], reason: InsightsQueue.Removal) in removals(ids, reason.rawValue) } }
+        queues = (0..<queueCount).map { _ in
+            InsightsQueue(
+                url: url, policy: share, transport: transport, clock: clock, outbox: outbox, logger: logger,
+                onQueueEvent: onQueueEvent, onRemoved: onRemoved)
         }
-        if let link, let runtime = runtimes.first {
-            do {
-                let loaded = try runtime.engine.call(BridgeContract.Service.resumeInsightsBacklog).numberValue ?? 0
-                if loaded > 0 {
-                    logger.info("queued the Insights events recovered from the outbox", metadata: [
-                        "loaded": "\(Int(loaded))", "stored": "\(link.outbox.count)",
-                    ])
-                }
-            } catch {
-                logger.error("recovered outbox events could not be queued; they stay on disk", metadata: ["error": "\(error)"])
+        experienceCircuit = DeliveryCircuit(policy: policy, clock: clock)
+        self.outbox = outbox
+        self.logger = logger
+        self.metrics = metrics
+        if let outbox, let queue = queues.first {
+            let loaded = queue.resume()
+            if loaded > 0 {
+                logger.info("queued the Insights events recovered from the outbox", metadata: ["loaded": "\(loaded)", "stored": "\(outbox.count)"])
             }
-            // Events the outbox drops by itself (a bound, the time to live) leave the queue too;
-            // the queue reports them as `offlineDrop` with the reason.
-            link.forwardDrops { [runtime] queue, ids, reason in
-                guard queue == .insights else { return }
-                try runtime.engine.call(BridgeContract.Service.removeInsightsMessages, .json(ids), .string(reason))
+            // Events the outbox drops by itself (a bound, the time to live) leave the queue too,
+            // reported as `offlineDrop` with the reason.
+            outbox.forwardDrops(logger: logger) { [queue] kind, idsText, reason in
+                guard kind == .insights, let ids = try? JSONValue(jsonText: idsText).arrayValue else { return }
+                queue.removeMessages(ids.compactMap(\.stringValue), reason: reason)
             }
         }
     }
 
-    /// The shard of a profile: FNV-1a of its id's UTF-8, the same in every process.
-    func shard(for profileId: String) -> DeliveryShard {
-        if shards.count == 1 { return shards[0] }
+    /// The queue of a profile: FNV-1a of its id's UTF-8, the same in every process.
+    func queue(for profileId: String) -> InsightsQueue {
+        if queues.count == 1 { return queues[0] }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in profileId.utf8 {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01b3
         }
-        return shards[Int(hash % UInt64(shards.count))]
+        return queues[Int(hash % UInt64(queues.count))]
     }
 
     /// Puts events into their profiles' queues; with an outbox each is stored first.
     /// - Returns: the size of the last queue they joined (for the queue-depth metric).
     /// - Throws: `OptimizationError/eventNotStored(_:)` when the outbox could not store an event
     ///   (it and the events after it are not queued; those before it are),
-    ///   `OptimizationError/notInitialized` when the engine is closed,
-    ///   `OptimizationError/bridgeError(_:)` if the engine refuses some of them (without an
-    ///   outbox: those are reported as dropped, see ``DeliveryShard``, and the others queued).
+    ///   `OptimizationError/notInitialized` when the queues are closed.
     @discardableResult
-    func enqueue(_ items: [InsightsItem]) throws(OptimizationError) -> Int {
-        if let link { return try enqueueStored(items, link: link) }
-        if shards.count == 1 { return try shards[0].enqueue(items.map(\.jsonText)) }
-        // Every shard gets its items even when another one fails: a failure is reported once
-        // every item was queued or reported.
+    func enqueue(_ events: [InsightsEvent]) throws(OptimizationError) -> Int {
         var size = 0
         var failure: OptimizationError?
-        for (shard, positions) in grouped(items) {
-            do throws(OptimizationError) {
-                size = try shard.enqueue(positions.map { items[$0].jsonText })
+        // Every queue gets its events even when another one fails.
+        for (queue, group) in grouped(events) {
+            do throws(DeliveryQueueError) {
+                size = try queue.enqueue(group).size
             } catch {
-                failure = failure ?? error
+                switch error {
+                case .closed: failure = failure ?? .notInitialized
+                case .notStored(let stored): failure = failure ?? .eventNotStored(stored)
+                }
             }
         }
         if let failure { throw failure }
         return size
     }
 
-    /// `items` by shard: each shard with the positions of its items, in order, shards in the
-    /// order of their first item.
-    private func grouped(_ items: [InsightsItem]) -> [(DeliveryShard, [Int])] {
-        if items.count == 1 { return [(shard(for: items[0].profileId), [0])] }
-        var groups: [(DeliveryShard, [Int])] = []
-        var index: [ObjectIdentifier: Int] = [:]
-        for (position, item) in items.enumerated() {
-            let shard = shard(for: item.profileId)
-            if let existing = index[ObjectIdentifier(shard)] {
-                groups[existing].1.append(position)
+    /// `events` by queue, in order; queues in the order of their first event.
+    private func grouped(_ events: [InsightsEvent]) -> [(InsightsQueue, [InsightsEvent])] {
+        if queues.count == 1 || events.count == 1 { return [(queue(for: events.first?.profileId ?? ""), events)] }
+        var groups: [(InsightsQueue, [InsightsEvent])] = []
+        for event in events {
+            let queue = queue(for: event.profileId)
+            if let index = groups.firstIndex(where: { $0.0 === queue }) {
+                groups[index].1.append(event)
             } else {
-                index[ObjectIdentifier(shard)] = groups.count
-                groups.append((shard, [position]))
+                groups.append((queue, [event]))
             }
         }
         return groups
@@ -130,134 +117,106 @@ final class ServiceDelivery: Sendable {
 
     /// What became of one claimed event handed to ``admit(_:)``.
     enum Admitted: Sendable, Equatable {
-        /// In its shard's queue.
+        /// In its profile's queue.
         case queued
-        /// The queue refused it (not a `{profile, event}` object); the message says why.
+        /// Not an Insights item (`{profile, event}` with a `messageId`); the message says why.
         case refused(String)
-        /// Not queued: the shard's engine is closed.
+        /// Not queued: the queues are closed.
         case notQueued
     }
 
-    /// Puts events into their profiles' queues (no durable outbox) and tells the fate of each,
-    /// reporting none of them: the shared outbox's claimed events, which its relay acknowledges,
-    /// gives back or sets aside.
+    /// Puts claimed shared-outbox events into their profiles' queues (no durable outbox) and
+    /// tells the fate of each, reporting none of them: the relay acknowledges, gives back or sets
+    /// aside.
     /// - Returns: one fate per item, in the order given.
-    func admit(_ items: [InsightsItem]) -> [Admitted] {
-        var fates = [Admitted](repeating: .notQueued, count: items.count)
-        for (shard, positions) in grouped(items) {
-            guard let admission = try? shard.admit(positions.map { items[$0].jsonText }) else { continue }
-            for position in positions { fates[position] = .queued }
-            for index in admission.refused { fates[positions[index]] = .refused(admission.reason ?? "refused") }
-        }
-        return fates
-    }
-
-    /// With the outbox: one call under the engine's lock, so a failure to store is this call's.
-    private func enqueueStored(_ items: [InsightsItem], link: OutboxLink) throws(OptimizationError) -> Int {
-        let engine = shards[0].runtime.engine
-        let itemsText = "[" + items.map(\.jsonText).joined(separator: ",") + "]"
-        let result = engine.withExclusiveAccess { () -> Result<Int, OptimizationError> in
-            do {
-                return .success(try engine.call(BridgeContract.Service.enqueueInsights, .json(itemsText)).numberValue.flatMap { Int(clampingJavaScriptNumber: $0) } ?? 0)
-            } catch JavaScriptError.engineClosed {
-                return .failure(.notInitialized)
+    func admit(_ texts: [String]) -> [Admitted] {
+        var fates = [Admitted](repeating: .notQueued, count: texts.count)
+        var events: [InsightsEvent] = []
+        var positions: [Int] = []
+        for (position, text) in texts.enumerated() {
+            do throws(InsightsEventError) {
+                events.append(try InsightsEvent(itemJSON: text))
+                positions.append(position)
             } catch {
-                if case JavaScriptError.exception(let exception) = error, exception.message.contains(BridgeContract.Native.outboxAppend.name),
-                   let failure = link.lastAppendFailure {
-                    return .failure(.eventNotStored(failure))
-                }
-                return .failure(.bridgeError("\(error)"))
+                fates[position] = .refused(error.description)
             }
         }
-        return try result.get()
+        for (queue, group) in grouped(events) where !group.isEmpty {
+            guard (try? queue.enqueue(group)) != nil else { continue }
+            let ids = Set(group.map(\.messageId))
+            for (index, event) in zip(positions, events) where ids.contains(event.messageId) { fates[index] = .queued }
+        }
+        return fates
     }
 
     /// Removes one profile's queued events from memory.
     /// - Returns: how many were removed.
     func eraseProfileInMemory(_ profileId: String) -> Int {
-        let shard = shard(for: profileId)
-        shard.drain()
-        return (try? shard.runtime.engine.call(BridgeContract.Service.eraseInsightsProfile, .string(profileId)).numberValue).flatMap { Int(clampingJavaScriptNumber: $0) } ?? 0
+        guard outbox == nil else { return (try? eraseProfile(profileId)) ?? 0 }
+        return (try? queue(for: profileId).eraseProfile(profileId)) ?? 0
     }
 
-    /// Removes one profile's queued events from the outbox on disk, then from memory.
-    ///
-    /// The disk goes first: removing events from memory refills the queue's window from disk,
-    /// which would otherwise bring the profile's stored events back into memory.
+    /// Removes one profile's queued events from the outbox on disk (first), then from memory.
     /// - Returns: how many were removed (with an outbox: how many it held, memory's being copies).
     func eraseProfile(_ profileId: String) throws(OptimizationError) -> Int {
-        guard let outbox else { return eraseProfileInMemory(profileId) }
-        let stored: Int
         do {
-            stored = try outbox.eraseProfile(profileId)
+            return try queue(for: profileId).eraseProfile(profileId)
         } catch {
             throw .bridgeError("the outbox could not erase the profile's events: \(error)")
         }
-        _ = eraseProfileInMemory(profileId)
-        return stored
     }
 
-    /// Sends what every shard has queued (a forced flush ignores backoff and an open circuit) and
-    /// returns when those requests finished; failures are reported on the queue events, not
-    /// thrown.
-    func flush(force: Bool) async {
+    /// Sends what every queue holds and returns when those requests finished (or could not be
+    /// made: a backoff wait or an open circuit sends nothing). Failures are reported as queue
+    /// events, not thrown.
+    func flush() async {
         await withTaskGroup(of: Void.self) { group in
-            for shard in shards {
-                group.addTask {
-                    shard.drain()
-                    _ = try? await shard.runtime.channel.request(
-                        BridgeContract.Service.flushInsights, arguments: [.bool(force)], on: shard.runtime.engine)
-                }
+            for queue in queues {
+                group.addTask { await queue.flush() }
             }
         }
     }
 
     // MARK: The Experience circuit
 
-    private var circuitEngine: JavaScriptEngine { shards[0].runtime.engine }
-
-    /// Asks the service's one Experience circuit (kept by the shared core on the first shard's
-    /// engine, with the configured `QueueFlushPolicy` thresholds) whether a call may send its
-    /// request. Once an open circuit's window has passed, one caller is admitted as the probe
-    /// and the others fail fast until it reports through ``recordExperienceOutcome(_:)``. False
-    /// when the engine is closed.
+    /// Asks the service's one Experience circuit whether a call may send its request. Once an
+    /// open circuit's window has passed, one caller is admitted as the probe and the others fail
+    /// fast until it reports through ``recordExperienceOutcome(_:)``.
     func admitExperienceCall() -> Bool {
-        (try? circuitEngine.call(BridgeContract.Service.admitExperienceCall).boolValue) ?? false
+        experienceCircuit.admit()
     }
 
     /// Reports an admitted call: `experience` is the call's Experience outcome (`{ok, kind, …}`)
-    /// or nil when it ended without a request (blocked, invalid, failed before sending).
+    /// or nil when it ended without a request (blocked, invalid, failed before sending). A
+    /// transient failure (`retry`, `timeout`) counts, unless the API reported an overloaded
+    /// profile (`ERR_PROFILE_OVERLOAD`: one visitor's calls, not the API's health).
     /// - Returns: whether the circuit is open now.
     @discardableResult
     func recordExperienceOutcome(_ experience: JSONValue?) -> Bool {
-        let kind = experience.map { $0["ok"]?.boolValue == true ? "ok" : $0["kind"]?.stringValue ?? "failed" } ?? "none"
-        let code = experience?["code"]?.stringValue.map(JavaScriptValue.string) ?? .null
-        return (try? circuitEngine.call(BridgeContract.Service.recordExperienceOutcome, .string(kind), code).boolValue) ?? false
+        guard let experience else { return experienceCircuit.record(.neutral) }
+        if experience["ok"]?.boolValue == true { return experienceCircuit.record(.answered) }
+        let kind = experience["kind"]?.stringValue
+        let transient = (kind == "retry" || kind == "timeout") && experience["code"]?.stringValue != "ERR_PROFILE_OVERLOAD"
+        return experienceCircuit.record(transient ? .transientFailure(retryAfterMilliseconds: nil) : .neutral)
     }
 
     /// Whether the Experience circuit is open now.
     var isExperienceCircuitOpen: Bool {
-        (try? circuitEngine.call(BridgeContract.Service.isExperienceCircuitOpen).boolValue) ?? false
+        experienceCircuit.isOpen
     }
 
-    /// Events waiting in the queues (after moving what waits to enter them).
+    /// Events the queues hold in memory.
     var queuedCount: Int {
-        shards.reduce(0) { total, shard in
-            shard.drain()
-            return total + ((try? shard.runtime.engine.call(BridgeContract.Service.insightsSize).numberValue).flatMap { Int(clampingJavaScriptNumber: $0) } ?? 0)
-        }
+        queues.reduce(0) { $0 + $1.count }
     }
 
+    /// Stops the queues' timers and retries and cancels requests in flight.
     func close() {
-        for shard in shards {
-            shard.drain()
-            _ = try? shard.runtime.engine.call(BridgeContract.Service.closeDelivery)
-            shard.runtime.close()
-        }
+        for queue in queues { queue.close() }
     }
 
     /// Releases the outbox directory (what is still undelivered stays on disk for the next start).
     func closeOutbox() {
-        link?.close()
+        outbox?.close()
     }
 }

@@ -20,7 +20,7 @@ import Dispatch
 /// | `optimization_shared_outbox_events_total` | counter | `result`: stored, memory (the store was away) |
 /// | `optimization_shared_outbox_erased_events_total` | counter | — (queued events dropped because their profile was erased, read from the erasure log) |
 /// | `optimization_shared_outbox_dead_letters_total` | counter | — (stored events the delivery queues refused too often, moved aside in the store) |
-/// | `optimization_insights_refused_events_total` | counter | — (Insights events the delivery queue refused and dropped: not `{profile, event}` objects) |
+/// | `optimization_insights_refused_events_total` | counter | — (Insights events the shared core built without a profile, an event or a `messageId`: refused, and the call throws) |
 ///
 /// Every metric object is created once, here; recording is lock-free in the no-op case.
 final class ServiceMetrics: Sendable {

@@ -4,10 +4,10 @@ import Logging
 import Synchronization
 
 /// The running side of a ``SharedOutbox`` in one replica: it stores the events of event calls
-/// (``store(_:)``), claims stored events into the delivery shards as they have room, renews the
+/// (``store(_:)``), claims stored events into the Insights queues as they have room, renews the
 /// leases of what it holds, acknowledges what left the queues for good, and gives the rest back
 /// at shutdown (the contract is ``SharedOutbox``'s). On every poll tick it reads the store's
-/// erasure log and drops from the delivery shards' memory the events of profiles erased by any
+/// erasure log and drops from the Insights queues' memory the events of profiles erased by any
 /// replica (``readErasuresIfDue()``).
 ///
 /// **Threading.** ``store(_:)`` runs in the calling task. Everything else that talks to the store
@@ -70,7 +70,7 @@ final class SharedOutboxRelay: Sendable {
     private let commands: AsyncStream<Command>
     private let commandSink: AsyncStream<Command>.Continuation
 
-    /// - Parameter capacity: the Insights events the delivery shards hold together; claims stop
+    /// - Parameter capacity: the Insights events the Insights queues hold together; claims stop
     ///   when they are full.
     init(configuration: SharedOutbox, capacity: Int, clock: any HostClock, logger: Logger, metrics: ServiceMetrics) {
         self.configuration = configuration
@@ -181,7 +181,7 @@ final class SharedOutboxRelay: Sendable {
     }
 
     /// Settles acknowledgements, gives back every claimed event still queued here, and stops the
-    /// worker and the timer. Call after the final flush, before the delivery engines close.
+    /// worker and the timer. Call after the final flush, before the Insights queues close.
     func close() async {
         await withCheckedContinuation { continuation in
             if case .terminated = commandSink.yield(.close(continuation)) { continuation.resume() }
@@ -269,7 +269,7 @@ final class SharedOutboxRelay: Sendable {
                 state.held[record.messageId] = Held(sequence: record.sequence, profileId: record.profileId ?? "")
             }
         }
-        let fates = delivery.admit(records.map { InsightsItem(profileId: $0.profileId ?? "", jsonText: String(decoding: $0.payload, as: UTF8.self)) })
+        let fates = delivery.admit(records.map { String(decoding: $0.payload, as: UTF8.self) })
         return await settleAdmission(of: records, fates) && records.count == limit
     }
 
@@ -402,7 +402,7 @@ final class SharedOutboxRelay: Sendable {
 
     /// When a poll tick passed (or the cursor is not known yet), reads the profiles erased since
     /// the last read from the store's erasure log and drops them from this replica: their events
-    /// leave the delivery shards' memory (all of that profile's queued events, including ones
+    /// leave the Insights queues' memory (all of that profile's queued events, including ones
     /// queued in memory while the store was away), and their claimed events are forgotten and
     /// given back (`release`: the erased ones are gone from the store, so it changes nothing for
     /// them; one of the profile's events stored after the erasure becomes claimable again and is
