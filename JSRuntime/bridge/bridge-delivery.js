@@ -1,28 +1,33 @@
 // bridge/bridge-delivery.js
 // Contract: `__optimization.bridgeDelivery` — the delivery of the stateful bridge
 // (JSRuntime/README.md "Delivery"):
-//   installDelivery(instance)   the Experience/Insights API clients and both queues, wired to the
-//                               instance's state and to __nativeOnQueueEvent
-//   reconnect(instance)         offline → online: cancel scheduled retries, force-flush Insights
-//                               then Experience
-//   closeDelivery(instance)     destroy(): forced best-effort flushes (not awaited), then no timers
-//   flush(requestId) / flush(payload, requestId)   async; settles "null" once both flushed
-//   queueSizes() → JSON {"experience": n, "insights": m}
+//   installDelivery(instance)   the Experience API client and queue, wired to the instance's
+//                               state and to __nativeOnQueueEvent, and the Insights handoff
+//                               (bridge/insights-handoff.js: the Swift host queues and sends
+//                               Insights events)
+//   reconnect(instance)         offline → online: cancel the scheduled retry, force-flush Experience
+//                               (the host flushes its Insights queue itself)
+//   closeDelivery(instance)     destroy(): a forced best-effort Experience flush (not awaited), then
+//                               no timers
+//   flush(requestId) / flush(payload, requestId)   async; settles "null" once the Experience queue
+//                               flushed (the host flushes Insights first)
+//   queueSizes() → JSON {"experience": n}
 // Durable outbox (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md), only when the host registered the natives of
-// bridge/outbox-link.js: both queues store every accepted event before the accepting call returns
-// (a failed store fails the call), keep a window of the stored backlog in memory (the queue
-// sizes of queuePolicy), and acknowledge what leaves them for good;
-//   resumeBacklog() → number   fills both windows from the stored backlog (after a restart) and
+// bridge/outbox-link.js: the Experience queue stores every accepted event before the accepting
+// call returns (a failed store fails the call), keeps a window of the stored backlog in memory
+// (queuePolicy.offlineMaxEvents), and acknowledges what leaves it for good;
+//   resumeBacklog() → number   fills the window from the stored backlog (after a restart) and
 //     flushes as usual (non-forced); returns the number of events loaded;
-//   removeQueuedEvents(queue, messageIds, reason) → number   drops them from memory (an outbox
-//     bound or time to live) and reports one offlineDrop {droppedCount, droppedEvents, reason}.
+//   removeQueuedEvents(queue, messageIds, reason) → number   drops Experience events from memory
+//     (an outbox bound or time to live) and reports one offlineDrop {droppedCount, droppedEvents,
+//     reason}; 0 for any other queue.
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('bridge/bridge-delivery.js', {
     provides: ['bridgeDelivery'],
     uses: [
-      'bridgeShared', 'createExperienceApi', 'createExperienceQueue', 'createInsightsApi',
-      'createInsightsQueue', 'experienceApi', 'guards', 'host', 'outboxLink', 'settle',
+      'bridgeShared', 'createExperienceApi', 'createExperienceQueue', 'createInsightsHandoff',
+      'experienceApi', 'guards', 'host', 'outboxLink', 'settle',
     ],
   });
   var host = ns.host;
@@ -33,7 +38,7 @@
   var NOT_INITIALIZED = shared.NOT_INITIALIZED;
 
 
-  // Builds the API clients and both delivery queues of `target`.
+  // Builds the Experience API client and queue and the Insights handoff of `target`.
   function installDelivery(target) {
     var state = target.state;
     var settings = target.config;
@@ -57,7 +62,6 @@
       };
     }
     var experienceEvent = queueEvent('experience');
-    var insightsEvent = queueEvent('insights');
     var link = ns.outboxLink;
     var durable = link.available();
     target.experienceApi = ns.createExperienceApi({
@@ -70,12 +74,6 @@
       getLocale: function () {
         return state.get().locale;
       },
-    });
-    target.insightsApi = ns.createInsightsApi({
-      clientId: settings.clientId,
-      environment: settings.environment,
-      apiVersion: settings.apiVersion,
-      baseUrl: api.insightsBaseUrl,
     });
     target.experienceQueue = ns.createExperienceQueue({
       maxEvents: queuePolicy.offlineMaxEvents,
@@ -99,17 +97,10 @@
       outbox: durable ? link.forQueue('experience', function () { return upsertProfileId(target); }) : null,
       onRemoved: durable ? link.removedHook('experience') : null,
     });
-    target.insightsQueue = ns.createInsightsQueue({
+    target.insightsQueue = ns.createInsightsHandoff({
       getProfile: function () {
         return state.get().profile;
       },
-      api: target.insightsApi,
-      isOnline: isOnline,
-      onQueueEvent: insightsEvent,
-      flushPolicy: queuePolicy.flush,
-      callbacks: runtimeCallbacks(insightsEvent),
-      outbox: durable ? link.forQueue('insights') : null,
-      onRemoved: durable ? link.removedHook('insights') : null,
     });
     // The anonymous id follows the profile while persistence consent is true and is
     // forgotten when it becomes false; held Insights events join the first profile.
@@ -123,22 +114,18 @@
     sync(state.get());
   }
 
-  // Fills both windows from the stored backlog (a restart), then flushes (non-forced).
+  // Fills the Experience window from the stored backlog (a restart).
   function resumeBacklog() {
     if (shared.current === null) throw new Error(NOT_INITIALIZED);
-    var target = shared.current;
-    var loaded = target.insightsQueue.resume() + target.experienceQueue.resume();
-    target.insightsQueue.profileChanged();
-    if (target.insightsQueue.size() > 0) target.insightsQueue.flush();
-    return loaded;
+    return shared.current.experienceQueue.resume();
   }
 
-  // Drops events from memory that the outbox dropped (a bound or the time to live).
+  // Drops Experience events from memory that the outbox dropped (a bound or the time to live).
   function removeQueuedEvents(queue, messageIds, reason) {
-    if (shared.current === null) return 0;
+    if (shared.current === null || queue !== 'experience') return 0;
     var target = shared.current;
     var ids = Array.isArray(messageIds) ? messageIds : [];
-    var gone = (queue === 'experience' ? target.experienceQueue : target.insightsQueue).removeMessages(ids);
+    var gone = target.experienceQueue.removeMessages(ids);
     if (ids.length > 0) {
       callHost('__nativeOnQueueEvent', [JSON.stringify({ type: 'offlineDrop', queue: queue, timestamp: host.now(),
         context: { droppedCount: ids.length, droppedEvents: gone, reason: isString(reason) ? reason : 'outbox' } })]);
@@ -155,42 +142,35 @@
     return guards.isRecord(profile) && isString(profile.id) && profile.id.length > 0 ? profile.id : undefined;
   }
 
-  // Going online: cancel both scheduled retries, then force-flush Insights, then Experience.
+  // Going online: cancel the scheduled retry, then force-flush Experience.
   function reconnect(target) {
-    target.insightsQueue.cancelScheduledRetry();
     target.experienceQueue.cancelScheduledRetry();
-    target.insightsQueue.flush({ force: true });
     target.experienceQueue.flush({ force: true });
   }
 
-  // destroy(): forced best-effort flushes (not awaited), then no more timers or retries.
+  // destroy(): a forced best-effort Experience flush (not awaited), then no more timers or retries.
   function closeDelivery(target) {
     if (target.unsubscribeDelivery) target.unsubscribeDelivery();
-    target.insightsQueue.flush({ force: true });
     target.experienceQueue.flush({ force: true });
-    target.insightsQueue.close();
     target.experienceQueue.close();
   }
 
-  // flush(requestId) (also flush(payload, requestId)): a non-forced Insights flush, then a
-  // non-forced Experience flush; settles "null" once both finished.
+  // flush(requestId) (also flush(payload, requestId)): a non-forced Experience flush; settles
+  // "null" once it finished.
   function flush(first, second) {
     var requestId = arguments.length >= 2 ? second : first;
     if (shared.current === null) {
       ns.settle(requestId, new Error(NOT_INITIALIZED));
       return;
     }
-    var target = shared.current;
-    ns.settle(requestId, target.insightsQueue.flush().then(function () {
-      return target.experienceQueue.flush();
-    }).then(function () {
+    ns.settle(requestId, shared.current.experienceQueue.flush().then(function () {
       return null;
     }));
   }
 
   function queueSizes() {
-    if (shared.current === null) return JSON.stringify({ experience: 0, insights: 0 });
-    return JSON.stringify({ experience: shared.current.experienceQueue.size(), insights: shared.current.insightsQueue.size() });
+    if (shared.current === null) return JSON.stringify({ experience: 0 });
+    return JSON.stringify({ experience: shared.current.experienceQueue.size() });
   }
 
   ns.bridgeDelivery = {

@@ -162,12 +162,18 @@ package enum BridgeContract {
         package static let outboxRemoved = NativeCallback("__nativeOutboxRemoved")
         /// Erases every stored event (consent withdrawn).
         package static let outboxPurge = NativeCallback("__nativeOutboxPurge")
+        /// Hands a client's built Insights event to the host's queue: `(eventJSON)` → queue size.
+        package static let insightsAccept = NativeCallback("__nativeInsightsAccept")
+        /// The visitor's current profile for the host's Insights queue: `(profileJSON | null)`.
+        package static let insightsProfile = NativeCallback("__nativeInsightsProfile")
+        /// Discards every queued Insights event (consent withdrawn).
+        package static let insightsPurge = NativeCallback("__nativeInsightsPurge")
 
         /// The engine's own callbacks, followed by the host bindings every
         /// ``JavaScriptEngine`` installs (logging, clock, timers, UUIDs, fetch).
         package static let all: [NativeCallback] = [
             settle, onEventEmitted, onEventBlocked, onStateChange, onQueueEvent, onFlagValueChanged, onOverridesChanged,
-            outboxAppend, outboxLoad, outboxRemoved, outboxPurge,
+            outboxAppend, outboxLoad, outboxRemoved, outboxPurge, insightsAccept, insightsProfile, insightsPurge,
         ] + HostBinding.allCases.map { NativeCallback($0.rawValue) }
     }
 

@@ -1,0 +1,51 @@
+// bridge/insights-handoff.js
+// Contract: `__optimization.createInsightsHandoff(options)` → the client's Insights path: the
+// event emitter's `insightsQueue` ({send(event)}), backed by the Swift host, which queues,
+// batches and sends (Swift `InsightsQueue`: per-profile batches, flush rules, backoff, circuit,
+// Retry-After, 401/403/404 disabling, the durable outbox). JavaScript builds and gates the
+// event; it never queues it. Options: getProfile() → the visitor's current profile object or
+// undefined.
+//   send(event)        `__nativeInsightsAccept(eventJSON)` → the host's queue size. The host puts
+//                      the event into the batch of the profile it was last told of, or holds it
+//                      until a profile exists. Throws when the host could not take it (its
+//                      durable store failed): the calling event method rejects and publishes
+//                      nothing.
+//   profileChanged()   tells the host the current profile (`__nativeInsightsProfile(profileJSON |
+//                      null)`) when it changed since it was last told; held events join it.
+//   purge()            `__nativeInsightsPurge()`: discards every queued and held event (consent
+//                      withdrawn).
+// The host must register the three natives before `__bridge.initialize`.
+(function () {
+  'use strict';
+  var ns = globalThis.__optimization.declare('bridge/insights-handoff.js', {
+    provides: ['createInsightsHandoff'],
+    uses: ['guards'],
+  });
+  var guards = ns.guards;
+
+  function createInsightsHandoff(options) {
+    var getProfile = typeof options.getProfile === 'function' ? options.getProfile : function () { return undefined; };
+    var told; // the profile JSON last told to the host (undefined: never told)
+
+    function profileChanged() {
+      var profile = getProfile();
+      var text = guards.isRecord(profile) ? JSON.stringify(profile) : null;
+      if (text === told) return;
+      told = text;
+      globalThis.__nativeInsightsProfile(text);
+    }
+
+    function send(event) {
+      profileChanged();
+      return globalThis.__nativeInsightsAccept(JSON.stringify(event));
+    }
+
+    function purge() {
+      globalThis.__nativeInsightsPurge();
+    }
+
+    return { send: send, profileChanged: profileChanged, purge: purge };
+  }
+
+  ns.createInsightsHandoff = createInsightsHandoff;
+})();
