@@ -17,6 +17,16 @@
 //                                        fetchHandler reply not yet delivered is then dropped (as a
 //                                        real host delivers nothing for a cancelled request)
 //   __nativeSettle(requestId, ok, json)  appends {requestId, ok, json} to __testHost.settled
+//   __nativeInsightsAccept(eventJSON) / __nativeInsightsProfile(profileJSON | null) /
+//   __nativeInsightsPurge()              a fake of the Swift host's Insights queue, recorded in
+//                                        __testHost.insights: `accepted` ([{event (parsed),
+//                                        profile (the one last told, or null)}], every event ever
+//                                        accepted), `queued` (the events accepted since the last
+//                                        purge; accept returns its length), `profiles` (every
+//                                        profile told, parsed, null included) and `purges` (a
+//                                        count). When `failAccept` is a string, accept throws an
+//                                        Error with that message (a durable store that failed) and
+//                                        records nothing.
 // __testHost: logs, fetches, cancelledFetches, settled, now(), advance(ms) (moves the clock, firing due timers in
 // time order — equal times in scheduling order — through __timerFired, including timers that
 // callbacks schedule within the window), pendingTimers() (sorted [{id, due}]), respondToFetch,
@@ -24,6 +34,7 @@
 // the delivery specs: fetchesTo(api) (the fetches to "experience" — a /profiles URL — or to
 // "insights"), eventsOf(fetch) (the events of an Experience `{events}` or Insights `[{events}]`
 // body) and drainJobs() (a promise that lets every pending promise job, fetch replies included, run).
+// reset() also empties __testHost.insights and clears its failAccept.
 (function () {
   'use strict';
   var START_TIME = Date.UTC(2026, 0, 1);
@@ -39,7 +50,13 @@
     _timers: [],
     _sequence: 0,
     _uuidCounter: 0,
+    insights: null,
   };
+
+  function freshInsights() {
+    return { accepted: [], queued: [], profiles: [], purges: 0, failAccept: null };
+  }
+  testHost.insights = freshInsights();
 
   testHost.now = function () {
     return testHost._clock;
@@ -111,6 +128,7 @@
     testHost._timers = [];
     testHost._sequence = 0;
     testHost._uuidCounter = 0;
+    testHost.insights = freshInsights();
   };
 
   // The host's side of an async bridge function that returns its outcome (`[ok, value,
@@ -190,6 +208,26 @@
 
     globalThis.__nativeSettle = function (requestId, ok, json) {
       testHost.settled.push({ requestId: requestId, ok: ok, json: json });
+    };
+
+    // The Swift host's Insights queue (bridge/insights-handoff.js), faked: it records, never sends.
+    globalThis.__nativeInsightsAccept = function (eventJSON) {
+      var insights = testHost.insights;
+      if (typeof insights.failAccept === 'string') throw new Error(insights.failAccept);
+      var told = insights.profiles.length > 0 ? insights.profiles[insights.profiles.length - 1] : null;
+      var event = JSON.parse(eventJSON);
+      insights.accepted.push({ event: event, profile: told });
+      insights.queued.push(event);
+      return insights.queued.length;
+    };
+
+    globalThis.__nativeInsightsProfile = function (profileJSON) {
+      testHost.insights.profiles.push(profileJSON === null ? null : JSON.parse(profileJSON));
+    };
+
+    globalThis.__nativeInsightsPurge = function () {
+      testHost.insights.purges += 1;
+      testHost.insights.queued = [];
     };
   }
 
