@@ -1,5 +1,6 @@
-// tests/api-v2-vectors.spec.js — the wire routes of API v2 (and v1) in both Experience API calls
-// and the Insights API, as requests leave the shared core.
+// tests/api-v2-vectors.spec.js — the wire routes of API v2 (and v1) in the Experience API calls,
+// as requests leave the shared core, and the Insights events route (core/api-response.js; the
+// Swift host sends the Insights events).
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -65,10 +66,11 @@
     });
   });
 
-  jsTest('Insights v2 and v1, Experience v1 with the default environment', function () {
-    assert.equal(ns.createInsightsApi({ clientId: 'space-1', apiVersion: 'v2' }).eventsUrl,
+  jsTest('the Insights events route of v2 and v1, Experience v1 with the default environment', function () {
+    var http = ns.apiResponse;
+    assert.equal(http.joinUrl('https://ingest.insights.ninetailed.co', http.insightsEventsPath('v2', 'space-1', http.defaultEnvironment('v2'))),
       'https://ingest.insights.ninetailed.co/v2/spaces/space-1/environments/master/events');
-    assert.equal(ns.createInsightsApi({ clientId: 'key_123' }).eventsUrl,
+    assert.equal(http.joinUrl('https://ingest.insights.ninetailed.co', http.insightsEventsPath('v1', 'key_123', http.defaultEnvironment('v1'))),
       'https://ingest.insights.ninetailed.co/v1/organizations/key_123/environments/main/events');
     assert.equal(ns.createExperienceApi({ clientId: 'key_123' }).profilesUrl(),
       'https://experience.ninetailed.co/v2/organizations/key_123/environments/main/profiles');

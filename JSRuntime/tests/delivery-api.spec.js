@@ -1,4 +1,5 @@
-// tests/delivery-api.spec.js — the Experience and Insights API clients and the status/Retry-After classification they share.
+// tests/delivery-api.spec.js — the Experience API client, the API routes (Insights included) and the
+// status/Retry-After classification (core/api-response.js). The Swift host sends Insights events.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -59,41 +60,19 @@
   });
 
   jsTest('A4: an empty event array is rejected before any request', function () {
-    var api = experienceApi();
-    return Promise.all([
-      assert.rejects(api.upsertProfile({ events: [] }), /at least one event/),
-      assert.rejects(ns.createInsightsApi({ clientId: 'o' }).sendBatches([]), /at least one batch/),
-    ]).then(function () {
+    return assert.rejects(experienceApi().upsertProfile({ events: [] }), /at least one event/).then(function () {
       assert.equal(__testHost.fetches.length, 0);
     });
   });
 
-  jsTest('A7: Insights batches are a JSON POST to v1/…/events; failures resolve to an outcome, never throw', function () {
-    var api = ns.createInsightsApi({ clientId: 'org-1', environment: 'staging' });
-    var batches = [{ profile: profile('p-1'), events: [{ type: 'component', messageId: 'm' }] }];
-    answer({ status: 204 });
-    return api.sendBatches(batches).then(function (outcome) {
-      assert.deepEqual(outcome, { ok: true, status: 204 });
-      var request = __testHost.fetches[0];
-      assert.equal(request.url, 'https://ingest.insights.ninetailed.co/v1/organizations/org-1/environments/staging/events');
-      assert.deepEqual(request.headers, { 'Content-Type': 'application/json' });
-      assert.deepEqual(JSON.parse(request.body), batches);
-      answer({ error: 'could not connect: connection refused' });
-      return api.sendBatches(batches);
-    }).then(function (outcome) {
-      assert.deepEqual(outcome, { ok: false, kind: 'retry', status: 0, timeout: false, reason: 'Insights API request failed: could not connect: connection refused' });
-    });
-  });
-
-  jsTest('API v2: both clients use the spaces routes and the version\'s default environment', function () {
+  jsTest('API v2: the Experience client and the Insights route use the spaces routes and the version\'s default environment', function () {
     answer({ status: 200, body: envelope('p-1') });
     var experience = ns.createExperienceApi({ clientId: 'space-1', apiVersion: 'v2', getLocale: function () { return 'de-DE'; }, preflight: true });
     assert.equal(experience.profilesUrl('p-1'),
       'https://experience.ninetailed.co/v3/spaces/space-1/environments/master/profiles/p-1?locale=de-DE&type=preflight');
-    var insights = ns.createInsightsApi({ clientId: 'space-1', environment: 'staging', apiVersion: 'v2' });
-    assert.equal(insights.eventsUrl, 'https://ingest.insights.ninetailed.co/v2/spaces/space-1/environments/staging/events');
-    var v1 = ns.createInsightsApi({ clientId: 'org-1' });
-    assert.equal(v1.eventsUrl, 'https://ingest.insights.ninetailed.co/v1/organizations/org-1/environments/main/events');
+    assert.equal(http.insightsEventsPath('v2', 'space-1', 'staging'), 'v2/spaces/space-1/environments/staging/events');
+    assert.equal(http.insightsEventsPath('v1', 'org-1', 'main'), 'v1/organizations/org-1/environments/main/events');
+    assert.equal(http.insightsEventsPath('v1', 'a b', 'env/1'), 'v1/organizations/a%20b/environments/env%2F1/events');
     assert.equal(http.experienceProfilesPath('v2', 'a b', 'env/1'), 'v3/spaces/a%20b/environments/env%2F1/profiles');
     assert.equal(http.defaultEnvironment('v1'), 'main');
     assert.equal(http.defaultEnvironment('v2'), 'master');
@@ -129,7 +108,7 @@
     assert.throws(function () { http.readTenant({ spaceId: '' }, fail, true); }, /"spaceId" must be a non-empty string/);
   });
 
-  jsTest('base URLs join with or without a trailing slash, on both APIs', function () {
+  jsTest('base URLs join with or without a trailing slash', function () {
     assert.equal(http.joinUrl('http://h/experience', 'v2/x'), 'http://h/experience/v2/x');
     assert.equal(http.joinUrl('http://h/experience/', '/v2/x'), 'http://h/experience/v2/x');
     assert.equal(http.joinUrl('http://h/experience//', '//v2/x'), 'http://h/experience/v2/x');
@@ -138,11 +117,6 @@
     });
     assert.equal(urls[0], urls[1]);
     assert.equal(urls[0], 'http://127.0.0.1:9/experience/v2/organizations/org-1/environments/main/profiles');
-    var insights = ['http://127.0.0.1:9/insights', 'http://127.0.0.1:9/insights/'].map(function (base) {
-      return ns.createInsightsApi({ clientId: 'org-1', baseUrl: base }).eventsUrl;
-    });
-    assert.equal(insights[0], insights[1]);
-    assert.equal(insights[0], 'http://127.0.0.1:9/insights/v1/organizations/org-1/environments/main/events');
     assert.equal(experienceApi({ baseUrl: '' }).profilesUrl(), 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles', 'falsy ⇒ default');
   });
 
