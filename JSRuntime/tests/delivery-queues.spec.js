@@ -1,6 +1,9 @@
-// tests/delivery-queues.spec.js — delivery through the bridge on the fake host : online sends, offline buffering, batching,
-// retries with backoff and Retry-After, the circuit breaker, status handling, consent purges,
-// reconnect and destroy flushes. Every timer runs on __testHost.advance.
+// tests/delivery-queues.spec.js — delivery through the bridge on the fake host: the Experience
+// queue's online sends, offline buffering, retries with backoff and Retry-After, the circuit
+// breaker, status handling, consent purges, reconnect and destroy flushes; and what the bridge
+// hands to the host's Insights queue (fake-host.js __testHost.insights: the Swift host queues,
+// batches and sends Insights events, so no Insights request leaves JavaScript). Every timer runs
+// on __testHost.advance.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -19,17 +22,16 @@
     };
   }
 
-  // A fake API: scripted replies per API (FIFO; a function receives the request), else the
-  // standard answer (Experience: the envelope of the requested id or `newId`; Insights: 204).
+  // A fake Experience API: scripted replies (FIFO; a function receives the request), else the
+  // envelope of the requested id or `newId`. Any other request fails the test.
   function fakeApi(newId) {
-    var script = { experience: [], insights: [] };
+    var script = { experience: [] };
     var handler = function (request) {
-      var api = request.url.indexOf(EXPERIENCE) !== -1 ? 'experience' : 'insights';
-      if (script[api].length > 0) {
-        var next = script[api].shift();
+      if (request.url.indexOf(EXPERIENCE) === -1) throw new Error('unexpected request to ' + request.url);
+      if (script.experience.length > 0) {
+        var next = script.experience.shift();
         return typeof next === 'function' ? next(request) : next;
       }
-      if (api === 'insights') return { status: 204 };
       var match = /\/profiles\/([^?]+)/.exec(request.url);
       return { status: 200, body: envelope(match ? decodeURIComponent(match[1]) : newId || 'p-new') };
     };
@@ -111,7 +113,7 @@
       assert.equal(state().profile.id, 'p-new');
       assert.equal(state().canOptimize, true);
       assert.equal(state().selectedOptimizations[0].sticky, false, 'parsed selections always carry sticky');
-      assert.deepEqual(sizes(), { experience: 0, insights: 0 });
+      assert.deepEqual(sizes(), { experience: 0 });
     });
   }));
 
@@ -192,26 +194,6 @@
     });
   }));
 
-  jsTest('Q10: an Insights failure after reconnecting is reported once; flush() respects the backoff', withDelivery({
-    online: false,
-    defaults: { consent: true, profile: PF },
-    queuePolicy: { flush: { baseBackoffMs: 123, jitterRatio: 0, maxBackoffMs: 123 } },
-  }, function (rec) {
-    rec.api.script.insights.push({ error: 'could not connect: connection refused' });
-    __bridge.trackClick({ componentId: 'c', variantIndex: 0 }, 'c1');
-    __bridge.setOnline(true);
-    return drain().then(function () {
-      __bridge.flush('f1');
-      return drain();
-    }).then(function () {
-      assert.equal(result('f1').value, null);
-      assert.equal(requests('insights').length, 1);
-      assert.deepEqual(rec.ofType('flushFailure').map(function (e) { return [e.queue, e.context]; }),
-        [['insights', { consecutiveFailures: 1, queuedBatches: 1, queuedEvents: 1, retryDelayMs: 123 }]]);
-      assert.equal(typeof rec.queueEvents[0].timestamp, 'number');
-    });
-  }));
-
   jsTest('Q11: offline cap 2 reports one drop; the reconnect flush sends both and reports its failure', withDelivery({
     online: false,
     queuePolicy: { offlineMaxEvents: 2, flush: { baseBackoffMs: 321, jitterRatio: 0, maxBackoffMs: 321 } },
@@ -251,14 +233,17 @@
     });
   }));
 
-  jsTest('Q12: destroy() fires one forced flush per queue, even offline', withDelivery({ online: false, defaults: { consent: true, profile: PF } }, function () {
+  jsTest('Q12: destroy() fires one forced Experience flush, even offline; Insights events are the host\'s', withDelivery({ online: false, defaults: { consent: true, profile: PF } }, function () {
     __bridge.trackClick({ componentId: 'c', variantIndex: 0 }, 'c1');
     __bridge.track({ event: 'e' }, 't1');
+    assert.equal(__testHost.insights.queued.length, 1, 'the click was handed to the host');
     __bridge.destroy();
-    assert.equal(requests('insights').length, 1);
     assert.equal(requests('experience').length, 1);
+    assert.deepEqual(eventsOf(requests('experience')[0]).map(function (e) { return e.event; }), ['e']);
+    assert.equal(__testHost.fetches.length, 1, 'JavaScript sends no Insights request');
+    assert.equal(__testHost.insights.purges, 0, 'destroy does not purge the host\'s Insights queue');
     return drain().then(function () {
-      assert.equal(__testHost.fetches.length, 2, 'no follow-up after destroy');
+      assert.equal(__testHost.fetches.length, 1, 'no follow-up after destroy');
       assert.equal(__testHost.pendingTimers().length, 0, 'no timers after destroy');
     });
   }));
@@ -274,70 +259,27 @@
     });
   }));
 
-  jsTest('Insights: batched per profile; flushed at 25, by the 30 s timer (only while queued) and by flush()', withDelivery({
-    defaults: { consent: true, profile: PF },
-  }, function () {
-    assert.equal(__testHost.pendingTimers().length, 0, 'no timer while nothing is queued');
-    for (var i = 0; i < 24; i++) __bridge.trackClick({ componentId: 'c' + i, variantIndex: 0 }, 'c' + i);
-    assert.equal(requests('insights').length, 0, 'never sent synchronously');
-    assert.equal(__testHost.pendingTimers().length, 1);
-    assert.equal(__testHost.pendingTimers()[0].due - __testHost.now(), 30000);
-    __bridge.trackClick({ componentId: 'c24', variantIndex: 0 }, 'c24');
-    return drain().then(function () {
-      var sent = requests('insights');
-      assert.equal(sent.length, 1, 'the 25th event flushes');
-      var body = JSON.parse(sent[0].body);
-      assert.equal(body.length, 1);
-      assert.deepEqual(body[0].profile, PF);
-      assert.deepEqual(body[0].events.map(function (e) { return e.componentId; }), Array.from({ length: 25 }, function (_, k) { return 'c' + k; }));
-      assert.equal(__testHost.pendingTimers().length, 0, 'timer stopped when the queue emptied');
-      __bridge.trackClick({ componentId: 'late', variantIndex: 0 }, 'l1');
-      __testHost.advance(29999);
-      assert.equal(requests('insights').length, 1);
-      __testHost.advance(1);
-      return drain();
-    }).then(function () {
-      assert.equal(requests('insights').length, 2, 'the interval flush');
-      __bridge.trackClick({ componentId: 'x', variantIndex: 0 }, 'x1');
-      __bridge.flush('f1');
-      return drain();
-    }).then(function () {
-      assert.equal(requests('insights').length, 3, 'flush()');
-      assert.equal(result('f1').value, null);
-      assert.deepEqual(sizes(), { experience: 0, insights: 0 });
-    });
-  }));
-
-  jsTest('a successful Insights flush removes exactly the events it sent', withDelivery({ defaults: { consent: true, profile: PF } }, function () {
-    __testHost.fetchHandler = null; // answered by hand
-    __bridge.trackClick({ componentId: 'a', variantIndex: 0 }, 'c1');
-    __bridge.flush('f1');
-    assert.equal(__testHost.fetches.length, 1);
-    __bridge.trackClick({ componentId: 'b', variantIndex: 0 }, 'c2');
-    __testHost.respondToFetch(__testHost.fetches[0].requestId, { status: 204 });
-    return drain().then(function () {
-      assert.equal(sizes().insights, 1, 'the event queued during the flush stays');
-      __bridge.flush('f2');
-      assert.deepEqual(eventsOf(__testHost.fetches[1]).map(function (e) { return e.componentId; }), ['b']);
-    });
-  }));
-
-  jsTest('events before any profile are held, then sent with the first profile', withDelivery({}, function () {
+  jsTest('events before any profile go to the host while it was told null; the first profile is told when it exists', withDelivery({}, function () {
+    var insights = __testHost.insights;
+    assert.deepEqual(insights.profiles, [null], 'initialize told the host: no profile yet');
     __bridge.trackClick({ componentId: 'early-1', variantIndex: 0 }, 'c1');
     __bridge.trackClick({ componentId: 'early-2', variantIndex: 0 }, 'c2');
     __bridge.flush('f0');
     return drain().then(function () {
-      assert.equal(requests('insights').length, 0, 'held, not sent without a profile');
-      assert.equal(sizes().insights, 2);
+      assert.deepEqual(insights.accepted.map(function (a) { return [a.event.componentId, a.profile]; }),
+        [['early-1', null], ['early-2', null]], 'handed over while no profile exists (the host holds them)');
+      assert.deepEqual(insights.profiles, [null], 'an unchanged profile is not told again');
+      assert.equal(result('f0').value, null);
       __bridge.track({ event: 'creates-profile' }, 't1');
       return drain();
     }).then(function () {
-      __bridge.flush('f1');
-      return drain();
-    }).then(function () {
-      var body = JSON.parse(requests('insights')[0].body);
-      assert.equal(body[0].profile.id, 'p-new');
-      assert.deepEqual(body[0].events.map(function (e) { return e.componentId; }), ['early-1', 'early-2']);
+      assert.equal(insights.profiles.length, 2, 'the first profile is told once it exists');
+      assert.equal(insights.profiles[1].id, 'p-new');
+      assert.deepEqual(insights.profiles[1], state().profile);
+      __bridge.trackClick({ componentId: 'late', variantIndex: 0 }, 'c3');
+      assert.equal(insights.accepted[2].profile.id, 'p-new');
+      assert.equal(insights.profiles.length, 2);
+      assert.equal(requests('insights').length, 0, 'JavaScript sends no Insights request');
     });
   }));
 
@@ -371,31 +313,29 @@
     });
   }));
 
-  jsTest('Retry-After on 429/503 is the minimum next delay (seconds and HTTP date)', withDelivery({
-    defaults: { consent: true, profile: PF },
+  jsTest('Experience: Retry-After on 429/503 is the minimum next delay (seconds and HTTP date)', withDelivery({
     queuePolicy: { flush: { baseBackoffMs: 10, maxBackoffMs: 10, jitterRatio: 0 } },
   }, function (rec) {
-    rec.api.script.insights.push(
+    rec.api.script.experience.push(
       { status: 429, headers: { 'Retry-After': '5' } },
       { status: 503, headers: { 'Retry-After': new Date(__testHost.now() + 5000 + 8000).toUTCString() } });
-    __bridge.trackClick({ componentId: 'a', variantIndex: 0 }, 'c1');
-    __bridge.flush('f1');
+    __bridge.track({ event: 'a' }, 't1');
     return drain().then(function () {
-      assert.equal(rec.ofType('flushFailure')[0].context.retryDelayMs, 5000);
+      assert.equal(rec.ofType('flushFailure', 'experience')[0].context.retryDelayMs, 5000);
       __testHost.advance(4999);
       return drain();
     }).then(function () {
-      assert.equal(requests('insights').length, 1);
+      assert.equal(requests('experience').length, 1);
       __testHost.advance(1);
       return drain();
     }).then(function () {
-      assert.equal(requests('insights').length, 2);
-      assert.equal(rec.ofType('flushFailure')[1].context.retryDelayMs, 8000, 'an HTTP date counts from now');
+      assert.equal(requests('experience').length, 2);
+      assert.equal(rec.ofType('flushFailure', 'experience')[1].context.retryDelayMs, 8000, 'an HTTP date counts from now');
       __testHost.advance(8000);
       return drain();
     }).then(function () {
-      assert.equal(requests('insights').length, 3);
-      assert.equal(sizes().insights, 0);
+      assert.equal(requests('experience').length, 3);
+      assert.equal(sizes().experience, 0);
     });
   }));
 
@@ -423,14 +363,11 @@
     });
   }));
 
-  jsTest('401/403/404 disable delivery with a clear error instead of retrying', withDelivery({
+  jsTest('401/403/404 disable Experience delivery with a clear error instead of retrying', withDelivery({
     defaults: { consent: true, profile: PF },
     logLevel: 'error',
   }, function (rec) {
     rec.api.script.experience.push({ status: 401 });
-    rec.api.script.insights.push({ status: 404 });
-    __bridge.trackClick({ componentId: 'a', variantIndex: 0 }, 'c1');
-    __bridge.flush('f0');
     __bridge.track({ event: 'a' }, 't1');
     return drain().then(function () {
       var outcome = result('t1');
@@ -438,49 +375,45 @@
       assert.equal(outcome.value.refused.status, 401);
       assert.ok(/^Experience API delivery disabled: Experience API answered 401 Unauthorized \(check clientId, environment and the Experience base URL\)/.test(outcome.value.refused.reason), outcome.value.refused.reason);
       var disabled = rec.ofType('deliveryDisabled');
-      assert.deepEqual(disabled.map(function (e) { return [e.queue, e.context.status]; }), [['insights', 404], ['experience', 401]]);
+      assert.deepEqual(disabled.map(function (e) { return [e.queue, e.context.status]; }), [['experience', 401]]);
       assert.ok(__testHost.logs.some(function (l) { return l.level === 'error' && /Experience API delivery disabled/.test(l.message); }));
       assert.deepEqual(state().experienceRequestState, { status: 'failed', reason: 'api-error' });
       __bridge.track({ event: 'b' }, 't2');
-      __bridge.trackClick({ componentId: 'b', variantIndex: 0 }, 'c2');
       __bridge.flush('f1');
       __testHost.advance(10 * 60 * 1000);
       return drain();
     }).then(function () {
       assert.equal(result('t2').value.refused.status, 401, 'later sends are refused at once');
+      assert.equal(result('f1').value, null);
       assert.equal(requests('experience').length, 1, 'no further Experience requests');
-      assert.equal(requests('insights').length, 1, 'no further Insights requests');
-      assert.deepEqual(sizes(), { experience: 0, insights: 0 });
+      assert.deepEqual(sizes(), { experience: 0 });
     });
   }));
 
-  jsTest('setOnline(true) cancels scheduled retries and force-flushes Insights, then Experience', withDelivery({
+  jsTest('setOnline(true) cancels the scheduled retry and force-flushes Experience', withDelivery({
     defaults: { consent: true, profile: PF },
     queuePolicy: { flush: { baseBackoffMs: 60000, maxBackoffMs: 60000, jitterRatio: 0 } },
   }, function (rec) {
     rec.api.script.experience.push({ status: 500 });
-    rec.api.script.insights.push({ status: 500 });
-    __bridge.trackClick({ componentId: 'a', variantIndex: 0 }, 'c1');
-    __bridge.flush('f0');
     __bridge.track({ event: 'a' }, 't1');
     return drain().then(function () {
-      assert.equal(rec.ofType('flushFailure').length, 2);
-      var timersBefore = __testHost.pendingTimers().length;
+      assert.equal(rec.ofType('flushFailure', 'experience').length, 1);
+      assert.equal(__testHost.pendingTimers().length, 1, 'the 60 s retry');
       __bridge.setOnline(false);
       var before = __testHost.fetches.length;
       __bridge.setOnline(true);
       var forced = __testHost.fetches.slice(before);
-      assert.deepEqual(forced.map(function (r) { return r.url.indexOf(EXPERIENCE) !== -1 ? 'experience' : 'insights'; }), ['insights', 'experience'],
-        'forced flushes despite the 60 s backoff, Insights first');
-      assert.ok(__testHost.pendingTimers().length < timersBefore, 'scheduled retries cancelled');
+      assert.equal(forced.length, 1, 'a forced flush despite the 60 s backoff');
+      assert.deepEqual(eventsOf(forced[0]).map(function (e) { return e.event; }), ['a']);
+      assert.equal(__testHost.pendingTimers().length, 0, 'the scheduled retry is cancelled');
       return drain();
     }).then(function () {
-      assert.deepEqual(sizes(), { experience: 0, insights: 0 });
-      assert.equal(rec.ofType('flushRecovered').length, 2);
+      assert.deepEqual(sizes(), { experience: 0 });
+      assert.equal(rec.ofType('flushRecovered', 'experience').length, 1);
     });
   }));
 
-  jsTest('consent(false) purges both queues and resets their flush runtimes', withDelivery({
+  jsTest('consent(false) purges the Experience queue (resetting its flush runtime) and the host\'s Insights queue', withDelivery({
     defaults: { consent: true, profile: PF },
     queuePolicy: { flush: FAST },
   }, function (rec) {
@@ -492,9 +425,12 @@
     }).then(function () {
       assert.equal(rec.ofType('circuitOpen', 'experience').length, 1);
       __bridge.trackClick({ componentId: 'a', variantIndex: 0 }, 'c1');
+      assert.equal(__testHost.insights.queued.length, 1);
       __bridge.consent(false);
-      assert.deepEqual(sizes(), { experience: 0, insights: 0 });
-      assert.equal(__testHost.pendingTimers().length, 0, 'retries, circuit window and interval timer gone');
+      assert.deepEqual(sizes(), { experience: 0 });
+      assert.equal(__testHost.insights.purges, 1, '__nativeInsightsPurge in the same call');
+      assert.equal(__testHost.insights.queued.length, 0);
+      assert.equal(__testHost.pendingTimers().length, 0, 'retry and circuit window gone');
       __bridge.consent(true);
       __bridge.track({ event: 'b' }, 't2');
       return drain();
@@ -508,9 +444,13 @@
   jsTest('sticky views go to Experience first, then Insights; flush() before initialize fails', withDelivery({ defaults: { consent: true, profile: PF } }, function () {
     __bridge.trackView({ componentId: 'c', viewId: 'v', variantIndex: 1, viewDurationMs: 1, sticky: true }, 'v1');
     assert.equal(requests('experience').length, 1);
-    assert.equal(sizes().insights, 0, 'Insights waits for the Experience result');
+    assert.equal(__testHost.insights.accepted.length, 0, 'Insights waits for the Experience result');
     return drain().then(function () {
-      assert.equal(sizes().insights, 1);
+      var accepted = __testHost.insights.accepted;
+      assert.equal(accepted.length, 1);
+      assert.equal(accepted[0].event.type, 'component');
+      assert.equal(accepted[0].event.viewId, 'v');
+      assert.notEqual(accepted[0].event.messageId, eventsOf(requests('experience')[0])[0].messageId, 'its own messageId');
       assert.equal(result('v1').value.accepted, true);
       __bridge.destroy();
       __bridge.flush('f1');
