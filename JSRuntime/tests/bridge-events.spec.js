@@ -1,4 +1,5 @@
-// tests/bridge-events.spec.js — consent and event methods of __bridge.
+// tests/bridge-events.spec.js — consent and event methods of __bridge; Insights events reach the
+// fake host's Insights queue (fake-host.js __testHost.insights).
 (function () {
   'use strict';
   var fx = globalThis.fixtures;
@@ -35,6 +36,11 @@
       }
       return Promise.resolve(outcome).then(function (value) { cleanup(); return value; }, function (error) { cleanup(); throw error; });
     };
+  }
+
+  // The events the host's Insights queue accepted (parsed), in order.
+  function insightsEvents() {
+    return __testHost.insights.accepted.map(function (a) { return a.event; });
   }
 
   // Calls the bridge's own async function (not the harness wrapper that hands a returned outcome
@@ -103,7 +109,8 @@
     });
     assert.equal(__bridge.hasConsent('identify'), false);
     assert.equal(__bridge.consent(true), undefined);
-    assert.equal(__bridge.queueSizes(), '{"experience":0,"insights":0}');
+    assert.equal(__bridge.queueSizes(), '{"experience":0}');
+    assert.deepEqual(__testHost.insights, { accepted: [], queued: [], profiles: [], purges: 0, failAccept: null }, 'no Insights native called');
   });
 
   jsTest('B8: unknown optimizationContextId on trackView/trackClick is not an error', withBridge({
@@ -114,6 +121,7 @@
     return Promise.all([expectSettle('v1', true, { accepted: true }), expectSettle('c1', true, { accepted: true })]).then(function () {
       assert.equal(rec.emitted.length, 2);
       rec.emitted.forEach(function (e) { assert.equal('optimization' in e, false); });
+      assert.deepEqual(insightsEvents(), rec.emitted, 'both reached the host as published');
     });
   }));
 
@@ -128,7 +136,8 @@
     __bridge.screen({ name: 'Home', properties: {} }, 'r3');
     assert.deepEqual(rec.blocked.map(function (b) { return b.method; }), ['identify', 'page', 'screen'], 'reported before the calls returned');
     assert.equal(rec.emitted.length, 0);
-    assert.equal(__bridge.queueSizes(), '{"experience":0,"insights":0}');
+    assert.equal(__bridge.queueSizes(), '{"experience":0}');
+    assert.equal(__testHost.insights.accepted.length, 0);
     return Promise.all(['r1', 'r2', 'r3'].map(function (id) { return expectSettle(id, true, { accepted: false }); }));
   }));
 
@@ -162,7 +171,8 @@
     assert.deepEqual(event.context.page, { path: '', query: {}, referrer: '', search: '', title: '', url: '' });
     assert.equal(event.timestamp, '2026-01-01T00:00:00.000Z');
     assert.equal('optimizationContextId' in event, false);
-    assert.equal(__bridge.queueSizes(), '{"experience":1,"insights":0}');
+    assert.equal(__bridge.queueSizes(), '{"experience":1}');
+    assert.equal(__testHost.insights.accepted.length, 0, 'a track takes the Experience path only');
     return expectSettle('r1', true, { accepted: true });
   }));
 
@@ -173,7 +183,7 @@
     assert.equal('page' in rec.emitted[0].context, false);
   }));
 
-  jsTest('consent(): state pushes, getState keys, purge of both queues on withdrawal', withBridge({ defaults: { profile: PF } }, function (rec) {
+  jsTest('consent(): state pushes, getState keys, purge of the Experience queue and the host\'s Insights queue on withdrawal', withBridge({ defaults: { profile: PF } }, function (rec) {
     var initial = JSON.parse(__bridge.getState());
     assert.equal('consent' in initial, false, 'omitted while undecided');
     assert.equal('persistenceConsent' in initial, false);
@@ -187,15 +197,85 @@
     __bridge.track({ event: 'e' }, 'r1');
     __bridge.trackClick({ componentId: 'c', variantIndex: 0 }, 'r2');
     __bridge.trackView({ componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 1, sticky: true }, 'r3');
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2, insights: 2 });
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2 });
+    assert.deepEqual(insightsEvents().map(function (e) { return e.type; }), ['component_click', 'component']);
+    assert.deepEqual(insightsEvents(), [rec.emitted[1], rec.emitted[3]], 'the click and the second view, as published');
+    insightsEvents().forEach(function (e) { assert.equal(e.context.gdpr.isConsentGiven, true); });
     __bridge.consent({ persistence: false });
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2, insights: 2 });
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2 });
+    assert.equal(__testHost.insights.purges, 0, 'persistence consent alone purges nothing');
     assert.equal(rec.states[rec.states.length - 1].persistenceConsent, false);
     assert.equal(rec.states[rec.states.length - 1].consent, true);
     __bridge.consent({ events: false });
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 0, insights: 0 });
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 0 });
+    assert.equal(__testHost.insights.purges, 1, '__nativeInsightsPurge inside the consent call');
+    assert.equal(__testHost.insights.queued.length, 0);
     assert.equal(JSON.parse(__bridge.getState()).consent, false);
     assert.throws(function () { __bridge.consent('yes'); }, /consent input must be a boolean or an object/);
+  }));
+
+  jsTest('an Insights method hands the built event to __nativeInsightsAccept, after telling the host the profile', function () {
+    var calls = [];
+    var accept = globalThis.__nativeInsightsAccept;
+    var tell = globalThis.__nativeInsightsProfile;
+    globalThis.__nativeInsightsProfile = function (json) { calls.push(['profile', json]); return tell(json); };
+    globalThis.__nativeInsightsAccept = function (json) { calls.push(['accept', json]); return accept(json); };
+    return withBridge({ defaults: { consent: true, profile: PF } }, function (rec) {
+      assert.deepEqual(calls, [['profile', JSON.stringify(PF)]], 'initialize tells the current profile');
+      __bridge.trackClick({ componentId: 'c-1', variantIndex: 2, experienceId: 'exp-1' }, 'r1');
+      __bridge.trackHover({ componentId: 'c-1', hoverId: 'h-1', variantIndex: 2, hoverDurationMs: 40 }, 'r2');
+      assert.deepEqual(calls.map(function (c) { return c[0]; }), ['profile', 'accept', 'accept'], 'an unchanged profile is not told again');
+      var sent = calls.slice(1).map(function (c) { return JSON.parse(c[1]); });
+      assert.deepEqual(sent, rec.emitted, 'the event JSON is the published event');
+      assert.equal(sent[0].type, 'component_click');
+      assert.equal(sent[0].componentId, 'c-1');
+      assert.equal(sent[0].variantIndex, 2);
+      assert.equal(sent[0].experienceId, 'exp-1');
+      assert.equal(sent[0].context.gdpr.isConsentGiven, true);
+      assert.equal(sent[1].type, 'component_hover');
+      assert.notEqual(sent[0].messageId, sent[1].messageId);
+      assert.ok(/^[0-9a-f-]{36}$/.test(sent[0].messageId), sent[0].messageId);
+      assert.equal(__testHost.insights.accepted[0].profile.id, 'p-1');
+      return Promise.all([expectSettle('r1', true, { accepted: true }), expectSettle('r2', true, { accepted: true })]);
+    })();
+  });
+
+  jsTest('without a profile the host is told null first; the events are handed over all the same', withBridge({ defaults: { consent: true } }, function (rec) {
+    assert.deepEqual(__testHost.insights.profiles, [null], 'told once at initialize');
+    __bridge.trackClick({ componentId: 'c', variantIndex: 0 }, 'r1');
+    assert.equal(rec.emitted.length, 1, 'published although no profile exists');
+    assert.deepEqual(__testHost.insights.accepted, [{ event: rec.emitted[0], profile: null }]);
+    assert.deepEqual(__testHost.insights.profiles, [null]);
+    return expectSettle('r1', true, { accepted: true });
+  }));
+
+  jsTest('a blocked Insights call calls no Insights native', withBridge({ allowedEventTypes: [], defaults: { profile: PF } }, function (rec) {
+    var told = __testHost.insights.profiles.length;
+    __bridge.trackClick({ componentId: 'c', variantIndex: 0 }, 'r1');
+    __bridge.trackHover({ componentId: 'c', hoverId: 'h', variantIndex: 0, hoverDurationMs: 1 }, 'r2');
+    __bridge.trackView({ componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 1 }, 'r3');
+    __bridge.trackFlagView({ componentId: 'flag-1' }, 'r4');
+    assert.equal(rec.blocked.length, 4);
+    assert.equal(__testHost.insights.accepted.length, 0);
+    assert.equal(__testHost.insights.profiles.length, told, 'not even the profile');
+    assert.equal(__testHost.insights.purges, 0);
+    return Promise.all(['r1', 'r2', 'r3', 'r4'].map(function (id) { return expectSettle(id, true, { accepted: false }); }));
+  }));
+
+  jsTest('a throwing __nativeInsightsAccept (the host could not store the event) rejects the call; nothing is published', withBridge({ defaults: { consent: true, profile: PF } }, function (rec) {
+    __testHost.insights.failAccept = 'the Insights store failed';
+    __bridge.trackClick({ componentId: 'c', variantIndex: 0 }, 'r1');
+    __bridge.trackView({ componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 1 }, 'r2');
+    assert.equal(rec.emitted.length, 0, 'a refused event is never published');
+    assert.equal(__testHost.insights.accepted.length, 0);
+    __testHost.insights.failAccept = null;
+    __bridge.trackClick({ componentId: 'c', variantIndex: 0 }, 'r3');
+    assert.equal(rec.emitted.length, 1, 'later events flow');
+    return Promise.all([
+      expectSettle('r1', false, 'the Insights store failed'),
+      expectSettle('r2', false, 'the Insights store failed'),
+      expectSettle('r3', true, { accepted: true }),
+    ]);
   }));
 
   jsTest('trackCurrentScreen: de-duplicated by routeKey ?? name; blocked calls reported once as trackCurrentScreen', withBridge({ allowedEventTypes: [] }, function (rec) {
@@ -233,20 +313,30 @@
     function view(viewId, extra) {
       return Object.assign({ componentId: 'c', viewId: viewId, variantIndex: 1, viewDurationMs: 1 }, extra || {});
     }
+    function insightsViews() {
+      return insightsEvents().map(function (e) { return e.viewId; });
+    }
     __bridge.trackView(view('v1', { sticky: true }), 'r1');
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 1, insights: 1 });
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 1 });
+    assert.deepEqual(insightsViews(), ['v1']);
     __bridge.trackView(view('v1', { sticky: true }), 'r2');
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 1, insights: 2 }, 'same key: Insights only');
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 1 }, 'same key: Insights only');
+    assert.deepEqual(insightsViews(), ['v1', 'v1']);
     __bridge.trackView(view('v2', { sticky: true, stickyTrackingKey: 'entry-c' }), 'r3');
     __bridge.trackView(view('v3', { sticky: true, stickyTrackingKey: 'entry-c' }), 'r4');
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2, insights: 4 });
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2 });
+    assert.deepEqual(insightsViews(), ['v1', 'v1', 'v2', 'v3']);
     __bridge.trackView(view('v4', { sticky: false }), 'r5');
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2, insights: 5 });
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2 });
+    assert.deepEqual(insightsViews(), ['v1', 'v1', 'v2', 'v3', 'v4']);
     assert.equal(rec.emitted.length, 7);
     rec.emitted.forEach(function (e) {
       assert.equal('sticky' in e, false);
       assert.equal('stickyTrackingKey' in e, false);
     });
+    var ids = insightsEvents().map(function (e) { return e.messageId; });
+    assert.equal(ids.filter(function (id, i) { return ids.indexOf(id) === i; }).length, 5, 'every Insights view has its own messageId');
+    __testHost.insights.accepted.forEach(function (a) { assert.deepEqual(a.profile, PF, 'told the profile before the first event'); });
   }));
 
   jsTest('trackView: a blocked sticky view is reported once and does not remember its key', withBridge({ allowedEventTypes: [], defaults: { profile: PF } }, function (rec) {
@@ -255,9 +345,12 @@
     assert.equal(rec.blocked.length, 1);
     assert.equal(rec.blocked[0].method, 'trackView');
     assert.equal(rec.blocked[0].args[0].componentId, 'c');
+    assert.equal(__testHost.insights.accepted.length, 0, 'a blocked view reaches no queue');
+    assert.equal(JSON.parse(__bridge.queueSizes()).experience, 0);
     __bridge.consent(true);
     __bridge.trackView(payload, 'r2');
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 1, insights: 1 });
+    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 1 });
+    assert.equal(__testHost.insights.accepted.length, 1);
     return expectSettle('r1', true, { accepted: false });
   }));
 

@@ -60,7 +60,9 @@
     __bridge.track({ event: 'queued' }, 't1');
     return Promise.resolve().then(function () {}).then(function () {
       var queued = JSON.parse(__bridge.queueSizes());
-      assert.ok(queued.experience > 0 && queued.insights > 0);
+      var insightsQueued = __testHost.insights.queued.length;
+      assert.ok(queued.experience > 0 && insightsQueued > 0);
+      assert.deepEqual(__testHost.insights.profiles, [PF]);
       assert.equal(__bridge.getProfile(), JSON.stringify(PF));
       var pushes = rec.states.length;
       __bridge.reset();
@@ -76,6 +78,9 @@
       assert.equal(state.locale, 'en-GB');
       assert.equal(__bridge.getProfile(), null);
       assert.deepEqual(JSON.parse(__bridge.queueSizes()), queued, 'queues are not purged');
+      assert.equal(__testHost.insights.purges, 0, 'the host\'s Insights queue is not purged');
+      assert.equal(__testHost.insights.queued.length, insightsQueued);
+      assert.deepEqual(__testHost.insights.profiles, [PF, null], 'the host is told that no profile exists now');
       // Contexts cleared: the id no longer enriches a view.
       var before = rec.emitted.length;
       __bridge.trackClick({ componentId: 'c', variantIndex: 1, optimizationContextId: resolved.optimizationContextId }, 'c1');
@@ -88,6 +93,9 @@
         assert.equal(screens.length, 2, 'the same screen is sent again after reset');
         var views = rec.emitted.filter(function (e) { return e.type === 'component' && e.componentType === 'Entry'; });
         assert.equal(views.length, 4, 'sticky view sent through both paths again');
+        var held = __testHost.insights.accepted.slice(insightsQueued);
+        assert.ok(held.length > 0);
+        held.forEach(function (a) { assert.equal(a.profile, null, 'events after reset wait for the next profile'); });
       });
     });
   }));
