@@ -1,4 +1,6 @@
-// tests/event-emitter.spec.js — the event pipeline of the stateful core .
+// tests/event-emitter.spec.js — the event pipeline of the stateful core. The Insights path is the
+// client's handoff to the host (bridge/insights-handoff.js) on the fake host's Insights queue
+// (fake-host.js __testHost.insights).
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -15,7 +17,7 @@
       profile: o.profile,
     });
     var experienceQueue = ns.createExperienceQueue();
-    var insightsQueue = ns.createInsightsQueue({ getProfile: function () { return state.get().profile; } });
+    var insightsQueue = ns.createInsightsHandoff({ getProfile: function () { return state.get().profile; } });
     var consent = ns.consent.createConsentController({
       state: state,
       onPurge: function () { experienceQueue.purge(); insightsQueue.purge(); },
@@ -40,6 +42,11 @@
 
   function result(value) {
     return Promise.resolve(value);
+  }
+
+  // The events the host's Insights queue accepted (parsed), in order.
+  function insightsEvents() {
+    return __testHost.insights.accepted.map(function (a) { return a.event; });
   }
 
   jsTest('C1: no allow-list, no consent: identify, page and screen are blocked', function () {
@@ -89,7 +96,7 @@
     return Promise.all([result(t.core.trackView(view)), result(t.core.trackView(view))]).then(function (results) {
       assert.equal(t.blocked.length, 0);
       results.forEach(function (r) { assert.deepEqual(r, { accepted: true }); });
-      assert.equal(t.insightsQueue.size(), 2);
+      assert.equal(insightsEvents().length, 2);
       assert.equal(t.experienceQueue.size(), 0, 'non-sticky views go to Insights only');
     });
   });
@@ -114,16 +121,16 @@
     assert.equal(t.experienceQueue.size(), 0);
   });
 
-  jsTest('C8: withdrawing consent discards queued Insights events (held ones too)', function () {
+  jsTest('C8: withdrawing consent purges the host\'s Insights queue (held events too)', function () {
     var t = makeCore({ consent: true, profile: PF });
     t.core.trackClick({ componentId: 'hero-banner' });
     t.state.set({ profile: undefined });
     t.core.trackClick({ componentId: 'held' });
-    assert.equal(t.insightsQueue.size(), 2);
-    assert.equal(t.insightsQueue.heldCount(), 1);
+    assert.deepEqual(__testHost.insights.accepted.map(function (a) { return a.profile; }), [PF, null], 'one bucketed, one held');
+    assert.equal(__testHost.insights.queued.length, 2);
     t.consent.set({ events: false });
-    assert.equal(t.insightsQueue.size(), 0);
-    assert.equal(t.insightsQueue.heldCount(), 0);
+    assert.equal(__testHost.insights.purges, 1);
+    assert.equal(__testHost.insights.queued.length, 0);
   });
 
   jsTest('C9: allow ["flag"]: entry views blocked, flag views pass', function () {
@@ -178,10 +185,10 @@
     var r = t.core.trackView({ componentId: 'c', viewId: 'v', viewDurationMs: 1, sticky: true });
     assert.deepEqual(r, { accepted: true });
     assert.equal(t.experienceQueue.size(), 1);
-    assert.equal(t.insightsQueue.size(), 1);
     assert.equal(t.emitted.length, 2);
     assert.notEqual(t.emitted[0].messageId, t.emitted[1].messageId);
     assert.equal(t.experienceQueue.peek()[0].messageId, t.emitted[0].messageId);
+    assert.deepEqual(insightsEvents(), [t.emitted[1]], 'the second view reached the host');
   });
 
   jsTest('a sticky view whose Experience send rejects does not reach Insights', function () {
@@ -193,7 +200,7 @@
       insightsQueue: t.insightsQueue,
     });
     return assert.rejects(failing.trackView({ componentId: 'c', viewId: 'v', viewDurationMs: 1, sticky: true }), /Experience API down/)
-      .then(function () { assert.equal(t.insightsQueue.size(), 0); });
+      .then(function () { assert.equal(__testHost.insights.accepted.length, 0); });
   });
 
   jsTest('an async Experience result carries data; Insights follows it', function () {
@@ -205,10 +212,10 @@
       insightsQueue: t.insightsQueue,
     });
     var pending = emitter.trackView({ componentId: 'c', viewId: 'v', viewDurationMs: 1, sticky: true });
-    assert.equal(t.insightsQueue.size(), 0, 'Insights waits for the Experience result');
+    assert.equal(__testHost.insights.accepted.length, 0, 'Insights waits for the Experience result');
     return pending.then(function (r) {
       assert.deepEqual(r, { accepted: true, data: { profile: PF } });
-      assert.equal(t.insightsQueue.size(), 1);
+      assert.equal(__testHost.insights.accepted.length, 1);
     });
   });
 
@@ -220,19 +227,32 @@
     });
   });
 
-  jsTest('Insights events without a profile are held, published, and adopted later', function () {
+  jsTest('Insights events without a profile are handed over after telling null, published; the profile is told before the next event', function () {
     var t = makeCore({ consent: true });
     var r = t.core.trackClick({ componentId: 'c' });
     assert.deepEqual(r, { accepted: true });
     assert.equal(t.emitted.length, 1);
-    assert.equal(t.insightsQueue.heldCount(), 1);
+    assert.deepEqual(__testHost.insights.profiles, [null]);
+    assert.deepEqual(__testHost.insights.accepted, [{ event: t.emitted[0], profile: null }], 'the host holds it');
     t.state.set({ profile: { id: 'p-1' } });
     t.core.trackClick({ componentId: 'd' });
-    assert.equal(t.insightsQueue.heldCount(), 0);
-    var batches = t.insightsQueue.drain();
-    assert.equal(batches.length, 1);
-    assert.equal(batches[0].profile.id, 'p-1');
-    assert.deepEqual(batches[0].events.map(function (e) { return e.componentId; }), ['c', 'd']);
+    assert.deepEqual(__testHost.insights.profiles, [null, { id: 'p-1' }], 'the changed profile is told once, before the event');
+    assert.deepEqual(__testHost.insights.accepted.map(function (a) { return [a.event.componentId, a.profile && a.profile.id]; }),
+      [['c', null], ['d', 'p-1']]);
+    t.core.trackClick({ componentId: 'e' });
+    assert.equal(__testHost.insights.profiles.length, 2, 'an unchanged profile is not told again');
+  });
+
+  jsTest('an Insights path that throws (the host could not store the event) rejects; nothing is published', function () {
+    var t = makeCore({ consent: true, profile: PF });
+    __testHost.insights.failAccept = 'store failed';
+    return Promise.all([
+      assert.rejects(t.core.trackClick({ componentId: 'c' }), /^store failed$/),
+      assert.rejects(t.core.trackFlagView({ componentId: 'dark-mode' }), /^store failed$/),
+    ]).then(function () {
+      assert.equal(t.emitted.length, 0);
+      assert.equal(__testHost.insights.accepted.length, 0);
+    });
   });
 
   jsTest('E10: views with a live context publish `optimization`; queued payloads never have it', function () {
@@ -251,7 +271,7 @@
       assert.equal(event.optimization.resolvedEntry.sys.id, fx.ids.EU_VARIANT);
       assert.equal(event.optimization.selectedOptimization.experienceId, fx.ids.EU);
     });
-    var queued = t.experienceQueue.peek().concat(t.insightsQueue.peek()[0].events);
+    var queued = t.experienceQueue.peek().concat(insightsEvents());
     assert.equal(queued.length, 2);
     queued.forEach(function (event) {
       assert.equal('optimization' in event, false);
@@ -279,7 +299,7 @@
         consent: ns.consent.createConsentController({ state: state }),
         builder: ns.createEventBuilder(),
         experienceQueue: ns.createExperienceQueue(),
-        insightsQueue: ns.createInsightsQueue(),
+        insightsQueue: ns.createInsightsHandoff({}),
         onEmitted: function () { throw new Error('emit boom'); },
         onBlocked: function () { throw new Error('block boom'); },
       });
