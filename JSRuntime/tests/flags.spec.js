@@ -256,7 +256,9 @@
     assert.deepEqual(views.map(function (e) { return e.componentId; }), ['dark-mode', 'other-flag', 'missing']);
     assert.equal(views[0].experienceId, HERO);
     assert.equal(views[0].variantIndex, 0);
-    assert.equal(JSON.parse(__bridge.queueSizes()).insights, 3);
+    var handed = __testHost.insights.accepted.map(function (a) { return a.event; });
+    assert.deepEqual(handed, views, 'the three flag views reached the host\'s Insights queue');
+    __testHost.insights.accepted.forEach(function (a) { assert.deepEqual(a.profile, PF); });
     __bridge.getFlag('dark-mode');
     assert.equal(rec.emitted.length, 3, 'de-duplicated');
     assert.throws(function () { __bridge.getFlag(1); }, /name must be a string/);
