@@ -1,7 +1,8 @@
 // tests/loss-scenarios.spec.js — the event-loss scenarios reported against the upstream SDK's
-// queues, each reproduced on both delivery queues: events queued while a successful flush is in
-// flight are kept (and sent next); a forced flush is not skipped while a normal flush is in
-// flight; handing a request to the transport is not treated as the server's acknowledgement.
+// queues, reproduced on the Experience queue (the Swift host's Insights queue is tested in Swift):
+// events queued while a successful flush is in flight are kept (and sent next); a forced flush is
+// not skipped while a normal flush is in flight; handing a request to the transport is not
+// treated as the server's acknowledgement.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -23,9 +24,6 @@
       });
     }
     api.upsertProfile = function (request) { return call(request.events); };
-    api.sendBatches = function (batches) {
-      return call(batches.reduce(function (all, b) { return all.concat(b.events); }, []));
-    };
     return api;
   }
 
@@ -37,80 +35,64 @@
     });
   }
 
-  function insightsQueue(api, removed) {
-    return ns.createInsightsQueue({
-      api: api,
-      flushThreshold: 1000,
-      flushPolicy: { baseBackoffMs: 60000, maxBackoffMs: 60000, jitterRatio: 0 },
-      onRemoved: function (events, reason) { removed.push([ids(events), reason]); },
-    });
+  function queued(queue) {
+    return ids(queue.peek());
   }
 
-  var P = { id: 'p' };
-  var faces = [
-    { name: 'Experience', make: experienceQueue, send: function (q, id) { q.send({ messageId: id }); }, queued: function (q) { return ids(q.peek()); } },
-    { name: 'Insights', make: insightsQueue, send: function (q, id) { q.send({ messageId: id }, P); q.flush(); }, queued: function (q) {
-      return q.peek().reduce(function (all, b) { return all.concat(ids(b.events)); }, []);
-    } },
-  ];
-
-  faces.forEach(function (face) {
-    jsTest(face.name + ' queue: events queued while a successful flush is in flight are kept and sent next', function () {
-      var api = manualApi();
-      var removed = [];
-      var queue = face.make(api, removed);
-      face.send(queue, 'a');
-      assert.equal(api.calls.length, 1);
-      face.send(queue, 'b');
-      api.calls[0].answer(OK);
-      return drain().then(function () {
-        assert.deepEqual(removed[0], [['a'], 'delivered'], 'only the sent event is removed');
-        if (api.calls.length === 1) queue.flush();
-        assert.equal(api.calls.length, 2, 'b goes out in the next request');
-        assert.deepEqual(api.calls[1].events.map(function (e) { return e.messageId; }), ['b']);
-        api.calls[1].answer(OK);
-        return drain();
-      }).then(function () {
-        assert.deepEqual(face.queued(queue), []);
-        queue.close();
-      });
+  jsTest('Experience queue: events queued while a successful flush is in flight are kept and sent next', function () {
+    var api = manualApi();
+    var removed = [];
+    var queue = experienceQueue(api, removed);
+    queue.send({ messageId: 'a' });
+    assert.equal(api.calls.length, 1);
+    queue.send({ messageId: 'b' });
+    api.calls[0].answer(OK);
+    return drain().then(function () {
+      assert.deepEqual(removed[0], [['a'], 'delivered'], 'only the sent event is removed');
+      assert.equal(api.calls.length, 2, 'b goes out in the next request, without another flush call');
+      assert.deepEqual(api.calls[1].events.map(function (e) { return e.messageId; }), ['b']);
+      api.calls[1].answer(OK);
+      return drain();
+    }).then(function () {
+      assert.deepEqual(queued(queue), []);
+      queue.close();
     });
+  });
 
-    jsTest(face.name + ' queue: a forced flush is not skipped while a normal flush is in flight', function () {
-      var api = manualApi();
-      var removed = [];
-      var queue = face.make(api, removed);
-      face.send(queue, 'a');
-      assert.equal(api.calls.length, 1, 'a normal flush is in flight');
-      var forced = queue.flush({ force: true });
-      assert.equal(api.calls.length, 1, 'one request at a time');
-      api.calls[0].answer(UNAVAILABLE);
-      return drain().then(function () {
-        assert.equal(api.calls.length, 2, 'the forced flush ran after the failed one, despite the 60 s backoff');
-        api.calls[1].answer(OK);
-        return forced;
-      }).then(function () {
-        assert.deepEqual(removed, [[['a'], 'delivered']]);
-        queue.close();
-      });
+  jsTest('Experience queue: a forced flush is not skipped while a normal flush is in flight', function () {
+    var api = manualApi();
+    var removed = [];
+    var queue = experienceQueue(api, removed);
+    queue.send({ messageId: 'a' });
+    assert.equal(api.calls.length, 1, 'a normal flush is in flight');
+    var forced = queue.flush({ force: true });
+    assert.equal(api.calls.length, 1, 'one request at a time');
+    api.calls[0].answer(UNAVAILABLE);
+    return drain().then(function () {
+      assert.equal(api.calls.length, 2, 'the forced flush ran after the failed one, despite the 60 s backoff');
+      api.calls[1].answer(OK);
+      return forced;
+    }).then(function () {
+      assert.deepEqual(removed, [[['a'], 'delivered']]);
+      queue.close();
     });
+  });
 
-    jsTest(face.name + ' queue: handing a request to the transport is not an acknowledgement', function () {
-      var api = manualApi();
-      var removed = [];
-      var queue = face.make(api, removed);
-      face.send(queue, 'a');
-      assert.equal(api.calls.length, 1, 'handed to the transport');
-      return drain().then(function () {
-        assert.deepEqual(removed, [], 'nothing removed before the answer');
-        assert.deepEqual(face.queued(queue), ['a']);
-        api.calls[0].answer({ ok: false, kind: 'retry', status: 0, reason: 'connection reset' });
-        return drain();
-      }).then(function () {
-        assert.deepEqual(removed, [], 'a transport failure acknowledges nothing');
-        assert.deepEqual(face.queued(queue), ['a'], 'kept for the retry');
-        queue.close();
-      });
+  jsTest('Experience queue: handing a request to the transport is not an acknowledgement', function () {
+    var api = manualApi();
+    var removed = [];
+    var queue = experienceQueue(api, removed);
+    queue.send({ messageId: 'a' });
+    assert.equal(api.calls.length, 1, 'handed to the transport');
+    return drain().then(function () {
+      assert.deepEqual(removed, [], 'nothing removed before the answer');
+      assert.deepEqual(queued(queue), ['a']);
+      api.calls[0].answer({ ok: false, kind: 'retry', status: 0, reason: 'connection reset' });
+      return drain();
+    }).then(function () {
+      assert.deepEqual(removed, [], 'a transport failure acknowledges nothing');
+      assert.deepEqual(queued(queue), ['a'], 'kept for the retry');
+      queue.close();
     });
   });
 })();
