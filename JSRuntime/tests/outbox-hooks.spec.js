@@ -1,10 +1,12 @@
 // tests/outbox-hooks.spec.js — the durable-outbox side of the stateful bridge (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md,
-// bridge/outbox-link.js): every accepted event is stored through __nativeOutboxAppend before the
-// call returns (a failed store fails the call), the queues keep a window of the stored backlog
-// and load the rest as they drain, every event that leaves a queue for good is pushed to
-// __nativeOutboxRemoved with its reason, consent withdrawal calls __nativeOutboxPurge,
-// resumeBacklog fills the windows after a restart, and removeQueuedEvents drops events an outbox
-// bound expired. Also the queue hooks alone.
+// bridge/outbox-link.js): every accepted Experience event is stored through __nativeOutboxAppend
+// before the call returns (a failed store fails the call), the Experience queue keeps a window of
+// the stored backlog and loads the rest as it drains, every event that leaves it for good is
+// pushed to __nativeOutboxRemoved with its reason, consent withdrawal calls __nativeOutboxPurge,
+// resumeBacklog fills the window after a restart, and removeQueuedEvents drops events an outbox
+// bound expired. Insights events never pass through these natives: they go to the host's
+// Insights queue (fake-host.js __testHost.insights), which stores them itself. Also the queue
+// hooks alone.
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -60,11 +62,11 @@
     return store;
   }
 
-  // Starts the bridge with consent, a scripted API (per API: FIFO of replies, else 200/204) and
-  // a recording outbox (`rec.store`, optionally pre-filled by `prefill(store)`).
+  // Starts the bridge with consent, a scripted Experience API (FIFO of replies, else 200) and a
+  // recording outbox (`rec.store`, optionally pre-filled by `prefill(store)`).
   function withOutbox(config, body, prefill) {
     return function () {
-      var rec = { appended: [], removed: [], loads: 0, purges: 0, queueEvents: [], script: { experience: [], insights: [] }, store: createStore() };
+      var rec = { appended: [], removed: [], loads: 0, purges: 0, queueEvents: [], script: { experience: [] }, store: createStore() };
       if (prefill) prefill(rec.store);
       globalThis.__nativeOutboxAppend = function (queue, messageId, profileId, consent, acceptedAt, payload) {
         var sequence = rec.store.append(queue, messageId, profileId, consent, acceptedAt, payload);
@@ -82,15 +84,18 @@
       globalThis.__nativeOutboxPurge = function () { rec.purges++; rec.store.records = []; };
       globalThis.__nativeOnQueueEvent = function (json) { rec.queueEvents.push(JSON.parse(json)); };
       __testHost.fetchHandler = function (request) {
-        var api = request.url.indexOf(EXPERIENCE) !== -1 ? 'experience' : 'insights';
-        if (rec.script[api].length > 0) return rec.script[api].shift();
-        return api === 'insights' ? { status: 204 } : { status: 200, body: envelope('p-1') };
+        if (request.url.indexOf(EXPERIENCE) === -1) throw new Error('unexpected request to ' + request.url);
+        if (rec.script.experience.length > 0) return rec.script.experience.shift();
+        return { status: 200, body: envelope('p-1') };
       };
       rec.removedIds = function (reason, queue) {
         return rec.removed.filter(function (r) { return r.reason === reason && (queue === undefined || r.queue === queue); })
           .reduce(function (all, r) { return all.concat(r.ids); }, []);
       };
+      // The harness's destroy() fires a forced flush after this: leaving it unanswered keeps its
+      // acknowledgement out of the next test's outbox natives.
       function cleanup() {
+        __testHost.fetchHandler = null;
         ['__nativeOutboxAppend', '__nativeOutboxLoad', '__nativeOutboxRemoved', '__nativeOutboxPurge', '__nativeOnQueueEvent'].forEach(function (name) {
           delete globalThis[name];
         });
@@ -128,24 +133,22 @@
     });
   }));
 
-  jsTest('outbox: Insights events are appended with the profile that will carry them (null while held)', withOutbox({}, function (rec) {
+  jsTest('outbox: Insights events go to the host\'s Insights queue, never through the outbox natives', withOutbox({}, function (rec) {
     __bridge.trackClick({ componentId: 'hero', variantIndex: 0 }, 'c1');
-    assert.equal(rec.appended.length, 1);
-    assert.equal(rec.appended[0].queue, 'insights');
-    assert.equal(rec.appended[0].payload.profile, null, 'no profile yet: held');
-    assert.equal(rec.appended[0].profileId, null);
-    assert.equal(rec.appended[0].payload.event.messageId, rec.appended[0].messageId);
+    assert.equal(rec.appended.length, 0, 'not appended by JavaScript');
+    assert.equal(__testHost.insights.accepted.length, 1);
+    assert.equal(__testHost.insights.accepted[0].event.componentId, 'hero');
+    assert.equal(__testHost.insights.accepted[0].profile, null, 'no profile yet: the host holds it');
     __bridge.identify({ userId: 'u' }, 'i1');
     return drain().then(function () {
       __bridge.trackClick({ componentId: 'hero', variantIndex: 0 }, 'c2');
-      var second = rec.appended[rec.appended.length - 1];
-      assert.equal(second.queue, 'insights');
-      assert.equal(second.profileId, 'p-1');
-      assert.equal(second.payload.profile.id, 'p-1');
-      return new Promise(function (resolve) { __bridge.flush('f1'); resolve(); }).then(drain);
+      assert.equal(__testHost.insights.accepted[1].profile.id, 'p-1');
+      assert.deepEqual(rec.appended.map(function (a) { return a.queue; }), ['experience'], 'only the identify is stored');
+      __bridge.flush('f1');
+      return drain();
     }).then(function () {
-      var insightIds = rec.appended.filter(function (a) { return a.queue === 'insights'; }).map(function (a) { return a.messageId; });
-      assert.deepEqual(rec.removedIds('delivered', 'insights').sort(), insightIds.sort(), 'both delivered in one batch');
+      assert.deepEqual(rec.removed.map(function (r) { return r.queue; }), ['experience']);
+      assert.equal(requests('insights').length, 0);
     });
   }));
 
@@ -165,16 +168,15 @@
     });
   }));
 
-  jsTest('outbox: delivery disabled acknowledges everything the queue discards', withOutbox({ online: false, defaults: { consent: true, profile: PF } }, function (rec) {
+  jsTest('outbox: Experience delivery disabled acknowledges everything the queue discards', withOutbox({ online: false, defaults: { consent: true, profile: PF } }, function (rec) {
     __bridge.identify({ userId: 'u' }, 'i1');
-    __bridge.trackClick({ componentId: 'x', variantIndex: 0 }, 'c1');
+    __bridge.track({ event: 'a' }, 't1');
     rec.script.experience.push({ status: 401 });
-    rec.script.insights.push({ status: 403 });
     __bridge.setOnline(true);
     return drain().then(function () {
-      assert.deepEqual(rec.removedIds('disabled', 'experience'), [rec.appended[0].messageId]);
-      assert.deepEqual(rec.removedIds('disabled', 'insights'), [rec.appended[1].messageId]);
-      assert.deepEqual(sizes(), { experience: 0, insights: 0 });
+      assert.deepEqual(rec.removedIds('disabled', 'experience').sort(), rec.appended.map(function (a) { return a.messageId; }).sort());
+      assert.equal(rec.appended.length, 2);
+      assert.deepEqual(sizes(), { experience: 0 });
     });
   }));
 
@@ -215,15 +217,15 @@
     globalThis.__nativeOnEventEmitted = function (json) { published.push(JSON.parse(json)); };
     rec.store.failNext = 'no space left on device';
     __bridge.track({ event: 'lost' }, 't1');
-    __bridge.trackClick({ componentId: 'x', variantIndex: 0 }, 'c0');
+    __bridge.track({ event: 'kept' }, 't2');
     return drain().then(function () {
       delete globalThis.__nativeOnEventEmitted;
       var settled = __testHost.settled.filter(function (s) { return s.requestId === 't1'; })[0];
       assert.equal(settled.ok, false, 'the call fails');
       assert.ok(settled.json.indexOf('no space left on device') !== -1, settled.json);
-      assert.deepEqual(sizes(), { experience: 0, insights: 1 }, 'the next event is unaffected');
-      assert.equal(published.length, 1, 'only the click is published');
-      assert.ok(published[0].type !== 'track', 'the refused track is not published');
+      assert.deepEqual(sizes(), { experience: 1 }, 'the next event is unaffected');
+      assert.deepEqual(published.map(function (e) { return e.event; }), ['kept'], 'the refused track is not published');
+      assert.deepEqual(rec.appended.map(function (a) { return a.payload.event; }), ['kept']);
       assert.deepEqual(rec.removed, []);
     });
   }));
@@ -244,27 +246,29 @@
     __bridge.track({ event: 'a' }, 't1');
     __bridge.consent(false);
     assert.equal(rec.purges, 1);
-    assert.deepEqual(sizes(), { experience: 0, insights: 0 });
+    assert.equal(__testHost.insights.purges, 1, 'the host\'s Insights queue in the same call');
+    assert.deepEqual(sizes(), { experience: 0 });
     __bridge.track({ event: 'b' }, 't2');
+    __bridge.trackClick({ componentId: 'x', variantIndex: 0 }, 'c1');
     assert.equal(rec.appended.length, 1, 'a blocked call is never written');
+    assert.equal(__testHost.insights.accepted.length, 0, 'nor handed to the host');
   }));
 
-  jsTest('resumeBacklog: stored events fill the windows ahead of new ones with their bytes, are sent, never re-stored', withOutbox({ online: false }, function (rec) {
+  jsTest('resumeBacklog: stored Experience events fill the window ahead of new ones with their bytes, are sent, never re-stored', withOutbox({ online: false }, function (rec) {
     var old = { type: 'track', event: 'old', messageId: 'm-old', context: { gdpr: { isConsentGiven: false } }, timestamp: '2026-01-01T00:00:00.000Z' };
-    var click = { type: 'component', componentType: 'Entry', componentId: 'x', messageId: 'm-click' };
-    assert.equal(__bridge.resumeBacklog(), 2);
+    assert.equal(__bridge.resumeBacklog(), 1, 'the Experience backlog only');
     assert.equal(rec.appended.length, 0, 'stored events are not stored again');
-    assert.deepEqual(sizes(), { experience: 1, insights: 1 });
+    assert.deepEqual(sizes(), { experience: 1 });
+    assert.equal(__testHost.insights.accepted.length, 0, 'the stored Insights event is the host\'s to resume');
     __bridge.track({ event: 'new' }, 't1');
     __bridge.setOnline(true);
     return drain().then(function () {
       var sent = eventsOf(requests('experience')[0]);
       assert.deepEqual(sent.map(function (e) { return e.messageId; }), ['m-old', rec.appended[0].messageId], 'stored first');
       assert.deepEqual(sent[0], old, 'byte for byte (consent flag and timestamp kept)');
-      var batches = JSON.parse(requests('insights')[0].body);
-      assert.equal(batches[0].profile.id, 'p-old', 'sent for the profile it was accepted for');
-      assert.equal(batches[0].events[0].messageId, 'm-click');
-      assert.deepEqual(rec.removedIds('delivered').sort(), ['m-click', 'm-old', rec.appended[0].messageId].sort());
+      assert.equal(requests('insights').length, 0);
+      assert.deepEqual(rec.removedIds('delivered').sort(), ['m-old', rec.appended[0].messageId].sort());
+      assert.deepEqual(rec.store.pending('insights').map(function (r) { return r.messageId; }), ['m-click'], 'left untouched');
     });
   }, function (store) {
     store.append('experience', 'm-old', null, false, 0, JSON.stringify({ type: 'track', event: 'old', messageId: 'm-old', context: { gdpr: { isConsentGiven: false } }, timestamp: '2026-01-01T00:00:00.000Z' }));
@@ -293,61 +297,38 @@
 
   jsTest('removeQueuedEvents: events an outbox bound dropped leave memory and are reported as offlineDrop', withOutbox({ online: false }, function (rec) {
     __bridge.track({ event: 'a' }, 't1');
-    __bridge.trackClick({ componentId: 'x', variantIndex: 0 }, 'c1');
+    __bridge.track({ event: 'b' }, 't2');
     var experienceId = rec.appended[0].messageId;
     assert.equal(__bridge.removeQueuedEvents('experience', [experienceId, 'gone-already'], 'expired'), 1);
-    assert.deepEqual(sizes(), { experience: 0, insights: 1 });
+    assert.deepEqual(sizes(), { experience: 1 });
     var drop = rec.queueEvents.filter(function (e) { return e.type === 'offlineDrop'; })[0];
     assert.equal(drop.queue, 'experience');
     assert.equal(drop.context.droppedCount, 2, 'every id the outbox dropped is counted');
     assert.equal(drop.context.reason, 'expired');
     assert.equal(drop.context.droppedEvents[0].messageId, experienceId);
-    assert.equal(__bridge.removeQueuedEvents('insights', [rec.appended[1].messageId], 'maxBytes'), 1, 'held events too');
-    assert.deepEqual(sizes(), { experience: 0, insights: 0 });
+    assert.deepEqual(drop.context.droppedEvents.map(function (e) { return e.event; }), ['a']);
+    var reports = rec.queueEvents.length;
+    assert.equal(__bridge.removeQueuedEvents('insights', [rec.appended[1].messageId], 'maxBytes'), 0, 'not a JavaScript queue');
+    assert.equal(rec.queueEvents.length, reports, 'and nothing reported');
+    assert.deepEqual(sizes(), { experience: 1 });
   }));
 
-  jsTest('without __nativeOutboxAppend the queues get no hooks', function () {
+  jsTest('without __nativeOutboxAppend the Experience queue gets no hooks', function () {
     var fetched = 0;
-    __testHost.fetchHandler = function () { fetched++; return { status: 204 }; };
+    __testHost.fetchHandler = function () { fetched++; return { status: 200, body: envelope('p-1') }; };
     __bridge.setOnline(false);
     __bridge.initialize({ clientId: 'org-1', environment: 'main', defaults: { consent: true, profile: PF } });
-    __bridge.trackClick({ componentId: 'x', variantIndex: 0 }, 'c1');
-    assert.equal(sizes().insights, 1);
+    __bridge.track({ event: 'a' }, 't1');
+    assert.equal(sizes().experience, 1, 'queued in memory only');
+    assert.equal(__testHost.settled.filter(function (s) { return s.requestId === 't1'; })[0].ok, true);
     __bridge.setOnline(true);
     return drain().then(function () {
       assert.equal(fetched, 1);
+      assert.equal(sizes().experience, 0);
     });
   });
 
-  jsTest('insights queue hooks: the store gets the bucket profile, removeMessages finds held and bucketed events', function () {
-    var appended = [];
-    var removed = [];
-    var profile;
-    var sequence = 0;
-    var queue = ns.createInsightsQueue({
-      getProfile: function () { return profile; },
-      maxEvents: 3,
-      outbox: {
-        append: function (event, p) { appended.push([event.messageId, p && p.id]); return ++sequence; },
-        load: function () { return []; },
-      },
-      onRemoved: function (events, reason) { removed.push([events.map(function (e) { return e.messageId; }), reason]); },
-    });
-    queue.resume();
-    queue.send({ messageId: 'h1' });
-    profile = { id: 'p' };
-    queue.send({ messageId: 'b1' });
-    queue.send({ messageId: 'b2' }, { id: 'other' });
-    assert.deepEqual(appended, [['h1', undefined], ['b1', 'p'], ['b2', 'other']]);
-    queue.send({ messageId: 'b3' });
-    assert.deepEqual(removed, [], 'a full window drops nothing');
-    assert.equal(queue.size(), 3);
-    assert.equal(queue.backlogOnDisk(), true);
-    assert.deepEqual(queue.removeMessages(['b2', 'nope']).map(function (e) { return e.messageId; }), ['b2']);
-    assert.deepEqual(removed[0], [['b2'], 'removed']);
-  });
-
-  jsTest('queues without an outbox: the cap drops the oldest events, never one in flight', function () {
+  jsTest('the Experience queue without an outbox: the cap drops the oldest events, never one in flight', function () {
     var removed = [];
     var pending = [];
     var queue = ns.createExperienceQueue({
@@ -367,27 +348,4 @@
       queue.close();
     });
   });
-
-  jsTest('insights queue without an outbox: the cap passes over events in flight', function () {
-    var removed = [];
-    var pending = [];
-    var queue = ns.createInsightsQueue({
-      maxEvents: 2,
-      flushThreshold: 1000,
-      api: { sendBatches: function () { return new Promise(function (resolve) { pending.push(resolve); }); } },
-      onRemoved: function (events, reason) { removed.push([events.map(function (e) { return e.messageId; }), reason]); },
-    });
-    queue.send({ messageId: 'a' }, { id: 'p' });
-    queue.flush();
-    assert.equal(pending.length, 1, 'a is in flight');
-    queue.send({ messageId: 'b' }, { id: 'p' });
-    queue.send({ messageId: 'c' }, { id: 'p' });
-    assert.deepEqual(removed, [[['b'], 'capped']]);
-    pending[0]({ ok: false, kind: 'retry', status: 503, reason: 'unavailable' });
-    return drain().then(function () {
-      assert.deepEqual(queue.peek()[0].events.map(function (e) { return e.messageId; }), ['a', 'c']);
-      queue.close();
-    });
-  });
-
 })();
