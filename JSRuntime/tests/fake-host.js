@@ -27,14 +27,14 @@
 //                                        count). When `failAccept` is a string, accept throws an
 //                                        Error with that message (a durable store that failed) and
 //                                        records nothing.
-// __testHost: logs, fetches, cancelledFetches, settled, now(), advance(ms) (moves the clock, firing due timers in
+// __testHost: logs, fetches, cancelledFetches, settled, insights, now(), advance(ms) (moves the clock, firing due timers in
 // time order — equal times in scheduling order — through __timerFired, including timers that
 // callbacks schedule within the window), pendingTimers() (sorted [{id, due}]), respondToFetch,
-// fetchHandler, reset() (clock, timers, logs, fetches, settled, uuid counter, handler), and for
+// fetchHandler, reset() (clock, timers, logs, fetches, settled, insights, uuid counter, handler), and for
 // the delivery specs: fetchesTo(api) (the fetches to "experience" — a /profiles URL — or to
-// "insights"), eventsOf(fetch) (the events of an Experience `{events}` or Insights `[{events}]`
-// body) and drainJobs() (a promise that lets every pending promise job, fetch replies included, run).
-// reset() also empties __testHost.insights and clears its failAccept.
+// anything else, e.g. "insights": JavaScript sends no Insights request, the specs check none
+// leaves), eventsOf(fetch) (the events of an Experience `{events}` body) and drainJobs() (a promise
+// that lets every pending promise job, fetch replies included, run).
 (function () {
   'use strict';
   var START_TIME = Date.UTC(2026, 0, 1);
@@ -103,9 +103,7 @@
   };
 
   testHost.eventsOf = function (request) {
-    var body = JSON.parse(request.body);
-    if (Array.isArray(body)) return body.reduce(function (all, batch) { return all.concat(batch.events); }, []);
-    return body.events;
+    return JSON.parse(request.body).events;
   };
 
   testHost.drainJobs = function () {
