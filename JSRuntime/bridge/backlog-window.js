@@ -1,7 +1,7 @@
 // bridge/backlog-window.js
 // Contract: `__optimization.createBacklogWindow(options)` → the in-memory window a delivery queue
-// (bridge/experience-queue.js, bridge/insights-queue.js) holds over its durable backlog
-// (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md). One implementation for both queues. Options:
+// (bridge/experience-queue.js; the client's Insights events are the host's) holds over its durable
+// backlog (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md). Options:
 //   outbox      {append(event, profile) → sequence, load(afterSequence, limit) → [{sequence,
 //               event, profile?}]} (bridge/outbox-link.js `forQueue`)
 //   capacity    most events in memory (the queue's maxEvents)

@@ -64,7 +64,7 @@
   }
 
   // `api`: {experienceBaseUrl?, insightsBaseUrl?: strings (falsy ⇒ default), enabledFeatures?:
-  // string[], preflight?: boolean}.
+  // string[], preflight?: boolean}. `insightsBaseUrl` is only checked: the host sends Insights.
   function readApi(value) {
     if (absent(value)) return {};
     if (!guards.isRecord(value)) throw configError('"api" must be an object when provided.');

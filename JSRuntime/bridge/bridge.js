@@ -27,15 +27,16 @@
 //                          JSON {"accepted": bool, "data"?}; trackClick settles {"accepted": bool}
 //                          too (not "null", so the host learns whether it was blocked).
 //   sync: consent(input), hasConsent(method) (false before initialize), setOnline(bool) (also
-//                          before initialize; going online cancels scheduled retries and
-//                          force-flushes Insights, then Experience), queueSizes() → JSON
-//                          {"experience": n, "insights": m} (debug/tests).
-// Delivery: `api` and `queuePolicy` of the config configure the
-//   Experience/Insights clients (core/experience-api.js, bridge/insights-api.js) and queues; async
-//   flush(requestId) settles "null" after a non-forced Insights flush, then Experience flush.
-//   destroy() fires forced best-effort flushes of both queues (not awaited). Queue events go to
+//                          before initialize; going online cancels the scheduled Experience retry
+//                          and force-flushes Experience), queueSizes() → JSON
+//                          {"experience": n} (debug/tests).
+// Delivery: `api` and `queuePolicy` of the config configure the Experience client
+//   (core/experience-api.js) and queue (bridge/experience-queue.js); Insights events go to the
+//   host's Insights queue (bridge/insights-handoff.js: __nativeInsightsAccept/Profile/Purge), which
+//   flushes them itself. Async flush(requestId) settles "null" after a non-forced Experience flush.
+//   destroy() fires a forced best-effort Experience flush (not awaited). Queue events go to
 //   __nativeOnQueueEvent({"type": offlineDrop|flushFailure|circuitOpen|flushRecovered|
-//   batchDropped|deliveryDisabled, "queue": "experience"|"insights", "timestamp": host ms,
+//   batchDropped|deliveryDisabled, "queue": "experience", "timestamp": host ms,
 //   "context": {...}}).
 //   push-backs: __nativeOnEventEmitted(json) per accepted event, __nativeOnEventBlocked(json) once
 //                          per blocked call ({"reason":"consent","method","args":[payload]},

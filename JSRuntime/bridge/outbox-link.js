@@ -1,7 +1,8 @@
 // bridge/outbox-link.js
 // Contract: `__optimization.outboxLink` — the engine's side of the host's durable outbox
-// (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md), for the client bridge's delivery queues
-// (the service's Insights events are stored and delivered by the Swift host, not by an engine).
+// (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md), for the client bridge's Experience queue
+// (the client's Insights events are stored by the host behind __nativeInsightsAccept, and the
+// service's Insights events by the Swift host, not by an engine).
 // It is active only when the host registered the native functions:
 //   __nativeOutboxAppend(queue, messageId, profileId|null, consent, acceptedAtMs, payloadJSON)
 //       → the stored event's sequence (a number); throws when the event could not be stored.
@@ -11,9 +12,9 @@
 //   __nativeOutboxRemoved(queue, messageIdsJSON, reason)   events that left a queue for good.
 //   __nativeOutboxPurge()   every stored event removed (consent withdrawn).
 // A payload is the Experience event itself, or `{"profile": profile|null, "event": event}` for
-// Insights (profile null while the event is held for a profile).
+// queue "insights" (profile null while held; the client bridge no longer uses that queue).
 //   available() → bool   the host stores events (__nativeOutboxAppend is registered).
-//   forQueue(queue, profileIdOf?) → the `outbox` option of a delivery queue (bridge/*-queue.js):
+//   forQueue(queue, profileIdOf?) → the `outbox` option of a delivery queue (bridge/experience-queue.js):
 //       {append(event, profile?) → sequence, load(afterSequence, limit) → [{sequence, event,
 //       profile}]}. `profileIdOf(event, profile)` gives the profile id stored beside an
 //       Experience event (default: none); an Insights event stores its profile's id.

@@ -5,7 +5,8 @@
 //   builder           an event builder (core/event-builder.js)
 //   contexts          optional context registry (core/context-registry.js): lookup(id)
 //   experienceQueue   {send(event) → result | Promise<result>} (bridge/experience-queue.js)
-//   insightsQueue     {send(event)} (bridge/insights-queue.js)
+//   insightsQueue     {send(event)} (bridge/insights-handoff.js: the host's Insights queue; a
+//                     throwing send refuses the event)
 //   onEmitted(object) called with every accepted event as published on the event stream
 //   onBlocked(blocked) called with {reason: "consent", method, args: [payload]} for every blocked
 //                     call; a throwing callback is warn-logged and swallowed (also onEmitted)

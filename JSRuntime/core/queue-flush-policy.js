@@ -1,6 +1,6 @@
 // core/queue-flush-policy.js
 // Contract: the retry/backoff/circuit-breaker policy of the delivery queues.
-// One runtime per queue (Experience offline buffer, Insights). Publishes
+// One runtime per queue (the client's Experience queue). Publishes
 // `__optimization.createQueueFlushRuntime` and the namespace `__optimization.queueFlushPolicy` =
 // {toPositiveInt, toRatio, DEFAULT_QUEUE_FLUSH_POLICY, resolveQueueFlushPolicy, computeRetryDelay,
 // computeFailureWindow}:
@@ -27,8 +27,8 @@
 //                                              waits retryDelayMs (circuitOpenUntil 0); at or past
 //                                              it the circuit opens for circuitOpenMs.
 //   createCircuitBreaker({policy?, host?}) → breaker   THE circuit breaker of every JavaScript
-//                delivery path (both queues of a client; the service's Insights queue and
-//                Experience circuit are the Swift host's):
+//                delivery path (a client's Experience queue; the Insights queues of client and
+//                service and the service's Experience circuit are the Swift host's):
 //     recordFailure(minimumOpenMs?) → {consecutiveFailures, openedCircuit, circuitOpenUntil}
 //                n += 1; at or past maxConsecutiveFailures the circuit opens until now +
 //                max(circuitOpenMs, minimumOpenMs) (computeFailureWindow); frees the probe.
