@@ -139,18 +139,22 @@ public final class OptimizationClient: Sendable {
             bridgeConfiguration = .object(members)
         }
         let states = stateBroadcaster
+        let queueEvents = QueueEventRelay(broadcaster: queueEventBroadcaster, policy: config.queuePolicy)
+        let insights = InsightsQueue(
+            url: config.insightsEventsURL, policy: DeliveryPolicy(config.queuePolicy), transport: transport, clock: environment.clock,
+            outbox: outbox?.outbox, logger: environment.logger, onQueueEvent: { queueEvents.deliver($0) })
+        insights.setOnline(isOnline.withLock { $0 })
         let newRuntime: OptimizationRuntime
         do {
             newRuntime = try OptimizationRuntime(
                 configuration: engineConfiguration, role: .client(configuration: bridgeConfiguration),
                 channel: BridgeChannel(
-                    events: eventBroadcaster, blockedEvents: blockedEventBroadcaster,
-                    queueEvents: QueueEventRelay(broadcaster: queueEventBroadcaster, policy: config.queuePolicy)
+                    events: eventBroadcaster, blockedEvents: blockedEventBroadcaster, queueEvents: queueEvents
                 ) { state in
                     persistence?.stateChanged(state)
                     states.yield(state)
                 },
-                persistence: persistence, outbox: outbox, ownedTransport: ownedTransport)
+                persistence: persistence, outbox: outbox, insights: InsightsLink(queue: insights), ownedTransport: ownedTransport)
         } catch {
             outbox?.close()
             if let ownedTransport { Task { try? await ownedTransport.shutdown() } }
@@ -160,7 +164,7 @@ public final class OptimizationClient: Sendable {
         if !isOnline.withLock({ $0 }) {
             _ = try? newRuntime.engine.call(BridgeContract.Visitor.setOnline, .bool(false))
         }
-        if let outbox { Self.resumeBacklog(of: outbox, on: newRuntime.engine, logger: environment.logger) }
+        if let outbox { Self.resumeBacklog(of: outbox, insights: insights, on: newRuntime.engine, logger: environment.logger) }
         runtime.withLock { $0 = newRuntime }
     }
 
@@ -179,21 +183,27 @@ public final class OptimizationClient: Sendable {
         queueEventBroadcaster.finishAll()
     }
 
-    /// Fills the engine's queue windows from the stored backlog (a restart) and starts applying
-    /// the outbox's own drops to them.
-    private static func resumeBacklog(of link: OutboxLink, on engine: JavaScriptEngine, logger: Logger) {
+    /// Fills the queue windows (the Insights queue's and the engine's Experience queue's) from
+    /// the stored backlog (a restart), flushes what it loaded, and starts applying the outbox's
+    /// own drops to them.
+    private static func resumeBacklog(of link: OutboxLink, insights: InsightsQueue, on engine: JavaScriptEngine, logger: Logger) {
+        var loaded = insights.resume()
         do {
-            let loaded = try engine.call(BridgeContract.Visitor.resumeBacklog)
-            if let count = loaded.numberValue, count > 0 {
-                logger.info("queued the events recovered from the outbox", metadata: [
-                    "loaded": "\(Int(count))", "stored": "\(link.outbox.count)",
-                ])
-            }
+            loaded += try engine.call(BridgeContract.Visitor.resumeBacklog).numberValue.flatMap { Int(clampingJavaScriptNumber: $0) } ?? 0
         } catch {
             logger.error("recovered outbox events could not be queued; they stay on disk", metadata: ["error": "\(error)"])
         }
+        if loaded > 0 {
+            logger.info("queued the events recovered from the outbox", metadata: ["loaded": "\(loaded)", "stored": "\(link.outbox.count)"])
+        }
+        if insights.count > 0 { insights.startFlushIfAllowed() }
         link.forwardDrops { queue, ids, reason in
-            try engine.call(BridgeContract.Visitor.removeQueuedEvents, .string(queue.rawValue), .json(ids), .string(reason))
+            if queue == .insights {
+                let messageIds = (try? JSONValue(jsonText: ids).arrayValue)?.compactMap(\.stringValue) ?? []
+                insights.removeMessages(messageIds, reason: reason)
+            } else {
+                try engine.call(BridgeContract.Visitor.removeQueuedEvents, .string(queue.rawValue), .json(ids), .string(reason))
+            }
         }
     }
 

@@ -128,6 +128,13 @@ public struct OptimizationConfig: Sendable, Equatable {
         ])
     }
 
+    /// Where Insights events are sent (the client's and the service's queues).
+    var insightsEventsURL: String {
+        InsightsEndpoint.eventsURL(
+            baseURL: (api ?? OptimizationAPIConfig()).effectiveInsightsBaseURL, apiVersion: apiVersion.rawValue, tenantId: clientId,
+            environment: environment ?? "")
+    }
+
     /// The object handed to `__bridge.initialize`.
     var bridgeConfiguration: JSONValue {
         var object = tenantMembers

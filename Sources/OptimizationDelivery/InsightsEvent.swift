@@ -55,6 +55,39 @@ public struct InsightsEvent: Sendable, Equatable {
     public var itemJSON: String {
         #"{"profile":"# + profileJSON + #","event":"# + eventJSON + "}"
     }
+
+    /// The stored form of an event held for the visitor's first profile: `{"profile": null, …}`.
+    var heldItemJSON: String {
+        #"{"profile":null,"event":"# + eventJSON + "}"
+    }
+
+    /// A stored item: an event with its profile, or (profile `null`) one held for the visitor's
+    /// first profile; nil when it is neither.
+    static func stored(_ text: String) -> (event: InsightsEvent, held: Bool)? {
+        if let event = try? InsightsEvent(itemJSON: text) { return (event, false) }
+        guard let tape = JSONTape.scan(text), let profile = tape.member("profile", of: JSONTape.rootNode), tape.kind(of: profile) == .null,
+              let event = tape.member("event", of: JSONTape.rootNode), tape.kind(of: event) == .object,
+              let messageId = tape.member("messageId", of: event).flatMap({ tape.string(at: $0) }), !messageId.isEmpty
+        else { return nil }
+        let consent = tape.member("context", of: event).flatMap { tape.member("gdpr", of: $0) }
+            .flatMap { tape.member("isConsentGiven", of: $0) }.flatMap { tape.bool(at: $0) } ?? false
+        return (InsightsEvent(profileId: "", profileJSON: "null", messageId: messageId, consent: consent, eventJSON: tape.text(of: event)), true)
+    }
+
+    /// Reads an event object's `messageId` and consent flag (a client's event, whose profile the
+    /// queue knows).
+    /// - Throws: ``InsightsEventError`` when the text is not an event object with a `messageId`.
+    public static func parts(ofEvent text: String) throws(InsightsEventError) -> (messageId: String, consent: Bool) {
+        guard let tape = JSONTape.scan(text) else { throw .notJSON }
+        let event = JSONTape.rootNode
+        guard tape.kind(of: event) == .object else { throw .wrongShape("the event is not an object") }
+        guard let messageId = tape.member("messageId", of: event).flatMap({ tape.string(at: $0) }), !messageId.isEmpty else {
+            throw .wrongShape("the event has no messageId")
+        }
+        let consent = tape.member("context", of: event).flatMap { tape.member("gdpr", of: $0) }
+            .flatMap { tape.member("isConsentGiven", of: $0) }.flatMap { tape.bool(at: $0) } ?? false
+        return (messageId, consent)
+    }
 }
 
 /// Why a text is not an Insights item.

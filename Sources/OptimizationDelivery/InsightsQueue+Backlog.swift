@@ -4,17 +4,36 @@ import OptimizationJSON
 /// Taking events into memory: the cap without an outbox, the window over the stored backlog with
 /// one. Every function here runs under the queue's lock.
 extension InsightsQueue {
-    /// Puts one event at the end of its profile's batch.
-    func take(_ event: InsightsEvent, sequence: UInt64?, into state: inout State) {
+    /// Puts one event at the end of its profile's batch (`held`: with the events that wait for
+    /// the visitor's first profile).
+    func take(_ event: InsightsEvent, sequence: UInt64?, held: Bool = false, into state: inout State) {
         state.nextId &+= 1
         let queued = Queued(id: state.nextId, event: event, sequence: sequence)
+        state.total += 1
+        if held {
+            state.held.append(queued)
+            return
+        }
         if state.buckets[event.profileId] == nil {
             state.buckets[event.profileId] = Bucket(profileJSON: event.profileJSON, events: [queued])
         } else {
             state.buckets[event.profileId]!.profileJSON = event.profileJSON
             state.buckets[event.profileId]!.events.append(queued)
         }
-        state.total += 1
+    }
+
+    /// Moves the held events into the batch of the visitor's profile, once one exists.
+    func adoptHeld(_ state: inout State) {
+        guard !state.held.isEmpty, let profile = state.visitorProfile else { return }
+        let held = state.held
+        state.held.removeAll()
+        state.total -= held.count
+        for queued in held {
+            var event = queued.event
+            event.profileId = profile.id
+            event.profileJSON = profile.json
+            take(event, sequence: queued.sequence, into: &state)
+        }
     }
 
     /// Without an outbox: drops the oldest events not in flight until one more fits.
@@ -31,8 +50,13 @@ extension InsightsQueue {
         pending.removals.append((dropped, .capped))
     }
 
-    /// The oldest event that is not in flight, removed; nil when everything is in flight.
+    /// The oldest held event, else the oldest queued event that is not in flight, removed; nil
+    /// when everything is in flight.
     private func dropOldest(_ state: inout State) -> Queued? {
+        if !state.held.isEmpty {
+            state.total -= 1
+            return state.held.removeFirst()
+        }
         for key in state.buckets.keys {
             guard let index = state.buckets[key]!.events.firstIndex(where: { !state.inFlight.contains($0.id) }) else { continue }
             let dropped = state.buckets[key]!.events.remove(at: index)
@@ -45,24 +69,24 @@ extension InsightsQueue {
 
     /// With an outbox: stores the event, then keeps it in memory when the window has room and no
     /// older event waits on disk only; else it waits on disk and the window loads in order.
-    func accept(_ event: InsightsEvent, outbox: DurableOutbox, into state: inout State) throws(OutboxError) {
+    func accept(_ event: InsightsEvent, held: Bool, outbox: DurableOutbox, into state: inout State) throws(OutboxError) {
         let record = try outbox.append(OutboxEvent(
-            queue: .insights, messageId: event.messageId, profileId: event.profileId.isEmpty ? nil : event.profileId,
-            consent: event.consent, acceptedAt: clock.now(), payload: Array(event.itemJSON.utf8)))
+            queue: .insights, messageId: event.messageId, profileId: held || event.profileId.isEmpty ? nil : event.profileId,
+            consent: event.consent, acceptedAt: clock.now(), payload: Array((held ? event.heldItemJSON : event.itemJSON).utf8)))
         // A messageId stored before (a retried call) is not queued twice.
         guard record.sequence > state.residentThrough else { return }
         if !state.spilled && state.total < policy.insightsMaxEvents {
-            take(event, sequence: record.sequence, into: &state)
+            take(event, sequence: record.sequence, held: held, into: &state)
             state.residentThrough = record.sequence
             return
         }
         state.spilled = true
-        refill(&state, accepting: (record.sequence, event))
+        refill(&state, accepting: (record.sequence, event, held))
     }
 
     /// With an outbox: loads stored events, in order, while the window has room and events wait on
     /// disk only. `accepting` is the event being accepted (taken as it is, not read back).
-    func refill(_ state: inout State, accepting: (sequence: UInt64, event: InsightsEvent)? = nil) {
+    func refill(_ state: inout State, accepting: (sequence: UInt64, event: InsightsEvent, held: Bool)? = nil) {
         guard let outbox else { return }
         while state.spilled && !state.closed && state.total < policy.insightsMaxEvents {
             let room = policy.insightsMaxEvents - state.total
@@ -71,13 +95,14 @@ extension InsightsQueue {
             for record in records {
                 state.residentThrough = max(state.residentThrough, record.sequence)
                 if let accepting, accepting.sequence == record.sequence {
-                    take(accepting.event, sequence: record.sequence, into: &state)
-                } else if let event = try? InsightsEvent(itemJSON: String(decoding: record.payload, as: UTF8.self)) {
-                    take(event, sequence: record.sequence, into: &state)
+                    take(accepting.event, sequence: record.sequence, held: accepting.held, into: &state)
+                } else if let stored = InsightsEvent.stored(String(decoding: record.payload, as: UTF8.self)) {
+                    take(stored.event, sequence: record.sequence, held: stored.held, into: &state)
                 } else {
                     unreadable.append(record.sequence)
                 }
             }
+            adoptHeld(&state)
             if !unreadable.isEmpty {
                 // Not an Insights item: it can never be sent. Acknowledged so it stops occupying the backlog.
                 outbox.acknowledge(sequences: unreadable)
@@ -96,7 +121,7 @@ extension InsightsQueue {
             if records.isEmpty { break }
             for record in records {
                 state.residentThrough = max(state.residentThrough, record.sequence)
-                let event = (try? InsightsEvent(itemJSON: String(decoding: record.payload, as: UTF8.self)))
+                let event = InsightsEvent.stored(String(decoding: record.payload, as: UTF8.self))?.event
                     ?? InsightsEvent(profileId: "", profileJSON: "{}", messageId: record.messageId, consent: false, eventJSON: "{}")
                 gone.append(Queued(id: 0, event: event, sequence: record.sequence))
             }

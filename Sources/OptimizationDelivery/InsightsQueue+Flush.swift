@@ -25,13 +25,21 @@ extension InsightsQueue {
         _ = beginFlush()
     }
 
+    /// Starts a flush in a task, as the threshold does, unless one is in flight or it may not
+    /// send now (a backoff wait, an open circuit, offline); does not wait for it.
+    public func startFlushIfAllowed() {
+        startFlush()
+    }
+
     /// The flight to await: the one in flight (`started` false), or a new one (`started` true);
     /// nil when nothing may be sent now.
-    func beginFlush() -> (task: Task<Void, Never>, started: Bool)? {
+    /// - Parameter despiteOffline: a client's last attempt before it closes (offline counts as
+    ///   online; a backoff wait and an open circuit still hold it back).
+    func beginFlush(despiteOffline: Bool = false) -> (task: Task<Void, Never>, started: Bool)? {
         let now = clock.now()
         return state.withLock { state -> (task: Task<Void, Never>, started: Bool)? in
             if let active = state.active { return (active, false) }
-            guard !state.closed, state.disabledReason == nil else { return nil }
+            guard !state.closed, state.disabledReason == nil, state.online || despiteOffline else { return nil }
             guard now >= state.nextFlushAllowedAt, !state.circuit.isOpen(now: now) else { return nil }
             guard !state.buckets.isEmpty else {
                 state.retryTimer?.cancel()
@@ -98,7 +106,8 @@ extension InsightsQueue {
             let text = "Insights API delivery disabled: \(reason) (check clientId, environment and the Insights base URL). "
                 + "No further Insights requests are made by this queue."
             state.disabledReason = text
-            var discarded = state.buckets.values.flatMap(\.events)
+            var discarded = state.held + state.buckets.values.flatMap(\.events)
+            state.held.removeAll()
             state.buckets.removeAll()
             state.total = 0
             discarded += discardStored(&state)
@@ -109,7 +118,7 @@ extension InsightsQueue {
                 "status": .number(JSONNumber(status)), "reason": .string(text), "droppedCount": .number(JSONNumber(discarded.count)),
             ]))
         case .retry(_, let reason, let retryAfter):
-            let queued = state.total
+            let queued = state.total - state.held.count
             logger.warning("\(reason); \(queued) event(s) stay queued for retry.")
             guard !state.closed else { return }
             let minimum = max(0, (retryAfter ?? 0).rounded(.up))
@@ -174,7 +183,7 @@ extension InsightsQueue {
 
     /// Arms the periodic flush while events are queued and delivery goes on; stops it otherwise.
     func reconcileTimer(_ state: inout State) {
-        if state.closed || state.disabledReason != nil || state.total == 0 {
+        if state.closed || state.disabledReason != nil || state.total - state.held.count == 0 {
             state.periodicTimer?.cancel()
             state.periodicTimer = nil
             return

@@ -95,6 +95,13 @@ public final class InsightsQueue: Sendable {
 
     struct State: Sendable {
         var buckets: OrderedDictionary<String, Bucket> = [:]
+        /// Events accepted for the visitor while no profile exists (a client before its first
+        /// Experience answer); they join the first profile (``visitorProfileChanged(_:)``).
+        var held: [Queued] = []
+        /// The visitor's current profile (a client): `id` and the object's JSON text.
+        var visitorProfile: (id: String, json: String)?
+        var online = true
+        /// Events in memory, held ones included.
         var total = 0
         var nextId: UInt64 = 0
         /// Ids of the events in the request in flight: never dropped for room.
@@ -158,6 +165,11 @@ public final class InsightsQueue: Sendable {
     ///   events after it are not queued, those before it are.
     @discardableResult
     public func enqueue(_ events: [InsightsEvent]) throws(DeliveryQueueError) -> Admission {
+        try enqueue(events, held: false)
+    }
+
+    /// ``enqueue(_:)``; `held` events wait for the visitor's first profile.
+    func enqueue(_ events: [InsightsEvent], held: Bool) throws(DeliveryQueueError) -> Admission {
         var pending = Pending()
         let result = state.withLock { state -> Result<Admission, DeliveryQueueError> in
             guard !state.closed else { return .failure(.closed) }
@@ -172,7 +184,7 @@ public final class InsightsQueue: Sendable {
             for event in events {
                 if let outbox {
                     do throws(OutboxError) {
-                        try accept(event, outbox: outbox, into: &state)
+                        try accept(event, held: held, outbox: outbox, into: &state)
                     } catch {
                         logger.warning("an accepted Insights event could not be stored; the call fails", metadata: ["error": "\(error)"])
                         failure = .notStored(error)
@@ -180,11 +192,11 @@ public final class InsightsQueue: Sendable {
                     }
                 } else {
                     makeRoom(in: &state, pending: &pending)
-                    take(event, sequence: nil, into: &state)
+                    take(event, sequence: nil, held: held, into: &state)
                 }
             }
             reconcileTimer(&state)
-            pending.startFlush = state.total - state.inFlight.count >= policy.flushThreshold && state.active == nil
+            pending.startFlush = state.total - state.held.count >= policy.flushThreshold && state.active == nil
             if let failure { return .failure(failure) }
             return .success(Admission(size: state.total, discarded: []))
         }
@@ -192,7 +204,44 @@ public final class InsightsQueue: Sendable {
         return try result.get()
     }
 
-    /// Events in memory (queued and in flight; with an outbox, its window).
+    /// Puts one event of the visitor (a client) into the batch of the visitor's current
+    /// profile, or holds it until a profile exists; otherwise as ``enqueue(_:)``.
+    /// - Parameters: the event's `messageId`, consent flag and JSON text.
+    /// - Returns: events in memory after the call.
+    /// - Throws: as ``enqueue(_:)``.
+    @discardableResult
+    public func enqueueForVisitor(messageId: String, consent: Bool, eventJSON: String) throws(DeliveryQueueError) -> Int {
+        let profile = state.withLock { $0.visitorProfile }
+        let event = InsightsEvent(
+            profileId: profile?.id ?? "", profileJSON: profile?.json ?? "null", messageId: messageId, consent: consent, eventJSON: eventJSON)
+        return try enqueue([event], held: profile == nil).size
+    }
+
+    /// The visitor's current profile changed (a client): later events join its batch, and events
+    /// held while there was none join it now. nil: no profile (later events are held).
+    public func visitorProfileChanged(_ profile: (id: String, json: String)?) {
+        state.withLock { state in
+            state.visitorProfile = profile
+            adoptHeld(&state)
+            reconcileTimer(&state)
+        }
+    }
+
+    /// Whether the network is reachable (a client's `setOnline`); while offline nothing is sent.
+    /// Coming back online ends a backoff wait (the circuit stays as it is) and flushes.
+    public func setOnline(_ online: Bool) {
+        let restored = state.withLock { state -> Bool in
+            defer { state.online = online }
+            guard online, !state.online else { return false }
+            state.retryTimer?.cancel()
+            state.retryTimer = nil
+            state.nextFlushAllowedAt = 0
+            return true
+        }
+        if restored { startFlush() }
+    }
+
+    /// Events in memory (queued, held and in flight; with an outbox, its window).
     public var count: Int {
         state.withLock { $0.total }
     }
@@ -246,6 +295,11 @@ public final class InsightsQueue: Sendable {
         var pending = Pending()
         let gone = state.withLock { state -> [Queued] in
             var gone: [Queued] = []
+            state.held.removeAll { queued in
+                guard wanted.contains(queued.event.messageId) else { return false }
+                gone.append(queued)
+                return true
+            }
             for key in state.buckets.keys {
                 state.buckets[key]!.events.removeAll { queued in
                     guard wanted.contains(queued.event.messageId) else { return false }
@@ -274,6 +328,7 @@ public final class InsightsQueue: Sendable {
         state.withLock { state in
             state.generation += 1
             state.buckets.removeAll()
+            state.held.removeAll()
             state.total = 0
             state.inFlight = []
             // The caller purges the outbox: nothing waits on disk, and its sequences may restart.
@@ -295,21 +350,36 @@ public final class InsightsQueue: Sendable {
             state.spilled = true
             let before = state.total
             refill(&state)
+            adoptHeld(&state)
             reconcileTimer(&state)
             return state.total - before
         }
     }
 
     /// Stops the timers and retries for good and cancels a request in flight; later
-    /// ``enqueue(_:)`` calls throw. What is queued stays (with an outbox: on disk).
+    /// ``enqueue(_:)`` calls throw and nothing more is reported. What is queued stays (with an
+    /// outbox: on disk).
     public func close() {
-        let active = state.withLock { state -> Task<Void, Never>? in
+        closeQueue()?.cancel()
+    }
+
+    /// A client's last, best-effort attempt (its `destroy()`): starts one more flush, also while
+    /// offline (not during a backoff wait or an open circuit), then closes like ``close()`` but
+    /// lets that request finish in the background.
+    /// - Returns: the request in flight, if any (to await before shutting its transport down).
+    @discardableResult
+    public func closeAfterFinalFlush() -> Task<Void, Never>? {
+        _ = beginFlush(despiteOffline: true)
+        return closeQueue()
+    }
+
+    private func closeQueue() -> Task<Void, Never>? {
+        state.withLock { state -> Task<Void, Never>? in
             state.closed = true
             resetFailures(&state)
             reconcileTimer(&state)
             return state.active
         }
-        active?.cancel()
     }
 
     // MARK: Reports
@@ -321,6 +391,7 @@ public final class InsightsQueue: Sendable {
     /// Delivers what was gathered under the lock: acknowledgements, removals, queue events, and
     /// the flush the call asked for.
     func deliver(_ pending: Pending) {
+        let closed = state.withLock { $0.closed }
         for (events, reason) in pending.removals where !events.isEmpty {
             if let outbox {
                 let sequences = events.compactMap(\.sequence)
@@ -328,7 +399,8 @@ public final class InsightsQueue: Sendable {
             }
             onRemoved?(events.map(\.event.messageId), reason)
         }
-        for event in pending.queueEvents { onQueueEvent(event) }
+        // A request still in flight after close() reports nothing.
+        if !closed { for event in pending.queueEvents { onQueueEvent(event) } }
         if pending.startFlush { startFlush() }
     }
 }

@@ -20,6 +20,9 @@ package final class OptimizationRuntime: Sendable {
     package let persistence: PersistenceCoordinator?
     /// Keeps accepted events on disk until delivered; nil without a storage directory.
     package let outbox: OutboxLink?
+    /// A client's Insights queue (Swift), fed by `bridge/insights-handoff.js`; nil for a service
+    /// engine.
+    package let insights: InsightsLink?
     /// The transport `initialize` created for this engine (shut down by ``close()``); nil when
     /// the host injected one.
     package let ownedTransport: HTTPFetchTransport?
@@ -54,7 +57,8 @@ package final class OptimizationRuntime: Sendable {
     package init(
         configuration: JavaScriptEngine.Configuration, role: EngineRole,
         channel: BridgeChannel = BridgeChannel(), persistence: PersistenceCoordinator? = nil,
-        outbox: OutboxLink? = nil, ownedTransport: HTTPFetchTransport? = nil, scripts: [EmbeddedScript]? = nil
+        outbox: OutboxLink? = nil, insights: InsightsLink? = nil, ownedTransport: HTTPFetchTransport? = nil,
+        scripts: [EmbeddedScript]? = nil
     ) throws(OptimizationError) {
         logger = configuration.logger
         self.role = role
@@ -62,6 +66,7 @@ package final class OptimizationRuntime: Sendable {
         self.channel = channel
         self.persistence = persistence
         self.outbox = outbox
+        self.insights = insights
         self.ownedTransport = ownedTransport
         do {
             engine = try JavaScriptEngine(configuration: configuration)
@@ -92,6 +97,7 @@ package final class OptimizationRuntime: Sendable {
         do {
             try channel.install(on: engine)
             try outbox?.install(on: engine)
+            try insights?.install(on: engine)
         } catch {
             engine.close()
             throw .bridgeError("cannot install the bridge push-backs: \(error)")
@@ -239,7 +245,16 @@ package final class OptimizationRuntime: Sendable {
                 logger.debug("\(teardown.path) failed during close", metadata: ["error": "\(error)"])
             }
         }
-        let inFlight = engine.close(keepingFetchesInFlight: !cancellingFetches)
+        var inFlight = engine.close(keepingFetchesInFlight: !cancellingFetches)
+        // The client's Insights queue: a last best-effort flush, then closed (its request, if
+        // any, finishes in the background like the engine's).
+        if let insights {
+            if cancellingFetches {
+                insights.queue.close()
+            } else if let flight = insights.queue.closeAfterFinalFlush() {
+                inFlight.append(flight)
+            }
+        }
         channel.close()
         // After the final flushes were started: what they carry stays on disk until the next
         // start (at-least-once, same messageId).

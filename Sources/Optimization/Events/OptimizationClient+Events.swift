@@ -56,14 +56,15 @@ extension OptimizationClient {
     /// Tells the engine whether the network is reachable (default: online). Offline, Experience
     /// events are queued (in memory up to `QueuePolicy/offlineMaxEvents`: without an outbox the
     /// oldest are dropped beyond it, with one the rest waits on disk) and
-    /// nothing is sent; Insights events keep batching. Going from offline to online cancels the
-    /// scheduled retries and immediately sends both queues (Insights first), even during a
-    /// backoff or an open circuit. A Linux service without a reachability monitor can leave it
+    /// nothing is sent; Insights events keep batching. Going from offline to online ends the
+    /// backoff waits and immediately sends both queues (Insights first; an open Insights circuit
+    /// still waits for its window). A Linux service without a reachability monitor can leave it
     /// online: failed sends are retried anyway. Works before `initialize` too (the next engine
     /// starts in that state). Thread-safe, synchronous; the sends themselves run in the
     /// background (await ``flush()`` to wait for them).
     public func setOnline(_ isOnline: Bool) {
         self.isOnline.withLock { $0 = isOnline }
+        currentRuntime?.insights?.queue.setOnline(isOnline)
         callSync(BridgeContract.Visitor.setOnline, .bool(isOnline))
     }
 
@@ -110,10 +111,10 @@ extension OptimizationClient {
 
     /// Events waiting in the engine's queues, or nil before `initialize` (tests and debugging).
     func queueSizes() -> (experience: Int, insights: Int)? {
-        guard let runtime = currentRuntime,
+        guard let runtime = currentRuntime, let insights = runtime.insights?.queue.count,
               let text = try? runtime.engine.call(BridgeContract.Visitor.queueSizes).stringValue,
               let value = try? JSONValue(jsonText: text),
-              let experience = value["experience"]?.intValue, let insights = value["insights"]?.intValue
+              let experience = value["experience"]?.intValue
         else { return nil }
         return (experience, insights)
     }

@@ -288,20 +288,12 @@ public final class OptimizationService: Sendable {
         if let relay { removals = { ids, reason in relay.removed(ids, reason: reason) } }
         let queueEvents = QueueEventRelay(broadcaster: queueEventBroadcaster, policy: instrumentedQueuePolicy)
         let delivery = ServiceDelivery(
-            queueCount: deliveryShardCount, url: insightsEventsURL, policy: policy, transport: transport, clock: environment.clock,
+            queueCount: deliveryShardCount, url: config.insightsEventsURL, policy: policy, transport: transport, clock: environment.clock,
             outbox: outbox, removals: removals, onQueueEvent: { queueEvents.deliver($0) }, logger: environment.logger, metrics: metrics)
         relay?.start(delivery: delivery)
         return Running(
             pool: EnginePool(engines: runtimes, busyGauge: metrics.poolBusy), delivery: delivery, sharedOutbox: relay,
             ownedTransport: ownedTransport)
-    }
-
-    /// Where the service sends its Insights events.
-    private var insightsEventsURL: String {
-        let api = config.api ?? OptimizationAPIConfig()
-        return InsightsEndpoint.eventsURL(
-            baseURL: api.effectiveInsightsBaseURL, apiVersion: config.apiVersion.rawValue, tenantId: config.clientId,
-            environment: config.environment ?? "")
     }
 
     /// Opens the durable outbox when ``Options/outboxDirectory`` is set.
