@@ -29,6 +29,11 @@ public final class DeliveryCircuit: Sendable {
     private let clock: any HostClock
     private let state = Mutex(CircuitState())
 
+    /// A closed circuit.
+    /// - Parameters:
+    ///   - policy: its thresholds (``DeliveryPolicy/maxConsecutiveFailures``,
+    ///     ``DeliveryPolicy/circuitOpenDuration``).
+    ///   - clock: the time its windows are measured on.
     public init(policy: DeliveryPolicy, clock: any HostClock) {
         self.policy = policy
         self.clock = clock

@@ -26,10 +26,11 @@ public enum DeliveryOutcome: Sendable, Equatable {
         }
     }
 
-    /// The outcome of a response of `api` (its name, for the reason; reasons never carry the URL,
-    /// whose path names a profile).
-    /// - Parameter now: the clock's time in milliseconds since the epoch (for an HTTP-date
-    ///   `Retry-After`).
+    /// The outcome of a response (reasons never carry the URL, whose path names a profile).
+    /// - Parameters:
+    ///   - response: the API's answer.
+    ///   - api: the API's name for the reason, for example `"Insights"`.
+    ///   - now: the clock's time in milliseconds since the epoch (for an HTTP-date `Retry-After`).
     public init(response: FetchResponse, api: String, now: Double) {
         let status = response.status
         let reason = "\(api) API answered \(status)"

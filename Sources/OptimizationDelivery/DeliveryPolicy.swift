@@ -50,8 +50,10 @@ public struct DeliveryPolicy: Sendable, Equatable {
         self.insightsMaxEvents = max(1, insightsMaxEvents)
     }
 
-    /// The policy of a user's ``QueuePolicy`` (nil: the defaults).
-    /// - Parameter insightsMaxEvents: the Insights queue's capacity (nil: 1,000).
+    /// The policy of a user's ``QueuePolicy``.
+    /// - Parameters:
+    ///   - policy: the user's settings; nil (or an unset field) takes the defaults.
+    ///   - insightsMaxEvents: the Insights queue's capacity (nil: 1,000).
     public init(_ policy: QueuePolicy?, insightsMaxEvents: Int? = nil) {
         let standard = DeliveryPolicy.standard
         let flush = policy?.flush
@@ -68,7 +70,9 @@ public struct DeliveryPolicy: Sendable, Equatable {
 
     /// The backoff after `consecutiveFailures` failures (at least 1), in milliseconds:
     /// `round(min(maxBackoff, baseBackoff · 2^(n−1)) · (1 + jitterRatio · random))`.
-    /// - Parameter random: a number in [0, 1) (clamped), the jitter's share.
+    /// - Parameters:
+    ///   - consecutiveFailures: failures in a row, the one just counted included.
+    ///   - random: a number in [0, 1) (clamped), the jitter's share.
     public func retryDelayMilliseconds(consecutiveFailures: Int, random: Double) -> Double {
         let failures = max(1, consecutiveFailures)
         let base = baseBackoff.inMilliseconds

@@ -26,7 +26,7 @@ import Synchronization
 ///
 /// **Capacity.** Without an outbox ``DeliveryPolicy/insightsMaxEvents`` is a cap: beyond it the
 /// oldest events not in flight are dropped (reason `capped`, a warning). With a
-/// ``DurableOutbox`` every accepted event is stored before ``enqueue(_:)`` returns (a failed write
+/// `DurableOutbox` every accepted event is stored before ``enqueue(_:)`` returns (a failed write
 /// fails the call and queues nothing of that event), the queue holds a window of the stored
 /// backlog in memory (the rest waits on disk and is loaded, in order, as the window drains), and
 /// every event that leaves the queue for good is acknowledged in the outbox.
@@ -37,7 +37,7 @@ import Synchronization
 /// the queue's lock, on the thread that caused them; keep them short.
 ///
 /// **Threading.** Every method is safe from any thread; the lock is never held across a suspension
-/// or a callback. Timers run on the injected ``HostClock``.
+/// or a callback. Timers run on the injected `HostClock`.
 public final class InsightsQueue: Sendable {
     /// Why events left the queue for good (``InsightsQueue`` `onRemoved`).
     public enum Removal: String, Sendable {

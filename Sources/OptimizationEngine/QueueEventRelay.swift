@@ -4,8 +4,8 @@ import Logging
 import OptimizationJSON
 
 /// The Swift end of `__nativeOnQueueEvent` for one engine: parses each report into a
-/// ``QueueEvent``, yields it to the client's broadcaster (`OptimizationClient/queueEvents`) and
-/// calls the matching ``QueuePolicy`` callback.
+/// `QueueEvent`, yields it to the client's broadcaster (`OptimizationClient/queueEvents`) and
+/// calls the matching `QueuePolicy` callback.
 ///
 /// **Threading.** The native function runs inside the engine (its lock held); it only parses,
 /// yields (never blocks) and calls the host's callback synchronously.
