@@ -1,0 +1,47 @@
+import Hummingbird
+
+/// Refuses a state-changing request (the consent route's `POST`) that a browser sent on behalf of another
+/// site, by the headers browsers set themselves and pages cannot forge:
+///
+/// 1. `Sec-Fetch-Site`, when present, must be `same-origin` (or `none`, a request the user made
+///    directly); `same-site` (another subdomain) and `cross-site` are refused.
+/// 2. Otherwise `Origin`, when present, must name this server: its host and port equal the
+///    request's `Host` (the scheme is not compared, so a TLS-terminating proxy in front works
+///    when it passes `Host` through). `Origin: null` is refused.
+/// 3. Otherwise `Referer`, when present, must name this server in the same way.
+/// 4. A request with none of the three is accepted: browsers send `Origin` with every cross-site
+///    form POST, so only non-browser clients (curl, scripts) send none.
+///
+/// No token is needed, so the consent form stays a plain HTML form.
+public enum CrossSiteRequestCheck {
+    /// True when `request` may change the visitor's state (see the type's rules).
+    public static func isSameSite(_ request: Request) -> Bool {
+        if let site = request.headers.first(where: { $0.name.canonicalName == "sec-fetch-site" })?.value {
+            return site == "same-origin" || site == "none"
+        }
+        let host = request.head.authority
+        if let origin = request.headers[.origin] {
+            return Self.authority(of: origin).map { $0 == host?.lowercased() } ?? false
+        }
+        if let referer = request.headers[.referer] {
+            return Self.authority(of: referer).map { $0 == host?.lowercased() } ?? false
+        }
+        return true
+    }
+
+    /// `host[:port]` of an `http`/`https` URL, lowercased; nil for anything else (`null`).
+    static func authority(of url: String) -> String? {
+        let lowered = url.lowercased()
+        let rest: Substring
+        if lowered.hasPrefix("https://") {
+            rest = lowered.dropFirst(8)
+        } else if lowered.hasPrefix("http://") {
+            rest = lowered.dropFirst(7)
+        } else {
+            return nil
+        }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.isEmpty, !authority.contains("@") else { return nil }
+        return String(authority)
+    }
+}
