@@ -15,11 +15,12 @@ import Optimization
 /// request id) and puts the request and the state into `context.optimization`
 /// (``OptimizationContext``). Nothing is sent: the handler makes the event calls.
 ///
-/// **After the handler.** Writes the state cookie when the handler gave a state to
-/// ``OptimizationContext/store(_:)``, or when ``OptimizationContext/responseVisitorState``
-/// (the profile id and selections the request learned, only with the visitor's consent) differs
-/// from what the visitor sent; otherwise the response carries no cookie (the browser keeps what
-/// it has). A handler that throws gets no cookie.
+/// **After the handler.** Writes the state cookie, sealed anew, when
+/// ``OptimizationContext/responseVisitorState`` differs from the state the visitor sent: the
+/// state a handler gave to ``OptimizationContext/store(_:)`` (a consent choice), or else the
+/// profile id and selections the request learned (only with the visitor's consent). Otherwise
+/// the response carries no cookie and the browser keeps the one it has: expiry does not slide
+/// with each visit. A handler that throws gets no cookie.
 ///
 /// **Logging.** At debug level only, and never the cookie, profile id or selections.
 ///
@@ -65,12 +66,8 @@ public struct OptimizationMiddleware<Context: OptimizationRequestContext>: Route
         var context = context
         context.optimization = optimization
         var response = try await next(request, context)
-        if let stored = optimization.storedVisitorState {
-            response.setCookie(cookies.cookie(for: stored))
-        } else {
-            let next = optimization.responseVisitorState
-            if next != state { response.setCookie(cookies.cookie(for: next)) }
-        }
+        let stored = optimization.responseVisitorState
+        if stored != state { response.setCookie(cookies.cookie(for: stored)) }
         return response
     }
 

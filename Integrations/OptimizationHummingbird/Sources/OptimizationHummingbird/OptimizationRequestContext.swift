@@ -95,10 +95,10 @@ public struct OptimizationContext: Sendable {
     /// with another key or expired): the visitor is treated as new.
     public var cookieWasRejected: Bool { prepared?.cookieRejected ?? false }
 
-    /// Replaces the state the response stores: the middleware writes exactly `state` into the
-    /// cookie (even when it equals ``visitorState``) instead of deriving it from the request. Use
-    /// it when the visitor's choice changes (consent) or to store less than the request learned.
-    /// The last call wins.
+    /// Replaces the state the response stores: the middleware writes `state` into the cookie
+    /// (when it differs from ``visitorState``, what the visitor sent) instead of deriving it from
+    /// the request. Use it when the visitor's choice changes (consent) or to store less than the
+    /// request learned. The last call wins.
     public func store(_ state: VisitorState) {
         stored.value.withLock { $0 = state }
     }
