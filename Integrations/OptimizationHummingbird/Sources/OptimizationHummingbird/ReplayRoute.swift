@@ -84,7 +84,13 @@ public struct OptimizationReplayTickets: Sendable {
     /// ``CommitOutcome/notDelivered`` (and ``CommitOutcome/blockedByConsent``, which sends
     /// nothing) reach the engine; a ticket is claimed in the ledger before the call, so a failed
     /// call is not retried with the same ticket.
-    /// - Parameter logger: refusals are logged at notice level, without the ticket or visitor.
+    /// - Parameters:
+    ///   - ticket: the sealed ticket text the page carried.
+    ///   - optimization: the presenting visitor's request (``OptimizationContext/request``).
+    ///   - visitorState: the presenting visitor's verified state
+    ///     (``OptimizationContext/visitorState``).
+    ///   - logger: refusals are logged at notice level, without the ticket or visitor.
+    /// - Returns: what was done; ``CommitOutcome/status`` is the HTTP answer.
     public func commit(_ ticket: String, for optimization: OptimizationRequest, visitorState: VisitorState, logger: Logger) async -> CommitOutcome {
         guard let ticket = ReplayTicket(sealed: ticket, codec: codec) else {
             logger.notice("replay refused: the ticket is forged, tampered or expired")

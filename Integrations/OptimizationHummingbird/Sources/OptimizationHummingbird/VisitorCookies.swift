@@ -12,7 +12,7 @@ import Optimization
 /// (`optimization_visitor_state_rejected_total`).
 ///
 /// **Writing.** Cookies are `HttpOnly`, `SameSite=Lax`, `Path=/` and, unless ``secure`` is
-/// false (plain-HTTP development only), `Secure`; `Max-Age` is ``maxAge``.
+/// false (plain-HTTP development only), `Secure`; `Max-Age` is ``maxAge-property``.
 ///
 /// **Threading.** An immutable `Sendable` value: share one and call it from any task.
 public struct VisitorCookies: Sendable {
@@ -37,7 +37,7 @@ public struct VisitorCookies: Sendable {
     ///   - codec: seals and opens the cookie's value; give it a lifetime of at least `maxAge`.
     ///   - secure: mark cookies `Secure` (the default); false only for plain-HTTP development.
     ///   - name: the cookie's name; default ``defaultName``.
-    ///   - maxAge: the cookie's `Max-Age` in seconds; default ``maxAge`` (one year).
+    ///   - maxAge: the cookie's `Max-Age` in seconds; default ``maxAge-type.property`` (one year).
     public init(codec: VisitorStateCodec, secure: Bool = true, name: String = VisitorCookies.defaultName, maxAge: Int = VisitorCookies.maxAge) {
         self.codec = codec
         self.secure = secure
