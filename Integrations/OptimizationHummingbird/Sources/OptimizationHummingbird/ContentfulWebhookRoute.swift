@@ -4,6 +4,7 @@ import Optimization
 
 /// How the Contentful webhook route authenticates requests
 /// (``Hummingbird/RouterMethods/addContentfulWebhookRoute(_:authentication:clock:invalidate:)``).
+/// An immutable `Sendable` value.
 public enum ContentfulWebhookAuthentication: Sendable {
     /// Every request must carry Contentful's signature, checked by this verifier (secret and
     /// time to live).

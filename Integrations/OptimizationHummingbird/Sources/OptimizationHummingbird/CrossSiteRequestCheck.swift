@@ -13,6 +13,8 @@ import Hummingbird
 ///    form POST, so only non-browser clients (curl, scripts) send none.
 ///
 /// No token is needed, so the consent form stays a plain HTML form.
+///
+/// **Threading.** A pure function of the request's headers: call it from any task.
 public enum CrossSiteRequestCheck {
     /// True when `request` may change the visitor's state (see the type's rules).
     public static func isSameSite(_ request: Request) -> Bool {

@@ -23,6 +23,7 @@ public protocol OptimizationRequestContext: RequestContext {
 }
 
 /// The simplest ``OptimizationRequestContext``: Hummingbird's basic context plus ``optimization``.
+/// One per request, as every Hummingbird context.
 public struct BasicOptimizationRequestContext: OptimizationRequestContext {
     /// Hummingbird's per-request storage (logger, parameters, endpoint).
     public var coreContext: CoreRequestContextStorage

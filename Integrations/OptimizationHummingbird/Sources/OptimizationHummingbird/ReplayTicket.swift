@@ -8,6 +8,8 @@ import Optimization
 /// {"routeKey", "events", "locale"?}}`: the replay is taken from the ticket, never from the
 /// request that presents it, and it is committed only for the visitor whose state cookie carries
 /// the same profile id (none for none).
+///
+/// **Threading.** A `Sendable` value; sealing and opening are pure (the codec is thread-safe).
 public struct ReplayTicket: Sendable, Equatable {
     /// The purpose bound into every ticket's signature.
     public static let purpose = "replay-ticket"
