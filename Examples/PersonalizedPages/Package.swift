@@ -18,6 +18,9 @@ let package = Package(
         .package(name: "swift-optimization-linux", path: "../.."),
         // Several replicas on one PostgreSQL database (--postgres): the repository's integration package.
         .package(name: "OptimizationPostgres", path: "../../Integrations/OptimizationPostgres"),
+        // The Hummingbird glue (visitor-state middleware, consent, replay, webhook and OFREP routes,
+        // the service's lifecycle): the repository's integration package.
+        .package(name: "OptimizationHummingbird", path: "../../Integrations/OptimizationHummingbird"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -37,6 +40,7 @@ let package = Package(
                 .product(name: "Optimization", package: "swift-optimization-linux"),
                 .product(name: "JavaScriptHost", package: "swift-optimization-linux"),
                 .product(name: "OptimizationPostgres", package: "OptimizationPostgres"),
+                .product(name: "OptimizationHummingbird", package: "OptimizationHummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -94,6 +98,7 @@ let package = Package(
             dependencies: [
                 "PersonalizedPagesApp",
                 .product(name: "Optimization", package: "swift-optimization-linux"),
+                .product(name: "OptimizationHummingbird", package: "OptimizationHummingbird"),
                 .product(name: "JavaScriptHost", package: "swift-optimization-linux"),
                 .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
                 .product(name: "PostgresTestServer", package: "OptimizationPostgres"),

@@ -2,12 +2,13 @@ import Foundation
 import Hummingbird
 import Logging
 import Optimization
-import OrderedCollections
+import OptimizationHummingbird
 
 /// The HTTP routes of the personalized-pages service.
 ///
-/// The visitor's profile id, consent and selections come from the sealed `pp_state` cookie
-/// (``VisitorCookies``); a missing, forged or expired one is a new visitor.
+/// The visitor's profile id, consent and selections come from the sealed `pp_state` cookie, read
+/// by the integration's `OptimizationMiddleware` (a missing, forged or expired one is a new
+/// visitor), which also gives each route its `OptimizationRequest` and writes the cookie back.
 ///
 /// - `GET /`: personalized page. One `page()` Experience call for the visitor (consent, profile
 ///   and the handoff selections from the state cookie, locale from `Accept-Language`, URL and
@@ -23,79 +24,66 @@ import OrderedCollections
 ///   preflight Experience call (nothing stored), the variants of its answer are rendered, and the
 ///   page carries the handoff (`<script type="application/json" id="optimization-handoff">`) and
 ///   a sealed replay ticket (`<script type="application/json" id="optimization-replay">`,
-///   `{"ticket":"…"}`, ``ReplayTicket``) bound to the visitor; `Cache-Control: private, no-store`.
+///   `{"ticket":"…"}`, the integration's `ReplayTicket`) bound to the visitor; `Cache-Control: private, no-store`.
 /// - `POST /replay`: stands in for the browser: the body is the page's `{"ticket":"…"}`; the
 ///   ticket's replay (never one from the body) is committed once, for the visitor it was issued
-///   to. 204 committed; 422 a body that is not `{"ticket": string}`; 403 a forged, tampered or
-///   expired ticket, a ticket issued to another visitor (the state cookie's profile id differs),
-///   or consent blocking it now; 409 a ticket already committed by this process
-///   (``ReplayLedger``); 503 the ledger is full; 502 the Experience API did not take it. Only the
-///   204 and 502 cases make an upstream call.
+///   to (the integration's `addReplayRoute`: 204, 403, 409, 422, 502, 503).
 /// - `GET /plain`: the baselines, without the engine (the load test's reference).
-/// - `POST /consent`: form field `consent=accept|decline`; refused with 403 when a browser sent
-///   it for another site (``CrossSiteRequestCheck``). Accepting keeps the state and records the
-///   consent; declining replaces the state with the choice alone (no profile id, no
+/// - `POST /consent`: form field `consent=accept|decline` (the integration's `addConsentRoute`):
+///   refused with 403 when a browser sent it for another site. Accepting keeps the state and
+///   records the consent; declining replaces the state with the choice alone (no profile id, no
 ///   selections). Redirects to `/`.
 /// - `GET /healthz`: `ok`.
 ///
 /// Handlers never fail on visitor input: a bad cookie is ignored, a failing Experience API
 /// renders the handoff selections or baselines.
 public struct PageRoutes: Sendable {
+    public typealias Context = BasicOptimizationRequestContext
+
     public let service: OptimizationService
     public let content: PageContent
-    /// Reads and writes the sealed state cookie.
-    public let cookies: VisitorCookies
-    /// Seals and opens replay tickets (purpose ``ReplayTicket/purpose``).
-    public let tickets: SignedValueCodec
-    /// The replays committed by this process.
-    public let ledger: ReplayLedger
+    /// Issues `/first` pages' replay tickets and commits them (`POST /replay`).
+    public let tickets: OptimizationReplayTickets
 
     /// - Parameters:
     ///   - service: the started Optimization service.
     ///   - content: the page's entries.
-    ///   - cookies: reads and writes the sealed state cookie.
-    ///   - tickets: seals and opens replay tickets; its lifetime bounds how long a `/first`
-    ///     page's replay may be committed.
-    ///   - ledger: records committed tickets; keep ids at least as long as a ticket lives.
-    public init(service: OptimizationService, content: PageContent, cookies: VisitorCookies, tickets: SignedValueCodec, ledger: ReplayLedger) {
+    ///   - tickets: seals, opens and records replay tickets; the codec's lifetime bounds how long
+    ///     a `/first` page's replay may be committed.
+    public init(service: OptimizationService, content: PageContent, tickets: OptimizationReplayTickets) {
         self.service = service
         self.content = content
-        self.cookies = cookies
         self.tickets = tickets
-        self.ledger = ledger
     }
 
-    public func register(on router: Router<BasicRequestContext>) {
+    /// Mounts the routes on `router`, which must run `OptimizationMiddleware` first.
+    public func register(on router: Router<Context>) {
         router.get("/healthz") { _, _ in "ok\n" }
-        router.get("/plain") { request, _ in
-            let state = cookies.state(of: request)
-            return html(PageRenderer.page(sections: content.entries.map(PageRenderer.Section.init(baseline:)), consent: state.consent, mode: "plain"))
+        router.get("/plain") { _, context in
+            html(PageRenderer.page(
+                sections: content.entries.map(PageRenderer.Section.init(baseline:)), consent: context.optimization.visitorState.consent, mode: "plain"))
         }
-        router.get("/handoff") { request, _ in
-            handoffPage(request)
+        router.get("/handoff") { _, context in
+            handoffPage(context)
         }
-        router.get("/events") { request, context in
-            await eventsPage(request, context: context)
+        router.get("/events") { _, context in
+            try await eventsPage(context)
         }
-        router.get("/") { request, context in
-            await personalizedPage(request, context: context)
+        router.get("/") { _, context in
+            try await personalizedPage(context)
         }
-        router.post("/consent") { request, context in
-            try await consent(request, context: context)
-        }
+        router.addConsentRoute("/consent", redirectTo: "/")
         router.get("/first") { request, context in
-            await firstVisitPage(request, context: context)
+            try await firstVisitPage(request, context: context)
         }
-        router.post("/replay") { request, context in
-            try await replay(request, context: context)
-        }
+        router.addReplayRoute("/replay", tickets: tickets)
     }
 
     // MARK: Handoff to the browser
 
-    func firstVisitPage(_ request: Request, context: BasicRequestContext) async -> Response {
-        let state = cookies.state(of: request)
-        let optimization = service.forRequest(Self.options(request, state: state, context: context))
+    func firstVisitPage(_ request: Request, context: Context) async throws -> Response {
+        let state = context.optimization.visitorState
+        let optimization = try context.optimization.request
         let routeKey = request.uri.query.map { "\(request.uri.path)?\($0)" } ?? request.uri.path
         var handoff = OptimizationHandoff(cache: .init(scope: .privateRequest), profileId: optimization.profileId)
         do {
@@ -113,55 +101,22 @@ public struct PageRoutes: Sendable {
             // `<` escaped so the JSON cannot close the script element.
             scripts += #"<script type="application/json" id="optimization-handoff">"# + json.replacingOccurrences(of: "<", with: "\\u003c") + "</script>\n"
         }
-        if let replay = handoff.replay, let ticket = ReplayTicket(profileId: next.profileId, replay: replay).sealed(with: tickets) {
+        if let replay = handoff.replay, let ticket = tickets.issue(replay, profileId: next.profileId) {
             // The sealed text is only `A–Z a–z 0–9 - _ .`: safe in JSON and HTML as it is.
             scripts += #"<script type="application/json" id="optimization-replay">{"ticket":""# + ticket + "\"}</script>\n"
         }
         page = page.replacingOccurrences(of: "</body>", with: scripts + "</body>")
         var response = html(page)
         response.headers[.cacheControl] = "private, no-store"
-        if next != state { response.setCookie(cookies.cookie(for: next)) }
+        // The profile id only (the preflight stored nothing): written when it changed.
+        context.optimization.store(next)
         return response
-    }
-
-    func replay(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let body = try await request.body.collect(upTo: 1 << 20)
-        guard let json = try? JSONValue(jsonText: String(buffer: body)), let text = json["ticket"]?.stringValue else {
-            return Response(status: .unprocessableContent)
-        }
-        let state = cookies.state(of: request)
-        guard let ticket = ReplayTicket(sealed: text, codec: tickets) else {
-            context.logger.notice("replay refused: the ticket is forged, tampered or expired")
-            return Response(status: .forbidden)
-        }
-        guard ticket.profileId == state.profileId else {
-            context.logger.notice("replay refused: the ticket was issued to another visitor")
-            return Response(status: .forbidden)
-        }
-        switch ledger.claim(ticket.id) {
-        case .claimed: break
-        case .alreadyCommitted: return Response(status: .conflict)
-        case .full:
-            context.logger.warning("replay refused: the ledger of committed replays is full")
-            return Response(status: .serviceUnavailable)
-        }
-        let optimization = service.forRequest(Self.options(request, state: state, context: context))
-        do {
-            switch try await optimization.commitReplay(ticket.replay).outcome {
-            case .delivered, .accepted: return Response(status: .noContent)
-            case .blocked: return Response(status: .forbidden)
-            default: return Response(status: .badGateway)
-            }
-        } catch {
-            context.logger.warning("replay not committed", metadata: ["error": "\(error)"])
-            return Response(status: .unprocessableContent)
-        }
     }
 
     // MARK: Pages
 
-    func handoffPage(_ request: Request) -> Response {
-        let state = cookies.state(of: request)
+    func handoffPage(_ context: Context) -> Response {
+        let state = context.optimization.visitorState
         let selections = state.selections ?? .empty
         let sections = content.entries.map { baseline in
             PageRenderer.Section(baseline: baseline, resolved: service.resolveOptimizedEntry(baseline: baseline, selectedOptimizations: selections))
@@ -169,9 +124,9 @@ public struct PageRoutes: Sendable {
         return html(PageRenderer.page(sections: sections, consent: state.consent, mode: "handoff"))
     }
 
-    func eventsPage(_ request: Request, context: BasicRequestContext) async -> Response {
-        let state = cookies.state(of: request)
-        let optimization = service.forRequest(Self.options(request, state: state, context: context))
+    func eventsPage(_ context: Context) async throws -> Response {
+        let state = context.optimization.visitorState
+        let optimization = try context.optimization.request
         let resolved = content.entries.map { ($0, optimization.resolveOptimizedEntry(baseline: $0)) }
         let response = html(PageRenderer.page(
             sections: resolved.map { PageRenderer.Section(baseline: $0.0, resolved: $0.1) },
@@ -183,7 +138,7 @@ public struct PageRoutes: Sendable {
     /// One view per rendered entry: server-rendered, every entry counts as seen once, as the
     /// reference server SDK does (duration 0, a fresh view id); the consent gate decides what
     /// leaves.
-    func trackViews(_ resolved: [(ContentfulEntry, ResolvedOptimizedEntry)], on optimization: OptimizationRequest, context: BasicRequestContext) async {
+    func trackViews(_ resolved: [(ContentfulEntry, ResolvedOptimizedEntry)], on optimization: OptimizationRequest, context: Context) async {
         for (baseline, entry) in resolved {
             do {
                 try await optimization.trackView(TrackViewPayload(
@@ -198,9 +153,9 @@ public struct PageRoutes: Sendable {
         }
     }
 
-    func personalizedPage(_ request: Request, context: BasicRequestContext) async -> Response {
-        let state = cookies.state(of: request)
-        let optimization = service.forRequest(Self.options(request, state: state, context: context))
+    func personalizedPage(_ context: Context) async throws -> Response {
+        let state = context.optimization.visitorState
+        let optimization = try context.optimization.request
         do {
             let result = try await optimization.page()
             if result.outcome != .delivered {
@@ -210,64 +165,15 @@ public struct PageRoutes: Sendable {
             context.logger.warning("page event failed; rendering without fresh selections", metadata: ["error": "\(error)"])
         }
         let resolved = content.entries.map { ($0, optimization.resolveOptimizedEntry(baseline: $0)) }
-        var response = html(PageRenderer.page(
+        // With persistence consent the middleware stores the new profile id and selections.
+        let response = html(PageRenderer.page(
             sections: resolved.map { PageRenderer.Section(baseline: $0.0, resolved: $0.1) },
             consent: state.consent, mode: "personalized"))
-        if optimization.canPersistProfile {
-            // Written when it changed: the browser keeps what it sent.
-            var next = state
-            if let id = optimization.profileId { next.profileId = id }
-            if let selections = optimization.selectedOptimizations { next.selections = selections }
-            if next != state { response.setCookie(cookies.cookie(for: next)) }
-        }
         if optimization.profileId != nil { await trackViews(resolved, on: optimization, context: context) }
         return response
     }
 
-    // MARK: Consent
-
-    func consent(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        guard CrossSiteRequestCheck.isSameSite(request) else {
-            context.logger.notice("consent refused: the request came from another site")
-            return Response(status: .forbidden)
-        }
-        let body = try await request.body.collect(upTo: 4096)
-        let form = Self.formFields(String(buffer: body))
-        let accepted: Bool
-        switch form["consent"] {
-        case "accept": accepted = true
-        case "decline": accepted = false
-        default: throw HTTPError(.badRequest, message: "consent must be accept or decline")
-        }
-        var next = VisitorState(consent: accepted)
-        if accepted {
-            next = cookies.state(of: request)
-            next.consent = true
-        }
-        var response = Response(status: .seeOther, headers: [.location: "/"])
-        response.setCookie(cookies.cookie(for: next))
-        return response
-    }
-
     // MARK: Request details
-
-    /// The request's options: consent, profile and the handoff selections from the visitor's
-    /// state, locale from `Accept-Language`, URL and user agent as event context.
-    static func options(_ request: Request, state: VisitorState, context: BasicRequestContext) -> RequestOptions {
-        RequestOptions(
-            consent: VisitorCookies.requestConsent(state),
-            profileId: state.profileId,
-            locale: locale(request),
-            eventContext: eventContext(request),
-            selectedOptimizations: state.selections,
-            requestId: requestId(context))
-    }
-
-    /// Hummingbird's request id (from the request logger's metadata; `context.id` traps when the
-    /// log handler keeps no metadata, as the no-op handler does), or a fresh one.
-    static func requestId(_ context: BasicRequestContext) -> String {
-        context.logger[metadataKey: "hb.request.id"]?.description ?? randomViewId()
-    }
 
     /// A random version-4 UUID from the system generator (`getrandom`; Foundation's `UUID()`
     /// opens, reads and closes `/dev/urandom` on every call on Linux).
@@ -281,44 +187,6 @@ public struct PageRoutes: Sendable {
             bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
         }
         return UUID(uuid: raw).uuidString.lowercased()
-    }
-
-    /// The first language of `Accept-Language` (`de-DE,de;q=0.9` → `de-DE`), or nil.
-    static func locale(_ request: Request) -> String? {
-        guard let header = request.headers[.acceptLanguage] else { return nil }
-        let first = header.split(separator: ",").first?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? ""
-        guard (2...35).contains(first.utf8.count), first != "*",
-              first.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F })
-        else { return nil }
-        return first
-    }
-
-    /// `page` (url, path, query) and `userAgent`, merged under every event of the request.
-    static func eventContext(_ request: Request) -> OrderedDictionary<String, JSONValue> {
-        let path = request.uri.path
-        let query = request.uri.query ?? ""
-        let host = request.head.authority ?? "localhost"
-        var page: OrderedDictionary<String, JSONValue> = [
-            "url": .string("http://\(host)\(path)\(query.isEmpty ? "" : "?" + query)"),
-            "path": .string(path),
-        ]
-        if !query.isEmpty { page["search"] = .string("?" + query) }
-        var context: OrderedDictionary<String, JSONValue> = ["page": .object(page)]
-        if let userAgent = request.headers[.userAgent] { context["userAgent"] = .string(userAgent) }
-        return context
-    }
-
-    /// `application/x-www-form-urlencoded` fields (the last of a repeated name wins).
-    static func formFields(_ body: String) -> [String: String] {
-        var fields: [String: String] = [:]
-        for pair in body.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ part: Substring) -> String {
-                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
-            }
-            fields[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
-        }
-        return fields
     }
 }
 

@@ -2,6 +2,7 @@ import Hummingbird
 import JavaScriptHost
 import Logging
 import Optimization
+import OptimizationHummingbird
 import OptimizationPostgres
 import Prometheus
 import ServiceLifecycle
@@ -38,14 +39,13 @@ public struct PersonalizedPagesApp: Sendable {
     /// The database shared by the replicas (``AppConfiguration/postgresURL``); started by
     /// ``makeServiceGroup(gracefulShutdownSignals:onListening:onMetricsListening:)`` before the service.
     let database: OptimizationDatabase?
-    /// Reads and writes the sealed visitor-state cookie.
+    /// Reads and writes the sealed visitor-state cookie, `pp_state`.
     let visitorCookies: VisitorCookies
-    /// Seals and opens `/first` pages' replay tickets.
-    let replayTickets: SignedValueCodec
-    /// The replay tickets this process committed.
-    let replayLedger: ReplayLedger
-    /// How `POST /webhooks/contentful` is mounted (from ``ContentfulSettings/webhook``).
-    let contentfulWebhook: ContentRoutes.Webhook
+    /// Seals, opens and records `/first` pages' replay tickets.
+    let replayTickets: OptimizationReplayTickets
+    /// How `POST /webhooks/contentful` is authenticated (from ``ContentfulSettings/webhook``);
+    /// nil: not mounted.
+    let contentfulWebhook: ContentfulWebhookAuthentication?
     /// Answers the OFREP routes; nil without ``AppConfiguration/ofrepCredentials`` (not mounted).
     let ofrep: OFREPEvaluator?
     let logger: Logger
@@ -62,11 +62,18 @@ public struct PersonalizedPagesApp: Sendable {
     ///   `VisitorStateKeyError` when a ``AppConfiguration/visitorStateKeys`` entry is not base64
     ///   of at least 32 bytes; `ContentfulWebhookError.invalidSecret` when the webhook signing
     ///   secret is not 64 characters; `OFREPConfigurationError` for an empty OFREP credential.
+    /// The visitor-state cookie's name.
+    public static let stateCookieName = "pp_state"
+
     public init(configuration: AppConfiguration, metricsRegistry: PrometheusCollectorRegistry? = nil, clock: any HostClock = SystemClock(), logger: Logger) throws {
         self.configuration = configuration
         self.metricsRegistry = metricsRegistry
         self.logger = logger
-        contentfulWebhook = try ContentRoutes.Webhook(configuration.contentful?.webhook)
+        switch configuration.contentful?.webhook {
+        case nil: contentfulWebhook = nil
+        case .signed(let secret): contentfulWebhook = try .signed(secret: secret)
+        case .unsigned: contentfulWebhook = .insecureUnsigned
+        }
         if configuration.contentful != nil, configuration.contentful?.webhook == nil {
             logger.notice("no webhook signing secret: POST /webhooks/contentful is not mounted (give --contentful-webhook-secret)")
         }
@@ -81,10 +88,11 @@ public struct PersonalizedPagesApp: Sendable {
         }
         visitorCookies = VisitorCookies(
             codec: VisitorStateCodec(keys: keys, lifetime: .seconds(VisitorCookies.maxAge), clock: clock, metricsFactory: metricsFactory),
-            secure: configuration.secureCookies)
-        replayTickets = SignedValueCodec(
+            secure: configuration.secureCookies, name: Self.stateCookieName)
+        let ticketCodec = SignedValueCodec(
             keys: keys, purpose: ReplayTicket.purpose, lifetime: configuration.replayTicketLifetime, clock: clock, metricsFactory: metricsFactory)
-        replayLedger = ReplayLedger(retention: replayTickets.lifetime, capacity: 100_000, clock: clock)
+        replayTickets = OptimizationReplayTickets(
+            codec: ticketCodec, ledger: ReplayLedger(retention: ticketCodec.lifetime, capacity: 100_000, clock: clock))
         database = try configuration.postgresURL.map {
             OptimizationDatabase(configuration: try PostgresConfiguration(connectionString: $0), metricsFactory: metricsFactory, logger: logger)
         }
@@ -114,17 +122,22 @@ public struct PersonalizedPagesApp: Sendable {
         makeApplication(backend: nil, onListening: onListening)
     }
 
-    /// The public application with the live-content routes of `backend` when there is one.
+    /// The public application with the live-content routes of `backend` when there is one; it
+    /// runs the Optimization service beside its server (`addOptimizationService`: started before
+    /// the server listens, flushed after it stops).
     func makeApplication(backend: ContentBackend?, onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
-        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
-        PageRoutes(service: service, content: content, cookies: visitorCookies, tickets: replayTickets, ledger: replayLedger).register(on: router)
+        let router = Router(context: BasicOptimizationRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: OptimizationMiddleware(service: service, cookies: visitorCookies))
+        PageRoutes(service: service, content: content, tickets: replayTickets).register(on: router)
         if let backend { ContentRoutes(source: backend.source, webhook: contentfulWebhook).register(on: router) }
-        if let ofrep { OFREPRoutes(evaluator: ofrep).register(on: router) }
-        return Application(
+        if let ofrep { router.addOFREPRoutes(ofrep) }
+        var application = Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "personalized-pages"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
+        application.addOptimizationService(service)
+        return application
     }
 
     /// The metrics listener: `GET /metrics` (and `HEAD`) of ``metricsRegistry`` on
@@ -145,9 +158,9 @@ public struct PersonalizedPagesApp: Sendable {
 
     /// Starts the database (schema migration), the engines and the live-content backend (entry
     /// store, invalidation bus), then returns the group running the database, the backend, the
-    /// service, the metrics listener and the public HTTP server (in that order, so they shut down
-    /// in reverse: the service gives its claimed events back to the shared outbox before the
-    /// database closes). Run it with `run()`; end it with `triggerGracefulShutdown()` or a signal.
+    /// metrics listener and the public application, which runs the service beside its HTTP server
+    /// (in that order, so they shut down in reverse: the server, then the service, which gives
+    /// its claimed events back to the shared outbox before the database closes). Run it with `run()`; end it with `triggerGracefulShutdown()` or a signal.
     /// `onListening` gets the public port, `onMetricsListening` the metrics listener's.
     /// - Throws: ``OptimizationError`` when the engines cannot start within 30 s; a
     ///   `PostgresIntegrationError` or `ContentfulDeliveryError` when the database or the backend
@@ -177,7 +190,6 @@ public struct PersonalizedPagesApp: Sendable {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let database { services.append(.init(service: DatabaseLifetime(database: database))) }
         if let backend { services.append(.init(service: backend)) }
-        services.append(.init(service: service))
         if let metrics = makeMetricsApplication(onListening: onMetricsListening) { services.append(.init(service: metrics)) }
         services.append(.init(service: makeApplication(backend: backend, onListening: onListening)))
         return ServiceGroup(configuration: .init(

@@ -1,5 +1,6 @@
 import JavaScriptHost
 import Optimization
+import OptimizationHummingbird
 import PersonalizedPagesApp
 import Testing
 

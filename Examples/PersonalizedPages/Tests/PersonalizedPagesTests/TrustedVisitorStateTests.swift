@@ -1,6 +1,7 @@
 import Foundation
 import JavaScriptHost
 import Optimization
+import OptimizationHummingbird
 import OptimizationTesting
 import PersonalizedPagesApp
 import Testing

@@ -1,12 +1,13 @@
 import Foundation
 import JavaScriptHost
 import Optimization
+import OptimizationHummingbird
 import OptimizationTesting
 @testable import PersonalizedPagesApp
 import Testing
 
 @Suite struct VisitorCookiesTests {
-    static let cookies = VisitorCookies(codec: TestVisitorState.codec, secure: true)
+    static let cookies = VisitorCookies(codec: TestVisitorState.codec, secure: true, name: PersonalizedPagesApp.stateCookieName)
 
     @Test func theStateCookieOpensOnlyWhenSealedWithTheKey() throws {
         let selections = try SelectedOptimizations([["experienceId": "e1", "variantIndex": 1, "variants": [:]]])

@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// Refuses a state-changing request (`POST /consent`) that a browser sent on behalf of another
+/// Refuses a state-changing request (the consent route's `POST`) that a browser sent on behalf of another
 /// site, by the headers browsers set themselves and pages cannot forge:
 ///
 /// 1. `Sec-Fetch-Site`, when present, must be `same-origin` (or `none`, a request the user made
@@ -13,6 +13,8 @@ import Hummingbird
 ///    form POST, so only non-browser clients (curl, scripts) send none.
 ///
 /// No token is needed, so the consent form stays a plain HTML form.
+///
+/// **Threading.** A pure function of the request's headers: call it from any task.
 public enum CrossSiteRequestCheck {
     /// True when `request` may change the visitor's state (see the type's rules).
     public static func isSameSite(_ request: Request) -> Bool {

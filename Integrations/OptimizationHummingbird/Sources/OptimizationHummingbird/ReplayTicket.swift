@@ -1,6 +1,6 @@
 import Optimization
 
-/// A replay the app issued with a `/first` page, as the page carries it to the browser: sealed by
+/// A replay the app issued with a handoff page, as the page carries it to the browser: sealed by
 /// a `SignedValueCodec` for the purpose ``purpose`` (so visitor-state cookies and tickets never
 /// stand in for each other), expiring after the codec's lifetime.
 ///
@@ -8,6 +8,8 @@ import Optimization
 /// {"routeKey", "events", "locale"?}}`: the replay is taken from the ticket, never from the
 /// request that presents it, and it is committed only for the visitor whose state cookie carries
 /// the same profile id (none for none).
+///
+/// **Threading.** A `Sendable` value; sealing and opening are pure (the codec is thread-safe).
 public struct ReplayTicket: Sendable, Equatable {
     /// The purpose bound into every ticket's signature.
     public static let purpose = "replay-ticket"

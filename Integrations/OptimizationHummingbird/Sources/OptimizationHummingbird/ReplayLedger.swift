@@ -1,13 +1,15 @@
 import JavaScriptHost
-import OrderedCollections
+import Optimization
 import Synchronization
 
 /// The replays this process committed, so each replay ticket commits at most once: a bounded
 /// in-memory set of ticket ids, each kept for ``retention`` (at least a ticket's lifetime, so a
 /// ticket cannot outlive its record) on the app's clock.
 ///
+/// Thread-safe: share one between requests (``OptimizationReplayTickets`` holds it).
+///
 /// Per process: with several replicas a ticket could be committed once per replica unless the
-/// record is shared (a database table with a unique key, for example). Thread-safe.
+/// record is shared (a database table with a unique key, for example).
 public final class ReplayLedger: Sendable {
     /// What ``claim(_:)`` found.
     public enum Claim: Sendable, Equatable {

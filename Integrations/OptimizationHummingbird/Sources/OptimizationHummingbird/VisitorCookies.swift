@@ -1,0 +1,88 @@
+import Hummingbird
+import Optimization
+
+/// The visitor's state on the visitor's side: one cookie holding the profile id, the consent
+/// choice and the selections handed from one page to the next, sealed by the library's
+/// `VisitorStateCodec` (HMAC-SHA256 with the configured keys, expiring after the codec's
+/// lifetime). The cookie's value is only ever written by `VisitorStateCodec.seal(_:)` and read by
+/// `VisitorStateCodec.open(_:)`: this type adds the cookie around it, nothing else.
+///
+/// **Reading never fails and never trusts.** A missing, forged, unsigned, tampered or expired
+/// cookie reads as a new visitor (`VisitorState()`), and the codec counts the refusal
+/// (`optimization_visitor_state_rejected_total`).
+///
+/// **Writing.** Cookies are `HttpOnly`, `SameSite=Lax`, `Path=/` and, unless ``secure`` is
+/// false (plain-HTTP development only), `Secure`; `Max-Age` is ``maxAge-property``.
+///
+/// **Threading.** An immutable `Sendable` value: share one and call it from any task.
+public struct VisitorCookies: Sendable {
+    /// The default cookie name.
+    public static let defaultName = "optimization_state"
+    /// One year: the default `Max-Age`, and the lifetime to give the codec.
+    public static let maxAge = 365 * 24 * 3600
+    /// Browsers keep cookies up to about 4 KB, name and attributes included: a longer sealed
+    /// state is written without its selections.
+    public static let maximumCookieLength = 3800
+
+    /// Seals and opens the state.
+    public let codec: VisitorStateCodec
+    /// Whether cookies carry the `Secure` attribute (sent over HTTPS only).
+    public let secure: Bool
+    /// The cookie's name.
+    public let name: String
+    /// The cookie's `Max-Age` in seconds.
+    public let maxAge: Int
+
+    /// - Parameters:
+    ///   - codec: seals and opens the cookie's value; give it a lifetime of at least `maxAge`.
+    ///   - secure: mark cookies `Secure` (the default); false only for plain-HTTP development.
+    ///   - name: the cookie's name; default ``defaultName``.
+    ///   - maxAge: the cookie's `Max-Age` in seconds; default ``maxAge-type.property`` (one year).
+    public init(codec: VisitorStateCodec, secure: Bool = true, name: String = VisitorCookies.defaultName, maxAge: Int = VisitorCookies.maxAge) {
+        self.codec = codec
+        self.secure = secure
+        self.name = name
+        self.maxAge = maxAge
+    }
+
+    /// The state in the request's cookie, or a new visitor's.
+    public func state(of request: Request) -> VisitorState {
+        state(cookieHeader: request.headers[values: .cookie].joined(separator: "; "))
+    }
+
+    /// The state in a `Cookie` header (`name=value; name2=value2`; the first cookie named
+    /// ``name`` wins), or a new visitor's when there is none or it does not open.
+    public func state(cookieHeader: String) -> VisitorState {
+        stateIfPresent(cookieHeader: cookieHeader)?.state ?? VisitorState()
+    }
+
+    /// The state in a `Cookie` header and whether it opened; nil when the header has no cookie
+    /// named ``name``.
+    func stateIfPresent(cookieHeader: String) -> (state: VisitorState, opened: Bool)? {
+        for pair in cookieHeader.split(separator: ";") {
+            let trimmed = pair.drop { $0 == " " }
+            guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
+            if let state = codec.open(String(trimmed[trimmed.index(after: equals)...])) { return (state, true) }
+            return (VisitorState(), false)
+        }
+        return nil
+    }
+
+    /// The cookie storing `state`: sealed now (so for another codec lifetime), without the
+    /// selections when the value would exceed ``maximumCookieLength``.
+    public func cookie(for state: VisitorState) -> Cookie {
+        var value = codec.seal(state)
+        if value.utf8.count > Self.maximumCookieLength {
+            var smaller = state
+            smaller.selections = nil
+            value = codec.seal(smaller)
+        }
+        return Cookie(name: name, value: value, maxAge: maxAge, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
+    }
+
+    /// The request consent the engine gets from `state`: the one choice sets both event and
+    /// persistence consent, as the reference's boolean consent does.
+    public static func requestConsent(_ state: VisitorState) -> RequestConsent {
+        RequestConsent(events: state.consent, persistence: state.consent)
+    }
+}
