@@ -32,6 +32,11 @@ final class FuzzBridge: @unchecked Sendable {
                 try engine.evaluate(text(path), sourceURL: path)
             }
             try engine.evaluate("delete globalThis.__loadOrder")
+            // The client hands Insights events to the host's queue; the harnesses send none
+            // anywhere, so the host's end takes them and forgets them.
+            try engine.register(BridgeContract.Native.insightsAccept) { _ in .number(0) }
+            try engine.register(BridgeContract.Native.insightsProfile) { _ in .undefined }
+            try engine.register(BridgeContract.Native.insightsPurge) { _ in .undefined }
             try engine.call(BridgeContract.Visitor.initialize, .json(#"{"clientId":"fuzz","environment":"main","logLevel":"fatal"}"#))
             prepareEntry = try engine.function(BridgeContract.Visitor.prepareEntry)
             prepareSelections = try engine.function(BridgeContract.Visitor.prepareSelections)
