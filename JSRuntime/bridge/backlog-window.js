@@ -2,16 +2,16 @@
 // Contract: `__optimization.createBacklogWindow(options)` → the in-memory window a delivery queue
 // (bridge/experience-queue.js; the client's Insights events are the host's) holds over its durable
 // backlog (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md). Options:
-//   outbox      {append(event, profile) → sequence, load(afterSequence, limit) → [{sequence,
-//               event, profile?}]} (bridge/outbox-link.js `forQueue`)
+//   outbox      {append(event) → sequence, load(afterSequence, limit) → [{sequence, event}]}
+//               (bridge/outbox-link.js `forQueue`)
 //   capacity    most events in memory (the queue's maxEvents)
 //   size()      events the queue holds in memory now
-//   take(event, profile)   puts one event into the queue's memory (no store, no gate)
+//   take(event)  puts one event into the queue's memory (no store, no gate)
 //   isClosed()  a closed queue loads nothing
 //   name, host  for log lines ("Experience" / "Insights")
 // The window remembers the highest sequence ever taken into memory and whether stored events
 // after it wait on disk only; while they do, new events wait behind them, so order holds.
-//   accept(event, profile) → true when the event is in memory now (the queue's own object),
+//   accept(event) → true when the event is in memory now (the queue's own object),
 //       false when it waits on disk. Stores it first: a throw from outbox.append propagates (the
 //       send fails; nothing was taken).
 //   refill() → number   takes stored events while there is room and events wait on disk.
@@ -45,7 +45,7 @@
     var name = options.name || 'Delivery';
     var residentThrough = 0;
     var spilled = true; // until a load finds the end of the backlog
-    var accepting = null; // {sequence, event, profile} while accept() loads from disk
+    var accepting = null; // {sequence, event} while accept() loads from disk
 
     // → the loaded items (valid ones), advancing residentThrough; null when the load threw.
     function load(limit) {
@@ -74,8 +74,7 @@
         if (batch === null) return loaded;
         batch.items.forEach(function (item) {
           // The event being accepted keeps its identity (its send may await its request).
-          if (accepting !== null && accepting.sequence === item.sequence) take(accepting.event, accepting.profile);
-          else take(item.event, isRecord(item.profile) ? item.profile : undefined);
+          take(accepting !== null && accepting.sequence === item.sequence ? accepting.event : item.event);
           loaded++;
         });
         if (batch.complete) spilled = false;
@@ -83,17 +82,17 @@
       return loaded;
     }
 
-    function accept(event, profile) {
-      var sequence = outbox.append(event, profile);
+    function accept(event) {
+      var sequence = outbox.append(event);
       if (typeof sequence === 'number' && sequence <= residentThrough) return false; // stored and taken before
       if (!spilled && size() < capacity) {
-        take(event, profile);
+        take(event);
         if (typeof sequence === 'number') residentThrough = sequence;
         return true;
       }
       // Older events wait on disk: take in order while there is room (this one included).
       spilled = true;
-      accepting = { sequence: sequence, event: event, profile: profile };
+      accepting = { sequence: sequence, event: event };
       var before = residentThrough;
       try {
         refill();

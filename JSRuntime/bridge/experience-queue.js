@@ -224,7 +224,7 @@
         enqueue(event);
         return true;
       }
-      return backlog.accept(event, undefined);
+      return backlog.accept(event);
     }
 
     function send(event) {

@@ -11,7 +11,9 @@
 //                      durable store failed): the calling event method rejects and publishes
 //                      nothing.
 //   profileChanged()   tells the host the current profile (`__nativeInsightsProfile(profileJSON |
-//                      null)`) when it changed since it was last told; held events join it.
+//                      null)`) when it changed since it was last told; held events join it. The
+//                      same object as last time is not serialized again (the state store
+//                      replaces the profile on change, never mutates it).
 //   purge()            `__nativeInsightsPurge()`: discards every queued and held event (consent
 //                      withdrawn).
 // The host must register the three natives before `__bridge.initialize`.
@@ -25,11 +27,14 @@
 
   function createInsightsHandoff(options) {
     var getProfile = typeof options.getProfile === 'function' ? options.getProfile : function () { return undefined; };
-    var told; // the profile JSON last told to the host (undefined: never told)
+    var toldProfile; // the profile object last told to the host (state replaces it on change)
+    var told; // its JSON text (undefined: never told)
 
     function profileChanged() {
       var profile = getProfile();
+      if (told !== undefined && profile === toldProfile) return;
       var text = guards.isRecord(profile) ? JSON.stringify(profile) : null;
+      toldProfile = profile;
       if (text === told) return;
       told = text;
       globalThis.__nativeInsightsProfile(text);

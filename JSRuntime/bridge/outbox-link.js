@@ -11,13 +11,11 @@
 //       `afterSequence`, oldest first, at most `limit`.
 //   __nativeOutboxRemoved(queue, messageIdsJSON, reason)   events that left a queue for good.
 //   __nativeOutboxPurge()   every stored event removed (consent withdrawn).
-// A payload is the Experience event itself, or `{"profile": profile|null, "event": event}` for
-// queue "insights" (profile null while held; the client bridge no longer uses that queue).
+// A payload is the Experience event itself.
 //   available() → bool   the host stores events (__nativeOutboxAppend is registered).
 //   forQueue(queue, profileIdOf?) → the `outbox` option of a delivery queue (bridge/experience-queue.js):
-//       {append(event, profile?) → sequence, load(afterSequence, limit) → [{sequence, event,
-//       profile}]}. `profileIdOf(event, profile)` gives the profile id stored beside an
-//       Experience event (default: none); an Insights event stores its profile's id.
+//       {append(event) → sequence, load(afterSequence, limit) → [{sequence, event}]}.
+//       `profileIdOf(event)` gives the profile id stored beside an event (default: none).
 //   removedHook(queue) → function (events, reason)   the queue's onRemoved (acknowledgement).
 //   purge()   calls __nativeOutboxPurge when present (a throw is logged).
 (function () {
@@ -41,19 +39,14 @@
   }
 
   function forQueue(queue, profileIdOf) {
-    var insights = queue === 'insights';
     return {
-      append: function (event, profile) {
+      append: function (event) {
         if (!isRecord(event) || !isString(event.messageId)) throw new TypeError('An event without a messageId cannot be stored.');
         var context = isRecord(event.context) ? event.context : {};
         var consent = isRecord(context.gdpr) && context.gdpr.isConsentGiven === true;
-        var holder = isRecord(profile) ? profile : null;
-        var profileId;
-        if (insights) profileId = holder !== null && isString(holder.id) && holder.id.length > 0 ? holder.id : null;
-        else profileId = typeof profileIdOf === 'function' ? profileIdOf(event, holder) : null;
-        var payload = insights ? { profile: holder, event: event } : event;
+        var profileId = typeof profileIdOf === 'function' ? profileIdOf(event) : null;
         return globalThis.__nativeOutboxAppend(queue, event.messageId, isString(profileId) ? profileId : null, consent,
-          host.now(), JSON.stringify(payload));
+          host.now(), JSON.stringify(event));
       },
       load: function (afterSequence, limit) {
         var text = globalThis.__nativeOutboxLoad(queue, afterSequence, limit);
@@ -61,13 +54,7 @@
         if (!Array.isArray(stored)) return [];
         return stored.map(function (item) {
           var payload = isRecord(item) ? item.payload : undefined;
-          var sequence = isRecord(item) ? item.sequence : undefined;
-          if (!insights) return { sequence: sequence, event: isRecord(payload) ? payload : undefined };
-          return {
-            sequence: sequence,
-            event: isRecord(payload) && isRecord(payload.event) ? payload.event : undefined,
-            profile: isRecord(payload) && isRecord(payload.profile) ? payload.profile : null,
-          };
+          return { sequence: isRecord(item) ? item.sequence : undefined, event: isRecord(payload) ? payload : undefined };
         });
       },
     };

@@ -38,17 +38,11 @@ public struct InsightsEvent: Sendable, Equatable {
         guard let event = tape.member("event", of: root), tape.kind(of: event) == .object else {
             throw .wrongShape("the item has no event object")
         }
-        guard let messageIdNode = tape.member("messageId", of: event), let messageId = tape.string(at: messageIdNode), !messageId.isEmpty else {
-            throw .wrongShape("the event has no messageId")
-        }
-        var consent = false
-        if let context = tape.member("context", of: event), let gdpr = tape.member("gdpr", of: context),
-           let given = tape.member("isConsentGiven", of: gdpr) {
-            consent = tape.bool(at: given) == true
-        }
+        guard let messageId = Self.messageId(of: event, in: tape) else { throw .wrongShape("the event has no messageId") }
         self.init(
             profileId: tape.member("id", of: profile).flatMap { tape.string(at: $0) } ?? "",
-            profileJSON: tape.text(of: profile), messageId: messageId, consent: consent, eventJSON: tape.text(of: event))
+            profileJSON: tape.text(of: profile), messageId: messageId, consent: Self.consent(of: event, in: tape),
+            eventJSON: tape.text(of: event))
     }
 
     /// The `{"profile": …, "event": …}` item text (what outboxes store).
@@ -67,11 +61,11 @@ public struct InsightsEvent: Sendable, Equatable {
         if let event = try? InsightsEvent(itemJSON: text) { return (event, false) }
         guard let tape = JSONTape.scan(text), let profile = tape.member("profile", of: JSONTape.rootNode), tape.kind(of: profile) == .null,
               let event = tape.member("event", of: JSONTape.rootNode), tape.kind(of: event) == .object,
-              let messageId = tape.member("messageId", of: event).flatMap({ tape.string(at: $0) }), !messageId.isEmpty
+              let messageId = messageId(of: event, in: tape)
         else { return nil }
-        let consent = tape.member("context", of: event).flatMap { tape.member("gdpr", of: $0) }
-            .flatMap { tape.member("isConsentGiven", of: $0) }.flatMap { tape.bool(at: $0) } ?? false
-        return (InsightsEvent(profileId: "", profileJSON: "null", messageId: messageId, consent: consent, eventJSON: tape.text(of: event)), true)
+        let held = InsightsEvent(
+            profileId: "", profileJSON: "null", messageId: messageId, consent: consent(of: event, in: tape), eventJSON: tape.text(of: event))
+        return (held, true)
     }
 
     /// Reads an event object's `messageId` and consent flag (a client's event, whose profile the
@@ -81,12 +75,20 @@ public struct InsightsEvent: Sendable, Equatable {
         guard let tape = JSONTape.scan(text) else { throw .notJSON }
         let event = JSONTape.rootNode
         guard tape.kind(of: event) == .object else { throw .wrongShape("the event is not an object") }
-        guard let messageId = tape.member("messageId", of: event).flatMap({ tape.string(at: $0) }), !messageId.isEmpty else {
-            throw .wrongShape("the event has no messageId")
-        }
-        let consent = tape.member("context", of: event).flatMap { tape.member("gdpr", of: $0) }
+        guard let messageId = messageId(of: event, in: tape) else { throw .wrongShape("the event has no messageId") }
+        return (messageId, consent(of: event, in: tape))
+    }
+
+    /// The event object's non-empty `messageId`, or nil.
+    private static func messageId(of event: Int, in tape: JSONTape) -> String? {
+        guard let id = tape.member("messageId", of: event).flatMap({ tape.string(at: $0) }), !id.isEmpty else { return nil }
+        return id
+    }
+
+    /// The event object's `context.gdpr.isConsentGiven`; false when missing or not a boolean.
+    private static func consent(of event: Int, in tape: JSONTape) -> Bool {
+        tape.member("context", of: event).flatMap { tape.member("gdpr", of: $0) }
             .flatMap { tape.member("isConsentGiven", of: $0) }.flatMap { tape.bool(at: $0) } ?? false
-        return (messageId, consent)
     }
 }
 

@@ -391,7 +391,6 @@ public final class InsightsQueue: Sendable {
     /// Delivers what was gathered under the lock: acknowledgements, removals, queue events, and
     /// the flush the call asked for.
     func deliver(_ pending: Pending) {
-        let closed = state.withLock { $0.closed }
         for (events, reason) in pending.removals where !events.isEmpty {
             if let outbox {
                 let sequences = events.compactMap(\.sequence)
@@ -399,8 +398,11 @@ public final class InsightsQueue: Sendable {
             }
             onRemoved?(events.map(\.event.messageId), reason)
         }
-        // A request still in flight after close() reports nothing.
-        if !closed { for event in pending.queueEvents { onQueueEvent(event) } }
+        // A request still in flight after close() reports nothing (the lock is taken only when
+        // there is something to report: an enqueue's common path takes it once).
+        if !pending.queueEvents.isEmpty, !state.withLock({ $0.closed }) {
+            for event in pending.queueEvents { onQueueEvent(event) }
+        }
         if pending.startFlush { startFlush() }
     }
 }

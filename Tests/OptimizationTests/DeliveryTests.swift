@@ -187,6 +187,33 @@ struct DeliveryTests {
         }
     }
 
+    @Test func goingOnlineEndsTheClientsInsightsBackoffAndOfflineHoldsItsRequests() async throws {
+        try await withLocalAPIServer { server in
+            let clock = ManualClock()
+            let client = try makeDeliveryClient(
+                server, clock: clock, defaults: StorageDefaults(consent: true, profile: ["id": "p-1"]),
+                queuePolicy: QueuePolicy(flush: QueueFlushPolicy(baseBackoff: .seconds(60), maxBackoff: .seconds(60), jitterRatio: 0)))
+            defer { client.destroy() }
+            server.enqueue(.status(503), for: .insights)
+            try await client.trackClick(TrackClickPayload(componentId: "c-1"))
+            try await client.flush()
+            #expect(server.requests(matching: .insights).count == 1, "the first request failed: a 60 s backoff wait runs")
+            try await client.flush()
+            #expect(server.requests(matching: .insights).count == 1, "no request during the wait")
+
+            client.setOnline(false)
+            clock.advance(by: .seconds(61))
+            try await client.flush()
+            #expect(server.requests(matching: .insights).count == 1, "offline: the retry and flush() send nothing")
+
+            client.setOnline(true)
+            let sent = try await server.waitForRequests(count: 2, matching: .insights)
+            #expect(sent[1].json?.arrayValue?.first?["events"]?.arrayValue?.map { $0["componentId"] } == ["c-1"])
+            try await client.flush()
+            #expect(client.queueSizes()?.insights == 0)
+        }
+    }
+
     @Test func offline150EventsKeepTheNewest100AndGoingOnlineSendsThemInOneRequest() async throws {
         try await withLocalAPIServer { server in
             let drops = Mutex(0)

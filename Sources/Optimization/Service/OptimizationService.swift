@@ -498,7 +498,7 @@ public final class OptimizationService: Sendable {
                     logger.error("a profile's events could not be erased from the shared outbox", metadata: ["error": "\(error)"])
                 }
             }
-            return running.delivery.eraseProfileInMemory(profileId)
+            return running.delivery.eraseQueuedEvents(of: profileId)
         }
         return try running.delivery.eraseProfile(profileId)
     }

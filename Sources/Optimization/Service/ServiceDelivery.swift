@@ -149,11 +149,17 @@ final class ServiceDelivery: Sendable {
         return fates
     }
 
-    /// Removes one profile's queued events from memory.
+    /// Removes one profile's events from this process's queues (with a local outbox, from disk
+    /// first), for callers that cannot fail: the shared outbox relay, which erases the shared store
+    /// itself. An erasure that fails is logged at error level and counts as none.
     /// - Returns: how many were removed.
-    func eraseProfileInMemory(_ profileId: String) -> Int {
-        guard outbox == nil else { return (try? eraseProfile(profileId)) ?? 0 }
-        return (try? queue(for: profileId).eraseProfile(profileId)) ?? 0
+    func eraseQueuedEvents(of profileId: String) -> Int {
+        do {
+            return try eraseProfile(profileId)
+        } catch {
+            logger.error("a profile's queued events could not be erased", metadata: ["error": "\(error)"])
+            return 0
+        }
     }
 
     /// Removes one profile's queued events from the outbox on disk (first), then from memory.

@@ -392,7 +392,7 @@ final class SharedOutboxRelay: Sendable {
             state.held = state.held.filter { $0.value.profileId != profileId }
             return state.delivery
         }
-        _ = delivery?.eraseProfileInMemory(profileId)
+        _ = delivery?.eraseQueuedEvents(of: profileId)
         do {
             return .success(try await configuration.store.eraseProfile(profileId))
         } catch {
@@ -448,7 +448,7 @@ final class SharedOutboxRelay: Sendable {
         guard let delivery else { return true }
         var removed = 0
         for profileId in erased {
-            let count = delivery.eraseProfileInMemory(profileId)
+            let count = delivery.eraseQueuedEvents(of: profileId)
             removed += count
             if count > 0 {
                 logger.debug("dropped the queued events of a profile another replica erased", metadata: ["profileId": "\(profileId)", "count": "\(count)"])
