@@ -18,6 +18,7 @@
 //   outcomeOfResponse(apiName, response, now) → Promise<outcome>   the same, plus `code` when the
 //                                     body is an API envelope whose `error` is `{code: string}`
 //                                     (v2; a v1 envelope's boolean `error` carries none).
+//   errorCodeOf(text) → string | undefined   that `code` of a body text (at most 64 KiB).
 //   API versions: resolveApiVersion(value) → "v1" | "v2" ("v2" only when asked for);
 //     defaultEnvironment(version) → "main" (v1) | "master" (v2);
 //     experienceProfilesPath(version, tenantId, environment) → "v2/organizations/{id}/environments/
@@ -198,6 +199,7 @@
     outcomeOfStatus: outcomeOfStatus,
     outcomeOfResponse: outcomeOfResponse,
     outcomeOfError: outcomeOfError,
+    errorCodeOf: errorCodeOf,
     resolveApiVersion: resolveApiVersion,
     defaultEnvironment: defaultEnvironment,
     experienceProfilesPath: experienceProfilesPath,

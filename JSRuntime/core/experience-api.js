@@ -2,7 +2,8 @@
 // Contract: the Experience API client.
 //   __optimization.createExperienceApi({clientId, environment, apiVersion?, baseUrl?,
 //       enabledFeatures?, preflight?, plainText?, getLocale?, host?}) → {upsertProfile,
-//       getProfile, upsertBatch, profilesUrl, features}
+//       getProfile, upsertBatch, profilesUrl, profileUpsertRequest, profileAnswerOutcome,
+//       failureOutcome, features}
 //     plainText        false ⇒ profile upserts are sent as `application/json` (default
 //                      `text/plain`, which needs no CORS preflight in browsers).
 //     getProfile(profileId, signal?) → Promise<outcome>   GET `…/profiles/{id}?locale=` (never
@@ -33,6 +34,14 @@
 //                      valid envelope (the events reached the API: delivered, not retried);
 //                      otherwise the classification of the status (with the API's `code` from a
 //                      v2 error envelope) or transport error.
+//     profileUpsertRequest({profileId?, events, headers?}) → {url, method: "POST", headers, body}
+//                      upsertProfile's request, not sent (a host that sends it itself: the
+//                      service); throws a TypeError for an empty event array.
+//     profileAnswerOutcome(status, headers, bodyText) → outcome   what upsertProfile makes of an
+//                      answer, for that request answered to the host: `headers` an object (names
+//                      in any case); asks the host clock only for an HTTP-date Retry-After.
+//     failureOutcome(message) → {ok: false, kind: "retry", status: 0, timeout, reason}   the
+//                      outcome of that request when the host's transport failed with `message`.
 //   __optimization.experienceApi = {DEFAULT_BASE_URL, DEFAULT_FEATURES, parseResponse(text),
 //       applyOptimizationData(state, data)}
 //     parseResponse(text, apiVersion?) → {data, ignoredChanges}; throws an Error naming what is
@@ -56,7 +65,7 @@
   'use strict';
   var ns = globalThis.__optimization.declare('core/experience-api.js', {
     provides: ['createExperienceApi', 'experienceApi'],
-    uses: ['apiResponse', 'applyInterceptors', 'host', 'stateInterceptors'],
+    uses: ['apiResponse', 'applyInterceptors', 'createResponse', 'host', 'stateInterceptors'],
   });
 
   var DEFAULT_BASE_URL = 'https://experience.ninetailed.co/';
@@ -297,26 +306,64 @@
       });
     }
 
-    function upsertProfile(request) {
+    // The profile upsert as a request to send: {url, method: "POST", headers, body: JSON text}.
+    function profileUpsertRequest(request) {
       var input = isRecord(request) ? request : {};
       if (!Array.isArray(input.events) || input.events.length === 0) {
-        return Promise.reject(new TypeError('An Experience API request needs at least one event.'));
+        throw new TypeError('An Experience API request needs at least one event.');
       }
-      var url = profilesUrl(input.profileId);
-      var body = JSON.stringify({ events: input.events, options: { features: features } });
       var headers = { 'Content-Type': plainText ? 'text/plain' : 'application/json' };
       if (isRecord(input.headers)) {
         Object.keys(input.headers).forEach(function (name) {
           if (isString(input.headers[name])) headers[name] = input.headers[name];
         });
       }
-      var init = { method: 'POST', headers: headers, body: body };
-      if (input.signal !== undefined && input.signal !== null) init.signal = input.signal;
-      return answerOf(init, url, parseProfileAnswer);
+      return {
+        url: profilesUrl(input.profileId), method: 'POST', headers: headers,
+        body: JSON.stringify({ events: input.events, options: { features: features } }),
+      };
+    }
+
+    function upsertProfile(request) {
+      var built;
+      try {
+        built = profileUpsertRequest(request);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      var init = { method: built.method, headers: built.headers, body: built.body };
+      if (request.signal !== undefined && request.signal !== null) init.signal = request.signal;
+      return answerOf(init, built.url, parseProfileAnswer);
+    }
+
+    // The outcome of an answer to profileUpsertRequest's request that the host sent itself:
+    // `status`, `headers` (an object, names in any case) and the body text; as upsertProfile's.
+    function profileAnswerOutcome(status, headers, text) {
+      var response = ns.createResponse({ status: status, headers: headers, body: text });
+      if (!response.ok) {
+        var retryAfter = response.headers.get('retry-after');
+        // The clock is asked only for an HTTP-date Retry-After.
+        var now = retryAfter !== null && !/^\s*\d+\s*$/.test(retryAfter) ? host.now() : 0;
+        var outcome = http.outcomeOfStatus('Experience', response, now);
+        var code = http.errorCodeOf(text);
+        if (code !== undefined) outcome.code = code;
+        return outcome;
+      }
+      try {
+        return Object.assign({ ok: true, status: status }, parseProfileAnswer(text));
+      } catch (error) {
+        return { ok: false, kind: 'invalid', status: status, reason: error.message };
+      }
+    }
+
+    // The outcome of a request that got no answer (the host's transport failed with `message`).
+    function failureOutcome(message) {
+      return http.outcomeOfError('Experience', new Error(String(message)));
     }
 
     return {
       upsertProfile: upsertProfile, getProfile: getProfile, upsertBatch: upsertBatch, profilesUrl: profilesUrl,
+      profileUpsertRequest: profileUpsertRequest, profileAnswerOutcome: profileAnswerOutcome, failureOutcome: failureOutcome,
       features: features.slice(),
     };
   }
