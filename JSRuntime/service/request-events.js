@@ -2,15 +2,20 @@
 // Contract: `__optimization.createRequestEvents(settings)` → the STATELESS event pipeline of the
 // request-scoped service (Swift `OptimizationService.forRequest`).
 // Nothing about a visitor is kept between calls: everything a call
-// needs arrives in its `request` argument.
+// needs arrives in its `request` argument, and what its Experience answer needs comes back in
+// the `context` the call returned. This engine sends nothing: an event call that needs the
+// Experience API returns the request to send, and the host (Swift) sends it (budget, overload
+// retries, circuit) and hands the answer to interpret().
 // `settings` (the service's, validated by service/service-bridge.js):
-//   {clientId, environment, allowedEventTypes, channel, library?, api: {experienceBaseUrl?,
-//    enabledFeatures?}, requestTimeoutMs}
+//   {clientId, environment, apiVersion?, allowedEventTypes, channel, library?, api:
+//    {experienceBaseUrl?, enabledFeatures?}, requestTimeoutMs}
 // Also returned, for service/request-handoff.js: scopeOf(request), builderFor(scope),
 // builderInput(method, payload, eventContext), admits(method, scope), block(method, payload),
-// upsert(events, scope) → Promise<Experience outcome> (budget, overload retries, failFast), settings.
-// `run(method, payload, request)` → outcome, Promise<outcome>, or an Error (validation, or an
-// Insights method without a profile id: message names the method). `request`:
+// experienceCall(events, scope, context, finish) → the call's answer while its Experience request
+// is pending ({experienceRequest, context}) or, with `failFast`, finish(context, circuitOpen
+// outcome) at once; settings.
+// `run(method, payload, request)` → outcome or an Error (validation, or an Insights method
+// without a profile id: message names the method); never a promise. `request`:
 //   consent      true / false / undefined: the visitor's event consent (gate and
 //                context.gdpr.isConsentGiven)
 //   profile      the visitor's profile object (at least {id}) or undefined (first visit)
@@ -20,39 +25,48 @@
 //                campaign, location, locale, app, screen
 //   ip           sent as `X-Force-IP` (IP enrichment for the visitor, not the server)
 //   preflight    true ⇒ the Experience API evaluates without storing
-//   timeoutMs    budget of the Experience call on the host clock (default settings.requestTimeoutMs)
+//   timeoutMs    the budget the host gives the Experience call (default settings.requestTimeoutMs):
+//                named in a timeout outcome's reason
 //   now          ms since the epoch on the host clock when the call was made: the events'
 //                timestamps (default host.now())
 //   failFast     true ⇒ no Experience request at all (the host's circuit breaker is open): the
-//                outcome is {ok: false, kind: "circuitOpen"} at once
+//                call finishes at once with the outcome {ok: false, kind: "circuitOpen"}
 // Pipeline: validate (core/payload-rules.js) → gate (core/consent.js hasEventConsent with the
 // request's consent and the service allow-list, default ["identify", "page"]) → build
 // (core/event-builder.js) → path. Outcomes (plain JSON):
 //   blocked       {accepted: false, blocked: {reason: "consent", method, args: [payload]}}; a
 //                 data-free warn line is logged, the payload only at debug.
-//   Experience    identify/page/screen/track: {accepted: true, events: [event], experience: X}
-//                 where X is the Experience API outcome (core/experience-api.js): {ok: true,
-//                 status, data: {profile, selectedOptimizations, changes}} or {ok: false, kind:
-//                 "retry"|"drop"|"disable"|"invalid"|"timeout"|"circuitOpen", status, reason,
-//                 retryAfterMs?}.
-//                 "timeout" = the request's budget ran out (the fetch is aborted, which cancels
-//                 its HTTP request in the host). `code` = the API's error code (v2 envelopes).
-//                 A 429 ERR_PROFILE_OVERLOAD is tried again after the flush policy's backoff
-//                 (at least its Retry-After) while the budget allows; then it is the outcome.
+//   Experience    identify/page/screen/track: {accepted: true, events: [event],
+//                 experienceRequest: {url, method: "POST", headers, body: JSON text}, context}:
+//                 the profile upsert to send (core/experience-api.js profileUpsertRequest).
+//                 interpret(context, …) then answers {accepted: true, events: [event],
+//                 experience: X} where X is the Experience API outcome (core/experience-api.js):
+//                 {ok: true, status, data: {profile, selectedOptimizations, changes}} or {ok:
+//                 false, kind: "retry"|"drop"|"disable"|"invalid"|"timeout"|"circuitOpen",
+//                 status, reason, retryAfterMs?, code?} ("timeout" = the host's budget ran out;
+//                 `code` = the API's error code of a v2 envelope, e.g. ERR_PROFILE_OVERLOAD,
+//                 which the host retries within the budget before it hands over the last answer).
 //   Insights      trackView (non-sticky), trackClick, trackHover, trackFlagView:
 //                 {accepted: true, events: [event], insights: [{profile, event}]}: the host puts
 //                 them into its process-wide queue. Require a profile id.
-//   sticky view   trackView with sticky === true: the view goes to the Experience API first (X as
-//                 above), then a second view event (own messageId) to Insights, with the profile
-//                 the Experience API returned (or the request's): {accepted, events, experience,
-//                 insights}.
+//   sticky view   trackView with sticky === true: the view goes to the Experience API first (a
+//                 request as above), then interpret() answers {accepted, events: [sticky view,
+//                 view], experience: X, insights: [{profile, event: view}]}: a second view event
+//                 (own messageId) for Insights, with the profile the Experience API returned (or
+//                 the request's; no `insights` without a profile id).
+// `interpret(context, status, headers, bodyText, failure, finishers?)` → the call's final outcome
+// (or an Error for a context that names no finisher): `context` as the call returned it; `status`
+// the HTTP status and `headers` an object of the answer's headers (names in any case), or, with
+// `failure` "timeout" (the budget ran out) or "transport" (no answer; `bodyText` is the
+// transport's error message), status 0. Runs the finisher `context.then` names in `finishers`
+// (default `finishers`, this pipeline's own: "call", "stickyView"; service/request-handoff.js
+// adds its steps, service/service-bridge.js joins them).
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('service/request-events.js', {
     provides: ['createRequestEvents', 'experienceRequestMethods', 'requestEventMethods'],
-    uses: ['consent', 'createEventBuilder', 'createExperienceApi', 'host', 'locale', 'payloadRules', 'queueFlushPolicy'],
+    uses: ['consent', 'createEventBuilder', 'createExperienceApi', 'locale', 'payloadRules'],
   });
-  var host = ns.host;
   var rules = ns.payloadRules;
 
   // The event catalog (core/payload-rules.js EVENT_METHODS): each call's rules, builder and path.
@@ -74,12 +88,7 @@
     return input;
   }
 
-  function isProfileOverload(outcome) {
-    return outcome.ok === false && outcome.status === 429 && outcome.code === 'ERR_PROFILE_OVERLOAD';
-  }
-
   function createRequestEvents(settings) {
-    var overloadPolicy = ns.queueFlushPolicy.resolveQueueFlushPolicy(settings.queuePolicy && settings.queuePolicy.flush);
     function builderFor(request) {
       return ns.createEventBuilder({
         channel: settings.channel,
@@ -101,57 +110,68 @@
       return { accepted: false, blocked: { reason: 'consent', method: method, args: [payload] } };
     }
 
-    // One profile upsert for `events`, raced against the request's budget on the host clock.
-    function upsert(events, request) {
-      if (request.failFast === true) {
-        return Promise.resolve({ ok: false, kind: 'circuitOpen', status: 0, reason: 'Experience API circuit is open; the call failed fast without a request' });
-      }
-      var api = ns.createExperienceApi({
+    // The Experience API client of one request (its locale and preflight).
+    function apiFor(scope) {
+      return ns.createExperienceApi({
         clientId: settings.clientId,
         environment: settings.environment,
         apiVersion: settings.apiVersion,
         baseUrl: settings.api.experienceBaseUrl,
         enabledFeatures: settings.api.enabledFeatures,
-        preflight: request.preflight === true,
+        preflight: scope.preflight === true,
         getLocale: function () {
-          return request.locale;
+          return scope.locale;
         },
       });
-      var budget = typeof request.timeoutMs === 'number' && request.timeoutMs > 0 ? Math.floor(request.timeoutMs) : settings.requestTimeoutMs;
-      var controller = new AbortController();
-      var headers = typeof request.ip === 'string' && request.ip.length > 0 ? { 'X-Force-IP': request.ip } : undefined;
-      var deadline = host.now() + budget;
-      return new Promise(function (resolve) {
-        var done = false;
-        var retryTimer = null;
-        var timer = host.setTimeout(function () {
-          if (done) return;
-          done = true;
-          if (retryTimer !== null) host.clearTimeout(retryTimer);
-          controller.abort();
-          resolve({ ok: false, kind: 'timeout', status: 0, reason: 'Experience API did not answer within the request budget of ' + budget + ' ms' });
-        }, budget);
-        function finish(outcome) {
-          done = true;
-          host.clearTimeout(timer);
-          resolve(outcome);
-        }
-        // The API answers 429 ERR_PROFILE_OVERLOAD while other calls work on the profile: back
-        // off (the flush policy's schedule) and try again while the budget allows.
-        function attempt(failures) {
-          api.upsertProfile({ profileId: profileIdOf(request.profile), events: events, signal: controller.signal, headers: headers }).then(function (outcome) {
-            if (done) return;
-            if (!isProfileOverload(outcome)) return finish(outcome);
-            var delay = Math.max(ns.queueFlushPolicy.computeRetryDelay(overloadPolicy, failures + 1), outcome.retryAfterMs || 0);
-            if (host.now() + delay >= deadline) return finish(outcome);
-            retryTimer = host.setTimeout(function () {
-              retryTimer = null;
-              if (!done) attempt(failures + 1);
-            }, delay);
-          });
-        }
-        attempt(0);
-      });
+    }
+
+    function budgetOf(scope) {
+      return typeof scope.timeoutMs === 'number' && scope.timeoutMs > 0 ? Math.floor(scope.timeoutMs) : settings.requestTimeoutMs;
+    }
+
+    // One profile upsert for `events`, for the host to send: the answer while it is pending
+    // ({experienceRequest, context}), or with failFast the call finished at once.
+    // `context.then` names the finisher interpret() runs on the answer.
+    function experienceCall(events, scope, context, finish) {
+      context.budgetMs = budgetOf(scope);
+      if (scope.failFast === true) {
+        return finish(context, { ok: false, kind: 'circuitOpen', status: 0, reason: 'Experience API circuit is open; the call failed fast without a request' });
+      }
+      var headers = typeof scope.ip === 'string' && scope.ip.length > 0 ? { 'X-Force-IP': scope.ip } : undefined;
+      var experienceRequest = apiFor(scope).profileUpsertRequest({ profileId: profileIdOf(scope.profile), events: events, headers: headers });
+      return { experienceRequest: experienceRequest, context: context };
+    }
+
+    // The Experience outcome of the host's answer (or of its failure) to experienceCall's request.
+    function outcomeOf(context, status, headers, bodyText, failure) {
+      if (failure === 'timeout') {
+        return { ok: false, kind: 'timeout', status: 0, reason: 'Experience API did not answer within the request budget of ' + context.budgetMs + ' ms' };
+      }
+      var api = apiFor({});
+      if (failure !== undefined && failure !== null) return api.failureOutcome(bodyText);
+      return api.profileAnswerOutcome(status, isRecord(headers) ? headers : {}, typeof bodyText === 'string' ? bodyText : '');
+    }
+
+    function finishCall(context, outcome) {
+      return { accepted: true, events: context.events, experience: outcome };
+    }
+
+    function finishStickyView(context, outcome) {
+      var profile = outcome.ok && isRecord(outcome.data) && profileIdOf(outcome.data.profile) !== undefined
+        ? outcome.data.profile : context.profile;
+      var result = { accepted: true, events: context.events, experience: outcome };
+      if (profileIdOf(profile) !== undefined) result.insights = [{ profile: profile, event: context.events[1] }];
+      return result;
+    }
+
+    var FINISHERS = Object.freeze({ call: finishCall, stickyView: finishStickyView });
+
+    function interpret(context, status, headers, bodyText, failure, finishers) {
+      var table = finishers || FINISHERS;
+      if (!isRecord(context) || typeof context.then !== 'string' || !Object.prototype.hasOwnProperty.call(table, context.then)) {
+        return new Error('interpretExperience needs the context its call returned.');
+      }
+      return table[context.then](context, outcomeOf(context, status, headers, bodyText, failure));
     }
 
     function run(method, payload, request) {
@@ -173,9 +193,7 @@
       try {
         if (toExperience) {
           event = builder[entry.build](input);
-          return upsert([event], scope).then(function (outcome) {
-            return { accepted: true, events: [event], experience: outcome };
-          });
+          return withEvents([event], experienceCall([event], scope, { then: 'call', events: [event] }, finishCall));
         }
         if (method !== 'trackView') {
           event = builder[entry.build](input);
@@ -187,20 +205,21 @@
         if (!sticky) return { accepted: true, events: [view], insights: [{ profile: scope.profile, event: view }] };
         var stickyView = view;
         view = builder.buildView(input);
-        return upsert([stickyView], scope).then(function (outcome) {
-          var profile = outcome.ok && isRecord(outcome.data) && profileIdOf(outcome.data.profile) !== undefined
-            ? outcome.data.profile : scope.profile;
-          var result = { accepted: true, events: [stickyView, view], experience: outcome };
-          if (profileIdOf(profile) !== undefined) result.insights = [{ profile: profile, event: view }];
-          return result;
-        });
+        var context = { then: 'stickyView', events: [stickyView, view] };
+        if (scope.profile !== undefined) context.profile = scope.profile;
+        return withEvents([stickyView, view], experienceCall([stickyView], scope, context, finishStickyView));
       } catch (error) {
         return error instanceof Error ? error : new Error(String(error));
       }
     }
 
+    // A pending Experience call's answer carries the call's events too.
+    function withEvents(events, answer) {
+      return answer.experienceRequest === undefined ? answer : { accepted: true, events: events, experienceRequest: answer.experienceRequest, context: answer.context };
+    }
+
     // What service/request-handoff.js builds on: the request's scope, its builder, the gate and
-    // block report, and the budgeted upsert.
+    // block report, and the Experience call.
     function scopeOf(request) {
       var scope = isRecord(request) ? Object.assign({}, request) : {};
       scope.locale = ns.locale.normalizeLocale(scope.locale);
@@ -216,7 +235,9 @@
         return ns.consent.hasEventConsent(method, scope.consent, settings.allowedEventTypes);
       },
       block: block,
-      upsert: upsert,
+      experienceCall: experienceCall,
+      interpret: interpret,
+      finishers: FINISHERS,
       settings: settings,
     };
   }

@@ -1,6 +1,9 @@
 // service/request-handoff.js
-// Contract: `__optimization.prepareRequestHandoff(requestEvents, input, request)` → Promise<{handoff,
-// experience?, blocked}> | Error: the first request's events evaluated on the server without
+// Contract: `__optimization.prepareRequestHandoff(requestEvents, input, request)` → {handoff,
+// experience?, blocked} | Error, or, while its preview call is pending, {handoff, blocked,
+// experienceRequest, context} (requestEvents.experienceCall: the host sends the request and
+// hands the answer to requestEvents.interpret with `requestHandoffFinishers`, which answers
+// {handoff, experience, blocked}): the first request's events evaluated on the server without
 // being stored (a preflight Experience call), and the handoff the page carries to the browser so
 // that it commits exactly those events once (its replay). `requestEvents` is a
 // createRequestEvents(settings) pipeline (service/request-events.js); `request` as for its run().
@@ -16,11 +19,14 @@
 //   5. Validate: at most MAX_EVENTS (200) events, at most MAX_IDENTIFY (50) identify events (the
 //      Experience API's limits), else {handoff}.
 //   6. handoff.replay = {routeKey, events, locale: the request's locale when set}.
-//   7. Preview: one upsert of the events with preflight (not stored); `experience` is its outcome.
-//      On success handoff.profileId = the known id ?? the returned profile's id.
+//   7. Preview: one upsert of the events with preflight (not stored), sent by the host;
+//      `experience` is its outcome. On success handoff.profileId = the known id ?? the returned
+//      profile's id; on failure a warning is logged and the handoff keeps its replay.
 // `blocked` lists the reports ({reason: "consent", method, args}) the host publishes.
-// `__optimization.commitRequestReplay(requestEvents, replay, request)` → Promise<{accepted,
-// experience?, blocked}> | Error: what a browser does with the handoff, for hosts that stand in
+// `__optimization.commitRequestReplay(requestEvents, replay, request)` → {accepted: false,
+// blocked} | Error, or while its call is pending {accepted: true, blocked, experienceRequest,
+// context} (finished as above into {accepted: true, experience, blocked}); with failFast the
+// finished answer at once: what a browser does with the handoff, for hosts that stand in
 // for it: the replay's events in one upsert that is stored (no preflight), each gated and stamped
 // by the consent of the request that commits it, not the one that prepared it. The replay must
 // be {routeKey starting with "/", events: 1…200 objects, at most 50 identify, the last a page,
@@ -31,7 +37,7 @@
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('service/request-handoff.js', {
-    provides: ['commitRequestReplay', 'prepareRequestHandoff', 'requestHandoffLimits'],
+    provides: ['commitRequestReplay', 'prepareRequestHandoff', 'requestHandoffFinishers', 'requestHandoffLimits'],
     uses: ['host', 'payloadRules'],
   });
   var host = ns.host;
@@ -95,13 +101,23 @@
     handoff.replay = { routeKey: input.routeKey, events: events };
     if (typeof scope.locale === 'string') handoff.replay.locale = scope.locale;
     var preview = Object.assign({}, scope, { preflight: true });
-    return requestEvents.upsert(events, preview).then(function (outcome) {
-      if (outcome.ok && isRecord(outcome.data) && knownProfileId === undefined && profileIdOf(outcome.data.profile) !== undefined) {
-        handoff.profileId = outcome.data.profile.id;
-      }
-      if (!outcome.ok) host.log('warn', 'prepareRequestHandoff: the preview call did not succeed; the handoff carries the replay only.');
-      return { handoff: handoff, experience: outcome, blocked: blocked };
-    });
+    var pending = requestEvents.experienceCall(events, preview, { then: 'handoff', handoff: handoff, blocked: blocked }, finishHandoff);
+    if (pending.experienceRequest === undefined) return pending;
+    return { handoff: handoff, blocked: blocked, experienceRequest: pending.experienceRequest, context: pending.context };
+  }
+
+  // The preview's outcome: the handoff with the previewed profile id when none was known.
+  function finishHandoff(context, outcome) {
+    var handoff = context.handoff;
+    if (outcome.ok && isRecord(outcome.data) && handoff.profileId === undefined && profileIdOf(outcome.data.profile) !== undefined) {
+      handoff.profileId = outcome.data.profile.id;
+    }
+    if (!outcome.ok) host.log('warn', 'prepareRequestHandoff: the preview call did not succeed; the handoff carries the replay only.');
+    return { handoff: handoff, experience: outcome, blocked: context.blocked };
+  }
+
+  function finishCommit(context, outcome) {
+    return { accepted: true, experience: outcome, blocked: context.blocked };
   }
 
   function invalidReplay(replay) {
@@ -144,12 +160,14 @@
     }
     if (admitted.length === 0) return { accepted: false, blocked: blocked };
     var commit = Object.assign({}, scope, { preflight: false });
-    return requestEvents.upsert(admitted, commit).then(function (outcome) {
-      return { accepted: true, experience: outcome, blocked: blocked };
-    });
+    var pending = requestEvents.experienceCall(admitted, commit, { then: 'commit', blocked: blocked }, finishCommit);
+    if (pending.experienceRequest === undefined) return pending;
+    return { accepted: true, blocked: blocked, experienceRequest: pending.experienceRequest, context: pending.context };
   }
 
   ns.prepareRequestHandoff = prepareRequestHandoff;
   ns.commitRequestReplay = commitRequestReplay;
+  // The finishers of the steps above, for requestEvents.interpret.
+  ns.requestHandoffFinishers = Object.freeze({ handoff: finishHandoff, commit: finishCommit });
   ns.requestHandoffLimits = Object.freeze({ MAX_EVENTS: MAX_EVENTS, MAX_IDENTIFY: MAX_IDENTIFY });
 })();

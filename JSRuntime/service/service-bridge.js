@@ -1,20 +1,21 @@
 // service/service-bridge.js
 // Contract: installs `globalThis.__service`, the adapter the Swift `OptimizationService` calls on
 // each engine of its pool (request calls). It holds service configuration, never visitor state,
-// and delivers nothing: the Swift host delivers the service's Insights events (its process-wide
-// queue, batching, flushing, backoff, durable outbox) and keeps its Experience circuit; this
-// engine only builds the events and makes a request's Experience call. Every own key is a
-// function. JSRuntime/README.md "The __service contract" documents it for hosts.
+// and sends nothing: the Swift host delivers the service's Insights events (its process-wide
+// queue, batching, flushing, backoff, durable outbox) and a request's Experience call (HTTP,
+// budget, 429 ERR_PROFILE_OVERLOAD retries, circuit); this engine gates, builds and validates
+// the events, builds the Experience request and interprets its answer. An Experience call
+// enters it twice: the call, then interpretExperience. Every own key is a function.
+// JSRuntime/README.md "The __service contract" documents it for hosts.
 //   configure(config)            validates and stores the service settings (throws an Error naming
 //                                the key): {clientId, environment: strings; allowedEventTypes?:
 //                                string[] (default ["identify", "page"], [] = strict opt-in);
 //                                channel? (default "server"); library?: {name, version};
 //                                api?: {experienceBaseUrl?, insightsBaseUrl? (checked only:
 //                                this engine sends no Insights request), enabledFeatures?};
-//                                requestTimeoutMs?: positive integer (default 1500);
-//                                queuePolicy?: an object, as the bridge's (its `flush` sets the
-//                                backoff of a call's 429 ERR_PROFILE_OVERLOAD retries,
-//                                service/request-events.js); logLevel?: fatal|error|warn|info|
+//                                requestTimeoutMs?: positive integer (default 1500), the budget
+//                                a timeout outcome names when a request carries none;
+//                                logLevel?: fatal|error|warn|info|
 //                                debug|log (default "error"); entryCacheSize?: positive integer
 //                                (default 1000), the prepared documents each cache holds; locale?:
 //                                the service's default locale, checked only (requests carry theirs;
@@ -26,18 +27,31 @@
 //                                trackView with sticky: true does too), and the delivery outcome
 //                                (core/api-response.js classifyStatus) of each HTTP status
 //                                100–599 that is not `fallback`'s, for the host's traces.
-//   call(method, payload, request, requestId)   async: returns `[ok, outcome]` JSON text when the
-//                                outcome is known at once (blocked, Insights, errors), else settles
-//                                later through __nativeSettle (an Experience call); the outcome is
-//                                service/request-events.js's (validation errors and "requires a
-//                                request-bound profile id" settle ok=false). An outcome's
-//                                `insights` items are for the host's Insights queue; `failFast`
-//                                in `request` is how the host's open Experience circuit skips the
-//                                request.
-//   prepareHandoff(input, request, requestId)   async like call: the request handoff with replay
-//                                of service/request-handoff.js ({handoff, experience?, blocked}).
-//   commitReplay(replay, request, requestId)   async like call: commits a handoff's replay as a
-//                                browser would (service/request-handoff.js commitRequestReplay).
+//   call(method, payload, request, requestId)   async in form, always known at once: returns
+//                                `[ok, outcome]` JSON text; the outcome is service/request-events.js's
+//                                (validation errors and "requires a request-bound profile id" settle
+//                                ok=false). An Experience call's outcome carries `experienceRequest`
+//                                ({url, method, headers, body}) and `context` instead of
+//                                `experience`: the host sends the request and passes the answer
+//                                with `context` to interpretExperience. An outcome's `insights`
+//                                items are for the host's Insights queue; `failFast` in `request` is
+//                                how the host's open Experience circuit skips the request (the
+//                                outcome is then final, with a circuitOpen `experience`).
+//   prepareHandoff(input, request, requestId)   like call: the request handoff with replay of
+//                                service/request-handoff.js ({handoff, experience?, blocked}, or
+//                                {handoff, blocked, experienceRequest, context} for its preview).
+//   commitReplay(replay, request, requestId)   like call: commits a handoff's replay as a browser
+//                                would (service/request-handoff.js commitRequestReplay).
+//   interpretExperience(context, status, headers, bodyText, failure) → JSON text of the call's
+//                                final outcome (as call/prepareHandoff/commitReplay answered it
+//                                before Experience requests were the host's: {accepted, events,
+//                                experience, insights?} | {handoff, experience, blocked} |
+//                                {accepted, experience, blocked}). `context` as the call returned
+//                                it; `status` and `headers` (an object) of the HTTP answer and its
+//                                body text; or status 0 with `failure` "timeout" (the request's
+//                                budget ran out) or "transport" (no answer; `bodyText` is the
+//                                error message). Any engine of the pool may interpret it. Throws
+//                                for a context that names no step.
 //   prepareEntry(key, document, entryId?, contentKey?), prepareSelections(key, selections,
 //   contentKey?), adoptEntry(key, contentKey), adoptSelections(key, contentKey),
 //   resolvePrepared(entryKey, selectionsKey), registerDeferred({pairs, records})
@@ -54,7 +68,7 @@
     uses: [
       'apiResponse', 'createRequestEvents', 'experienceRequestMethods', 'flags', 'guards', 'host',
       'commitRequestReplay', 'createContextRegistry', 'createPreparedDocuments', 'locale', 'mergeTags', 'prepareRequestHandoff',
-      'settleReturning',
+      'requestHandoffFinishers', 'settleReturning',
     ],
     globals: ['__service'],
   });
@@ -67,6 +81,8 @@
 
   var settings = null;
   var requestEvents = null;
+  // The finishers of every step an Experience answer can finish (interpretExperience).
+  var finishers = null;
   // Resolution: the prepared documents and the contexts of the resolves that matched.
   var documents = ns.createPreparedDocuments({ capacity: DEFAULT_ENTRY_CACHE_SIZE });
   var contexts = ns.createContextRegistry();
@@ -113,7 +129,6 @@
       requestTimeoutMs: optional(config, 'requestTimeoutMs', function (v) {
         return Number.isInteger(v) && v > 0;
       }, 'a positive integer') || DEFAULT_TIMEOUT_MS,
-      queuePolicy: optional(config, 'queuePolicy', guards.isRecord, 'an object') || {},
       logLevel: optional(config, 'logLevel', function (v) {
         return isString(v) && Object.prototype.hasOwnProperty.call(host.LOG_LEVELS, v);
       }, 'one of ' + Object.keys(host.LOG_LEVELS).join(', ')) || host.DEFAULT_LOG_LEVEL,
@@ -129,6 +144,7 @@
     documents = ns.createPreparedDocuments({ capacity: settings.entryCacheSize });
     contexts = ns.createContextRegistry();
     requestEvents = ns.createRequestEvents(settings);
+    finishers = Object.assign({}, requestEvents.finishers, ns.requestHandoffFinishers);
     return JSON.stringify({ experienceMethods: ns.experienceRequestMethods, statusKinds: statusKinds() });
   }
 
@@ -177,6 +193,13 @@
     });
   }
 
+  function interpretExperience(context, status, headers, bodyText, failure) {
+    if (settings === null) throw new Error('interpretExperience: the service is not configured.');
+    var outcome = requestEvents.interpret(context, status, headers, bodyText, failure, finishers);
+    if (outcome instanceof Error) throw outcome;
+    return JSON.stringify(outcome);
+  }
+
   function prepareEntry(key, document, entryId, contentKey) {
     documents.prepareEntry(key, document, entryId, contentKey);
   }
@@ -217,6 +240,7 @@
     call: call,
     prepareHandoff: prepareHandoff,
     commitReplay: commitReplay,
+    interpretExperience: interpretExperience,
     prepareEntry: prepareEntry,
     prepareSelections: prepareSelections,
     adoptEntry: adoptEntry,

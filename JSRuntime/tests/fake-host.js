@@ -34,7 +34,8 @@
 // the delivery specs: fetchesTo(api) (the fetches to "experience" — a /profiles URL — or to
 // anything else, e.g. "insights": JavaScript sends no Insights request, the specs check none
 // leaves), eventsOf(fetch) (the events of an Experience `{events}` body) and drainJobs() (a promise
-// that lets every pending promise job, fetch replies included, run).
+// that lets every pending promise job, fetch replies included, run); for the service specs:
+// deliverExperience(answer, interpret) (the host's side of a pending Experience call, below).
 (function () {
   'use strict';
   var START_TIME = Date.UTC(2026, 0, 1);
@@ -104,6 +105,24 @@
 
   testHost.eventsOf = function (request) {
     return JSON.parse(request.body).events;
+  };
+
+  // The Swift service host's Experience delivery, faked: a service call's answer that carries
+  // an `experienceRequest` has it "sent" (appended to `fetches` as {url, method, headers, body,
+  // requestId: "experience-<n>"}, answered by `fetchHandler` like a fetch: {status, headers,
+  // body (a string, or an object sent as JSON)}, {error} a transport failure, no handler or no
+  // reply the budget running out) and the answer handed to `interpret(context, status, headers,
+  // bodyText, failure)`, whose result it returns. Any other answer is returned as it is.
+  testHost.deliverExperience = function (answer, interpret) {
+    if (answer === null || typeof answer !== 'object' || answer.experienceRequest === undefined) return answer;
+    var sent = answer.experienceRequest;
+    var request = { url: sent.url, method: sent.method, headers: sent.headers, body: sent.body, requestId: 'experience-' + (testHost.fetches.length + 1) };
+    testHost.fetches.push(request);
+    var reply = typeof testHost.fetchHandler === 'function' ? testHost.fetchHandler(request) : undefined;
+    if (reply === undefined || reply === null) return interpret(answer.context, 0, null, '', 'timeout');
+    if (reply.error !== undefined) return interpret(answer.context, 0, null, String(reply.error), 'transport');
+    var body = typeof reply.body === 'string' ? reply.body : reply.body === undefined ? '' : JSON.stringify(reply.body);
+    return interpret(answer.context, reply.status, reply.headers || {}, body, null);
   };
 
   testHost.drainJobs = function () {

@@ -22,9 +22,21 @@
     };
   }
 
+  // As the Swift host does it: the call, then (while its preview is pending) the request sent
+  // (__testHost.deliverExperience) and the answer interpreted.
+  function delivered(events, answer) {
+    return Promise.resolve(__testHost.deliverExperience(answer, function (context, status, headers, bodyText, failure) {
+      return events.interpret(context, status, headers, bodyText, failure, ns.requestHandoffFinishers);
+    }));
+  }
+
   function prepare(extra, input, request) {
-    var result = ns.prepareRequestHandoff(pipeline(extra), input, request);
-    return Promise.resolve(result);
+    var events = pipeline(extra);
+    return delivered(events, ns.prepareRequestHandoff(events, input, request));
+  }
+
+  function commit(events, replay, request) {
+    return delivered(events, ns.commitRequestReplay(events, replay, request));
   }
 
   function tracks(count) {
@@ -121,7 +133,7 @@
     return prepare({}, { routeKey: '/', initialEvents: [{ type: 'track', event: 'arrived' }] }, { consent: true, profile: { id: 'p-1' } }).then(function (result) {
       replay = result.handoff.replay;
       __testHost.fetches = [];
-      return ns.commitRequestReplay(pipeline(), replay, { consent: true, profile: { id: 'p-1' } });
+      return commit(pipeline(), replay, { consent: true, profile: { id: 'p-1' } });
     }).then(function (committed) {
       assert.equal(committed.accepted, true);
       assert.equal(committed.experience.ok, true);
@@ -145,7 +157,7 @@
       __testHost.fetches = [];
       // The visitor declined between the page and the commit: identify and page stay allowed
       // (the allow-list), the tracks are refused.
-      return ns.commitRequestReplay(pipeline(), replay, { consent: false, profile: { id: 'p-1' } });
+      return commit(pipeline(), replay, { consent: false, profile: { id: 'p-1' } });
     }).then(function (committed) {
       assert.equal(committed.accepted, true);
       assert.deepEqual(committed.blocked.map(function (b) { return b.method; }), ['track', 'track']);
@@ -170,7 +182,7 @@
       { type: 'track', event: 'x', messageId: 'm-1', context: { gdpr: { isConsentGiven: true } } },
       { type: 'page', messageId: 'm-2', context: { gdpr: { isConsentGiven: true }, userAgent: 'ua' } },
     ] };
-    return Promise.resolve(ns.commitRequestReplay(pipeline(), forged, { profile: { id: 'p-1' } })).then(function (committed) {
+    return commit(pipeline(), forged, { profile: { id: 'p-1' } }).then(function (committed) {
       assert.deepEqual(committed.blocked.map(function (b) { return b.method; }), ['track']);
       var sent = JSON.parse(__testHost.fetches[0].body).events;
       assert.deepEqual(sent.map(function (e) { return e.messageId; }), ['m-2']);

@@ -35,6 +35,12 @@
     return ns.createRequestEvents(settings(extra));
   }
 
+  // A call as the Swift host makes it: run, then (for a pending Experience call) the host sends
+  // the request (__testHost.deliverExperience) and the pipeline interprets the answer.
+  function send(pipeline, method, payload, request) {
+    return Promise.resolve(__testHost.deliverExperience(pipeline.run(method, payload, request), pipeline.interpret));
+  }
+
   jsTest('service: default allow-list is identify + page, channel server; config errors name the key', function () {
     __service.configure({ clientId: 'org-1', environment: 'main' });
     assert.throws(function () { __service.configure({ clientId: '', environment: 'main' }); }, /"clientId" must be a non-empty string/);
@@ -89,7 +95,7 @@
       consent: true, profile: { id: 'p 7' }, locale: 'de-DE', ip: '203.0.113.9',
       eventContext: { userAgent: 'UA/1', page: { url: 'https://site.test/?utm_campaign=spring', path: '/' }, campaign: { name: 'ctx' } },
     };
-    return events().run('page', { campaign: { name: 'own' } }, request).then(function (result) {
+    return send(events(), 'page', { campaign: { name: 'own' } }, request).then(function (result) {
       var fetch = __testHost.fetches[0];
       assert.equal(fetch.url, 'https://exp.test/v2/organizations/org-1/environments/main/profiles/p%207?locale=de-DE');
       assert.equal(fetch.headers['X-Force-IP'], '203.0.113.9');
@@ -108,34 +114,73 @@
 
   jsTest('service: a new visitor creates a profile; preflight asks the API not to store', function () {
     answerWithProfiles();
-    return events().run('identify', { userId: 'u-1', traits: { tier: 'gold' } }, { consent: true, preflight: true }).then(function (result) {
+    return send(events(), 'identify', { userId: 'u-1', traits: { tier: 'gold' } }, { consent: true, preflight: true }).then(function (result) {
       assert.equal(__testHost.fetches[0].url, 'https://exp.test/v2/organizations/org-1/environments/main/profiles?type=preflight');
       assert.equal(result.experience.data.profile.id, 'p-new');
     });
   });
 
-  jsTest('service: the request budget runs on the host clock and aborts a slow Experience call', function () {
-    __testHost.fetchHandler = null; // never answers
-    var done = null;
-    events().run('page', {}, { consent: true, timeoutMs: 250 }).then(function (result) { done = result; });
-    return Promise.resolve().then(function () {
-      __testHost.advance(249);
-      assert.equal(done, null);
-      __testHost.advance(1);
-    }).then(function () {}).then(function () {
-      assert.ok(done !== null, 'settled once the budget ran out');
-      assert.equal(done.accepted, true);
-      assert.equal(done.experience.ok, false);
-      assert.equal(done.experience.kind, 'timeout');
-      assert.ok(/250 ms/.test(done.experience.reason));
-      assert.equal(__testHost.pendingTimers().length, 0);
-      assert.deepEqual(__testHost.cancelledFetches, [__testHost.fetches[0].requestId], 'the HTTP request is cancelled, not just ignored');
+  jsTest('service: an Experience call returns the request for the host to send; the engine sends nothing and arms no timer', function () {
+    answerWithProfiles();
+    var pipeline = events();
+    var pending = pipeline.run('track', { event: 'x' }, { consent: true, profile: { id: 'p-1' }, locale: 'de_DE', timeoutMs: 250 });
+    assert.equal(pending.accepted, true);
+    assert.equal(pending.experience, undefined, 'no outcome before the host answers');
+    assert.deepEqual(Object.keys(pending.experienceRequest).sort(), ['body', 'headers', 'method', 'url']);
+    assert.equal(pending.experienceRequest.method, 'POST');
+    assert.equal(pending.experienceRequest.url, 'https://exp.test/v2/organizations/org-1/environments/main/profiles/p-1?locale=de-DE');
+    assert.deepEqual(pending.experienceRequest.headers, { 'Content-Type': 'text/plain' });
+    var body = JSON.parse(pending.experienceRequest.body);
+    assert.deepEqual(body.events, pending.events);
+    assert.deepEqual(body.options, { features: ['ip-enrichment', 'location'] });
+    assert.equal(pending.context.then, 'call');
+    assert.equal(__testHost.fetches.length, 0, 'the engine sends nothing');
+    assert.equal(__testHost.pendingTimers().length, 0, 'the budget is the host\'s');
+    var context = JSON.parse(JSON.stringify(pending.context));
+    var done = pipeline.interpret(context, 200, {}, JSON.stringify(envelope('p-1', 0)), null);
+    assert.equal(done.accepted, true);
+    assert.deepEqual(done.events, pending.events);
+    assert.equal(done.experience.ok, true);
+    assert.equal(done.experience.data.profile.id, 'p-1');
+  });
+
+  jsTest('service: interpret turns a budget overrun, a transport failure and an overload into typed outcomes', function () {
+    var pipeline = events();
+    var pending = pipeline.run('page', {}, { consent: true, timeoutMs: 250 });
+    var timedOut = pipeline.interpret(pending.context, 0, null, '', 'timeout');
+    assert.equal(timedOut.experience.ok, false);
+    assert.equal(timedOut.experience.kind, 'timeout');
+    assert.ok(/250 ms/.test(timedOut.experience.reason), timedOut.experience.reason);
+    var failed = pipeline.interpret(pending.context, 0, null, 'connection refused', 'transport');
+    assert.equal(failed.experience.kind, 'retry');
+    assert.equal(failed.experience.status, 0);
+    assert.ok(/Experience API request failed: connection refused/.test(failed.experience.reason), failed.experience.reason);
+    var overload = JSON.stringify({ data: null, message: 'busy', error: { code: 'ERR_PROFILE_OVERLOAD' } });
+    var refused = pipeline.interpret(pending.context, 429, { 'retry-after': '2' }, overload, null);
+    assert.deepEqual(refused.experience, {
+      ok: false, kind: 'retry', status: 429, reason: 'Experience API answered 429 Too Many Requests', retryAfterMs: 2000, code: 'ERR_PROFILE_OVERLOAD',
     });
+    var invalid = pipeline.interpret(pending.context, 200, {}, '{"data": {}}', null);
+    assert.equal(invalid.experience.kind, 'invalid');
+    assert.ok(pipeline.interpret({ then: 'nothing' }, 200, {}, '', null) instanceof Error);
+  });
+
+  jsTest('service: __service.interpretExperience answers JSON text on any configured engine and throws for a foreign context', function () {
+    __service.configure(settings());
+    var answer = JSON.parse(__service.call('page', {}, { consent: true, profile: { id: 'p-2' } }, 'r1'));
+    assert.equal(answer[0], true);
+    var pending = answer[1];
+    assert.ok(pending.experienceRequest && pending.context);
+    var text = __service.interpretExperience(pending.context, 200, { 'Content-Type': 'application/json' }, JSON.stringify(envelope('p-2', 1)), null);
+    var done = JSON.parse(text);
+    assert.equal(done.experience.data.profile.id, 'p-2');
+    assert.deepEqual(done.events, pending.events);
+    assert.throws(function () { __service.interpretExperience({}, 200, {}, '', null); }, /needs the context its call returned/);
   });
 
   jsTest('service: failFast (open circuit) answers at once without a request', function () {
     answerWithProfiles();
-    return events().run('page', {}, { consent: true, failFast: true }).then(function (result) {
+    return send(events(), 'page', {}, { consent: true, failFast: true }).then(function (result) {
       assert.equal(result.accepted, true);
       assert.equal(result.experience.kind, 'circuitOpen');
       assert.equal(__testHost.fetches.length, 0);
@@ -144,7 +189,7 @@
 
   jsTest('service: API failures come back as typed outcomes, never as rejections', function () {
     __testHost.fetchHandler = function () { return { status: 503, headers: { 'Retry-After': '3' }, body: '' }; };
-    return events().run('track', { event: 'x' }, { consent: true, profile: { id: 'p-1' } }).then(function (result) {
+    return send(events(), 'track', { event: 'x' }, { consent: true, profile: { id: 'p-1' } }).then(function (result) {
       assert.equal(result.experience.ok, false);
       assert.equal(result.experience.kind, 'retry');
       assert.equal(result.experience.status, 503);
@@ -179,7 +224,7 @@
 
   jsTest('service: a sticky view goes to the Experience API first, then to Insights with the returned profile', function () {
     answerWithProfiles();
-    return events().run('trackView', { componentId: 'c', viewId: 'v-1', variantIndex: 1, viewDurationMs: 2000, sticky: true }, { consent: true }).then(function (result) {
+    return send(events(), 'trackView', { componentId: 'c', viewId: 'v-1', variantIndex: 1, viewDurationMs: 2000, sticky: true }, { consent: true }).then(function (result) {
       assert.equal(__testHost.fetches.length, 1);
       var sent = JSON.parse(__testHost.fetches[0].body).events[0];
       assert.equal(sent.type, 'component');
@@ -204,10 +249,10 @@
   jsTest('service: requests share nothing: consent and profile of one call never leak into the next', function () {
     answerWithProfiles();
     var pipeline = events();
-    return pipeline.run('track', { event: 'a' }, { consent: true, profile: { id: 'alice' } }).then(function () {
+    return send(pipeline, 'track', { event: 'a' }, { consent: true, profile: { id: 'alice' } }).then(function () {
       var second = pipeline.run('track', { event: 'b' }, { profile: { id: 'bob' } });
       assert.equal(second.accepted, false, 'bob has not consented');
-      return pipeline.run('page', {}, {});
+      return send(pipeline, 'page', {}, {});
     }).then(function (third) {
       assert.equal(__testHost.fetches.length, 2);
       assert.ok(/\/profiles$/.test(__testHost.fetches[1].url), 'no profile id carried over');

@@ -105,6 +105,9 @@ package enum BridgeContract {
         package static let call = BridgeFunction("__service", "call", arity: 4)
         package static let prepareHandoff = BridgeFunction("__service", "prepareHandoff", arity: 3)
         package static let commitReplay = BridgeFunction("__service", "commitReplay", arity: 3)
+        /// The final outcome of a pending Experience call: `(context, status, headers, bodyText,
+        /// failure)` → JSON text.
+        package static let interpretExperience = BridgeFunction("__service", "interpretExperience", arity: 5)
         package static let prepareEntry = BridgeFunction("__service", "prepareEntry", arity: 4)
         package static let prepareSelections = BridgeFunction("__service", "prepareSelections", arity: 3)
         package static let adoptEntry = BridgeFunction("__service", "adoptEntry", arity: 2)
@@ -116,7 +119,7 @@ package enum BridgeContract {
 
         /// Every `__service` function, in JSRuntime's declaration order.
         package static let all: [BridgeFunction] = [
-            configure, call, prepareHandoff, commitReplay, prepareEntry, prepareSelections, adoptEntry, adoptSelections,
+            configure, call, prepareHandoff, commitReplay, interpretExperience, prepareEntry, prepareSelections, adoptEntry, adoptSelections,
             resolvePrepared, registerDeferred, getFlag, getMergeTagValue,
         ]
     }

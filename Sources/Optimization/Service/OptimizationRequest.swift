@@ -314,8 +314,14 @@ public final class OptimizationRequest: Sendable {
     /// (one Experience call at a time per profile; waiting counts against the budget) and asks
     /// the service's one circuit (`DeliveryCircuit`), which makes it fail fast or admits
     /// it; an admitted call's Experience outcome is recorded.
-    /// - Returns: the answer (read in place), its Experience outcome (`experience`, built once)
-    ///   and when the call started (uptime ns); nil when the call gave up waiting for the
+    ///
+    /// An Experience call crosses into JavaScript twice: the call answers with the request to
+    /// send (`experienceRequest`, with its `context`) and gives its engine back to the pool;
+    /// Swift sends the request (``ServiceDelivery/sendExperience(_:budgetMilliseconds:)``: the
+    /// budget, overload retries), then any engine of the pool turns the answer into the call's
+    /// final outcome (`__service.interpretExperience`).
+    /// - Returns: the final answer (read in place), its Experience outcome (`experience`, built
+    ///   once) and when the call started (uptime ns); nil when the call gave up waiting for the
     ///   profile's earlier call (no request was made).
     private func exchange(
         _ function: BridgeFunction, _ arguments: [JavaScriptValue], method: String, callsExperience: Bool, running: OptimizationService.Running
@@ -344,11 +350,14 @@ public final class OptimizationRequest: Sendable {
         }
         let runtime = running.pool.engineForAsyncCall()
         let started = DispatchTime.now().uptimeNanoseconds
-        let answer: BridgeDocument
+        var answer: BridgeDocument
         do {
             answer = try await RequestLogging.$requestId.withValue(options.requestId) {
                 try await runtime.channel.requestDocument(function, arguments: arguments + [.json(requestText)], on: runtime.engine)
             }.document
+            if let pending = answer["experienceRequest"] {
+                answer = try await deliver(pending, context: answer["context"], method: method, budgetMilliseconds: remaining, running: running)
+            }
         } catch {
             if admitted { running.delivery.recordExperienceOutcome(nil) }
             if let error = error as? OptimizationError {
@@ -363,6 +372,53 @@ public final class OptimizationRequest: Sendable {
             service.metrics.circuit("experience", isOpen: isOpen)
         }
         return (answer, experience, started)
+    }
+
+    /// Sends a call's Experience request (no engine held meanwhile) and has an engine of the
+    /// pool interpret the answer with the call's `context`.
+    /// - Returns: the call's final answer.
+    /// - Throws: `OptimizationError/notInitialized` when the service closed before the answer
+    ///   was interpreted; `OptimizationError/bridgeError(_:)` for a request the engine built
+    ///   wrong or an interpretation that failed.
+    private func deliver(
+        _ pending: BridgeDocument, context: BridgeDocument?, method: String, budgetMilliseconds: Double, running: OptimizationService.Running
+    ) async throws(OptimizationError) -> BridgeDocument {
+        guard let context, let url = pending["url"]?.stringValue, let httpMethod = pending["method"]?.stringValue else {
+            throw .bridgeError("\(method): the shared core built an Experience request without a url, a method or a context")
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in pending["headers"]?.value.objectValue ?? [:] {
+            if let value = value.stringValue { headers[name] = value }
+        }
+        let request = FetchRequest(url: url, method: httpMethod, headers: headers, body: pending["body"]?.stringValue)
+        let delivery = await running.delivery.sendExperience(request, budgetMilliseconds: budgetMilliseconds)
+        var arguments: [JavaScriptValue] = [.json(context.jsonText)]
+        switch delivery {
+        case .answered(let response):
+            let headersText = (try? JSONValue.object(OrderedDictionary(uniqueKeysWithValues: response.headers.map { ($0.key, JSONValue.string($0.value)) })).jsonText()) ?? "{}"
+            arguments += [.number(Double(response.status)), .json(headersText), .string(response.body), .null]
+        case .failed(let message):
+            arguments += [.number(0), .null, .string(message), .string("transport")]
+        case .timedOut:
+            arguments += [.number(0), .null, .string(""), .string("timeout")]
+        case .closed:
+            throw .notInitialized
+        }
+        let text: String?
+        do {
+            text = try RequestLogging.$requestId.withValue(options.requestId) {
+                try running.pool.withEngine { runtime in
+                    try runtime.engine.call(BridgeContract.Service.interpretExperience, arguments: arguments).stringValue
+                }.result
+            }
+        } catch {
+            if !service.isRunning { throw .notInitialized }
+            throw .bridgeError("\(method): the Experience answer could not be interpreted: \(error)")
+        }
+        guard let text, let document = BridgeDocument(jsonText: text) else {
+            throw .bridgeError("\(method): interpretExperience answered no JSON text")
+        }
+        return document
     }
 
     /// The outcome of the answer's Experience call (nil without one); a delivered answer's data

@@ -533,9 +533,9 @@ public final class OptimizationService: Sendable {
         return policy
     }
 
-    /// `__service.configure`: the tenant, the allow-list, the flush policy (the profile-overload
-    /// retries), the log level and the prepared-document capacity of every engine, and the
-    /// default locale (checked there).
+    /// `__service.configure`: the tenant, the allow-list, the log level and the prepared-document
+    /// capacity of every engine, and the default locale (checked there). The flush policy is
+    /// Swift's alone (the Experience calls' overload retries and circuit, ``ServiceDelivery``).
     private var serviceConfiguration: JSONValue {
         let api = config.api ?? OptimizationAPIConfig()
         var apiObject: OrderedDictionary<String, JSONValue> = [
@@ -543,8 +543,6 @@ public final class OptimizationService: Sendable {
             "insightsBaseUrl": .string(api.effectiveInsightsBaseURL),
         ]
         if let features = api.enabledFeatures { apiObject["enabledFeatures"] = .array(features.map(JSONValue.string)) }
-        var queuePolicy: OrderedDictionary<String, JSONValue> = [:]
-        if let flush = config.queuePolicy?.bridgeValue?["flush"] { queuePolicy["flush"] = flush }
         var object = config.tenantMembers
         object.merge([
             "allowedEventTypes": .array((config.allowedEventTypes ?? Self.defaultAllowedEventTypes).map(JSONValue.string)),
@@ -552,7 +550,6 @@ public final class OptimizationService: Sendable {
             "library": ["name": .string(OptimizationLibrary.name), "version": .string(OptimizationLibrary.version)],
             "api": .object(apiObject),
             "requestTimeoutMs": .number(JSONNumber(max(1, options.experienceTimeout.wholeMilliseconds))),
-            "queuePolicy": .object(queuePolicy),
             "logLevel": .string(config.logLevel.rawValue),
             "entryCacheSize": .number(JSONNumber(max(1, config.entryCacheSize))),
         ]) { current, _ in current }
