@@ -23,7 +23,7 @@
 //                       {status: "failed", reason: "timeout"|"api-error"} when it fails
 //   onQueueEvent(type, context)   "batchDropped" {status, reason, droppedCount, droppedEvents} and
 //                       "deliveryDisabled" {status, reason, droppedCount}
-//   flushPolicy, callbacks, random, host   for the flush runtime (core/queue-flush-policy.js;
+//   flushPolicy, callbacks, random, host   for the flush runtime (bridge/queue-flush-policy.js;
 //                       callbacks get onFlushFailure/onCircuitOpen/onFlushRecovered)
 // Durable-outbox hooks (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md; optional, called synchronously):
 //   outbox              {append(event) → sequence, load(afterSequence, limit) → [{sequence, event}]}

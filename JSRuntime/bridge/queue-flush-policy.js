@@ -1,4 +1,4 @@
-// core/queue-flush-policy.js
+// bridge/queue-flush-policy.js
 // Contract: the retry/backoff/circuit-breaker policy of the delivery queues.
 // One runtime per queue (the client's Experience queue). Publishes
 // `__optimization.createQueueFlushRuntime` and the namespace `__optimization.queueFlushPolicy` =
@@ -72,7 +72,7 @@
 // Every timer runs on the host's injected clock (host.setTimeout); nothing here reads real time.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization.declare('core/queue-flush-policy.js', {
+  var ns = globalThis.__optimization.declare('bridge/queue-flush-policy.js', {
     provides: ['createQueueFlushRuntime', 'queueFlushPolicy'],
     uses: ['host'],
   });
