@@ -5,13 +5,16 @@ import OptimizationTesting
 
 /// The event path's boundary figures for `optimization-bench`, per event (mean over 200):
 ///
-/// - `event_crossings_track`, `event_crossings_track_view`, `event_crossings_service_insights`:
-///   calls across the Swift–JavaScript boundary (into JavaScript and into host functions, both
-///   counted) for one client `track`, one client `trackView` (not sticky) and one service
-///   `trackClick` (the request's engine and the delivery engine together).
+/// - `event_crossings_track`, `event_crossings_track_view`, `event_crossings_service_insights`,
+///   `event_crossings_service_experience`: calls across the Swift–JavaScript boundary (into
+///   JavaScript and into host functions, both counted) for one client `track`, one client
+///   `trackView` (not sticky), one service `trackClick` and one service `track` (an Experience
+///   call: the call that returns the request, Swift's HTTP exchange, the call that interprets
+///   the answer), over every engine of the pool.
 /// - `event_serializations_track`, `event_serializations_track_view`,
-///   `event_serializations_service_insights`: `JSON.stringify` and `JSON.parse` calls inside the
-///   engines for the same events (Swift's own JSON work is not counted).
+///   `event_serializations_service_insights`, `event_serializations_service_experience`:
+///   `JSON.stringify` and `JSON.parse` calls inside the engines for the same events (Swift's own
+///   JSON work is not counted).
 ///
 /// Queues are offline (client) or pointed at a loopback server that answers 204 (service), so no
 /// flush falls inside the window; batches are not counted.
@@ -88,7 +91,13 @@ enum EventPathBench {
             let click = try await measure(service.measuredEngines) {
                 _ = try await request.trackClick(TrackClickPayload(componentId: "hero"))
             }
-            return [("event_crossings_service_insights", click.crossings), ("event_serializations_service_insights", click.serializations)]
+            let track = try await measure(service.measuredEngines) {
+                _ = try await request.track(event: "bench")
+            }
+            return [
+                ("event_crossings_service_insights", click.crossings), ("event_serializations_service_insights", click.serializations),
+                ("event_crossings_service_experience", track.crossings), ("event_serializations_service_experience", track.serializations),
+            ]
         }
     }
 }
