@@ -71,9 +71,10 @@ final class EnginePool: Sendable {
     }
 
     /// Closes every engine (pending async calls fail with `OptimizationError/notInitialized`).
-    /// A pool engine only carries request-scoped Experience calls, whose callers get no answer
-    /// once the engine is closed: every request still in flight is cancelled and its connection
-    /// closed (Insights deliveries run in the service's Swift queues, not here).
+    /// A pool engine sends no HTTP request: a request's Experience call is sent by the service's
+    /// Swift delivery between the engine's two calls, and ``ServiceDelivery/close()`` cancels it;
+    /// Insights deliveries run in the service's Swift queues. Fetches an engine might still hold
+    /// are cancelled all the same.
     func close() {
         for runtime in engines { runtime.close(cancellingFetches: true) }
     }
