@@ -62,6 +62,41 @@ struct ServiceExperienceDeliveryTests {
         await service.shutdown()
     }
 
+    @Test func anyEngineOfThePoolInterpretsTheAnswer() async throws {
+        let clock = ManualClock()
+        let transport = ScriptedExperienceTransport(clock: clock)
+        transport.script([nil])
+        let service = Self.service(transport, clock: clock, engines: 2)
+        try await service.start()
+        let engines = service.measuredEngines
+        let before = engines.map(\.crossingCounts.intoJavaScript)
+        let finished = Atomic(false)
+        let call = Task {
+            let result = try await service.forRequest(RequestOptions(consent: true, profileId: "visitor-a")).page()
+            finished.store(true, ordering: .releasing)
+            return result
+        }
+        try await eventually("the Experience request is sent") { transport.experienceRequests.count == 1 }
+        // The engine that built the request is held by another thread when the answer arrives.
+        let builder = try #require(engines.indices.first { engines[$0].crossingCounts.intoJavaScript > before[$0] })
+        let held = DispatchSemaphore(value: 0)
+        let unhold = DispatchSemaphore(value: 0)
+        Thread {
+            engines[builder].withExclusiveAccess {
+                held.signal()
+                unhold.wait()
+            }
+        }.start()
+        held.wait()
+        transport.release(with: Self.delivered)
+        try await eventually("the call finished while the engine that built its request was held") { finished.load(ordering: .acquiring) }
+        unhold.signal()
+        #expect(try await call.value.outcome == .delivered)
+        let other = 1 - builder
+        #expect(engines[other].crossingCounts.intoJavaScript > before[other], "the other engine interpreted the answer")
+        await service.shutdown()
+    }
+
     @Test func anOverloadIsRetriedOnTheClockWithThePolicysBackoffAndAtLeastRetryAfter() async throws {
         let clock = ManualClock()
         let start = clock.now()
