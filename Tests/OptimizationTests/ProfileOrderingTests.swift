@@ -21,7 +21,10 @@ struct ProfileOrderingTests {
         OptimizationService(
             config: OptimizationConfig(
                 spaceId: "space-1", environment: "master",
-                api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL),
+                // The transport's own deadline is on the wall clock: far beyond any test, so only
+                // the ManualClock's budget ends a held request (a loaded CI machine takes seconds).
+                api: OptimizationAPIConfig(
+                    experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL, requestTimeout: .seconds(600)),
                 queuePolicy: flush.map { QueuePolicy(flush: $0) }),
             options: .init(engines: engines, experienceTimeout: timeout), environment: .init(clock: clock))
     }
