@@ -2,14 +2,13 @@ import JavaScriptHost
 import Logging
 import OptimizationDelivery
 import OptimizationJSON
-import Synchronization
 
 /// The delivery path of an ``OptimizationService``: its Insights events in Swift
 /// ``InsightsQueue``s split by profile (a stable hash of the profile id, so a profile's events
 /// stay in order and are batched together, and callers on different threads rarely share a
 /// lock), its one Experience circuit (``DeliveryCircuit``) and the HTTP of a request's
-/// Experience calls (``sendExperience(_:budgetMilliseconds:)``: the budget, 429
-/// `ERR_PROFILE_OVERLOAD` retries with the policy's backoff). No engine is on this path: the
+/// Experience calls (``ExperienceSender``: the budget, 429 `ERR_PROFILE_OVERLOAD` retries with
+/// the policy's backoff). No engine is on this path: the
 /// request's engine builds an event (or an Experience request) once, and Swift queues, batches
 /// and sends it (<doc:DeliveryGuarantees>).
 ///
@@ -27,14 +26,8 @@ final class ServiceDelivery: Sendable {
     let outbox: DurableOutbox?
     private let logger: Logger
     private let metrics: ServiceMetrics?
-    /// What Experience requests go through (the engines' transport: the same tracing and metrics).
-    private let transport: any FetchTransport
-    private let clock: any HostClock
-    /// The backoff of the Experience calls' overload retries (and the circuit's thresholds).
-    let experiencePolicy: DeliveryPolicy
-    /// The jitter's share of a backoff, in [0, 1).
-    private let random: @Sendable () -> Double
-    private let experienceFlights = Mutex(ExperienceFlights())
+    /// The HTTP of the Experience calls, on the engines' transport (the same tracing and metrics).
+    private let experienceSender: ExperienceSender
 
     /// - Parameters:
     ///   - queueCount: Insights queues (1 with an `outbox`).
@@ -60,10 +53,7 @@ final class ServiceDelivery: Sendable {
                 onQueueEvent: onQueueEvent, onRemoved: onRemoved)
         }
         experienceCircuit = DeliveryCircuit(policy: policy, clock: clock)
-        experiencePolicy = policy
-        self.transport = transport
-        self.clock = clock
-        self.random = random
+        experienceSender = ExperienceSender(transport: transport, clock: clock, policy: policy, logger: logger, random: random)
         self.outbox = outbox
         self.logger = logger
         self.metrics = metrics
@@ -224,108 +214,10 @@ final class ServiceDelivery: Sendable {
 
     // MARK: The Experience requests
 
-    /// How a request's Experience call ended at the HTTP level.
-    enum ExperienceDelivery: Sendable, Equatable {
-        /// The API's answer: the first that is not a 429 `ERR_PROFILE_OVERLOAD`, or the last
-        /// overload when the next backoff would end at or after the budget.
-        case answered(FetchResponse)
-        /// No answer: the transport failed (its error's description).
-        case failed(String)
-        /// The budget ran out first; the request was cancelled.
-        case timedOut
-        /// The service closed first; the request was cancelled.
-        case closed
-    }
-
-    private struct ExperienceFlights {
-        var closed = false
-        var next: UInt64 = 0
-        var tasks: [UInt64: Task<Void, Never>] = [:]
-    }
-
-    /// Sends one Experience request within `budgetMilliseconds` of the clock: a 429 answer whose
-    /// body names `ERR_PROFILE_OVERLOAD` (the API refuses concurrent work on a profile) is sent
-    /// again after the policy's backoff for the attempt (`DeliveryPolicy/retryDelayMilliseconds`),
-    /// at least its `Retry-After`, while that wait ends before the budget does. At the budget the
-    /// request in flight (or the wait) is cancelled; ``close()`` cancels it too. Cancelling the
-    /// calling task cancels the request.
-    func sendExperience(_ request: FetchRequest, budgetMilliseconds: Double) async -> ExperienceDelivery {
-        let deadline = clock.now() + budgetMilliseconds
-        // The first outcome only: the attempts' or the budget timer's.
-        let (outcomes, sink) = AsyncStream.makeStream(of: ExperienceDelivery.self, bufferingPolicy: .bufferingOldest(1))
-        let attempts = Task { [self] in _ = sink.yield(await attemptExperience(request, deadline: deadline)) }
-        let flight = experienceFlights.withLock { flights -> UInt64? in
-            guard !flights.closed else { return nil }
-            flights.next += 1
-            flights.tasks[flights.next] = attempts
-            return flights.next
-        }
-        guard let flight else {
-            attempts.cancel()
-            return .closed
-        }
-        let timer = clock.schedule(after: .milliseconds(max(0, budgetMilliseconds))) {
-            sink.yield(.timedOut)
-            attempts.cancel()
-        }
-        defer {
-            timer.cancel()
-            sink.finish()
-            attempts.cancel()
-            _ = experienceFlights.withLock { $0.tasks.removeValue(forKey: flight) }
-        }
-        return await withTaskCancellationHandler {
-            for await outcome in outcomes { return outcome }
-            return ExperienceDelivery.closed  // the calling task was cancelled
-        } onCancel: {
-            attempts.cancel()
-        }
-    }
-
-    /// The attempts of ``sendExperience(_:budgetMilliseconds:)``, in its task.
-    private func attemptExperience(_ request: FetchRequest, deadline: Double) async -> ExperienceDelivery {
-        var failures = 0
-        while true {
-            let response: FetchResponse
-            do {
-                response = try await transport.send(request)
-            } catch {
-                return Task.isCancelled ? .closed : .failed(String(describing: error))
-            }
-            if Task.isCancelled { return .closed }
-            guard Self.isProfileOverload(response) else { return .answered(response) }
-            failures += 1
-            let retryAfter = DeliveryOutcome.retryAfterMilliseconds(Self.header("retry-after", of: response), now: clock.now()) ?? 0
-            let delay = max(experiencePolicy.retryDelayMilliseconds(consecutiveFailures: failures, random: random()), retryAfter)
-            if clock.now() + delay >= deadline { return .answered(response) }
-            logger.debug("Experience API profile overloaded; trying again", metadata: ["delayMs": "\(Int(delay))", "attempt": "\(failures + 1)"])
-            guard await pause(milliseconds: delay) else { return .closed }
-        }
-    }
-
-    /// Waits `milliseconds` of the clock; false when the task was cancelled first.
-    private func pause(milliseconds: Double) async -> Bool {
-        let (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingOldest(1))
-        let timer = clock.schedule(after: .milliseconds(milliseconds)) { tick.yield(()) }
-        defer {
-            timer.cancel()
-            tick.finish()
-        }
-        for await _ in ticks { return !Task.isCancelled }
-        return false
-    }
-
-    /// A 429 whose body is an API envelope with `error.code` `ERR_PROFILE_OVERLOAD`.
-    static func isProfileOverload(_ response: FetchResponse) -> Bool {
-        guard response.status == 429, response.body.utf8.count <= 65_536,
-              let envelope = try? JSONValue(jsonText: response.body)
-        else { return false }
-        return envelope["error"]?["code"]?.stringValue == "ERR_PROFILE_OVERLOAD"
-    }
-
-    private static func header(_ name: String, of response: FetchResponse) -> String? {
-        if let value = response.headers[name] { return value }
-        return response.headers.first { $0.key.lowercased() == name }?.value
+    /// Sends one Experience request the shared core built (``ExperienceSender/send(_:budgetMilliseconds:)``:
+    /// the budget on the clock, overload retries with the policy's backoff).
+    func sendExperience(_ request: FetchRequest, budgetMilliseconds: Double) async -> ExperienceSender.Result {
+        await experienceSender.send(request, budgetMilliseconds: budgetMilliseconds)
     }
 
     /// Whether the Experience circuit is open now.
@@ -339,15 +231,10 @@ final class ServiceDelivery: Sendable {
     }
 
     /// Stops the queues' timers and retries and cancels requests in flight (Insights and
-    /// Experience: an Experience call still sending ends ``ExperienceDelivery/closed``).
+    /// Experience: an Experience call still sending ends `ExperienceSender.Result.closed`).
     func close() {
         for queue in queues { queue.close() }
-        let flights = experienceFlights.withLock { flights -> [Task<Void, Never>] in
-            flights.closed = true
-            defer { flights.tasks = [:] }
-            return Array(flights.tasks.values)
-        }
-        for task in flights { task.cancel() }
+        experienceSender.close()
     }
 
     /// Releases the outbox directory (what is still undelivered stays on disk for the next start).
