@@ -1,35 +1,17 @@
+import HTTPTypes
 import Hummingbird
 import JavaScriptHost
 import Optimization
 
-/// How the Contentful webhook route authenticates requests
-/// (``Hummingbird/RouterMethods/addContentfulWebhookRoute(_:authentication:clock:invalidate:)``).
-/// An immutable `Sendable` value.
-public enum ContentfulWebhookAuthentication: Sendable {
-    /// Every request must carry Contentful's signature, checked by this verifier (secret and
-    /// time to live).
-    case verified(ContentfulWebhookVerifier)
-    /// No authentication: anyone who reaches the route can invalidate entries. For local
-    /// development only; never the default.
-    case insecureUnsigned
-
-    /// Requests must be signed with the space's webhook signing secret and at most `timeToLive`
-    /// old (default 30 s, Contentful's).
-    /// - Throws: `ContentfulWebhookError.invalidSecret` unless `secret` is exactly 64 characters;
-    ///   `ContentfulWebhookError.invalidTimeToLive` when `timeToLive` is not positive.
-    public static func signed(secret: String, timeToLive: Duration = .seconds(30)) throws(ContentfulWebhookError) -> Self {
-        .verified(try ContentfulWebhookVerifier(secret: secret, timeToLive: timeToLive))
-    }
-}
-
 extension RouterMethods {
     /// Mounts the Contentful webhook route, `POST path`: a publish/unpublish webhook (the body is
-    /// the entry or asset, with `sys.id`) invalidates that id through `invalidate`.
+    /// the entry or asset, with `sys.id`, at most 1 MB) invalidates that id through `invalidate`
+    /// (the library's `ContentfulWebhookReceiver`).
     ///
     /// - **Not mounted** when `authentication` is nil (no secret configured): nothing answers on
-    ///   `path`. Give ``ContentfulWebhookAuthentication/insecureUnsigned`` to mount it without
+    ///   `path`. Give `ContentfulWebhookAuthentication.insecureUnsigned` to mount it without
     ///   authentication, for development only.
-    /// - With ``ContentfulWebhookAuthentication/verified(_:)`` every request must carry
+    /// - With `ContentfulWebhookAuthentication.verified(_:)` every request must carry
     ///   Contentful's signature (`x-contentful-signature` over the method, path with query,
     ///   signed headers and body) and a timestamp within the verifier's time to live of `clock`:
     ///   401 otherwise (unsigned, tampered, stale or from the future), and nothing is invalidated.
@@ -54,34 +36,15 @@ extension RouterMethods {
         invalidate: @escaping @Sendable (_ id: String) async throws -> Void
     ) -> Self {
         guard let authentication else { return self }
-        let verifier: ContentfulWebhookVerifier?
-        switch authentication {
-        case .verified(let configured): verifier = configured
-        case .insecureUnsigned: verifier = nil
-        }
+        let receiver = ContentfulWebhookReceiver(authentication: authentication, clock: clock, invalidate: invalidate)
         post(path) { request, context -> Response in
-            let body = try await request.body.collect(upTo: 1 << 20)
-            if let verifier {
-                let signed = ContentfulWebhookRequest(
-                    method: request.method.rawValue, path: request.uri.string,
-                    headers: request.headers.map { (name: $0.name.rawName, value: $0.value) },
-                    body: Array(body.readableBytesView))
-                do throws(ContentfulWebhookError) {
-                    try verifier.verify(signed, now: clock.now())
-                } catch {
-                    context.logger.notice("webhook refused", metadata: ["reason": "\(error)"])
-                    return Response(status: .unauthorized)
-                }
-            }
-            guard let json = try? JSONValue(jsonText: String(buffer: body)), let id = json["sys"]?["id"]?.stringValue else {
-                return Response(status: .unprocessableContent)
-            }
-            do {
-                try await invalidate(id)
-            } catch is ContentfulDeliveryError {
-                return Response(status: .unprocessableContent)
-            }
-            return Response(status: .noContent)
+            let body = try await request.body.collect(upTo: ContentfulWebhookReceiver.maximumBodyBytes)
+            let webhook = ContentfulWebhookRequest(
+                method: request.method.rawValue, path: request.uri.string,
+                headers: request.headers.map { (name: $0.name.rawName, value: $0.value) },
+                body: Array(body.readableBytesView))
+            let outcome = try await receiver.receive(webhook, logger: context.logger)
+            return Response(status: HTTPResponse.Status(code: outcome.statusCode))
         }
         return self
     }

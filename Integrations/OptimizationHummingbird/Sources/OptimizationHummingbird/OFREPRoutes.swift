@@ -1,4 +1,3 @@
-import Foundation
 import HTTPTypes
 import Hummingbird
 import Optimization
@@ -22,10 +21,7 @@ extension RouterMethods {
             await OFREPRoute.answer(request, path: OFREPEvaluator.bulkPath, evaluator: evaluator)
         }
         post("ofrep/v1/evaluate/flags/:key") { request, _ in
-            // The path from the OFREP prefix on, as received (the key as the client encoded it).
-            let received = request.uri.path
-            let path = received.range(of: OFREPEvaluator.flagPathPrefix, options: .backwards).map { String(received[$0.lowerBound...]) }
-            return await OFREPRoute.answer(request, path: path ?? received, evaluator: evaluator)
+            await OFREPRoute.answer(request, path: OFREPEvaluator.evaluatorPath(ofReceivedPath: request.uri.path), evaluator: evaluator)
         }
         return self
     }
@@ -49,10 +45,9 @@ enum OFREPRoute {
             headers: request.headers.map { (name: $0.name.rawName, value: $0.value) }, body: body, bodyExceedsLimit: exceeded)
         guard let answer = await evaluator.respond(to: ofrepRequest) else { return Response(status: .notFound) }
         var headers = HTTPFields()
-        for (name, value) in answer.headers {
+        for (name, value) in answer.httpHeaders {
             if let field = HTTPField.Name(name) { headers[field] = value }
         }
-        headers[.cacheControl] = "no-store"
         return Response(
             status: HTTPResponse.Status(code: answer.status), headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))

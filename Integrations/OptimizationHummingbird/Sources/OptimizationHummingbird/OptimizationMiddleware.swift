@@ -1,12 +1,12 @@
-import Foundation
 import Hummingbird
+import HTTPTypes
 import Logging
 import Optimization
 
 /// Gives each request its `OptimizationRequest`, built from the visitor's signed state cookie,
 /// and stores the visitor's state on the response.
 ///
-/// **Before the handler.** Reads the state cookie through ``VisitorCookies`` (so only
+/// **Before the handler.** Reads the state cookie through the library's `VisitorCookies` (so only
 /// `VisitorStateCodec` reads the value): a missing cookie, or one that is forged, tampered, signed
 /// with another key or expired, is a new visitor (`VisitorState()`). Calls
 /// `OptimizationService.forRequest(_:)` with the request's options (by default
@@ -55,19 +55,14 @@ public struct OptimizationMiddleware<Context: OptimizationRequestContext>: Route
     /// Prepares `context.optimization`, runs the rest of the chain, then stores the visitor's
     /// state on the response (see the type's contract).
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let found = cookies.stateIfPresent(cookieHeader: request.headers[values: .cookie].joined(separator: "; "))
-        let state = found?.state ?? VisitorState()
-        let rejected = found.map { !$0.opened } ?? false
-        if rejected {
-            context.logger.debug("visitor state cookie rejected (forged, tampered or expired): treated as a new visitor")
-        }
-        let optimization = OptimizationContext(
-            request: service.forRequest(requestOptions(request, state, context)), visitorState: state, cookieRejected: rejected)
+        let state = OptimizationRequestState(
+            service: service, cookies: cookies, cookieHeader: request.headers[values: .cookie].joined(separator: "; "),
+            logger: context.logger
+        ) { visitorState in requestOptions(request, visitorState, context) }
         var context = context
-        context.optimization = optimization
+        context.optimization = OptimizationContext(state: state)
         var response = try await next(request, context)
-        let stored = optimization.responseVisitorState
-        if stored != state { response.setCookie(cookies.cookie(for: stored)) }
+        if let setCookie = state.setCookieHeader(with: cookies) { response.headers.append(HTTPField(name: .setCookie, value: setCookie)) }
         return response
     }
 
@@ -80,7 +75,7 @@ public struct OptimizationMiddleware<Context: OptimizationRequestContext>: Route
 
 extension RequestOptions {
     /// The options of a Hummingbird request of a visitor in `visitorState`: consent (both event
-    /// and persistence consent from the visitor's one choice, ``VisitorCookies/requestConsent(_:)``),
+    /// and persistence consent from the visitor's one choice, `VisitorCookies.requestConsent(_:)`),
     /// profile id and handoff selections from the state, locale from the first language of
     /// `Accept-Language`, `page` (`url`, `path`, `search`) and `userAgent` as event context, and
     /// `requestId`. No IP address: add one only from a proxy you trust.
@@ -90,36 +85,7 @@ extension RequestOptions {
     ///   - requestId: the request's id for log metadata; nil for none.
     public init(_ request: Request, visitorState: VisitorState, requestId: String? = nil) {
         self.init(
-            consent: VisitorCookies.requestConsent(visitorState),
-            profileId: visitorState.profileId,
-            locale: Self.locale(request),
-            eventContext: Self.eventContext(request),
-            selectedOptimizations: visitorState.selections,
-            requestId: requestId)
-    }
-
-    /// The first language of `Accept-Language` (`de-DE,de;q=0.9` → `de-DE`), or nil.
-    static func locale(_ request: Request) -> String? {
-        guard let header = request.headers[.acceptLanguage] else { return nil }
-        let first = header.split(separator: ",").first?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? ""
-        guard (2...35).contains(first.utf8.count), first != "*",
-              first.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F })
-        else { return nil }
-        return first
-    }
-
-    /// `page` (url, path, query) and `userAgent`, merged under every event of the request.
-    static func eventContext(_ request: Request) -> OrderedDictionary<String, JSONValue> {
-        let path = request.uri.path
-        let query = request.uri.query ?? ""
-        let host = request.head.authority ?? "localhost"
-        var page: OrderedDictionary<String, JSONValue> = [
-            "url": .string("http://\(host)\(path)\(query.isEmpty ? "" : "?" + query)"),
-            "path": .string(path),
-        ]
-        if !query.isEmpty { page["search"] = .string("?" + query) }
-        var context: OrderedDictionary<String, JSONValue> = ["page": .object(page)]
-        if let userAgent = request.headers[.userAgent] { context["userAgent"] = .string(userAgent) }
-        return context
+            visitorState: visitorState, host: request.head.authority, path: request.uri.path, query: request.uri.query,
+            acceptLanguage: request.headers[.acceptLanguage], userAgent: request.headers[.userAgent], requestId: requestId)
     }
 }

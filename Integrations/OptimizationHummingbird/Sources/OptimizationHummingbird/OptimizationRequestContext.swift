@@ -1,6 +1,5 @@
 import Hummingbird
 import Optimization
-import Synchronization
 
 /// A Hummingbird request context that carries the visitor's ``OptimizationContext``: the
 /// `OptimizationRequest` that ``OptimizationMiddleware`` builds from the visitor's signed state
@@ -40,34 +39,22 @@ public struct BasicOptimizationRequestContext: OptimizationRequestContext {
 /// What ``OptimizationMiddleware`` knows about the visitor of one request: its
 /// `OptimizationRequest` (``request``), the state its cookie carried (``visitorState``), and the
 /// state the response stores (``responseVisitorState``, or one a handler gives to ``store(_:)``).
+/// A Hummingbird face of the library's `OptimizationRequestState` (``state``).
 ///
 /// **Threading.** A `Sendable` value; copies share the state given to ``store(_:)``, which is
 /// guarded by a lock, so handlers may call it from any task of the request.
 public struct OptimizationContext: Sendable {
-    /// Set by the middleware.
-    struct Prepared: Sendable {
-        let request: OptimizationRequest
-        let visitorState: VisitorState
-        let cookieRejected: Bool
-    }
-
-    /// A state a handler stored, shared by every copy of the context.
-    final class StoredState: Sendable {
-        let value = Mutex<VisitorState?>(nil)
-    }
-
-    let prepared: Prepared?
-    let stored: StoredState
+    /// The library's state of this request, set by the middleware; nil before it runs.
+    public let state: OptimizationRequestState?
 
     /// An empty context: what a request context starts with, before ``OptimizationMiddleware``.
     public init() {
-        prepared = nil
-        stored = StoredState()
+        state = nil
     }
 
-    init(request: OptimizationRequest, visitorState: VisitorState, cookieRejected: Bool) {
-        prepared = Prepared(request: request, visitorState: visitorState, cookieRejected: cookieRejected)
-        stored = StoredState()
+    /// A context prepared with `state` (what ``OptimizationMiddleware`` does).
+    public init(state: OptimizationRequestState) {
+        self.state = state
     }
 
     /// The visitor's request of the `OptimizationService`: consent, profile id and handoff
@@ -77,51 +64,40 @@ public struct OptimizationContext: Sendable {
     ///   this route (it must be added to the router or group before the route).
     public var request: OptimizationRequest {
         get throws {
-            guard let prepared else {
+            guard let state else {
                 throw HTTPError(.internalServerError, message: "OptimizationMiddleware is not installed for this route")
             }
-            return prepared.request
+            return state.request
         }
     }
 
     /// True once ``OptimizationMiddleware`` has prepared this context.
-    public var isPrepared: Bool { prepared != nil }
+    public var isPrepared: Bool { state != nil }
 
     /// The state the visitor's cookie carried: a new visitor's (`VisitorState()`) when there was
     /// none, or when it was forged, tampered, signed with another key or expired (see
     /// ``cookieWasRejected``). `VisitorState()` before the middleware runs.
-    public var visitorState: VisitorState { prepared?.visitorState ?? VisitorState() }
+    public var visitorState: VisitorState { state?.visitorState ?? VisitorState() }
 
     /// True when the request carried a state cookie that did not open (forged, tampered, signed
     /// with another key or expired): the visitor is treated as new.
-    public var cookieWasRejected: Bool { prepared?.cookieRejected ?? false }
+    public var cookieWasRejected: Bool { state?.cookieWasRejected ?? false }
 
     /// Replaces the state the response stores: the middleware writes `state` into the cookie
     /// (when it differs from ``visitorState``, what the visitor sent) instead of deriving it from
     /// the request. Use it when the visitor's choice changes (consent) or to store less than the
-    /// request learned. The last call wins.
+    /// request learned. The last call wins; before the middleware runs it does nothing.
     public func store(_ state: VisitorState) {
-        stored.value.withLock { $0 = state }
+        self.state?.store(state)
     }
 
     /// The state given to ``store(_:)``, if any.
-    public var storedVisitorState: VisitorState? {
-        stored.value.withLock { $0 }
-    }
+    public var storedVisitorState: VisitorState? { state?.storedVisitorState }
 
     /// The state the response stores, as of now: the one given to ``store(_:)`` when there is one;
     /// otherwise ``visitorState`` with, when the request may persist the profile
     /// (`OptimizationRequest.canPersistProfile`, the visitor consented), the profile id and
-    /// selections the request holds now (after its Experience calls).
-    public var responseVisitorState: VisitorState {
-        if let stored = storedVisitorState { return stored }
-        guard let prepared else { return VisitorState() }
-        var next = prepared.visitorState
-        let request = prepared.request
-        if request.canPersistProfile {
-            if let id = request.profileId { next.profileId = id }
-            if let selections = request.selectedOptimizations { next.selections = selections }
-        }
-        return next
-    }
+    /// selections the request holds now (after its Experience calls). `VisitorState()` before the
+    /// middleware runs.
+    public var responseVisitorState: VisitorState { state?.responseVisitorState ?? VisitorState() }
 }

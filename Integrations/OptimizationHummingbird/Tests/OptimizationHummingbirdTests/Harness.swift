@@ -10,90 +10,35 @@ import OptimizationTesting
 import Synchronization
 import Testing
 
-/// The repository's fixtures (Fixtures/ at the root, four folders up from this file).
-enum Fixtures {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
-    /// The optimized hero entry: baseline 3kPf…, 5pNs… for the local server's new visitor,
-    /// 2xWc… for its identified visitor.
-    static let hero = try! ContentfulEntry(jsonData: Array(try! Data(contentsOf: directory.appendingPathComponent("entries/hero-optimized.json"))))
-    static let heroBaseline = "3kPfV7sQy1ZcN0aRbW4xLm"
-    static let heroForNewVisitor = "5pNs7JcXq2LmRb9VtKw1Hz"
-    static let heroForIdentified = "2xWcL5nRg8HtVq0JpZs4Ke"
-}
+/// The repository's fixtures, as the test kit loads them.
+typealias Fixtures = WebIntegrationFixtures
 
-/// Visitor state as the test app seals it.
+/// Visitor state as the test app seals it, and as an attacker forges it.
 enum TestState {
-    static let keys = try! VisitorStateKeys(base64Encoded: ["dGVzdC1rZXktb2YtdGhlLWh1bW1pbmdiaXJkLXRlc3Rz"])
-    static let cookieName = VisitorCookies.defaultName
-
-    /// A codec with the app's key on `clock`.
-    static func codec(_ clock: any HostClock) -> VisitorStateCodec {
-        VisitorStateCodec(keys: keys, lifetime: .seconds(VisitorCookies.maxAge), clock: clock)
-    }
+    static let keys = WebIntegrationFixtures.keys
 
     /// A codec with a key the app does not hold (an attacker's).
-    static let foreignCodec = VisitorStateCodec(keys: VisitorStateKeys.random(), lifetime: .seconds(3600))
-
-    /// A sealed text whose payload is replaced by `json` (base64url), keeping the original MAC.
-    static func withPayload(_ sealed: String, _ json: String) -> String {
-        let parts = sealed.split(separator: ".")
-        let payload = Data(json.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        return "\(parts[0]).\(payload).\(parts[2])"
-    }
+    static let foreignCodec = VisitorStateForgery.foreignCodec
 }
 
 /// What a test app's tests see: its service, clock, cookies, replay tickets and webhook record.
-struct TestApp: Sendable {
-    let service: OptimizationService
-    let clock: ManualClock
-    let cookies: VisitorCookies
-    let tickets: OptimizationReplayTickets
-    /// Ids the webhook route invalidated.
-    let invalidated: Recorder<String>
+typealias TestApp = WebIntegrationTestKit
 
-    /// A `Cookie` header value carrying `state` sealed with the app's key.
-    func cookie(_ state: VisitorState) -> String {
-        "\(cookies.name)=\(cookies.codec.seal(state))"
-    }
-
+extension WebIntegrationTestKit {
     /// The state of the cookie `response` set, or nil when it set none (or it does not open).
     func setState(_ response: TestResponse) -> VisitorState? {
-        guard let value = setCookieValue(response) else { return nil }
-        return cookies.codec.open(value)
+        cookies.state(inSetCookieHeaders: response.headers[values: .setCookie])
     }
 
     /// The value of the state cookie `response` set, or nil.
     func setCookieValue(_ response: TestResponse) -> String? {
-        for header in response.headers[values: .setCookie] {
-            let pair = header.split(separator: ";", maxSplits: 1)[0].split(separator: "=", maxSplits: 1)
-            if pair.count == 2, pair[0] == cookies.name { return String(pair[1]) }
-        }
-        return nil
+        cookies.sealedValue(inSetCookieHeaders: response.headers[values: .setCookie])
     }
-}
-
-/// Values recorded from any task.
-final class Recorder<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
-    func append(_ value: Value) { values.withLock { $0.append(value) } }
-    var all: [Value] { values.withLock { $0 } }
 }
 
 /// A started local API server (Experience and Insights APIs on loopback), always stopped.
 func withLocalAPIServer<T>(_ body: (LocalOptimizationAPIServer) async throws -> T) async throws -> T {
-    let server = LocalOptimizationAPIServer()
-    try await server.start()
-    do {
-        let result = try await body(server)
-        try await server.stop()
-        return result
-    } catch {
-        try? await server.stop()
-        throw error
-    }
+    try await LocalOptimizationAPIServer.withRunning(body)
 }
 
 /// The test application: `OptimizationMiddleware`, the consent, replay and webhook routes of the
@@ -117,16 +62,8 @@ func withTestApp<T: Sendable>(
     _ test: @escaping @Sendable (any TestClientProtocol, TestApp) async throws -> T,
     afterShutdown: (TestApp) async throws -> Void = { _ in }
 ) async throws -> T {
-    let clock = ManualClock(start: Date().timeIntervalSince1970 * 1000)
-    let service = OptimizationService(
-        config: OptimizationConfig(
-            clientId: "hummingbird-tests", allowedEventTypes: allowedEventTypes,
-            api: OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)),
-        options: .init(engines: 1, experienceTimeout: .seconds(600)),  // a hang bound only, on a clock that does not move
-        environment: .init(clock: clock))
-    let app = TestApp(
-        service: service, clock: clock, cookies: VisitorCookies(codec: TestState.codec(clock), secure: secureCookies),
-        tickets: OptimizationReplayTickets(keys: TestState.keys, lifetime: .seconds(600), clock: clock), invalidated: Recorder())
+    let app = TestApp(server: server, clientId: "hummingbird-tests", allowedEventTypes: allowedEventTypes, secureCookies: secureCookies)
+    let service = app.service
 
     let router = Router(context: BasicOptimizationRequestContext.self)
     router.add(middleware: OptimizationMiddleware(service: service, cookies: app.cookies))
@@ -154,7 +91,7 @@ func withTestApp<T: Sendable>(
     }
     router.addConsentRoute()
     router.addReplayRoute(tickets: app.tickets)
-    router.addContentfulWebhookRoute(authentication: webhook, clock: clock) { id in app.invalidated.append(id) }
+    router.addContentfulWebhookRoute(authentication: webhook, clock: app.clock) { id in app.invalidated.append(id) }
     if !ofrep.isEmpty {
         router.addOFREPRoutes(try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: ofrep)))
     }
@@ -171,25 +108,6 @@ func withTestApp<T: Sendable>(
         await service.shutdown()
         throw error
     }
-}
-
-/// Runs `body`, failing after 10 minutes: a hang detector only (everything here takes well
-/// under a second), never a wait for a timer.
-func withHangBound<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(600))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else { throw HangError() }
-        return value
-    }
-}
-
-struct HangError: Error, CustomStringConvertible {
-    var description: String { "hang: no answer within 10 minutes" }
 }
 
 extension TestClientProtocol {

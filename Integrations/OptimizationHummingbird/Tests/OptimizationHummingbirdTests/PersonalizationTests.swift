@@ -64,11 +64,8 @@ import Testing
         try await withLocalAPIServer { server in
             try await withTestApp(server) { client, app in
                 let genuine = app.cookies.codec.seal(VisitorState(profileId: "genuine-visitor", consent: true))
-                let forged = [
-                    TestState.foreignCodec.seal(VisitorState(profileId: "forged-profile", consent: true)),  // another key
-                    TestState.withPayload(genuine, #"{"exp":99999999999999,"v":{"p":"forged-profile","c":true}}"#),  // the app's MAC, another payload
-                    "v1." + Data(#"{"p":"forged-profile","c":true}"#.utf8).base64EncodedString(),  // unsigned
-                ]
+                // Another key, the app's MAC over another payload, unsigned.
+                let forged = VisitorStateForgery.values(claiming: "forged-profile", genuine: genuine)
                 let rejectedBefore = app.cookies.codec.rejectedCount
                 for value in forged {
                     let cookie = "\(app.cookies.name)=\(value)"

@@ -50,7 +50,7 @@ import Testing
                 let forged = [
                     "v1.forged.mac",
                     ticket + "x",
-                    TestState.withPayload(ticket, #"{"exp":99999999999999,"v":{"id":"x","profile":null,"replay":{"routeKey":"/first","events":[{"type":"page"}]}}}"#),
+                    VisitorStateForgery.withPayload(ticket, #"{"exp":99999999999999,"v":{"id":"x","profile":null,"replay":{"routeKey":"/first","events":[{"type":"page"}]}}}"#),
                     app.cookies.codec.seal(VisitorState(consent: true)),  // signed with the key, but visitor state, not a ticket
                 ]
                 for text in forged {

@@ -1,4 +1,5 @@
-import Optimization
+import OptimizationJSON
+import OrderedCollections
 
 /// A replay the app issued with a handoff page, as the page carries it to the browser: sealed by
 /// a `SignedValueCodec` for the purpose ``purpose`` (so visitor-state cookies and tickets never

@@ -1,5 +1,5 @@
 import JavaScriptHost
-import Optimization
+import OrderedCollections
 import Synchronization
 
 /// The replays this process committed, so each replay ticket commits at most once: a bounded

@@ -1,7 +1,5 @@
-import Hummingbird
-
-/// Refuses a state-changing request (the consent route's `POST`) that a browser sent on behalf of another
-/// site, by the headers browsers set themselves and pages cannot forge:
+/// Refuses a state-changing request (the consent route's `POST`) that a browser sent on behalf of
+/// another site, by the headers browsers set themselves and pages cannot forge:
 ///
 /// 1. `Sec-Fetch-Site`, when present, must be `same-origin` (or `none`, a request the user made
 ///    directly); `same-site` (another subdomain) and `cross-site` are refused.
@@ -12,23 +10,25 @@ import Hummingbird
 /// 4. A request with none of the three is accepted: browsers send `Origin` with every cross-site
 ///    form POST, so only non-browser clients (curl, scripts) send none.
 ///
-/// No token is needed, so the consent form stays a plain HTML form.
+/// No token is needed, so the consent form stays a plain HTML form. Each web integration adds an
+/// overload taking its framework's request.
 ///
 /// **Threading.** A pure function of the request's headers: call it from any task.
 public enum CrossSiteRequestCheck {
-    /// True when `request` may change the visitor's state (see the type's rules).
-    public static func isSameSite(_ request: Request) -> Bool {
-        if let site = request.headers.first(where: { $0.name.canonicalName == "sec-fetch-site" })?.value {
-            return site == "same-origin" || site == "none"
+    /// True when a request with these header values may change the visitor's state (see the
+    /// type's rules). Each argument is the header's value, nil when the request has none.
+    /// - Parameters:
+    ///   - secFetchSite: `Sec-Fetch-Site`.
+    ///   - origin: `Origin`.
+    ///   - referer: `Referer`.
+    ///   - host: the request's `Host` (or HTTP/2 `:authority`), `host[:port]`.
+    public static func isSameSite(secFetchSite: String?, origin: String?, referer: String?, host: String?) -> Bool {
+        if let secFetchSite {
+            return secFetchSite == "same-origin" || secFetchSite == "none"
         }
-        let host = request.head.authority
-        if let origin = request.headers[.origin] {
-            return Self.authority(of: origin).map { $0 == host?.lowercased() } ?? false
-        }
-        if let referer = request.headers[.referer] {
-            return Self.authority(of: referer).map { $0 == host?.lowercased() } ?? false
-        }
-        return true
+        guard let named = origin ?? referer else { return true }
+        guard let authority = authority(of: named), let host else { return false }
+        return authority == host.lowercased()
     }
 
     /// `host[:port]` of an `http`/`https` URL, lowercased; nil for anything else (`null`).

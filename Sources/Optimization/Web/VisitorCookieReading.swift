@@ -1,0 +1,16 @@
+/// What ``VisitorCookies/read(cookieHeader:)`` found in a request's `Cookie` header.
+/// An immutable `Sendable` value.
+public struct VisitorCookieReading: Sendable, Equatable {
+    /// The visitor's verified state: a new visitor's (`VisitorState()`) when the request carried
+    /// no state cookie or one that did not open.
+    public let state: VisitorState
+    /// True when the request carried a state cookie that did not open (forged, tampered, signed
+    /// with another key or expired): the visitor is treated as new.
+    public let wasRejected: Bool
+
+    /// A reading of `state`; `wasRejected` tells that a cookie was present but refused.
+    public init(state: VisitorState, wasRejected: Bool) {
+        self.state = state
+        self.wasRejected = wasRejected
+    }
+}
