@@ -1,0 +1,67 @@
+import JavaScriptHost
+import Optimization
+import Vapor
+
+extension RoutesBuilder {
+    /// Mounts the Contentful webhook route, `POST path`: a publish/unpublish webhook (the body is
+    /// the entry or asset, with `sys.id`, at most 1 MB) invalidates that id through `invalidate`
+    /// (the library's `ContentfulWebhookReceiver`).
+    ///
+    /// - **Not mounted** when `authentication` is nil (no secret configured): nothing answers on
+    ///   `path`. Give `ContentfulWebhookAuthentication.insecureUnsigned` to mount it without
+    ///   authentication, for development only.
+    /// - With `ContentfulWebhookAuthentication.verified(_:)` every request must carry Contentful's
+    ///   signature (`x-contentful-signature` over the method, path with query, signed headers and
+    ///   body) and a timestamp within the verifier's time to live of `clock`: 401 otherwise
+    ///   (unsigned, tampered, stale or from the future), and nothing is invalidated.
+    /// - 204 invalidated; 422 for a body that is not JSON with a string `sys.id`, or when
+    ///   `invalidate` throws a `ContentfulDeliveryError`; 413 for a body over 1 MB. Any other
+    ///   error `invalidate` throws is passed on (Vapor answers 500).
+    ///
+    /// Needs no ``OptimizationMiddleware``. Refusals are logged at notice level with the reason,
+    /// never the body.
+    /// - Parameters:
+    ///   - path: the route's path; default `/webhooks/contentful`.
+    ///   - authentication: how requests are authenticated; nil mounts nothing.
+    ///   - clock: the current time a webhook's timestamp is checked against; default wall-clock.
+    ///   - invalidate: called with the entry or asset id of each accepted webhook, on the
+    ///     request's task.
+    /// - Returns: the route, or nil when none was mounted.
+    @discardableResult
+    public func addContentfulWebhookRoute(
+        _ path: [PathComponent] = ["webhooks", "contentful"],
+        authentication: ContentfulWebhookAuthentication?,
+        clock: any HostClock = SystemClock(),
+        invalidate: @escaping @Sendable (_ id: String) async throws -> Void
+    ) -> Route? {
+        guard let authentication else { return nil }
+        let receiver = ContentfulWebhookReceiver(authentication: authentication, clock: clock, invalidate: invalidate)
+        return on(.POST, path, body: .stream) { request async throws -> Response in
+            guard let body = try await request.bodyBytes(upTo: ContentfulWebhookReceiver.maximumBodyBytes) else {
+                throw Abort(.payloadTooLarge)
+            }
+            let pathWithQuery = request.url.query.map { "\(request.url.path)?\($0)" } ?? request.url.path
+            let received = ContentfulWebhookRequest(
+                method: request.method.rawValue, path: pathWithQuery,
+                headers: request.headers.map { (name: $0.name, value: $0.value) }, body: body)
+            let outcome = try await receiver.receive(received, logger: request.logger)
+            return Response(status: HTTPResponseStatus(statusCode: outcome.statusCode))
+        }
+    }
+
+    /// Mounts the Contentful webhook route invalidating entries of `source` on this replica and,
+    /// through its entry store and invalidation bus, on every replica
+    /// (`ContentfulDeliverySource.invalidate(entryId:)`); otherwise as
+    /// ``addContentfulWebhookRoute(_:authentication:clock:invalidate:)``.
+    @discardableResult
+    public func addContentfulWebhookRoute(
+        _ path: [PathComponent] = ["webhooks", "contentful"],
+        authentication: ContentfulWebhookAuthentication?,
+        clock: any HostClock = SystemClock(),
+        source: ContentfulDeliverySource
+    ) -> Route? {
+        addContentfulWebhookRoute(path, authentication: authentication, clock: clock) { id in
+            try source.invalidate(entryId: id)
+        }
+    }
+}
