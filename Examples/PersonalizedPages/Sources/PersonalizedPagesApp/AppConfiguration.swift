@@ -58,6 +58,10 @@ public struct AppConfiguration: Sendable, Equatable {
     /// The bearer tokens and API keys OpenFeature clients present to the OFREP routes
     /// (`POST /ofrep/v1/evaluate/flags[/{key}]`). Empty: the routes are not mounted.
     public var ofrepCredentials: [OFREPConfiguration.Credential]
+    /// True: nothing is sent before the visitor consents (the service's pre-consent allow-list is
+    /// empty, so not even the `page` event leaves). False (default): the service's default
+    /// allow-list (`identify`, `page`) lets the page view be counted before consent.
+    public var strictConsent: Bool
 
     public init(
         host: String = "127.0.0.1",
@@ -78,7 +82,8 @@ public struct AppConfiguration: Sendable, Equatable {
         visitorStateKeys: [String] = [],
         secureCookies: Bool = true,
         replayTicketLifetime: Duration = .seconds(600),
-        ofrepCredentials: [OFREPConfiguration.Credential] = []
+        ofrepCredentials: [OFREPConfiguration.Credential] = [],
+        strictConsent: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -99,6 +104,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.secureCookies = secureCookies
         self.replayTicketLifetime = replayTicketLifetime
         self.ofrepCredentials = ofrepCredentials
+        self.strictConsent = strictConsent
     }
 
     /// The repository's `Fixtures/`, found relative to this source file

@@ -35,6 +35,12 @@ import OptimizationHummingbird
 ///   selections). Redirects to `/`.
 /// - `GET /healthz`: `ok`.
 ///
+/// With `?debug=1` the personalized pages (`/`, `/handoff`, `/events`, `/first`) end with the
+/// debug panel (``DebugPanel``): each entry's experience, the variant shown and the reason, from
+/// the library's resolution (``EntryExplanation``) and the request's Experience call. Merge tags
+/// render the visitor's value on `/` and `/first` (whose Experience answer holds the profile) and
+/// their fallback elsewhere (a profile id alone has no values; `/plain` runs no engine).
+///
 /// Handlers never fail on visitor input: a bad cookie is ignored, a failing Experience API
 /// renders the handoff selections or baselines.
 public struct PageRoutes: Sendable {
@@ -44,6 +50,8 @@ public struct PageRoutes: Sendable {
     public let content: PageContent
     /// Issues `/first` pages' replay tickets and commits them (`POST /replay`).
     public let tickets: OptimizationReplayTickets
+    /// True when the service lets no `page` event through before consent (its allow-list).
+    let strictConsent: Bool
 
     /// - Parameters:
     ///   - service: the started Optimization service.
@@ -54,6 +62,7 @@ public struct PageRoutes: Sendable {
         self.service = service
         self.content = content
         self.tickets = tickets
+        strictConsent = !(service.config.allowedEventTypes ?? OptimizationService.defaultAllowedEventTypes).contains("page")
     }
 
     /// Mounts the routes on `router`, which must run `OptimizationMiddleware` first.
@@ -61,16 +70,17 @@ public struct PageRoutes: Sendable {
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/plain") { _, context in
             html(PageRenderer.page(
-                sections: content.entries.map(PageRenderer.Section.init(baseline:)), consent: context.optimization.visitorState.consent, mode: "plain"))
+                sections: content.entries.map(PageRenderer.Section.init(baseline:)),
+                options: .init(consent: context.optimization.visitorState.consent, mode: "plain", strictConsent: strictConsent)))
         }
-        router.get("/handoff") { _, context in
-            handoffPage(context)
+        router.get("/handoff") { request, context in
+            try handoffPage(context, debug: Self.wantsDebug(request))
         }
-        router.get("/events") { _, context in
-            try await eventsPage(context)
+        router.get("/events") { request, context in
+            try await eventsPage(context, debug: Self.wantsDebug(request))
         }
-        router.get("/") { _, context in
-            try await personalizedPage(context)
+        router.get("/") { request, context in
+            try await personalizedPage(context, debug: Self.wantsDebug(request))
         }
         router.addConsentRoute("/consent", redirectTo: "/")
         router.get("/first") { request, context in
@@ -86,13 +96,24 @@ public struct PageRoutes: Sendable {
         let optimization = try context.optimization.request
         let routeKey = request.uri.query.map { "\(request.uri.path)?\($0)" } ?? request.uri.path
         var handoff = OptimizationHandoff(cache: .init(scope: .privateRequest), profileId: optimization.profileId)
+        let experienceCall: String
+        // The library's consent rule: without event consent only the allow-list's types leave.
+        let pageAllowed = optimization.options.consent.events == true || !strictConsent
         do {
-            handoff = try await optimization.prepareRequestHandoff(routeKey: routeKey).handoff
+            let prepared = try await optimization.prepareRequestHandoff(routeKey: routeKey)
+            handoff = prepared.handoff
+            experienceCall = prepared.data != nil ? "preflight delivered" : (pageAllowed ? "preflight failed" : "blocked (consent)")
         } catch {
+            experienceCall = "failed"
             context.logger.warning("no handoff prepared; rendering without fresh selections", metadata: ["error": "\(error)"])
         }
-        let resolved = content.entries.map { PageRenderer.Section(baseline: $0, resolved: optimization.resolveOptimizedEntry(baseline: $0)) }
-        var page = PageRenderer.page(sections: resolved, consent: state.consent, mode: "first")
+        let withheld = !pageAllowed && optimization.selectedOptimizations == nil
+        let resolved = content.entries.map {
+            PageRenderer.Section(baseline: $0, resolved: optimization.resolveOptimizedEntry(baseline: $0), consentWithheldSelections: withheld)
+        }
+        var page = PageRenderer.page(sections: resolved, options: .init(
+            consent: state.consent, mode: "first", richText: Self.mergeTags(of: optimization), strictConsent: strictConsent,
+            debugExperienceCall: Self.wantsDebug(request) ? experienceCall : nil))
         // The state the visitor holds after this response: the replay is bound to its profile id.
         var next = state
         if optimization.canPersistProfile, let id = handoff.profileId { next.profileId = id }
@@ -115,22 +136,47 @@ public struct PageRoutes: Sendable {
 
     // MARK: Pages
 
-    func handoffPage(_ context: Context) -> Response {
-        let state = context.optimization.visitorState
-        let selections = state.selections ?? .empty
-        let sections = content.entries.map { baseline in
-            PageRenderer.Section(baseline: baseline, resolved: service.resolveOptimizedEntry(baseline: baseline, selectedOptimizations: selections))
-        }
-        return html(PageRenderer.page(sections: sections, consent: state.consent, mode: "handoff"))
+    /// Whether the request asks for the debug panel (`?debug=1`).
+    static func wantsDebug(_ request: Request) -> Bool {
+        request.uri.queryParameters.get("debug") == "1"
     }
 
-    func eventsPage(_ context: Context) async throws -> Response {
+    /// Rich text with `optimization`'s merge-tag values (its profile, else each tag's fallback).
+    static func mergeTags(of optimization: OptimizationRequest) -> RichTextRenderer {
+        RichTextRenderer { optimization.getMergeTagValue($0) }
+    }
+
+    /// Whether a request without an Experience call lacks selections because of consent: the
+    /// state cookie keeps selections only with persistence consent.
+    static func selectionsWithheldFromState(_ state: VisitorState, _ optimization: OptimizationRequest) -> Bool {
+        state.selections == nil && !optimization.canPersistProfile
+    }
+
+    func handoffPage(_ context: Context, debug: Bool) throws -> Response {
         let state = context.optimization.visitorState
         let optimization = try context.optimization.request
+        let selections = state.selections ?? .empty
+        let withheld = Self.selectionsWithheldFromState(state, optimization)
+        let sections = content.entries.map { baseline in
+            PageRenderer.Section(
+                baseline: baseline, resolved: service.resolveOptimizedEntry(baseline: baseline, selectedOptimizations: selections),
+                consentWithheldSelections: withheld)
+        }
+        return html(PageRenderer.page(sections: sections, options: .init(
+            consent: state.consent, mode: "handoff", strictConsent: strictConsent,
+            debugExperienceCall: debug ? "none (selections from the state cookie)" : nil)))
+    }
+
+    func eventsPage(_ context: Context, debug: Bool) async throws -> Response {
+        let state = context.optimization.visitorState
+        let optimization = try context.optimization.request
+        let withheld = Self.selectionsWithheldFromState(state, optimization)
         let resolved = content.entries.map { ($0, optimization.resolveOptimizedEntry(baseline: $0)) }
         let response = html(PageRenderer.page(
-            sections: resolved.map { PageRenderer.Section(baseline: $0.0, resolved: $0.1) },
-            consent: state.consent, mode: "events"))
+            sections: resolved.map { PageRenderer.Section(baseline: $0.0, resolved: $0.1, consentWithheldSelections: withheld) },
+            options: .init(
+                consent: state.consent, mode: "events", strictConsent: strictConsent,
+                debugExperienceCall: debug ? "none (selections from the state cookie)" : nil)))
         if optimization.profileId != nil { await trackViews(resolved, on: optimization, context: context) }
         return response
     }
@@ -153,22 +199,31 @@ public struct PageRoutes: Sendable {
         }
     }
 
-    func personalizedPage(_ context: Context) async throws -> Response {
+    func personalizedPage(_ context: Context, debug: Bool) async throws -> Response {
         let state = context.optimization.visitorState
         let optimization = try context.optimization.request
+        let experienceCall: String
+        let blockedByConsent: Bool
         do {
             let result = try await optimization.page()
+            experienceCall = result.outcome.description
+            blockedByConsent = result.outcome == .blocked(.consent)
             if result.outcome != .delivered {
                 context.logger.notice("rendering without fresh selections", metadata: ["outcome": "\(result.outcome)"])
             }
         } catch {
+            experienceCall = "failed"
+            blockedByConsent = false
             context.logger.warning("page event failed; rendering without fresh selections", metadata: ["error": "\(error)"])
         }
+        let withheld = blockedByConsent && optimization.selectedOptimizations == nil
         let resolved = content.entries.map { ($0, optimization.resolveOptimizedEntry(baseline: $0)) }
         // With persistence consent the middleware stores the new profile id and selections.
         let response = html(PageRenderer.page(
-            sections: resolved.map { PageRenderer.Section(baseline: $0.0, resolved: $0.1) },
-            consent: state.consent, mode: "personalized"))
+            sections: resolved.map { PageRenderer.Section(baseline: $0.0, resolved: $0.1, consentWithheldSelections: withheld) },
+            options: .init(
+                consent: state.consent, mode: "personalized", richText: Self.mergeTags(of: optimization), strictConsent: strictConsent,
+                debugExperienceCall: debug ? experienceCall : nil)))
         if optimization.profileId != nil { await trackViews(resolved, on: optimization, context: context) }
         return response
     }

@@ -101,7 +101,9 @@ public struct PersonalizedPagesApp: Sendable {
             ? nil
             : OptimizationAPIConfig(experienceBaseURL: configuration.experienceBaseURL, insightsBaseURL: configuration.insightsBaseURL)
         service = OptimizationService(
-            config: OptimizationConfig(clientId: configuration.clientId, environment: configuration.environment, api: api),
+            config: OptimizationConfig(
+                clientId: configuration.clientId, environment: configuration.environment,
+                allowedEventTypes: configuration.strictConsent ? [] : nil, api: api),
             options: .init(
                 engines: configuration.engines,
                 experienceTimeout: configuration.experienceTimeout,

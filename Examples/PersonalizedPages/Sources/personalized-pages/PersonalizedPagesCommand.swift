@@ -92,6 +92,9 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     @Flag(help: "Cookies without Secure, for plain-HTTP development (env PP_INSECURE_COOKIES=1).")
     var insecureCookies = false
 
+    @Flag(help: "Send nothing before the visitor consents, not even the page view (env PP_STRICT_CONSENT=1).")
+    var strictConsent = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env LOG_LEVEL).")
     var logLevel: String = environment["LOG_LEVEL"] ?? "info"
 
@@ -159,7 +162,8 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
             visitorStateKeys: visitorStateKeys,
             secureCookies: !(insecureCookies || Self.environment["PP_INSECURE_COOKIES"] == "1"),
             replayTicketLifetime: .milliseconds(replayTicketLifetimeMs),
-            ofrepCredentials: ofrepCredentials)
+            ofrepCredentials: ofrepCredentials,
+            strictConsent: strictConsent || Self.environment["PP_STRICT_CONSENT"] == "1")
         // The process's metrics backend: GET /metrics of the metrics listener serves this registry.
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
