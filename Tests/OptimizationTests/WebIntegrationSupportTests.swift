@@ -37,6 +37,30 @@ import Testing
         #expect(!Self.cookies(clock, secure: false).setCookieHeader(for: VisitorState()).contains("Secure"))
     }
 
+    @Test func anUnchangedCookieIsSealedAgainOnlyOnceHalfItsLifetimeHasPassed() throws {
+        let clock = ManualClock(start: 1_700_000_000_000)
+        let cookies = Self.cookies(clock)
+        let state = VisitorState(profileId: "returning", consent: true)
+        let header = "\(cookies.name)=\(cookies.value(for: state))"
+        let lifetime = Double(VisitorCookies.maxAge) * 1000
+        let service = OptimizationService(config: OptimizationConfig(clientId: "org-1"), environment: .init(clock: clock))
+        func responseCookie() -> String? {
+            OptimizationRequestState(service: service, cookies: cookies, cookieHeader: header, logger: Self.quiet) { visitorState in
+                RequestOptions(visitorState: visitorState, host: nil, path: "/", query: nil, acceptLanguage: nil, userAgent: nil)
+            }.setCookieHeader(with: cookies)
+        }
+        #expect(try #require(cookies.codec.openWithExpiry(cookies.value(for: state))).expiresAt == clock.now() + lifetime)
+        clock.advance(by: .milliseconds(Int64(lifetime / 2) - 1))
+        #expect(!cookies.read(cookieHeader: header).renewalDue)
+        #expect(responseCookie() == nil, "unchanged, more than half its lifetime left: the browser keeps its cookie")
+        clock.advance(by: .milliseconds(2))
+        #expect(cookies.read(cookieHeader: header).renewalDue)
+        let renewed = try #require(responseCookie(), "less than half left: sealed again although unchanged")
+        #expect(cookies.state(inSetCookieHeaders: [renewed]) == state)
+        let value = String(renewed.prefix { $0 != ";" }.dropFirst(cookies.name.count + 1))
+        #expect(try #require(cookies.codec.openWithExpiry(value)).expiresAt == clock.now() + lifetime, "a whole lifetime from now")
+    }
+
     @Test func anOversizedStateIsStoredWithoutItsSelections() throws {
         let cookies = Self.cookies()
         let huge = try SelectedOptimizations((0..<400).map { index -> JSONValue in

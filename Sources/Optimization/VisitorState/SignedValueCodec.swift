@@ -91,13 +91,25 @@ public struct SignedValueCodec: Sendable {
     /// The value sealed in `text`, or nil (counted) when `text` is too long, malformed, of another
     /// version, not signed by a listed key for this purpose, or expired.
     public func open(_ text: String) -> JSONValue? {
+        openWithExpiry(text)?.value
+    }
+
+    /// ``open(_:)``, with the seal's expiry: when the value stops opening, in milliseconds since
+    /// the Unix epoch on the codec's clock.
+    public func openWithExpiry(_ text: String) -> (value: JSONValue, expiresAt: Double)? {
         switch verify(text) {
-        case .success(let value):
-            return value
+        case .success(let opened):
+            return opened
         case .failure(let reason):
             rejections.record(reason)
             return nil
         }
+    }
+
+    /// Whether a value whose seal expires at `expiresAt` (from ``openWithExpiry(_:)``) has less
+    /// than half the codec's ``lifetime`` left on its clock: time to seal it again.
+    public func isRenewalDue(expiresAt: Double) -> Bool {
+        expiresAt - clock.now() < Double(lifetimeMilliseconds) / 2
     }
 
     /// How many values ``open(_:)`` refused since this codec was created (copies share it).
@@ -117,7 +129,7 @@ public struct SignedValueCodec: Sendable {
         case malformed, signature, expired
     }
 
-    private func verify(_ text: String) -> Result<JSONValue, Reason> {
+    private func verify(_ text: String) -> Result<(value: JSONValue, expiresAt: Double), Reason> {
         guard text.utf8.count <= maximumLength else { return .failure(.malformed) }
         let parts = text.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == Self.version, !parts[1].isEmpty,
@@ -133,7 +145,7 @@ public struct SignedValueCodec: Sendable {
               let expiry = json["exp"]?.doubleValue, let value = json["v"]
         else { return .failure(.malformed) }
         guard clock.now() < expiry else { return .failure(.expired) }
-        return .success(value)
+        return .success((value, expiry))
     }
 
     private func signedBytes(payload: Substring) -> [UInt8] {

@@ -58,7 +58,13 @@ public struct VisitorStateCodec: Sendable {
     /// The state sealed in `text`, or nil (counted) when it is tampered, signed by no listed key,
     /// sealed for another purpose, expired, malformed or longer than 16 KiB.
     public func open(_ text: String) -> VisitorState? {
-        guard let value = codec.open(text) else { return nil }
+        openWithExpiry(text)?.state
+    }
+
+    /// ``open(_:)``, with the seal's expiry: when the text stops opening, in milliseconds since
+    /// the Unix epoch on the codec's clock (to seal the state again before it lapses).
+    public func openWithExpiry(_ text: String) -> (state: VisitorState, expiresAt: Double)? {
+        guard let (value, expiresAt) = codec.openWithExpiry(text) else { return nil }
         guard let members = value.objectValue else {
             codec.recordMalformed()
             return nil
@@ -79,7 +85,15 @@ public struct VisitorStateCodec: Sendable {
                 continue  // a later version's member: ignored
             }
         }
-        return state
+        return (state, expiresAt)
+    }
+
+    /// Whether a state whose seal expires at `expiresAt` (from ``openWithExpiry(_:)``) has less
+    /// than half the codec's ``lifetime`` left on its clock: time to seal it again, so that a
+    /// returning visitor's state is renewed at most once per half lifetime instead of lapsing a
+    /// lifetime after it last changed.
+    public func isRenewalDue(expiresAt: Double) -> Bool {
+        codec.isRenewalDue(expiresAt: expiresAt)
     }
 
     /// How many texts ``open(_:)`` refused since this codec was created (copies share it).
@@ -87,7 +101,7 @@ public struct VisitorStateCodec: Sendable {
         codec.rejectedCount
     }
 
-    private func refused() -> VisitorState? {
+    private func refused<Opened>() -> Opened? {
         codec.recordMalformed()
         return nil
     }

@@ -20,13 +20,18 @@ public final class OptimizationRequestState: Sendable {
     /// True when the request carried a state cookie that did not open (forged, tampered, signed
     /// with another key or expired): the visitor is treated as new.
     public let cookieWasRejected: Bool
+    /// True when the visitor's cookie opened with less than half its lifetime left: the response
+    /// seals it again even when the state did not change (``setCookieHeader(with:)``).
+    public let cookieRenewalDue: Bool
     private let stored = Mutex<VisitorState?>(nil)
 
-    /// A prepared request: `request` for the visitor whose cookie gave `visitorState`.
-    public init(request: OptimizationRequest, visitorState: VisitorState, cookieWasRejected: Bool) {
+    /// A prepared request: `request` for the visitor whose cookie gave `visitorState`;
+    /// `cookieRenewalDue` when that cookie should be sealed again.
+    public init(request: OptimizationRequest, visitorState: VisitorState, cookieWasRejected: Bool, cookieRenewalDue: Bool = false) {
         self.request = request
         self.visitorState = visitorState
         self.cookieWasRejected = cookieWasRejected
+        self.cookieRenewalDue = cookieRenewalDue
     }
 
     /// Reads the visitor's state from `cookieHeader` through `cookies` and creates its request
@@ -46,7 +51,9 @@ public final class OptimizationRequestState: Sendable {
         if reading.wasRejected {
             logger.debug("visitor state cookie rejected (forged, tampered or expired): treated as a new visitor")
         }
-        self.init(request: service.forRequest(options(reading.state)), visitorState: reading.state, cookieWasRejected: reading.wasRejected)
+        self.init(
+            request: service.forRequest(options(reading.state)), visitorState: reading.state, cookieWasRejected: reading.wasRejected,
+            cookieRenewalDue: reading.renewalDue)
     }
 
     /// Replaces the state the response stores: the middleware writes `state` into the cookie
@@ -77,10 +84,11 @@ public final class OptimizationRequestState: Sendable {
     }
 
     /// The `Set-Cookie` header value the response carries, from ``responseVisitorState`` sealed by
-    /// `cookies`; nil when that state equals ``visitorState`` (the browser keeps the cookie it
-    /// has, so expiry does not slide with each visit).
+    /// `cookies`; nil when that state equals ``visitorState`` and the cookie is not due for
+    /// renewal (``cookieRenewalDue``): the browser keeps the cookie it has, so expiry slides only
+    /// once per half lifetime, not with each visit.
     public func setCookieHeader(with cookies: VisitorCookies) -> String? {
         let next = responseVisitorState
-        return next == visitorState ? nil : cookies.setCookieHeader(for: next)
+        return next == visitorState && !cookieRenewalDue ? nil : cookies.setCookieHeader(for: next)
     }
 }

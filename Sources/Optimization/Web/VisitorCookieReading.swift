@@ -7,10 +7,16 @@ public struct VisitorCookieReading: Sendable, Equatable {
     /// True when the request carried a state cookie that did not open (forged, tampered, signed
     /// with another key or expired): the visitor is treated as new.
     public let wasRejected: Bool
+    /// True when the cookie opened but less than half its seal's lifetime is left
+    /// (`VisitorStateCodec/isRenewalDue(expiresAt:)`): the response should seal the state again,
+    /// even unchanged, so a returning visitor's cookie does not lapse.
+    public let renewalDue: Bool
 
-    /// A reading of `state`; `wasRejected` tells that a cookie was present but refused.
-    public init(state: VisitorState, wasRejected: Bool) {
+    /// A reading of `state`; `wasRejected` tells that a cookie was present but refused;
+    /// `renewalDue` that an opened cookie should be sealed again.
+    public init(state: VisitorState, wasRejected: Bool, renewalDue: Bool = false) {
         self.state = state
         self.wasRejected = wasRejected
+        self.renewalDue = renewalDue
     }
 }

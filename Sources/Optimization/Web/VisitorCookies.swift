@@ -1,7 +1,7 @@
 /// The visitor's state on the visitor's side: one cookie holding the profile id, the consent
 /// choice and the selections handed from one page to the next, sealed by ``VisitorStateCodec``
 /// (HMAC-SHA256 with the configured keys, expiring after the codec's lifetime). The cookie's value
-/// is only ever written by ``VisitorStateCodec/seal(_:)`` and read by ``VisitorStateCodec/open(_:)``:
+/// is only ever written by ``VisitorStateCodec/seal(_:)`` and read by ``VisitorStateCodec/openWithExpiry(_:)``:
 /// this type adds the cookie around it, and every web integration reads and writes the cookie
 /// through it, so the cookie's format exists once.
 ///
@@ -11,6 +11,11 @@
 ///
 /// **Writing.** Cookies are `HttpOnly`, `SameSite=Lax`, `Path=/` and, unless ``secure`` is
 /// false (plain-HTTP development only), `Secure`; `Max-Age` is ``maxAge-property`` seconds.
+///
+/// **Renewal.** A cookie that opens with less than half the codec's lifetime left reads as
+/// ``VisitorCookieReading/renewalDue``, and ``OptimizationRequestState`` then seals it again
+/// even when the state did not change: a returning visitor keeps its state, and an unchanged
+/// cookie is written at most once per half lifetime, not on every response.
 ///
 /// **Threading.** An immutable `Sendable` value: share one and call it from any task.
 public struct VisitorCookies: Sendable {
@@ -61,8 +66,8 @@ public struct VisitorCookies: Sendable {
         for pair in cookieHeader.split(separator: ";") {
             let trimmed = pair.drop { $0 == " " }
             guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
-            if let state = codec.open(String(trimmed[trimmed.index(after: equals)...])) {
-                return VisitorCookieReading(state: state, wasRejected: false)
+            if let (state, expiresAt) = codec.openWithExpiry(String(trimmed[trimmed.index(after: equals)...])) {
+                return VisitorCookieReading(state: state, wasRejected: false, renewalDue: codec.isRenewalDue(expiresAt: expiresAt))
             }
             return VisitorCookieReading(state: VisitorState(), wasRejected: true)
         }

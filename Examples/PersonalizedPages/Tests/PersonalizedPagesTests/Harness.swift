@@ -96,10 +96,11 @@ func withApp<T>(
     }
 }
 
-/// Visitor-state cookies as the test apps seal them: the tests' key (32 bytes, base64).
+/// Visitor-state cookies as the test apps seal them: the tests' key (32 bytes, base64) and the
+/// app's lifetime (a shorter one would make the app renew every cookie the tests send).
 enum TestVisitorState {
     static let key = "dGVzdC1rZXktb2YtcGVyc29uYWxpemVkLXBhZ2VzLTEy"
-    static let codec = VisitorStateCodec(keys: try! VisitorStateKeys(base64Encoded: [key]), lifetime: .seconds(3600))
+    static let codec = VisitorStateCodec(keys: try! VisitorStateKeys(base64Encoded: [key]), lifetime: .seconds(VisitorCookies.maxAge))
 
     /// A `pp_state` cookie value holding the given state, sealed with ``key``.
     static func cookie(profileId: String? = nil, consent: Bool? = nil, selections: SelectedOptimizations? = nil, codec: VisitorStateCodec = codec) -> String {
