@@ -119,7 +119,9 @@ public final class ExperienceSender: Sendable {
             if Task.isCancelled { return .closed }
             guard Self.isProfileOverload(response) else { return .answered(response) }
             failures += 1
-            let retryAfter = DeliveryOutcome.retryAfterMilliseconds(Self.header("retry-after", of: response), now: clock.now()) ?? 0
+            // A 429 is a retry outcome; its Retry-After (seconds or HTTP date) is the shortest wait.
+            var retryAfter = 0.0
+            if case .retry(_, _, let after?) = DeliveryOutcome(response: response, api: "Experience", now: clock.now()) { retryAfter = after }
             let delay = max(policy.retryDelayMilliseconds(consecutiveFailures: failures, random: random()), retryAfter)
             if clock.now() + delay >= deadline { return .answered(response) }
             logger.debug("Experience API profile overloaded; trying again", metadata: ["delayMs": "\(Int(delay))", "attempt": "\(failures + 1)"])
@@ -146,10 +148,5 @@ public final class ExperienceSender: Sendable {
               let envelope = try? JSONValue(jsonText: response.body)
         else { return false }
         return envelope["error"]?["code"]?.stringValue == "ERR_PROFILE_OVERLOAD"
-    }
-
-    private static func header(_ name: String, of response: FetchResponse) -> String? {
-        if let value = response.headers[name] { return value }
-        return response.headers.first { $0.key.lowercased() == name }?.value
     }
 }
