@@ -33,7 +33,7 @@ public enum DeliveryOutcome: Sendable, Equatable {
     ///   - now: the clock's time in milliseconds since the epoch (for an HTTP-date `Retry-After`).
     public init(response: FetchResponse, api: String, now: Double) {
         let status = response.status
-        let reason = "\(api) API answered \(status)"
+        let reason = "\(api) API answered \(status)" + (Self.reasonPhrases[status].map { " " + $0 } ?? "")
         switch Self.kind(ofStatus: status) {
         case "success": self = .delivered(status: status)
         case "disable": self = .disable(status: status, reason: reason)
@@ -49,6 +49,14 @@ public enum DeliveryOutcome: Sendable, Equatable {
     public init(transportError error: any Error, api: String) {
         self = .retry(status: 0, reason: "\(api) API request failed: \(error)", retryAfterMilliseconds: nil)
     }
+
+    /// The standard reason phrases of the statuses an API commonly answers (reasons name them).
+    static let reasonPhrases: [Int: String] = [
+        200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+        404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout", 409: "Conflict", 413: "Payload Too Large",
+        422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented",
+        502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
+    ]
 
     /// The HTTP status (0 for a transport failure).
     public var status: Int {

@@ -30,12 +30,12 @@ struct DeliveryPolicyTests {
     @Test func everyStatusHasOneKindAndRetryAfterIsReadOnlyFor429And503() {
         let now = 1_767_225_600_000.0
         #expect(DeliveryOutcome(response: FetchResponse(status: 202), api: "Insights", now: now) == .delivered(status: 202))
-        #expect(DeliveryOutcome(response: FetchResponse(status: 404), api: "Insights", now: now) == .disable(status: 404, reason: "Insights API answered 404"))
-        #expect(DeliveryOutcome(response: FetchResponse(status: 422), api: "Insights", now: now) == .drop(status: 422, reason: "Insights API answered 422"))
+        #expect(DeliveryOutcome(response: FetchResponse(status: 404), api: "Insights", now: now) == .disable(status: 404, reason: "Insights API answered 404 Not Found"))
+        #expect(DeliveryOutcome(response: FetchResponse(status: 422), api: "Insights", now: now) == .drop(status: 422, reason: "Insights API answered 422 Unprocessable Entity"))
         #expect(DeliveryOutcome(response: FetchResponse(status: 429, headers: ["Retry-After": "7"]), api: "Insights", now: now)
-            == .retry(status: 429, reason: "Insights API answered 429", retryAfterMilliseconds: 7_000))
+            == .retry(status: 429, reason: "Insights API answered 429 Too Many Requests", retryAfterMilliseconds: 7_000))
         #expect(DeliveryOutcome(response: FetchResponse(status: 500, headers: ["retry-after": "7"]), api: "Insights", now: now)
-            == .retry(status: 500, reason: "Insights API answered 500", retryAfterMilliseconds: nil))
+            == .retry(status: 500, reason: "Insights API answered 500 Internal Server Error", retryAfterMilliseconds: nil))
         #expect(DeliveryOutcome(response: FetchResponse(status: 302), api: "Insights", now: now).status == 302)
         #expect(DeliveryOutcome.kind(ofStatus: 302) == "retry")
         #expect(DeliveryOutcome.kind(ofStatus: 408) == "retry")
