@@ -2,7 +2,7 @@
 // Contract: `__optimization.bridgeConfig.read(config)` validates the `initialize` config
 // (JSRuntime/README.md "initialize config") and returns the normalised settings
 // ({clientId, environment, locale, logLevel, allowedEventTypes, channel, library, entryCacheSize,
-// api, queuePolicy, defaults, persisted}); it throws an Error whose message names the key
+// api, defaults, persisted}); it throws an Error whose message names the key
 // (`initialize config "<key>" must be <type> when provided.`).
 // `__optimization.bridgeConfig.DEFAULT_ENTRY_CACHE_SIZE` is 1000.
 (function () {
@@ -92,7 +92,6 @@
       library: optional(config, 'library', isLibrary, 'an object with string "name" and "version"'),
       entryCacheSize: optional(config, 'entryCacheSize', isPositiveInteger, 'a positive integer') || DEFAULT_ENTRY_CACHE_SIZE,
       api: readApi(config.api),
-      queuePolicy: optional(config, 'queuePolicy', guards.isRecord, 'an object'),
       defaults: readDefaults(config.defaults),
       // What the host persisted (same shape as defaults); resolved against `defaults`
       // by ns.resolveStatefulDefaults (configured values win).

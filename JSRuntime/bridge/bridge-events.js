@@ -18,7 +18,7 @@
     provides: ['bridgeEvents'],
     uses: [
       'bridgeDelivery', 'bridgeShared', 'consent', 'createCurrentStateTracker', 'createEventBuilder',
-      'createEventEmitter', 'emissionResult', 'guards', 'host', 'outboxLink', 'payloadRules',
+      'createEventEmitter', 'emissionResult', 'guards', 'host', 'payloadRules',
       'settleReturning', 'stickyViews',
     ],
   });
@@ -41,8 +41,9 @@
       onPurge: function () {
         target.experienceQueue.purge();
         target.insightsQueue.purge();
-        // The durable outbox (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md) is purged inside the same call.
-        ns.outboxLink.purge();
+        // The host's durable outbox (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md) is
+        // purged inside the same call.
+        if (typeof globalThis.__nativeOutboxPurge === 'function') globalThis.__nativeOutboxPurge();
       },
     });
     target.builder = ns.createEventBuilder({
@@ -199,9 +200,8 @@
       shared.carried.online = online;
       return;
     }
-    var wasOnline = shared.current.state.get().online;
+    // The host's queues follow the network themselves; the state only records it.
     shared.current.state.set({ online: online });
-    if (online && !wasOnline) ns.bridgeDelivery.reconnect(shared.current);
   }
 
   ns.bridgeEvents = {

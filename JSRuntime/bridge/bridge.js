@@ -27,21 +27,18 @@
 //                          JSON {"accepted": bool, "data"?}; trackClick settles {"accepted": bool}
 //                          too (not "null", so the host learns whether it was blocked).
 //   sync: consent(input), hasConsent(method) (false before initialize), setOnline(bool) (also
-//                          before initialize; going online cancels the scheduled Experience retry
-//                          and force-flushes Experience), queueSizes() → JSON
-//                          {"experience": n} (debug/tests).
-// Delivery: `api` and `queuePolicy` of the config configure the Experience client
-//   (core/experience-api.js) and queue (bridge/experience-queue.js); Insights events go to the
-//   host's Insights queue (bridge/insights-handoff.js: __nativeInsightsAccept/Profile/Purge), which
-//   flushes them itself. Async flush(requestId) settles "null" after a non-forced Experience flush.
-//   destroy() fires a forced best-effort Experience flush (not awaited). Queue events go to
-//   __nativeOnQueueEvent({"type": offlineDrop|flushFailure|circuitOpen|flushRecovered|
-//   batchDropped|deliveryDisabled, "queue": "experience", "timestamp": host ms,
-//   "context": {...}}).
+//                          before initialize; records the network in the state: the host's
+//                          queues follow the network themselves).
+// Delivery (bridge/bridge-delivery.js): `api` of the config configures the Experience client
+//   (core/experience-api.js). The host queues and sends both paths: Experience events through
+//   __nativeExperienceAccept/Purge (bridge/experience-handoff.js), Insights events through
+//   __nativeInsightsAccept/Profile/Purge (bridge/insights-handoff.js). For each Experience flight
+//   the host calls experienceRequest(eventsJSON) → JSON {url, method, headers, body} and then
+//   experienceAnswered(answerJSON); releaseExperienceWaiters(ticketsJSON) ends senders' waits.
 //   push-backs: __nativeOnEventEmitted(json) per accepted event, __nativeOnEventBlocked(json) once
 //                          per blocked call ({"reason":"consent","method","args":[payload]},
-//                          trackCurrentScreen included), __nativeOnQueueEvent(json)
-//                          for offline drops, __nativeOnStateChange on every consent change.
+//                          trackCurrentScreen included), __nativeOnStateChange on every consent
+//                          change.
 // Flags, merge tags, preview overrides, locale, reset,
 // see "flags, merge tags, preview overrides, locale and reset" below. All sync:
 //   getFlag(name) → JSON ("null" before initialize / when absent), observeFlag(subId, name),
@@ -139,10 +136,9 @@
     consent: events.consent,
     hasConsent: events.hasConsent,
     setOnline: events.setOnline,
-    flush: delivery.flush,
-    queueSizes: delivery.queueSizes,
-    resumeBacklog: delivery.resumeBacklog,
-    removeQueuedEvents: delivery.removeQueuedEvents,
+    experienceRequest: delivery.experienceRequest,
+    experienceAnswered: delivery.experienceAnswered,
+    releaseExperienceWaiters: delivery.releaseExperienceWaiters,
     getFlag: features.getFlag,
     observeFlag: features.observeFlag,
     unobserveFlag: features.unobserveFlag,

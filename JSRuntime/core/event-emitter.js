@@ -4,7 +4,7 @@
 //   consent           a consent controller (core/consent.js): hasConsent(method)
 //   builder           an event builder (core/event-builder.js)
 //   contexts          optional context registry (core/context-registry.js): lookup(id)
-//   experienceQueue   {send(event) → result | Promise<result>} (bridge/experience-queue.js)
+//   experienceQueue   {send(event) → result | Promise<result>} (bridge/experience-handoff.js)
 //   insightsQueue     {send(event)} (bridge/insights-handoff.js: the host's Insights queue; a
 //                     throwing send refuses the event)
 //   onEmitted(object) called with every accepted event as published on the event stream

@@ -1,5 +1,6 @@
-// tests/bridge-events.spec.js — consent and event methods of __bridge; Insights events reach the
-// fake host's Insights queue (fake-host.js __testHost.insights).
+// tests/bridge-events.spec.js — consent and event methods of __bridge; Experience events reach the
+// fake host's Experience queue (fake-host.js __testHost.experience; every test here is offline, so
+// they stay queued) and Insights events its Insights queue (__testHost.insights).
 (function () {
   'use strict';
   var fx = globalThis.fixtures;
@@ -7,11 +8,10 @@
 
   // Initializes the bridge and records the push-backs; `done()` removes the recorders.
   function setup(extra) {
-    var rec = { emitted: [], blocked: [], states: [], queueEvents: [] };
+    var rec = { emitted: [], blocked: [], states: [] };
     globalThis.__nativeOnEventEmitted = function (json) { rec.emitted.push(JSON.parse(json)); };
     globalThis.__nativeOnEventBlocked = function (json) { rec.blocked.push(JSON.parse(json)); };
     globalThis.__nativeOnStateChange = function (json) { rec.states.push(JSON.parse(json)); };
-    globalThis.__nativeOnQueueEvent = function (json) { rec.queueEvents.push(JSON.parse(json)); };
     __bridge.initialize(Object.assign({
       clientId: 'test-client', environment: 'main', library: { name: 'swift-optimization-linux', version: '0.1.0' },
     }, extra || {}));
@@ -21,7 +21,6 @@
   function cleanup() {
     delete globalThis.__nativeOnEventEmitted;
     delete globalThis.__nativeOnEventBlocked;
-    delete globalThis.__nativeOnQueueEvent;
   }
 
   function withBridge(extra, body) {
@@ -36,6 +35,11 @@
       }
       return Promise.resolve(outcome).then(function (value) { cleanup(); return value; }, function (error) { cleanup(); throw error; });
     };
+  }
+
+  // The number of events the host's Experience queue holds.
+  function experienceQueued() {
+    return __testHost.experience.queued.length;
   }
 
   // The events the host's Insights queue accepted (parsed), in order.
@@ -109,7 +113,8 @@
     });
     assert.equal(__bridge.hasConsent('identify'), false);
     assert.equal(__bridge.consent(true), undefined);
-    assert.equal(__bridge.queueSizes(), '{"experience":0}');
+    assert.deepEqual(__testHost.experience.accepted, [], 'no Experience native called');
+    assert.equal(__testHost.experience.purges, 0);
     assert.deepEqual(__testHost.insights, { accepted: [], queued: [], profiles: [], purges: 0, failAccept: null }, 'no Insights native called');
   });
 
@@ -126,7 +131,8 @@
   }));
 
   jsTest('B9: the event methods are functions on __bridge', function () {
-    ['identify', 'page', 'screen', 'trackCurrentScreen', 'track', 'trackView', 'trackClick', 'consent', 'hasConsent', 'setOnline', 'queueSizes']
+    ['identify', 'page', 'screen', 'trackCurrentScreen', 'track', 'trackView', 'trackClick', 'consent', 'hasConsent', 'setOnline',
+      'experienceRequest', 'experienceAnswered', 'releaseExperienceWaiters']
       .forEach(function (name) { assert.equal(typeof __bridge[name], 'function', name); });
   });
 
@@ -136,7 +142,7 @@
     __bridge.screen({ name: 'Home', properties: {} }, 'r3');
     assert.deepEqual(rec.blocked.map(function (b) { return b.method; }), ['identify', 'page', 'screen'], 'reported before the calls returned');
     assert.equal(rec.emitted.length, 0);
-    assert.equal(__bridge.queueSizes(), '{"experience":0}');
+    assert.equal(__testHost.experience.accepted.length, 0, 'nothing handed to the host');
     assert.equal(__testHost.insights.accepted.length, 0);
     return Promise.all(['r1', 'r2', 'r3'].map(function (id) { return expectSettle(id, true, { accepted: false }); }));
   }));
@@ -171,7 +177,8 @@
     assert.deepEqual(event.context.page, { path: '', query: {}, referrer: '', search: '', title: '', url: '' });
     assert.equal(event.timestamp, '2026-01-01T00:00:00.000Z');
     assert.equal('optimizationContextId' in event, false);
-    assert.equal(__bridge.queueSizes(), '{"experience":1}');
+    assert.deepEqual(__testHost.experience.accepted, [{ event: event, profileId: null }], 'handed to the host as published; no profile yet');
+    assert.equal(experienceQueued(), 1, 'offline: it stays queued');
     assert.equal(__testHost.insights.accepted.length, 0, 'a track takes the Experience path only');
     return expectSettle('r1', true, { accepted: true });
   }));
@@ -197,17 +204,20 @@
     __bridge.track({ event: 'e' }, 'r1');
     __bridge.trackClick({ componentId: 'c', variantIndex: 0 }, 'r2');
     __bridge.trackView({ componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 1, sticky: true }, 'r3');
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2 });
+    assert.equal(experienceQueued(), 2);
+    assert.deepEqual(__testHost.experience.accepted.map(function (a) { return a.profileId; }), ['p-1', 'p-1'], 'with the profile id');
     assert.deepEqual(insightsEvents().map(function (e) { return e.type; }), ['component_click', 'component']);
     assert.deepEqual(insightsEvents(), [rec.emitted[1], rec.emitted[3]], 'the click and the second view, as published');
     insightsEvents().forEach(function (e) { assert.equal(e.context.gdpr.isConsentGiven, true); });
     __bridge.consent({ persistence: false });
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2 });
-    assert.equal(__testHost.insights.purges, 0, 'persistence consent alone purges nothing');
+    assert.equal(experienceQueued(), 2);
+    assert.equal(__testHost.experience.purges, 0, 'persistence consent alone purges nothing');
+    assert.equal(__testHost.insights.purges, 0);
     assert.equal(rec.states[rec.states.length - 1].persistenceConsent, false);
     assert.equal(rec.states[rec.states.length - 1].consent, true);
     __bridge.consent({ events: false });
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 0 });
+    assert.equal(__testHost.experience.purges, 1, '__nativeExperiencePurge inside the consent call');
+    assert.equal(experienceQueued(), 0);
     assert.equal(__testHost.insights.purges, 1, '__nativeInsightsPurge inside the consent call');
     assert.equal(__testHost.insights.queued.length, 0);
     assert.equal(JSON.parse(__bridge.getState()).consent, false);
@@ -317,17 +327,18 @@
       return insightsEvents().map(function (e) { return e.viewId; });
     }
     __bridge.trackView(view('v1', { sticky: true }), 'r1');
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 1 });
+    assert.equal(experienceQueued(), 1);
     assert.deepEqual(insightsViews(), ['v1']);
     __bridge.trackView(view('v1', { sticky: true }), 'r2');
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 1 }, 'same key: Insights only');
+    assert.equal(experienceQueued(), 1, 'same key: Insights only');
     assert.deepEqual(insightsViews(), ['v1', 'v1']);
     __bridge.trackView(view('v2', { sticky: true, stickyTrackingKey: 'entry-c' }), 'r3');
     __bridge.trackView(view('v3', { sticky: true, stickyTrackingKey: 'entry-c' }), 'r4');
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2 });
+    assert.equal(experienceQueued(), 2);
+    assert.deepEqual(__testHost.experience.queued.map(function (q) { return q.event.viewId; }), ['v1', 'v2']);
     assert.deepEqual(insightsViews(), ['v1', 'v1', 'v2', 'v3']);
     __bridge.trackView(view('v4', { sticky: false }), 'r5');
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 2 });
+    assert.equal(experienceQueued(), 2);
     assert.deepEqual(insightsViews(), ['v1', 'v1', 'v2', 'v3', 'v4']);
     assert.equal(rec.emitted.length, 7);
     rec.emitted.forEach(function (e) {
@@ -346,10 +357,10 @@
     assert.equal(rec.blocked[0].method, 'trackView');
     assert.equal(rec.blocked[0].args[0].componentId, 'c');
     assert.equal(__testHost.insights.accepted.length, 0, 'a blocked view reaches no queue');
-    assert.equal(JSON.parse(__bridge.queueSizes()).experience, 0);
+    assert.equal(__testHost.experience.accepted.length, 0);
     __bridge.consent(true);
     __bridge.trackView(payload, 'r2');
-    assert.deepEqual(JSON.parse(__bridge.queueSizes()), { experience: 1 });
+    assert.equal(experienceQueued(), 1);
     assert.equal(__testHost.insights.accepted.length, 1);
     return expectSettle('r1', true, { accepted: false });
   }));
@@ -428,15 +439,6 @@
     __bridge.destroy();
   });
 
-  jsTest('offline drops are forwarded to __nativeOnQueueEvent', withBridge({ queuePolicy: { offlineMaxEvents: 1 }, defaults: { consent: true } }, function (rec) {
-    __bridge.track({ event: 'a' }, 'r1');
-    __bridge.track({ event: 'b' }, 'r2');
-    assert.equal(rec.queueEvents.length, 1);
-    assert.equal(rec.queueEvents[0].type, 'offlineDrop');
-    assert.equal(rec.queueEvents[0].context.droppedCount, 1);
-    assert.equal(rec.queueEvents[0].context.droppedEvents[0].event, 'a');
-  }));
-
   jsTest('an outcome known at once is returned as [ok, value, emitted]: one serialization, no settle crossing', withBridge({ defaults: { consent: true } }, function (rec) {
     var settles = 0;
     var stringifies = 0;
@@ -451,8 +453,9 @@
       globalThis.__nativeSettle = nativeSettle;
       JSON.stringify = stringify;
     }
-    assert.equal(stringifies, 1, 'one JSON.stringify for the outcome and its event');
+    assert.equal(stringifies, 2, 'one JSON.stringify for the handoff to the host\'s Experience queue, one for the outcome and its event');
     assert.equal(settles, 0, 'no __nativeSettle call');
+    assert.equal(__testHost.experience.accepted.length, 1);
     var outcome = JSON.parse(returned);
     assert.equal(outcome[0], true);
     assert.deepEqual(outcome[1], { accepted: true });

@@ -108,11 +108,13 @@
 
   jsTest('the purge runs before observers hear about the change', function () {
     var state = ns.createStateStore({ consent: true });
-    var queue = ns.createExperienceQueue();
-    queue.enqueue({ type: 'track' });
+    var handoff = ns.createExperienceHandoff({});
+    handoff.send({ type: 'track' });
+    assert.equal(__testHost.experience.queued.length, 1, 'queued by the (fake) host');
     var seenSize = -1;
-    state.subscribe(function () { seenSize = queue.size(); });
-    ns.consent.createConsentController({ state: state, onPurge: queue.purge }).set(false);
+    state.subscribe(function () { seenSize = __testHost.experience.queued.length; });
+    ns.consent.createConsentController({ state: state, onPurge: handoff.purge }).set(false);
+    assert.equal(__testHost.experience.purges, 1);
     assert.equal(seenSize, 0);
   });
 

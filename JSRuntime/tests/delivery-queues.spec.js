@@ -1,9 +1,12 @@
-// tests/delivery-queues.spec.js — delivery through the bridge on the fake host: the Experience
-// queue's online sends, offline buffering, retries with backoff and Retry-After, the circuit
-// breaker, status handling, consent purges, reconnect and destroy flushes; and what the bridge
-// hands to the host's Insights queue (fake-host.js __testHost.insights: the Swift host queues,
-// batches and sends Insights events, so no Insights request leaves JavaScript). Every timer runs
-// on __testHost.advance.
+// tests/delivery-queues.spec.js — delivery through the bridge on the fake host. The Swift host
+// queues and sends both paths (fake-host.js: __testHost.experience, whose flights call
+// __bridge.experienceRequest / experienceAnswered as the Swift `ExperienceQueue` does, and
+// __testHost.insights, so no Insights request leaves JavaScript); what is tested here is
+// JavaScript's side: the upsert it builds (URL, ?locale=, profile id rules, body), what each
+// answer means for the caller and the visitor's state (experienceRequestState, applied data,
+// refusals, disabled delivery), consent purges, and what the bridge hands to the host's Insights
+// queue. Backoff, the circuit, Retry-After, the cap, the outbox and reconnect flushes are the
+// host's (tested in Swift).
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -53,28 +56,29 @@
     return { ok: list[0].ok, value: list[0].ok ? JSON.parse(list[0].json) : list[0].json };
   }
 
-  // Starts the bridge (online unless config.online === false) with consent and the fake API.
+  function dispositions() {
+    return __testHost.experience.answers.map(function (answer) { return answer.disposition; });
+  }
+
+  // Starts the bridge with consent and the fake API; the host's Experience queue (and the state's
+  // `online`) online unless config.online === false.
   function withDelivery(config, body) {
     return function () {
-      var rec = { queueEvents: [], states: [], emitted: [] };
+      var rec = { states: [], emitted: [] };
       var settings = Object.assign({ clientId: 'org-1', environment: 'main', defaults: { consent: true } }, config || {});
       var online = settings.online !== false;
       delete settings.online;
       var api = settings.api && settings.api.handler ? settings.api.handler : fakeApi();
       if (settings.api) delete settings.api.handler;
-      globalThis.__nativeOnQueueEvent = function (json) { rec.queueEvents.push(JSON.parse(json)); };
       globalThis.__nativeOnStateChange = function (json) { rec.states.push(JSON.parse(json)); };
       globalThis.__nativeOnEventEmitted = function (json) { rec.emitted.push(JSON.parse(json)); };
       __testHost.fetchHandler = api;
       rec.api = api;
-      rec.ofType = function (type, queue) {
-        return rec.queueEvents.filter(function (e) { return e.type === type && (queue === undefined || e.queue === queue); });
-      };
       function cleanup() {
-        delete globalThis.__nativeOnQueueEvent;
         delete globalThis.__nativeOnEventEmitted;
       }
       try {
+        __testHost.experience.online = online;
         __bridge.setOnline(online);
         __bridge.initialize(settings);
         return Promise.resolve(body(rec)).then(function (value) { cleanup(); return value; }, function (error) { cleanup(); throw error; });
@@ -85,27 +89,40 @@
     };
   }
 
-  function sizes() {
-    return JSON.parse(__bridge.queueSizes());
-  }
-
   function state() {
     return JSON.parse(__bridge.getState());
   }
 
-  var FAST = { baseBackoffMs: 10, maxBackoffMs: 10, jitterRatio: 0, maxConsecutiveFailures: 2, circuitOpenMs: 1000 };
+  // The request states pushed since `from`, consecutive repeats collapsed.
+  function requestStatuses(rec, from) {
+    var statuses = rec.states.slice(from || 0).map(function (s) { return s.experienceRequestState.status; });
+    return statuses.filter(function (s, i) { return i === 0 || s !== statuses[i - 1]; });
+  }
 
   jsTest('online track: one upsert; Q13 idle → pending → success; raw data to the caller; selections applied', withDelivery({}, function (rec) {
+    var during;
+    rec.api.script.experience.push(function () {
+      during = state().experienceRequestState;
+      return { status: 200, body: envelope('p-new') };
+    });
     __bridge.track({ event: 'bought' }, 't1');
-    assert.deepEqual(state().experienceRequestState, { status: 'pending' }, 'pending while in flight');
+    assert.deepEqual(state().experienceRequestState, { status: 'idle' }, 'the call only hands the event to the host');
+    assert.equal(__testHost.experience.accepted.length, 1);
+    assert.equal(settled('t1').length, 0, 'the sender waits for its flight');
     return drain().then(function () {
-      var statuses = rec.states.map(function (s) { return s.experienceRequestState.status; });
-      assert.deepEqual(statuses.filter(function (s, i) { return i === 0 || s !== statuses[i - 1]; }), ['idle', 'pending', 'success']);
+      assert.deepEqual(during, { status: 'pending' }, 'pending while in flight');
+      assert.deepEqual(requestStatuses(rec), ['idle', 'pending', 'success']);
       var sent = requests('experience');
       assert.equal(sent.length, 1);
       assert.equal(sent[0].url, 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles');
+      assert.equal(sent[0].method, 'POST');
+      assert.deepEqual(sent[0].headers, { 'Content-Type': 'text/plain' });
+      var body = JSON.parse(sent[0].body);
+      assert.deepEqual(Object.keys(body).sort(), ['events', 'options']);
+      assert.deepEqual(body.options, { features: ['ip-enrichment', 'location'] });
+      assert.deepEqual(body.events, [rec.emitted[0]], 'the events as published');
       assert.equal(eventsOf(sent[0])[0].event, 'bought');
-      assert.equal(eventsOf(sent[0])[0].messageId, rec.emitted[0].messageId);
+      assert.deepEqual(dispositions(), ['delivered']);
       var outcome = result('t1');
       assert.equal(outcome.ok, true);
       assert.equal(outcome.value.accepted, true);
@@ -113,7 +130,7 @@
       assert.equal(state().profile.id, 'p-new');
       assert.equal(state().canOptimize, true);
       assert.equal(state().selectedOptimizations[0].sticky, false, 'parsed selections always carry sticky');
-      assert.deepEqual(sizes(), { experience: 0 });
+      assert.equal(__testHost.experience.queued.length, 0);
     });
   }));
 
@@ -121,11 +138,14 @@
     defaults: { consent: true, persistenceConsent: true, anonymousId: 'anon-1' },
     api: { handler: (function () { var api = fakeApi(); api.script.experience.push({ status: 200, body: envelope('server-1') }); return api; })() },
   }, function () {
+    var accepted = __testHost.experience.accepted;
     __bridge.track({ event: 'a' }, 't1');
+    assert.equal(accepted[0].profileId, 'anon-1', 'handed to the host with the upsert\'s profile id');
     return drain().then(function () {
       assert.ok(/\/profiles\/anon-1$/.test(requests('experience')[0].url), 'anonymous id while persistence consent is true');
       assert.equal(state().profile.id, 'server-1');
       __bridge.track({ event: 'b' }, 't2');
+      assert.equal(accepted[1].profileId, 'server-1');
       return drain();
     }).then(function () {
       assert.ok(/\/profiles\/server-1$/.test(requests('experience')[1].url), 'anonymous id := profile.id');
@@ -136,6 +156,7 @@
       assert.ok(/\/profiles\/server-1$/.test(requests('experience')[2].url), 'profile.id keeps continuity in the session');
       __bridge.reset();
       __bridge.track({ event: 'd' }, 't4');
+      assert.equal(accepted[3].profileId, null, 'no profile id after reset');
       return drain();
     }).then(function () {
       assert.ok(/\/profiles$/.test(requests('experience')[3].url), 'after reset a new profile is created');
@@ -146,116 +167,51 @@
     defaults: { consent: true, persistenceConsent: false, anonymousId: 'anon-1' },
   }, function () {
     __bridge.track({ event: 'a' }, 't1');
+    assert.equal(__testHost.experience.accepted[0].profileId, null);
     return drain().then(function () {
       assert.ok(/\/profiles$/.test(requests('experience')[0].url));
     });
   }));
 
-  jsTest('an online failure is queued, retried on the clock, not lost; failed api-error → pending → success', withDelivery({
-    queuePolicy: { flush: { baseBackoffMs: 100, maxBackoffMs: 100, jitterRatio: 0 } },
-  }, function (rec) {
+  jsTest('a retrying flight (500) answers {accepted:true} and fails api-error; the host\'s retry goes pending → success', withDelivery({}, function (rec) {
     rec.api.script.experience.push({ status: 500 });
     __bridge.track({ event: 'a' }, 't1');
     return drain().then(function () {
-      assert.deepEqual(result('t1').value, { accepted: true }, 'queued for retry: accepted, no data');
+      assert.deepEqual(dispositions(), ['retrying']);
+      assert.deepEqual(result('t1').value, { accepted: true }, 'still queued by the host: accepted, no data');
       assert.deepEqual(state().experienceRequestState, { status: 'failed', reason: 'api-error' });
-      assert.deepEqual(sizes().experience, 1);
-      assert.deepEqual(rec.ofType('flushFailure', 'experience').map(function (e) { return e.context; }),
-        [{ consecutiveFailures: 1, queuedBatches: 1, queuedEvents: 1, retryDelayMs: 100 }]);
-      __bridge.track({ event: 'b' }, 't2');
-      return drain();
-    }).then(function () {
-      assert.equal(requests('experience').length, 1, 'nothing is sent during the backoff');
-      assert.deepEqual(result('t2').value, { accepted: true });
-      __testHost.advance(99);
-      return drain();
-    }).then(function () {
-      assert.equal(requests('experience').length, 1);
-      __testHost.advance(1);
-      assert.deepEqual(state().experienceRequestState, { status: 'pending' });
-      return drain();
-    }).then(function () {
-      var sent = requests('experience');
-      assert.equal(sent.length, 2);
-      assert.deepEqual(eventsOf(sent[1]).map(function (e) { return e.event; }), ['a', 'b'], 'one request, in order');
-      assert.equal(eventsOf(sent[1])[0].messageId, eventsOf(sent[0])[0].messageId, 'a retry keeps the messageId');
-      assert.deepEqual(state().experienceRequestState, { status: 'success' });
-      assert.deepEqual(rec.ofType('flushRecovered', 'experience')[0].context, { consecutiveFailures: 1 });
-      assert.equal(sizes().experience, 0);
+      assert.equal(__testHost.experience.queued.length, 1, 'the host keeps it');
+      var before = rec.states.length;
+      __testHost.runExperienceFlight();
+      assert.deepEqual(requestStatuses(rec, before), ['pending', 'success']);
+      assert.equal(requests('experience').length, 2);
+      assert.equal(state().profile.id, 'p-new', 'the retry\'s answer is applied');
     });
   }));
 
-  jsTest('Q14: a timed-out request fails with reason "timeout"', withDelivery({}, function (rec) {
-    rec.api.script.experience.push({ error: 'request timed out after 25 ms' });
+  jsTest('Q14: a timed-out request fails with reason "timeout"; another transport failure with "api-error"', withDelivery({}, function (rec) {
+    rec.api.script.experience.push({ error: 'request timed out after 25 ms' }, { error: 'connection reset by peer' });
     __bridge.identify({ userId: 'u' }, 'i1');
     return drain().then(function () {
+      assert.equal(__testHost.experience.answers[0].failure, 'request timed out after 25 ms');
       assert.deepEqual(state().experienceRequestState, { status: 'failed', reason: 'timeout' });
       assert.equal(state().canOptimize, false);
+      assert.deepEqual(result('i1').value, { accepted: true });
+      __testHost.runExperienceFlight();
+      assert.deepEqual(state().experienceRequestState, { status: 'failed', reason: 'api-error' });
     });
   }));
 
-  jsTest('Q11: offline cap 2 reports one drop; the reconnect flush sends both and reports its failure', withDelivery({
-    online: false,
-    queuePolicy: { offlineMaxEvents: 2, flush: { baseBackoffMs: 321, jitterRatio: 0, maxBackoffMs: 321 } },
-  }, function (rec) {
-    rec.api.script.experience.push({ status: 503 });
-    ['e1', 'e2', 'e3'].forEach(function (name, i) { __bridge.track({ event: name }, 't' + i); });
-    var drops = rec.ofType('offlineDrop', 'experience');
-    assert.equal(drops.length, 1);
-    assert.equal(drops[0].context.droppedCount, 1);
-    assert.equal(drops[0].context.maxEvents, 2);
-    assert.equal(drops[0].context.queuedEvents, 2);
-    assert.equal(drops[0].context.droppedEvents[0].event, 'e1');
-    assert.equal(__testHost.fetches.length, 0, 'nothing is sent offline');
+  jsTest('setOnline records the network in the state only: JavaScript sends nothing itself', withDelivery({ online: false }, function () {
+    __bridge.track({ event: 'a' }, 't1');
+    assert.deepEqual(result('t1').value, { accepted: true }, 'queued by the host (offline): accepted at once');
     __bridge.setOnline(true);
+    assert.equal(ns.bridgeShared.current.state.get().online, true);
     return drain().then(function () {
-      assert.deepEqual(eventsOf(requests('experience')[0]).map(function (e) { return e.event; }), ['e2', 'e3']);
-      assert.deepEqual(rec.ofType('flushFailure', 'experience')[0].context,
-        { consecutiveFailures: 1, queuedBatches: 1, queuedEvents: 2, retryDelayMs: 321 });
-    });
-  }));
-
-  jsTest('offline: 150 events keep the newest 100 (50 drops reported); going online sends them in one request, in order', withDelivery({ online: false }, function (rec) {
-    for (var i = 0; i < 150; i++) __bridge.track({ event: 'e' + i }, 't' + i);
-    var dropped = rec.ofType('offlineDrop').reduce(function (sum, e) { return sum + e.context.droppedCount; }, 0);
-    assert.equal(dropped, 50);
-    assert.equal(sizes().experience, 100);
-    for (var k = 0; k < 150; k++) assert.deepEqual(result('t' + k).value, { accepted: true });
-    __bridge.setOnline(true);
-    return drain().then(function () {
-      var sent = requests('experience');
-      assert.equal(sent.length, 1);
-      var names = eventsOf(sent[0]).map(function (e) { return e.event; });
-      assert.equal(names.length, 100);
-      assert.equal(names[0], 'e50');
-      assert.equal(names[99], 'e149');
-      assert.equal(sizes().experience, 0);
-    });
-  }));
-
-  jsTest('Q12: destroy() fires one forced Experience flush, even offline; Insights events are the host\'s', withDelivery({ online: false, defaults: { consent: true, profile: PF } }, function () {
-    __bridge.trackClick({ componentId: 'c', variantIndex: 0 }, 'c1');
-    __bridge.track({ event: 'e' }, 't1');
-    assert.equal(__testHost.insights.queued.length, 1, 'the click was handed to the host');
-    __bridge.destroy();
-    assert.equal(requests('experience').length, 1);
-    assert.deepEqual(eventsOf(requests('experience')[0]).map(function (e) { return e.event; }), ['e']);
-    assert.equal(__testHost.fetches.length, 1, 'JavaScript sends no Insights request');
-    assert.equal(__testHost.insights.purges, 0, 'destroy does not purge the host\'s Insights queue');
-    return drain().then(function () {
-      assert.equal(__testHost.fetches.length, 1, 'no follow-up after destroy');
-      assert.equal(__testHost.pendingTimers().length, 0, 'no timers after destroy');
-    });
-  }));
-
-  jsTest('Q18: initialize replaces the instance; the old queues report nothing afterwards', withDelivery({ online: false }, function (rec) {
-    rec.api.script.experience.push({ status: 500 });
-    __bridge.track({ event: 'old' }, 't1');
-    __bridge.initialize({ clientId: 'org-1', environment: 'main', defaults: { consent: true } });
-    assert.equal(requests('experience').length, 1, 'the old instance flushed on its way out');
-    return drain().then(function () {
-      assert.equal(rec.ofType('flushFailure').length, 0);
-      assert.equal(sizes().experience, 0);
+      assert.equal(__testHost.fetches.length, 0, 'the host flushes on reconnect, not JavaScript');
+      assert.equal(__testHost.experience.queued.length, 1);
+      __bridge.setOnline(false);
+      assert.equal(ns.bridgeShared.current.state.get().online, false);
     });
   }));
 
@@ -264,12 +220,10 @@
     assert.deepEqual(insights.profiles, [null], 'initialize told the host: no profile yet');
     __bridge.trackClick({ componentId: 'early-1', variantIndex: 0 }, 'c1');
     __bridge.trackClick({ componentId: 'early-2', variantIndex: 0 }, 'c2');
-    __bridge.flush('f0');
     return drain().then(function () {
       assert.deepEqual(insights.accepted.map(function (a) { return [a.event.componentId, a.profile]; }),
         [['early-1', null], ['early-2', null]], 'handed over while no profile exists (the host holds them)');
       assert.deepEqual(insights.profiles, [null], 'an unchanged profile is not told again');
-      assert.equal(result('f0').value, null);
       __bridge.track({ event: 'creates-profile' }, 't1');
       return drain();
     }).then(function () {
@@ -283,178 +237,108 @@
     });
   }));
 
-  jsTest('circuit breaker: opens after maxConsecutiveFailures, sends nothing while open, then recovers', withDelivery({
-    queuePolicy: { flush: FAST },
-  }, function (rec) {
-    rec.api.script.experience.push({ status: 500 }, { error: 'connection closed before the response was complete' });
-    __bridge.track({ event: 'a' }, 't1');
-    return drain().then(function () {
-      __testHost.advance(10);
-      return drain();
-    }).then(function () {
-      assert.equal(requests('experience').length, 2);
-      var open = rec.ofType('circuitOpen', 'experience');
-      assert.equal(open.length, 1);
-      assert.deepEqual(open[0].context, { consecutiveFailures: 2, queuedBatches: 1, queuedEvents: 1, retryDelayMs: 1000 });
-      __bridge.track({ event: 'b' }, 't2');
-      __bridge.flush('f1');
-      __testHost.advance(999);
-      return drain();
-    }).then(function () {
-      assert.equal(requests('experience').length, 2, 'nothing while the circuit is open');
-      assert.deepEqual(result('t2').value, { accepted: true });
-      __testHost.advance(1);
-      return drain();
-    }).then(function () {
-      var sent = requests('experience');
-      assert.equal(sent.length, 3);
-      assert.deepEqual(eventsOf(sent[2]).map(function (e) { return e.event; }), ['a', 'b']);
-      assert.deepEqual(rec.ofType('flushRecovered', 'experience')[0].context, { consecutiveFailures: 2 });
-    });
-  }));
-
-  jsTest('Experience: Retry-After on 429/503 is the minimum next delay (seconds and HTTP date)', withDelivery({
-    queuePolicy: { flush: { baseBackoffMs: 10, maxBackoffMs: 10, jitterRatio: 0 } },
-  }, function (rec) {
-    rec.api.script.experience.push(
-      { status: 429, headers: { 'Retry-After': '5' } },
-      { status: 503, headers: { 'Retry-After': new Date(__testHost.now() + 5000 + 8000).toUTCString() } });
-    __bridge.track({ event: 'a' }, 't1');
-    return drain().then(function () {
-      assert.equal(rec.ofType('flushFailure', 'experience')[0].context.retryDelayMs, 5000);
-      __testHost.advance(4999);
-      return drain();
-    }).then(function () {
-      assert.equal(requests('experience').length, 1);
-      __testHost.advance(1);
-      return drain();
-    }).then(function () {
-      assert.equal(requests('experience').length, 2);
-      assert.equal(rec.ofType('flushFailure', 'experience')[1].context.retryDelayMs, 8000, 'an HTTP date counts from now');
-      __testHost.advance(8000);
-      return drain();
-    }).then(function () {
-      assert.equal(requests('experience').length, 3);
-      assert.equal(sizes().experience, 0);
-    });
-  }));
-
-  jsTest('other 4xx: the batch is dropped and reported; the caller gets the refusal; later events flow', withDelivery({ logLevel: 'warn' }, function (rec) {
-    rec.api.script.experience.push({ status: 422 });
+  jsTest('other 4xx: the caller gets the refusal {status, reason, code}; failed api-error; later events flow', withDelivery({}, function (rec) {
+    rec.api.script.experience.push({ status: 422, body: { data: null, message: 'invalid', error: { code: 'ERR_INVALID_EVENT' } } });
     __bridge.track({ event: 'bad' }, 't1');
     return drain().then(function () {
+      assert.deepEqual(dispositions(), ['dropped']);
       var outcome = result('t1');
       assert.equal(outcome.ok, true);
-      assert.equal(outcome.value.accepted, true);
-      assert.equal(outcome.value.refused.status, 422);
-      assert.ok(/Experience API answered 422 Unprocessable Entity; the batch of 1 event\(s\) was dropped/.test(outcome.value.refused.reason), outcome.value.refused.reason);
-      var dropped = rec.ofType('batchDropped', 'experience');
-      assert.equal(dropped.length, 1);
-      assert.equal(dropped[0].context.status, 422);
-      assert.equal(dropped[0].context.droppedCount, 1);
-      assert.equal(dropped[0].context.droppedEvents[0].event, 'bad');
-      assert.ok(__testHost.logs.some(function (l) { return l.level === 'warn' && /was dropped/.test(l.message); }), 'logged reason');
-      assert.equal(sizes().experience, 0);
-      __bridge.track({ event: 'good' }, 't2');
+      assert.deepEqual(outcome.value, {
+        accepted: true,
+        refused: { status: 422, reason: __testHost.experience.answers[0].reason, code: 'ERR_INVALID_EVENT' },
+      }, 'the host\'s reason and the API\'s code');
+      assert.deepEqual(state().experienceRequestState, { status: 'failed', reason: 'api-error' });
+      rec.api.script.experience.push({ status: 400, body: 'not an envelope' });
+      __bridge.track({ event: 'bad-2' }, 't2');
       return drain();
     }).then(function () {
-      assert.equal(result('t2').value.accepted, true);
-      assert.equal(requests('experience').length, 2);
+      assert.deepEqual(result('t2').value.refused, { status: 400, reason: __testHost.experience.answers[1].reason }, 'no code without one');
+      __bridge.track({ event: 'good' }, 't3');
+      return drain();
+    }).then(function () {
+      assert.equal(result('t3').value.accepted, true);
+      assert.equal(result('t3').value.data.profile.id, 'p-new');
+      assert.deepEqual(state().experienceRequestState, { status: 'success' });
+      assert.equal(requests('experience').length, 3);
     });
   }));
 
-  jsTest('401/403/404 disable Experience delivery with a clear error instead of retrying', withDelivery({
+  jsTest('401/403/404 disable Experience delivery: the refusal is remembered and refuses later sends at once', withDelivery({
     defaults: { consent: true, profile: PF },
-    logLevel: 'error',
   }, function (rec) {
-    rec.api.script.experience.push({ status: 401 });
+    rec.api.script.experience.push({ status: 401, body: { data: null, message: 'no', error: { code: 'ERR_UNAUTHORIZED' } } });
     __bridge.track({ event: 'a' }, 't1');
     return drain().then(function () {
+      assert.deepEqual(dispositions(), ['disabled']);
       var outcome = result('t1');
       assert.equal(outcome.ok, true);
-      assert.equal(outcome.value.refused.status, 401);
-      assert.ok(/^Experience API delivery disabled: Experience API answered 401 Unauthorized \(check clientId, environment and the Experience base URL\)/.test(outcome.value.refused.reason), outcome.value.refused.reason);
-      var disabled = rec.ofType('deliveryDisabled');
-      assert.deepEqual(disabled.map(function (e) { return [e.queue, e.context.status]; }), [['experience', 401]]);
-      assert.ok(__testHost.logs.some(function (l) { return l.level === 'error' && /Experience API delivery disabled/.test(l.message); }));
+      assert.deepEqual(outcome.value, {
+        accepted: true, refused: { status: 401, reason: __testHost.experience.answers[0].reason, code: 'ERR_UNAUTHORIZED' },
+      });
       assert.deepEqual(state().experienceRequestState, { status: 'failed', reason: 'api-error' });
       __bridge.track({ event: 'b' }, 't2');
-      __bridge.flush('f1');
-      __testHost.advance(10 * 60 * 1000);
+      assert.equal(__testHost.experience.accepted.length, 2, 'handed over; the host answers -1');
       return drain();
     }).then(function () {
-      assert.equal(result('t2').value.refused.status, 401, 'later sends are refused at once');
-      assert.equal(result('f1').value, null);
+      assert.deepEqual(result('t2').value, result('t1').value, 'later sends are refused with the remembered refusal');
       assert.equal(requests('experience').length, 1, 'no further Experience requests');
-      assert.deepEqual(sizes(), { experience: 0 });
     });
   }));
 
-  jsTest('setOnline(true) cancels the scheduled retry and force-flushes Experience', withDelivery({
+  jsTest('consent(false) purges the host\'s Experience and Insights queues in the same call; a waiting sender is released', withDelivery({
     defaults: { consent: true, profile: PF },
-    queuePolicy: { flush: { baseBackoffMs: 60000, maxBackoffMs: 60000, jitterRatio: 0 } },
-  }, function (rec) {
-    rec.api.script.experience.push({ status: 500 });
+  }, function () {
     __bridge.track({ event: 'a' }, 't1');
+    assert.equal(__testHost.experience.queued[0].awaited, true, 'the sender waits for its flight');
+    __bridge.trackClick({ componentId: 'a', variantIndex: 0 }, 'c1');
+    assert.equal(__testHost.insights.queued.length, 1);
+    __bridge.consent(false);
+    assert.equal(__testHost.experience.purges, 1, '__nativeExperiencePurge in the same call');
+    assert.equal(__testHost.experience.queued.length, 0);
+    assert.equal(__testHost.insights.purges, 1, '__nativeInsightsPurge in the same call');
+    assert.equal(__testHost.insights.queued.length, 0);
     return drain().then(function () {
-      assert.equal(rec.ofType('flushFailure', 'experience').length, 1);
-      assert.equal(__testHost.pendingTimers().length, 1, 'the 60 s retry');
-      __bridge.setOnline(false);
-      var before = __testHost.fetches.length;
-      __bridge.setOnline(true);
-      var forced = __testHost.fetches.slice(before);
-      assert.equal(forced.length, 1, 'a forced flush despite the 60 s backoff');
-      assert.deepEqual(eventsOf(forced[0]).map(function (e) { return e.event; }), ['a']);
-      assert.equal(__testHost.pendingTimers().length, 0, 'the scheduled retry is cancelled');
-      return drain();
-    }).then(function () {
-      assert.deepEqual(sizes(), { experience: 0 });
-      assert.equal(rec.ofType('flushRecovered', 'experience').length, 1);
-    });
-  }));
-
-  jsTest('consent(false) purges the Experience queue (resetting its flush runtime) and the host\'s Insights queue', withDelivery({
-    defaults: { consent: true, profile: PF },
-    queuePolicy: { flush: FAST },
-  }, function (rec) {
-    rec.api.script.experience.push({ status: 500 }, { status: 500 });
-    __bridge.track({ event: 'a' }, 't1');
-    return drain().then(function () {
-      __testHost.advance(10);
-      return drain();
-    }).then(function () {
-      assert.equal(rec.ofType('circuitOpen', 'experience').length, 1);
-      __bridge.trackClick({ componentId: 'a', variantIndex: 0 }, 'c1');
-      assert.equal(__testHost.insights.queued.length, 1);
-      __bridge.consent(false);
-      assert.deepEqual(sizes(), { experience: 0 });
-      assert.equal(__testHost.insights.purges, 1, '__nativeInsightsPurge in the same call');
-      assert.equal(__testHost.insights.queued.length, 0);
-      assert.equal(__testHost.pendingTimers().length, 0, 'retry and circuit window gone');
+      assert.deepEqual(result('t1').value, { accepted: true }, 'the purge released its sender');
+      assert.equal(requests('experience').length, 0, 'the purged event never leaves');
       __bridge.consent(true);
       __bridge.track({ event: 'b' }, 't2');
       return drain();
     }).then(function () {
-      assert.equal(requests('experience').length, 3, 'sent at once: the circuit was reset');
-      assert.deepEqual(eventsOf(requests('experience')[2]).map(function (e) { return e.event; }), ['b']);
+      assert.equal(requests('experience').length, 1);
+      assert.deepEqual(eventsOf(requests('experience')[0]).map(function (e) { return e.event; }), ['b']);
       assert.equal(result('t2').value.accepted, true);
     });
   }));
 
-  jsTest('sticky views go to Experience first, then Insights; flush() before initialize fails', withDelivery({ defaults: { consent: true, profile: PF } }, function () {
+  jsTest('an answer that arrives after a purge ("stale") still applies a 2xx to the state', withDelivery({}, function (rec) {
+    rec.api.script.experience.push(function () {
+      __bridge.consent(false);
+      return { status: 200, body: envelope('p-late') };
+    });
+    __bridge.track({ event: 'a' }, 't1');
+    return drain().then(function () {
+      assert.deepEqual(dispositions(), ['stale']);
+      assert.deepEqual(__testHost.experience.answers[0].tickets, [], 'its sender was released by the purge');
+      assert.deepEqual(result('t1').value, { accepted: true });
+      assert.equal(state().profile.id, 'p-late', 'the answer updates the visitor\'s state');
+      assert.deepEqual(state().experienceRequestState, { status: 'success' });
+    });
+  }));
+
+  jsTest('sticky views go to Experience first, then Insights with the new profile', withDelivery({}, function () {
     __bridge.trackView({ componentId: 'c', viewId: 'v', variantIndex: 1, viewDurationMs: 1, sticky: true }, 'v1');
-    assert.equal(requests('experience').length, 1);
+    assert.equal(__testHost.experience.accepted.length, 1, 'handed to the host\'s Experience queue');
     assert.equal(__testHost.insights.accepted.length, 0, 'Insights waits for the Experience result');
     return drain().then(function () {
       var accepted = __testHost.insights.accepted;
       assert.equal(accepted.length, 1);
       assert.equal(accepted[0].event.type, 'component');
       assert.equal(accepted[0].event.viewId, 'v');
+      assert.equal(accepted[0].profile.id, 'p-new', 'after the Experience answer created the profile');
       assert.notEqual(accepted[0].event.messageId, eventsOf(requests('experience')[0])[0].messageId, 'its own messageId');
       assert.equal(result('v1').value.accepted, true);
-      __bridge.destroy();
-      __bridge.flush('f1');
-      assert.deepEqual(settled('f1'), [{ requestId: 'f1', ok: false, json: 'SDK not initialized. Call initialize() first.' }]);
+      assert.equal(result('v1').value.data.profile.id, 'p-new');
     });
   }));
 
@@ -476,50 +360,18 @@
     });
   }));
 
-  jsTest('A8 re-expressed (retries belong to the queue): 503 then 200 ⇒ 2 requests; 400 ⇒ 1 request, dropped; a failed fetch ⇒ retried', withDelivery({
-    queuePolicy: { flush: { baseBackoffMs: 10, maxBackoffMs: 10, jitterRatio: 0 } },
-  }, function (rec) {
-    rec.api.script.experience.push({ status: 503 });
+  jsTest('A6 through the bridge: ?locale= is the state locale; setLocale changes it; enabledFeatures shape the body', withDelivery({
+    locale: ' de_DE ', api: { enabledFeatures: ['location'] },
+  }, function () {
     __bridge.track({ event: 'a' }, 't1');
     return drain().then(function () {
-      __testHost.advance(10);
-      return drain();
-    }).then(function () {
-      assert.equal(requests('experience').length, 2);
-      assert.equal(rec.ofType('flushFailure').length, 1);
-      assert.deepEqual(state().experienceRequestState, { status: 'success' }, 'the second answer is applied');
-      rec.api.script.experience.push({ status: 400 });
+      assert.ok(/\/profiles\?locale=de-DE$/.test(requests('experience')[0].url), requests('experience')[0].url);
+      assert.deepEqual(JSON.parse(requests('experience')[0].body).options, { features: ['location'] });
+      __bridge.setLocale('fr_FR');
       __bridge.track({ event: 'b' }, 't2');
       return drain();
     }).then(function () {
-      __testHost.advance(60000);
-      return drain();
-    }).then(function () {
-      assert.equal(requests('experience').length, 3, 'a 400 is never retried');
-      assert.equal(result('t2').value.refused.status, 400);
-      assert.equal(rec.ofType('flushFailure').length, 1, 'and is no failure of the queue');
-      rec.api.script.experience.push({ error: 'connection closed before the response was complete' });
-      __bridge.track({ event: 'c' }, 't3');
-      return drain();
-    }).then(function () {
-      __testHost.advance(10);
-      return drain();
-    }).then(function () {
-      assert.equal(requests('experience').length, 5);
-      assert.deepEqual(eventsOf(requests('experience')[4]).map(function (e) { return e.event; }), ['c']);
-      assert.equal(sizes().experience, 0);
-    });
-  }));
-
-  jsTest('A6 through the bridge: ?locale= is the state locale; setLocale changes it', withDelivery({ locale: ' de_DE ' }, function () {
-    __bridge.track({ event: 'a' }, 't1');
-    return drain().then(function () {
-      assert.ok(/\?locale=de-DE$/.test(requests('experience')[0].url), requests('experience')[0].url);
-      if (typeof __bridge.setLocale === 'function') __bridge.setLocale('fr_FR');
-      __bridge.track({ event: 'b' }, 't2');
-      return drain();
-    }).then(function () {
-      if (typeof __bridge.setLocale === 'function') assert.ok(/\?locale=fr-FR$/.test(requests('experience')[1].url), requests('experience')[1].url);
+      assert.ok(/\/profiles\/p-new\?locale=fr-FR$/.test(requests('experience')[1].url), requests('experience')[1].url);
     });
   }));
 

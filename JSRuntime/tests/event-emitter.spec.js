@@ -1,6 +1,7 @@
-// tests/event-emitter.spec.js — the event pipeline of the stateful core. The Insights path is the
-// client's handoff to the host (bridge/insights-handoff.js) on the fake host's Insights queue
-// (fake-host.js __testHost.insights).
+// tests/event-emitter.spec.js — the event pipeline of the stateful core. Both paths are the
+// client's handoffs to the host: Experience (bridge/experience-handoff.js) on the fake host's
+// Experience queue (fake-host.js __testHost.experience, offline here: events stay queued) and
+// Insights (bridge/insights-handoff.js) on its Insights queue (__testHost.insights).
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -16,7 +17,7 @@
       allowedEventTypes: o.allowedEventTypes !== undefined ? o.allowedEventTypes : [],
       profile: o.profile,
     });
-    var experienceQueue = ns.createExperienceQueue();
+    var experienceQueue = ns.createExperienceHandoff({});
     var insightsQueue = ns.createInsightsHandoff({ getProfile: function () { return state.get().profile; } });
     var consent = ns.consent.createConsentController({
       state: state,
@@ -49,6 +50,11 @@
     return __testHost.insights.accepted.map(function (a) { return a.event; });
   }
 
+  // The events waiting in the host's Experience queue (parsed), in order.
+  function experienceEvents() {
+    return __testHost.experience.queued.map(function (q) { return q.event; });
+  }
+
   jsTest('C1: no allow-list, no consent: identify, page and screen are blocked', function () {
     var t = makeCore();
     return Promise.all([
@@ -60,7 +66,7 @@
       assert.deepEqual(t.blocked.map(function (b) { return b.method; }), ['identify', 'page', 'screen']);
       t.blocked.forEach(function (b) { assert.equal(b.reason, 'consent'); });
       assert.equal(t.emitted.length, 0);
-      assert.equal(t.experienceQueue.size(), 0);
+      assert.equal(__testHost.experience.accepted.length, 0, 'nothing handed to the host');
     });
   });
 
@@ -97,7 +103,7 @@
       assert.equal(t.blocked.length, 0);
       results.forEach(function (r) { assert.deepEqual(r, { accepted: true }); });
       assert.equal(insightsEvents().length, 2);
-      assert.equal(t.experienceQueue.size(), 0, 'non-sticky views go to Insights only');
+      assert.equal(__testHost.experience.accepted.length, 0, 'non-sticky views go to Insights only');
     });
   });
 
@@ -106,19 +112,20 @@
     t.core.identify({ userId: 'user-1' });
     t.consent.set({ events: true });
     t.core.identify({ userId: 'user-2' });
-    var queued = t.experienceQueue.peek();
+    var queued = experienceEvents();
     assert.equal(queued.length, 2);
     assert.equal(queued[0].context.gdpr.isConsentGiven, false);
     assert.equal(queued[1].context.gdpr.isConsentGiven, true);
     assert.equal(t.emitted[0].userId, 'user-1');
   });
 
-  jsTest('C7: withdrawing consent discards queued Experience events', function () {
+  jsTest('C7: withdrawing consent purges the host\'s Experience queue', function () {
     var t = makeCore({ consent: true });
     t.core.track({ event: 'queued-experience-event' });
-    assert.equal(t.experienceQueue.size(), 1);
+    assert.equal(__testHost.experience.queued.length, 1);
     t.consent.set({ events: false });
-    assert.equal(t.experienceQueue.size(), 0);
+    assert.equal(__testHost.experience.purges, 1, '__nativeExperiencePurge inside the consent call');
+    assert.equal(__testHost.experience.queued.length, 0);
   });
 
   jsTest('C8: withdrawing consent purges the host\'s Insights queue (held events too)', function () {
@@ -157,7 +164,7 @@
     t.state.set({ online: false });
     return result(t.core.page({})).then(function (r) {
       assert.deepEqual(r, { accepted: true });
-      assert.equal(t.experienceQueue.size(), 1);
+      assert.equal(__testHost.experience.queued.length, 1);
     });
   });
 
@@ -165,7 +172,7 @@
     var t = makeCore();
     return result(t.core.screen({ name: 'Home', properties: {}, screen: { name: 'Home' } })).then(function (r) {
       assert.deepEqual(r, { accepted: false });
-      assert.equal(t.experienceQueue.size(), 0);
+      assert.equal(__testHost.experience.accepted.length, 0);
       assert.equal(t.emitted.length, 0);
     });
   });
@@ -184,10 +191,10 @@
     var t = makeCore({ consent: true, profile: PF });
     var r = t.core.trackView({ componentId: 'c', viewId: 'v', viewDurationMs: 1, sticky: true });
     assert.deepEqual(r, { accepted: true });
-    assert.equal(t.experienceQueue.size(), 1);
+    assert.equal(__testHost.experience.queued.length, 1);
     assert.equal(t.emitted.length, 2);
     assert.notEqual(t.emitted[0].messageId, t.emitted[1].messageId);
-    assert.equal(t.experienceQueue.peek()[0].messageId, t.emitted[0].messageId);
+    assert.deepEqual(experienceEvents(), [t.emitted[0]], 'the first view reached the host\'s Experience queue');
     assert.deepEqual(insightsEvents(), [t.emitted[1]], 'the second view reached the host');
   });
 
@@ -223,7 +230,7 @@
     var t = makeCore({ consent: true });
     return assert.rejects(t.core.track({ properties: {} }), /"event" must be a string/).then(function () {
       assert.equal(t.emitted.length, 0);
-      assert.equal(t.experienceQueue.size(), 0);
+      assert.equal(__testHost.experience.accepted.length, 0);
     });
   });
 
@@ -255,6 +262,19 @@
     });
   });
 
+  jsTest('an Experience path that throws (the host could not store the event) rejects; nothing is published', function () {
+    var t = makeCore({ consent: true, profile: PF });
+    __testHost.experience.failAccept = 'store failed';
+    return Promise.all([
+      assert.rejects(t.core.track({ event: 'e' }), /^store failed$/),
+      assert.rejects(t.core.trackView({ componentId: 'c', viewId: 'v', viewDurationMs: 1, sticky: true }), /^store failed$/),
+    ]).then(function () {
+      assert.equal(t.emitted.length, 0);
+      assert.equal(__testHost.experience.accepted.length, 0);
+      assert.equal(__testHost.insights.accepted.length, 0, 'the sticky view does not reach Insights');
+    });
+  });
+
   jsTest('E10: views with a live context publish `optimization`; queued payloads never have it', function () {
     var t = makeCore({ consent: true, profile: PF });
     var resolved = ns.resolver.resolveOptimizedEntry(fx.optimizedEntry(), fx.selectedOptimizations());
@@ -271,7 +291,7 @@
       assert.equal(event.optimization.resolvedEntry.sys.id, fx.ids.EU_VARIANT);
       assert.equal(event.optimization.selectedOptimization.experienceId, fx.ids.EU);
     });
-    var queued = t.experienceQueue.peek().concat(insightsEvents());
+    var queued = experienceEvents().concat(insightsEvents());
     assert.equal(queued.length, 2);
     queued.forEach(function (event) {
       assert.equal('optimization' in event, false);
@@ -298,7 +318,7 @@
       var core = ns.createEventEmitter({
         consent: ns.consent.createConsentController({ state: state }),
         builder: ns.createEventBuilder(),
-        experienceQueue: ns.createExperienceQueue(),
+        experienceQueue: ns.createExperienceHandoff({}),
         insightsQueue: ns.createInsightsHandoff({}),
         onEmitted: function () { throw new Error('emit boom'); },
         onBlocked: function () { throw new Error('block boom'); },

@@ -27,14 +27,33 @@
 //                                        count). When `failAccept` is a string, accept throws an
 //                                        Error with that message (a durable store that failed) and
 //                                        records nothing.
-// __testHost: logs, fetches, cancelledFetches, settled, insights, now(), advance(ms) (moves the clock, firing due timers in
+//   __nativeExperienceAccept(eventJSON, profileId | null) / __nativeExperiencePurge()
+//                                        a fake of the Swift host's Experience queue
+//                                        (bridge/experience-handoff.js), recorded in
+//                                        __testHost.experience: `accepted` ([{event (parsed),
+//                                        profileId}], every event handed over), `queued` ([{ticket,
+//                                        event, profileId, awaited}], the events waiting), `answers`
+//                                        (every report passed to __bridge.experienceAnswered,
+//                                        parsed) and `purges` (a count). Accept queues the event
+//                                        under a fresh ticket and answers it when `online` is true
+//                                        (the sender waits; one flight is scheduled on a microtask),
+//                                        0 when offline, -1 once a flight disabled delivery. When
+//                                        `acceptAnswer` is not null, accept records the event, queues
+//                                        nothing and answers `acceptAnswer` (a function: its result
+//                                        for (event, profileId)). When `failAccept` is a string, accept
+//                                        throws an Error with that message and records nothing. Purge
+//                                        empties `queued` and answers the JSON array of its awaited
+//                                        tickets. No backoff, circuit, cap or outbox: those are Swift's.
+// __testHost: logs, fetches, cancelledFetches, settled, insights, experience, now(), advance(ms) (moves the clock, firing due timers in
 // time order — equal times in scheduling order — through __timerFired, including timers that
 // callbacks schedule within the window), pendingTimers() (sorted [{id, due}]), respondToFetch,
-// fetchHandler, reset() (clock, timers, logs, fetches, settled, insights, uuid counter, handler), and for
-// the delivery specs: fetchesTo(api) (the fetches to "experience" — a /profiles URL — or to
+// fetchHandler, reset() (clock, timers, logs, fetches, settled, insights, experience, uuid counter, handler), and for
+// the delivery specs: fetchesTo(api) (the recorded requests — fetches and the fake Experience
+// deliveries' requests — to "experience" — a /profiles URL — or to
 // anything else, e.g. "insights": JavaScript sends no Insights request, the specs check none
-// leaves), eventsOf(fetch) (the events of an Experience `{events}` body) and drainJobs() (a promise
-// that lets every pending promise job, fetch replies included, run); for the service specs:
+// leaves), eventsOf(fetch) (the events of an Experience `{events}` body), drainJobs() (a promise
+// that lets every pending promise job, fetch replies and scheduled flights included, run) and
+// runExperienceFlight() (one flight of the fake Experience queue, below); for the service specs:
 // deliverExperience(answer, interpret) (the host's side of a pending Experience call, below).
 (function () {
   'use strict';
@@ -52,12 +71,21 @@
     _sequence: 0,
     _uuidCounter: 0,
     insights: null,
+    experience: null,
   };
 
   function freshInsights() {
     return { accepted: [], queued: [], profiles: [], purges: 0, failAccept: null };
   }
   testHost.insights = freshInsights();
+
+  function freshExperience() {
+    return {
+      accepted: [], queued: [], answers: [], purges: 0, online: false, acceptAnswer: null, failAccept: null,
+      disabled: false, lastTicket: 0, flightScheduled: false,
+    };
+  }
+  testHost.experience = freshExperience();
 
   testHost.now = function () {
     return testHost._clock;
@@ -107,22 +135,91 @@
     return JSON.parse(request.body).events;
   };
 
-  // The Swift service host's Experience delivery, faked: a service call's answer that carries
-  // an `experienceRequest` has it "sent" (appended to `fetches` as {url, method, headers, body,
-  // requestId: "experience-<n>"}, answered by `fetchHandler` like a fetch: {status, headers,
-  // body (a string, or an object sent as JSON)}, {error} a transport failure, no handler or no
-  // reply the budget running out) and the answer handed to `interpret(context, status, headers,
-  // bodyText, failure)`, whose result it returns. Any other answer is returned as it is.
-  testHost.deliverExperience = function (answer, interpret) {
-    if (answer === null || typeof answer !== 'object' || answer.experienceRequest === undefined) return answer;
-    var sent = answer.experienceRequest;
+  function bodyText(body) {
+    return typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body);
+  }
+
+  // A built Experience request {url, method, headers, body} "sent" the way a Swift host sends it:
+  // appended to `fetches` (requestId "experience-<n>") and answered by `fetchHandler` like a
+  // fetch: {status, headers, body (a string, or an object sent as JSON)}, {error} (or a throw) a
+  // transport failure. Returns the handler's reply, undefined when there is none.
+  function sendExperience(sent) {
     var request = { url: sent.url, method: sent.method, headers: sent.headers, body: sent.body, requestId: 'experience-' + (testHost.fetches.length + 1) };
     testHost.fetches.push(request);
-    var reply = typeof testHost.fetchHandler === 'function' ? testHost.fetchHandler(request) : undefined;
-    if (reply === undefined || reply === null) return interpret(answer.context, 0, null, '', 'timeout');
+    if (typeof testHost.fetchHandler !== 'function') return undefined;
+    try {
+      var reply = testHost.fetchHandler(request);
+      return reply === null ? undefined : reply;
+    } catch (error) {
+      return { error: String(error && error.message ? error.message : error) };
+    }
+  }
+
+  // The Swift service host's Experience delivery, faked: a service call's answer that carries
+  // an `experienceRequest` has it sent (sendExperience; no reply is the budget running out) and
+  // the answer handed to `interpret(context, status, headers, bodyText, failure)`, whose result
+  // it returns. Any other answer is returned as it is.
+  testHost.deliverExperience = function (answer, interpret) {
+    if (answer === null || typeof answer !== 'object' || answer.experienceRequest === undefined) return answer;
+    var reply = sendExperience(answer.experienceRequest);
+    if (reply === undefined) return interpret(answer.context, 0, null, '', 'timeout');
     if (reply.error !== undefined) return interpret(answer.context, 0, null, String(reply.error), 'transport');
-    var body = typeof reply.body === 'string' ? reply.body : reply.body === undefined ? '' : JSON.stringify(reply.body);
-    return interpret(answer.context, reply.status, reply.headers || {}, body, null);
+    return interpret(answer.context, reply.status, reply.headers || {}, bodyText(reply.body), null);
+  };
+
+  // The Swift client host's Experience queue (ExperienceQueue), faked: one flight carrying every
+  // queued event, as the host runs it: `__bridge.experienceRequest(events)`, the request sent
+  // (sendExperience; no reply is a timeout), the answer classified by status (2xx delivered;
+  // 401/403/404 disabled: every queued event discarded, every waiting sender settled, later
+  // accepts refused; other 4xx but 408/429 dropped; anything else, or no answer, retrying: the
+  // events stay queued for the test's next flight), delivered and dropped events removed, and the
+  // report handed to `__bridge.experienceAnswered` with the tickets of the flight's waiting
+  // senders ("stale", no tickets, when a purge happened meanwhile, e.g. inside fetchHandler).
+  // Returns the report; null when nothing is queued or delivery is disabled.
+  testHost.runExperienceFlight = function () {
+    var experience = testHost.experience;
+    if (experience.queued.length === 0 || experience.disabled) return null;
+    var flight = experience.queued.slice();
+    var purges = experience.purges;
+    var built = null;
+    try {
+      built = JSON.parse(globalThis.__bridge.experienceRequest(JSON.stringify(flight.map(function (queued) { return queued.event; }))));
+    } catch (error) {
+      built = null;
+    }
+    var reply = built === null ? { error: 'the request could not be built' } : sendExperience(built);
+    if (reply === undefined) reply = { error: 'request timed out (no fetchHandler reply)' };
+    var failure = reply.error !== undefined ? String(reply.error) : undefined;
+    var status = failure !== undefined ? 0 : reply.status === undefined ? 200 : reply.status;
+    var disposition = purges !== experience.purges ? 'stale'
+      : failure !== undefined ? 'retrying'
+        : status >= 200 && status <= 299 ? 'delivered'
+          : status === 401 || status === 403 || status === 404 ? 'disabled'
+            : status >= 400 && status <= 499 && status !== 408 && status !== 429 ? 'dropped' : 'retrying';
+    var settled = disposition === 'disabled' ? experience.queued : disposition === 'stale' ? [] : flight;
+    var tickets = settled.filter(function (queued) { return queued.awaited; }).map(function (queued) {
+      queued.awaited = false;
+      return queued.ticket;
+    });
+    if (disposition === 'disabled') {
+      experience.disabled = true;
+      experience.queued = [];
+    } else if (disposition === 'delivered' || disposition === 'dropped') {
+      experience.queued = experience.queued.filter(function (queued) { return flight.indexOf(queued) === -1; });
+    }
+    var answer = {
+      disposition: disposition, tickets: tickets, status: status,
+      reason: disposition === 'delivered' || disposition === 'stale' ? ''
+        : failure !== undefined ? 'Experience API request failed: ' + failure : 'Experience API answered ' + status,
+    };
+    if (failure !== undefined) answer.failure = failure;
+    else {
+      answer.headers = reply.headers || {};
+      answer.body = bodyText(reply.body);
+    }
+    experience.answers.push(answer);
+    globalThis.__bridge.experienceAnswered(JSON.stringify(answer));
+    return answer;
   };
 
   testHost.drainJobs = function () {
@@ -146,6 +243,7 @@
     testHost._sequence = 0;
     testHost._uuidCounter = 0;
     testHost.insights = freshInsights();
+    testHost.experience = freshExperience();
   };
 
   // The host's side of an async bridge function that returns its outcome (`[ok, value,
@@ -245,6 +343,38 @@
     globalThis.__nativeInsightsPurge = function () {
       testHost.insights.purges += 1;
       testHost.insights.queued = [];
+    };
+
+    // The Swift host's Experience queue (bridge/experience-handoff.js), faked: flights run through
+    // runExperienceFlight, one scheduled on a microtask per accept while online.
+    globalThis.__nativeExperienceAccept = function (eventJSON, profileId) {
+      var experience = testHost.experience;
+      if (typeof experience.failAccept === 'string') throw new Error(experience.failAccept);
+      var event = JSON.parse(eventJSON);
+      experience.accepted.push({ event: event, profileId: profileId });
+      if (experience.acceptAnswer !== null) {
+        return typeof experience.acceptAnswer === 'function' ? experience.acceptAnswer(event, profileId) : experience.acceptAnswer;
+      }
+      if (experience.disabled) return -1;
+      experience.lastTicket += 1;
+      experience.queued.push({ ticket: experience.lastTicket, event: event, profileId: profileId, awaited: experience.online });
+      if (!experience.online) return 0;
+      if (!experience.flightScheduled) {
+        experience.flightScheduled = true;
+        Promise.resolve().then(function () {
+          experience.flightScheduled = false;
+          if (testHost.experience === experience) testHost.runExperienceFlight();
+        });
+      }
+      return experience.lastTicket;
+    };
+
+    globalThis.__nativeExperiencePurge = function () {
+      var experience = testHost.experience;
+      var released = experience.queued.filter(function (queued) { return queued.awaited; }).map(function (queued) { return queued.ticket; });
+      experience.purges += 1;
+      experience.queued = [];
+      return JSON.stringify(released);
     };
   }
 

@@ -129,8 +129,10 @@
     },
   };
 
-  // Every test starts OFFLINE (the bridge's carried `online`), so no Experience request leaves
-  // unless a test goes online itself (delivery tests do, with __testHost.fetchHandler set).
+  // Every test starts OFFLINE (the bridge's carried `online`; the fake host's Experience queue,
+  // reset with __testHost, starts offline too), so no Experience request leaves unless a test
+  // goes online itself (delivery tests set __testHost.experience.online, with
+  // __testHost.fetchHandler set).
   function startOffline() {
     if (globalThis.__bridge && typeof globalThis.__bridge.setOnline === 'function') globalThis.__bridge.setOnline(false);
   }

@@ -144,6 +144,10 @@ public final class OptimizationClient: Sendable {
             url: config.insightsEventsURL, policy: DeliveryPolicy(config.queuePolicy), transport: transport, clock: environment.clock,
             outbox: outbox?.outbox, logger: environment.logger, onQueueEvent: { queueEvents.deliver($0) })
         insights.setOnline(isOnline.withLock { $0 })
+        let experience = ExperienceQueue(
+            policy: DeliveryPolicy(config.queuePolicy), transport: transport, clock: environment.clock, outbox: outbox?.outbox,
+            logger: environment.logger, onQueueEvent: { queueEvents.deliver($0) })
+        experience.setOnline(isOnline.withLock { $0 })
         let newRuntime: OptimizationRuntime
         do {
             newRuntime = try OptimizationRuntime(
@@ -154,8 +158,11 @@ public final class OptimizationClient: Sendable {
                     persistence?.stateChanged(state)
                     states.yield(state)
                 },
-                persistence: persistence, outbox: outbox, insights: InsightsLink(queue: insights), ownedTransport: ownedTransport)
+                persistence: persistence, outbox: outbox, insights: InsightsLink(queue: insights),
+                experience: ExperienceLink(queue: experience, logger: environment.logger), ownedTransport: ownedTransport)
         } catch {
+            insights.close()
+            experience.close()
             outbox?.close()
             if let ownedTransport { Task { try? await ownedTransport.shutdown() } }
             throw error
@@ -164,7 +171,7 @@ public final class OptimizationClient: Sendable {
         if !isOnline.withLock({ $0 }) {
             _ = try? newRuntime.engine.call(BridgeContract.Visitor.setOnline, .bool(false))
         }
-        if let outbox { Self.resumeBacklog(of: outbox, insights: insights, on: newRuntime.engine, logger: environment.logger) }
+        if let outbox { Self.resumeBacklog(of: outbox, insights: insights, experience: experience, logger: environment.logger) }
         runtime.withLock { $0 = newRuntime }
     }
 
@@ -183,26 +190,19 @@ public final class OptimizationClient: Sendable {
         queueEventBroadcaster.finishAll()
     }
 
-    /// Fills the queue windows (the Insights queue's and the engine's Experience queue's) from
-    /// the stored backlog (a restart), flushes what it loaded, and starts applying the outbox's
-    /// own drops to them.
-    private static func resumeBacklog(of link: OutboxLink, insights: InsightsQueue, on engine: JavaScriptEngine, logger: Logger) {
-        var loaded = insights.resume()
-        do {
-            loaded += try engine.call(BridgeContract.Visitor.resumeBacklog).numberValue.flatMap { Int(clampingJavaScriptNumber: $0) } ?? 0
-        } catch {
-            logger.error("recovered outbox events could not be queued; they stay on disk", metadata: ["error": "\(error)"])
-        }
+    /// Fills the queue windows (Insights and Experience) from the stored backlog (a restart),
+    /// flushes what they loaded, and starts applying the outbox's own drops to them.
+    private static func resumeBacklog(of link: OutboxLink, insights: InsightsQueue, experience: ExperienceQueue, logger: Logger) {
+        let loaded = insights.resume() + experience.resume()
         if loaded > 0 {
             logger.info("queued the events recovered from the outbox", metadata: ["loaded": "\(loaded)", "stored": "\(link.outbox.count)"])
         }
         if insights.count > 0 { insights.startFlushIfAllowed() }
         link.forwardDrops { queue, ids, reason in
-            if queue == .insights {
-                let messageIds = (try? JSONValue(jsonText: ids).arrayValue)?.compactMap(\.stringValue) ?? []
-                insights.removeMessages(messageIds, reason: reason)
-            } else {
-                try engine.call(BridgeContract.Visitor.removeQueuedEvents, .string(queue.rawValue), .json(ids), .string(reason))
+            let messageIds = (try? JSONValue(jsonText: ids).arrayValue)?.compactMap(\.stringValue) ?? []
+            switch queue {
+            case .insights: insights.removeMessages(messageIds, reason: reason)
+            case .experience: experience.removeMessages(messageIds, reason: reason)
             }
         }
     }

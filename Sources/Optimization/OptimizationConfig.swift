@@ -148,7 +148,6 @@ public struct OptimizationConfig: Sendable, Equatable {
         object["allowedEventTypes"] = .array((allowedEventTypes ?? OptimizationClient.defaultAllowedEventTypes).map(JSONValue.string))
         if let defaults { object["defaults"] = defaults.bridgeValue }
         if let api = api?.bridgeValue { object["api"] = api }
-        if let queuePolicy = queuePolicy?.bridgeValue { object["queuePolicy"] = queuePolicy }
         return .object(object)
     }
 }

@@ -26,16 +26,21 @@ public struct DeliveryPolicy: Sendable, Equatable {
     /// (beyond it the oldest events not in flight are dropped); with one it is the window of the
     /// stored backlog held in memory (nothing is dropped for room). Default 1,000.
     public var insightsMaxEvents: Int
+    /// The most Experience events a client's queue holds in memory: a cap without a durable
+    /// outbox (beyond it the oldest events not in flight are dropped, `offlineDrop`), the window
+    /// of the stored backlog with one. Default 100 (``QueuePolicy/offlineMaxEvents``).
+    public var experienceMaxEvents: Int
 
     /// The defaults.
     public static let standard = DeliveryPolicy(
         flushInterval: .seconds(30), baseBackoff: .milliseconds(500), maxBackoff: .seconds(30), jitterRatio: 0.2,
-        maxConsecutiveFailures: 8, circuitOpenDuration: .seconds(120), flushThreshold: 25, insightsMaxEvents: 1_000)
+        maxConsecutiveFailures: 8, circuitOpenDuration: .seconds(120), flushThreshold: 25, insightsMaxEvents: 1_000,
+        experienceMaxEvents: 100)
 
     /// Creates a policy from explicit numbers, normalised as the type describes.
     public init(
         flushInterval: Duration, baseBackoff: Duration, maxBackoff: Duration, jitterRatio: Double, maxConsecutiveFailures: Int,
-        circuitOpenDuration: Duration, flushThreshold: Int, insightsMaxEvents: Int
+        circuitOpenDuration: Duration, flushThreshold: Int, insightsMaxEvents: Int, experienceMaxEvents: Int = 100
     ) {
         func atLeastOneMillisecond(_ value: Duration, _ fallback: Duration) -> Duration {
             value.inMilliseconds >= 1 ? .milliseconds(value.wholeMilliseconds) : fallback
@@ -48,6 +53,7 @@ public struct DeliveryPolicy: Sendable, Equatable {
         self.circuitOpenDuration = atLeastOneMillisecond(circuitOpenDuration, .seconds(120))
         self.flushThreshold = max(1, flushThreshold)
         self.insightsMaxEvents = max(1, insightsMaxEvents)
+        self.experienceMaxEvents = max(1, experienceMaxEvents)
     }
 
     /// The policy of a user's ``QueuePolicy``.
@@ -65,7 +71,8 @@ public struct DeliveryPolicy: Sendable, Equatable {
             maxConsecutiveFailures: flush?.maxConsecutiveFailures ?? standard.maxConsecutiveFailures,
             circuitOpenDuration: flush?.circuitOpenDuration ?? standard.circuitOpenDuration,
             flushThreshold: standard.flushThreshold,
-            insightsMaxEvents: insightsMaxEvents ?? standard.insightsMaxEvents)
+            insightsMaxEvents: insightsMaxEvents ?? standard.insightsMaxEvents,
+            experienceMaxEvents: policy?.offlineMaxEvents.flatMap { $0 >= 1 ? $0 : nil } ?? standard.experienceMaxEvents)
     }
 
     /// The backoff after `consecutiveFailures` failures (at least 1), in milliseconds:

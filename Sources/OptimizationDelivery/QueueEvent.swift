@@ -49,14 +49,4 @@ public struct QueueEvent: Sendable, Equatable {
         self.context = context
         self.timestamp = timestamp
     }
-
-    /// Reads the bridge's `{"type", "queue", "timestamp", "context"}`; nil for an unknown type.
-    package init?(bridgeValue value: JSONValue) {
-        guard let typeName = value["type"]?.stringValue, let type = QueueEventType(rawValue: typeName) else { return nil }
-        self.init(
-            type: type,
-            queue: value["queue"]?.stringValue.flatMap(Queue.init(rawValue:)) ?? .experience,
-            context: value["context"] ?? .object([:]),
-            timestamp: value["timestamp"]?.doubleValue ?? 0)
-    }
 }

@@ -41,30 +41,15 @@ public struct QueueFlushPolicy: Sendable, Equatable {
         self.maxConsecutiveFailures = maxConsecutiveFailures
         self.circuitOpenDuration = circuitOpenDuration
     }
-
-    /// The bridge's `queuePolicy.flush` object, or nil when no field is set.
-    package var bridgeValue: JSONValue? {
-        var object: OrderedDictionary<String, JSONValue> = [:]
-        func put(_ key: String, _ value: Int?) {
-            if let value { object[key] = .number(JSONNumber(value)) }
-        }
-        put("flushIntervalMs", flushInterval?.wholeMilliseconds)
-        put("baseBackoffMs", baseBackoff?.wholeMilliseconds)
-        put("maxBackoffMs", maxBackoff?.wholeMilliseconds)
-        if let jitterRatio, let number = JSONNumber(jitterRatio) { object["jitterRatio"] = .number(number) }
-        put("maxConsecutiveFailures", maxConsecutiveFailures)
-        put("circuitOpenMs", circuitOpenDuration?.wholeMilliseconds)
-        return object.isEmpty ? nil : .object(object)
-    }
 }
 
 /// Delivery queue settings and callbacks. Part of `OptimizationConfig`.
 ///
-/// The callbacks receive the same ``QueueEvent``s as `OptimizationClient/queueEvents`. They run
-/// synchronously on the thread that is inside the engine, while the engine's lock is held: keep
-/// them short and never call back into the client from them (hand work to a task instead).
-/// Callbacks are never sent to the shared core, and they do not take part in `==` (two policies
-/// with the same numbers are equal).
+/// The numbers are read by the Swift delivery queues (``DeliveryPolicy``), never by the shared
+/// core. The callbacks receive the same ``QueueEvent``s as `OptimizationClient/queueEvents`. They
+/// run synchronously on the thread of the queue that reports (a caller's, a timer's or a
+/// request's): keep them short and never call back into the client from them (hand work to a
+/// task instead). They do not take part in `==` (two policies with the same numbers are equal).
 public struct QueuePolicy: Sendable, Equatable {
     /// Retry, backoff and circuit settings (both queues).
     public var flush: QueueFlushPolicy?
@@ -87,7 +72,7 @@ public struct QueuePolicy: Sendable, Equatable {
     public var onDeliveryDisabled: (@Sendable (QueueEvent) -> Void)?
 
     /// Creates a queue policy; every argument defaults to nil (the default, or no callback). The
-    /// callbacks run synchronously while the engine's lock is held (see ``QueuePolicy``).
+    /// callbacks run synchronously on the reporting queue's thread (see ``QueuePolicy``).
     /// - Parameters:
     ///   - flush: retry, backoff and circuit settings of both queues.
     ///   - offlineMaxEvents: capacity of the Experience queue in memory; nil uses 100.
@@ -128,13 +113,5 @@ public struct QueuePolicy: Sendable, Equatable {
         case .batchDropped: return onBatchDropped
         case .deliveryDisabled: return onDeliveryDisabled
         }
-    }
-
-    /// The bridge's `queuePolicy` object (no callbacks), or nil when nothing is set.
-    package var bridgeValue: JSONValue? {
-        var object: OrderedDictionary<String, JSONValue> = [:]
-        if let offlineMaxEvents { object["offlineMaxEvents"] = .number(JSONNumber(offlineMaxEvents)) }
-        if let flush = flush?.bridgeValue { object["flush"] = flush }
-        return object.isEmpty ? nil : .object(object)
     }
 }

@@ -28,7 +28,7 @@ package final class BridgeChannel: Sendable {
     package let blockedEvents: EventBroadcaster<BlockedEvent>
     /// Flag subscriptions (`__nativeOnFlagValueChanged`); finished on ``close()``.
     package let flags = FlagObservers()
-    /// Delivery queue reports (`__nativeOnQueueEvent`).
+    /// Where the delivery queues' reports go (the client's Swift queues report through it).
     package let queueEvents: QueueEventRelay
     /// The state's selections, prepared for resolutions without explicit selections.
     package let selections = CurrentSelections()
@@ -94,7 +94,6 @@ package final class BridgeChannel: Sendable {
     package func install(on engine: JavaScriptEngine) throws {
         logger.withLock { $0 = engine.configuration.logger }
         try flags.install(on: engine)
-        try queueEvents.install(on: engine)
         try engine.register(BridgeContract.Native.settle) { [self] arguments in
             settle(arguments)
             return .undefined

@@ -61,10 +61,13 @@ package enum BridgeContract {
         package static let consent = BridgeFunction("__bridge", "consent", arity: 1)
         package static let hasConsent = BridgeFunction("__bridge", "hasConsent", arity: 1)
         package static let setOnline = BridgeFunction("__bridge", "setOnline", arity: 1)
-        package static let flush = BridgeFunction("__bridge", "flush", arity: 2)
-        package static let queueSizes = BridgeFunction("__bridge", "queueSizes", arity: 0)
-        package static let resumeBacklog = BridgeFunction("__bridge", "resumeBacklog", arity: 0)
-        package static let removeQueuedEvents = BridgeFunction("__bridge", "removeQueuedEvents", arity: 3)
+        /// The upsert carrying the queued Experience events: `(eventsJSON)` → JSON text
+        /// `{url, method, headers, body}`.
+        package static let experienceRequest = BridgeFunction("__bridge", "experienceRequest", arity: 1)
+        /// A finished Experience flight: `(answerJSON)` (``ExperienceLink``).
+        package static let experienceAnswered = BridgeFunction("__bridge", "experienceAnswered", arity: 1)
+        /// Experience senders that stop waiting: `(ticketsJSON)`.
+        package static let releaseExperienceWaiters = BridgeFunction("__bridge", "releaseExperienceWaiters", arity: 1)
         package static let getFlag = BridgeFunction("__bridge", "getFlag", arity: 1)
         package static let observeFlag = BridgeFunction("__bridge", "observeFlag", arity: 2)
         package static let unobserveFlag = BridgeFunction("__bridge", "unobserveFlag", arity: 1)
@@ -91,8 +94,8 @@ package enum BridgeContract {
         /// Every `__bridge` function: the event calls (``EventMethod``) and the others.
         package static let all: [BridgeFunction] = EventMethod.allCases.map(function(for:)) + [
             initialize, destroy, getState, resolveOptimizedEntry, prepareEntry, prepareSelections, adoptEntry,
-            adoptSelections, resolvePrepared, registerDeferred, trackCurrentScreen, consent, hasConsent, setOnline, flush,
-            queueSizes, resumeBacklog, removeQueuedEvents, getFlag, observeFlag, unobserveFlag, getMergeTagValue,
+            adoptSelections, resolvePrepared, registerDeferred, trackCurrentScreen, consent, hasConsent, setOnline,
+            experienceRequest, experienceAnswered, releaseExperienceWaiters, getFlag, observeFlag, unobserveFlag, getMergeTagValue,
             getProfile, setLocale, reset, overrideAudience, overrideVariant, resetVariantOverride, resetAudienceOverride,
             resetAllOverrides, setPreviewPanelOpen, loadDefinitions, getPreviewState, parseExperienceAnswer,
         ]
@@ -150,19 +153,16 @@ package enum BridgeContract {
         package static let onEventBlocked = NativeCallback("__nativeOnEventBlocked")
         /// The visitor's state changed: `(stateJSON)`.
         package static let onStateChange = NativeCallback("__nativeOnStateChange")
-        /// A delivery queue event (drop, failure, circuit, recovery): `(eventJSON)`.
-        package static let onQueueEvent = NativeCallback("__nativeOnQueueEvent")
         /// An observed flag's value changed: `(observerId, valueJSON)`.
         package static let onFlagValueChanged = NativeCallback("__nativeOnFlagValueChanged")
         /// Preview overrides changed: `(previewStateJSON)`. Optional; this host reads the preview
         /// state on demand instead.
         package static let onOverridesChanged = NativeCallback("__nativeOnOverridesChanged", installed: false)
-        /// Stores an accepted event in the durable outbox before the call returns.
-        package static let outboxAppend = NativeCallback("__nativeOutboxAppend")
-        /// Reads a window of the durable backlog of one queue.
-        package static let outboxLoad = NativeCallback("__nativeOutboxLoad")
-        /// Acknowledges delivered or dropped events by message id.
-        package static let outboxRemoved = NativeCallback("__nativeOutboxRemoved")
+        /// Hands a client's built Experience event to the host's queue: `(eventJSON, profileId |
+        /// null)` → a ticket, 0 or -1, or JSON `{ticket, released}` (``ExperienceLink``).
+        package static let experienceAccept = NativeCallback("__nativeExperienceAccept")
+        /// Discards every queued Experience event (consent withdrawn) → JSON array of released tickets.
+        package static let experiencePurge = NativeCallback("__nativeExperiencePurge")
         /// Erases every stored event (consent withdrawn).
         package static let outboxPurge = NativeCallback("__nativeOutboxPurge")
         /// Hands a client's built Insights event to the host's queue: `(eventJSON)` → queue size.
@@ -175,8 +175,8 @@ package enum BridgeContract {
         /// The engine's own callbacks, followed by the host bindings every
         /// ``JavaScriptEngine`` installs (logging, clock, timers, UUIDs, fetch).
         package static let all: [NativeCallback] = [
-            settle, onEventEmitted, onEventBlocked, onStateChange, onQueueEvent, onFlagValueChanged, onOverridesChanged,
-            outboxAppend, outboxLoad, outboxRemoved, outboxPurge, insightsAccept, insightsProfile, insightsPurge,
+            settle, onEventEmitted, onEventBlocked, onStateChange, onFlagValueChanged, onOverridesChanged,
+            experienceAccept, experiencePurge, outboxPurge, insightsAccept, insightsProfile, insightsPurge,
         ] + HostBinding.allCases.map { NativeCallback($0.rawValue) }
     }
 

@@ -23,6 +23,9 @@ package final class OptimizationRuntime: Sendable {
     /// A client's Insights queue (Swift), fed by `bridge/insights-handoff.js`; nil for a service
     /// engine.
     package let insights: InsightsLink?
+    /// A client's Experience queue (Swift), fed by `bridge/experience-handoff.js`; nil for a
+    /// service engine.
+    package let experience: ExperienceLink?
     /// The transport `initialize` created for this engine (shut down by ``close()``); nil when
     /// the host injected one.
     package let ownedTransport: HTTPFetchTransport?
@@ -57,8 +60,8 @@ package final class OptimizationRuntime: Sendable {
     package init(
         configuration: JavaScriptEngine.Configuration, role: EngineRole,
         channel: BridgeChannel = BridgeChannel(), persistence: PersistenceCoordinator? = nil,
-        outbox: OutboxLink? = nil, insights: InsightsLink? = nil, ownedTransport: HTTPFetchTransport? = nil,
-        scripts: [EmbeddedScript]? = nil
+        outbox: OutboxLink? = nil, insights: InsightsLink? = nil, experience: ExperienceLink? = nil,
+        ownedTransport: HTTPFetchTransport? = nil, scripts: [EmbeddedScript]? = nil
     ) throws(OptimizationError) {
         logger = configuration.logger
         self.role = role
@@ -67,6 +70,7 @@ package final class OptimizationRuntime: Sendable {
         self.persistence = persistence
         self.outbox = outbox
         self.insights = insights
+        self.experience = experience
         self.ownedTransport = ownedTransport
         do {
             engine = try JavaScriptEngine(configuration: configuration)
@@ -98,6 +102,7 @@ package final class OptimizationRuntime: Sendable {
             try channel.install(on: engine)
             try outbox?.install(on: engine)
             try insights?.install(on: engine)
+            try experience?.install(on: engine)
         } catch {
             engine.close()
             throw .bridgeError("cannot install the bridge push-backs: \(error)")
@@ -238,6 +243,16 @@ package final class OptimizationRuntime: Sendable {
     /// cancelled and its connection closed. An owned transport is shut down once the kept
     /// requests are done.
     package func close(cancellingFetches: Bool = false) {
+        // The client's Experience queue: its last flight is built while the engine still runs.
+        var finalFlights: [Task<Void, Never>] = []
+        if let experience {
+            if cancellingFetches {
+                experience.queue.close()
+            } else if let flight = experience.queue.closeAfterFinalFlush() {
+                finalFlights.append(flight)
+            }
+            experience.detach()
+        }
         if let teardown = role.teardown {
             do {
                 try engine.call(teardown)
@@ -245,7 +260,7 @@ package final class OptimizationRuntime: Sendable {
                 logger.debug("\(teardown.path) failed during close", metadata: ["error": "\(error)"])
             }
         }
-        var inFlight = engine.close(keepingFetchesInFlight: !cancellingFetches)
+        var inFlight = engine.close(keepingFetchesInFlight: !cancellingFetches) + finalFlights
         // The client's Insights queue: a last best-effort flush, then closed (its request, if
         // any, finishes in the background like the engine's).
         if let insights {

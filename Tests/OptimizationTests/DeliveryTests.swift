@@ -112,8 +112,14 @@ struct DeliveryTests {
             #expect(try await failing.page().accepted, "queued for retry")
             #expect(failing.state.experienceRequestState == ["status": "failed", "reason": "api-error"])
             #expect(failing.state.selectedOptimizations == nil)
+            #expect(failing.queueSizes()?.experience == 1, "kept for the retry after the backoff")
             failing.destroy()
-            // destroy() still fires a best-effort flush of the queued event.
+
+            // destroy() fires a last best-effort flush of what waits, also while offline.
+            let offline = try makeDeliveryClient(server)
+            offline.setOnline(false)
+            #expect(try await offline.page().outcome == .accepted, "queued while offline")
+            offline.destroy()
             try await server.waitForRequests(count: 3, matching: .experience)
 
             // The transport enforces the timeout and cancels the request.
@@ -367,9 +373,10 @@ struct DeliveryTests {
         #expect(config.bridgeConfiguration["api"] == [
             "experienceBaseUrl": "http://h/experience", "enabledFeatures": ["location"], "preflight": false,
         ])
-        #expect(config.bridgeConfiguration["queuePolicy"] == [
-            "offlineMaxEvents": 5, "flush": ["flushIntervalMs": 1000, "jitterRatio": 0.5, "circuitOpenMs": 10],
-        ])
+        #expect(config.bridgeConfiguration["queuePolicy"] == nil, "the host's queues read the policy; the engine never does")
+        let policy = DeliveryPolicy(config.queuePolicy)
+        #expect(policy.experienceMaxEvents == 5 && policy.flushInterval == .seconds(1) && policy.jitterRatio == 0.5)
+        #expect(policy.circuitOpenDuration == .milliseconds(10))
         #expect(QueuePolicy(offlineMaxEvents: 5, onOfflineDrop: { _ in }) == QueuePolicy(offlineMaxEvents: 5))
         #expect(config.api?.effectiveInsightsBaseURL == OptimizationAPIConfig.defaultInsightsBaseURL)
     }

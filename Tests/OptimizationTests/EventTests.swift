@@ -236,7 +236,7 @@ struct EventTests {
         let check = try engine.evaluate(
             "Object.keys(__bridge).filter(function (k) { return typeof __bridge[k] !== 'function'; }).length === 0 && globalThis.__bridge === __bridge")
         #expect(check == .bool(true))
-        for method in ["identify", "page", "screen", "trackCurrentScreen", "track", "trackView", "trackClick", "consent", "hasConsent", "setOnline", "queueSizes"] {
+        for method in ["identify", "page", "screen", "trackCurrentScreen", "track", "trackView", "trackClick", "consent", "hasConsent", "setOnline", "experienceRequest", "experienceAnswered", "releaseExperienceWaiters"] {
             #expect(try engine.evaluate("typeof __bridge.\(method)") == .string("function"), "\(method)")
         }
     }

@@ -11,8 +11,9 @@ import Logging
 // transport errors, timeouts) keep the events queued and retry with capped exponential backoff and
 // jitter (a `Retry-After` on 429/503 is the minimum wait); after `maxConsecutiveFailures` the
 // circuit opens and nothing is sent for `circuitOpenDuration`. Every timer runs on the client's clock.
-// The Insights queue is Swift (`InsightsQueue`), fed by the engine's event methods; the Experience
-// queue runs in the engine. See <doc:DeliveryGuarantees> for the guarantees.
+// Both queues are Swift (`ExperienceQueue`, `InsightsQueue`), fed by the engine's event methods,
+// which gate and build each event; the engine builds each Experience upsert and reads its answer.
+// See <doc:DeliveryGuarantees> for the guarantees.
 extension OptimizationClient {
     /// Every delivery queue report: offline drops, flush failures, circuit open and recovery,
     /// dropped batches and disabled delivery (see `QueueEventType`), in the order they happen.
@@ -32,7 +33,7 @@ extension OptimizationClient {
     public func flush() async throws(OptimizationError) {
         guard let runtime = currentRuntime else { throw .notInitialized }
         await runtime.insights?.queue.flush()
-        _ = try await runtime.channel.request(BridgeContract.Visitor.flush, payload: .null, on: runtime.engine)
+        await runtime.experience?.queue.flush()
     }
 
     /// The transport for an engine: the injected one, or a new `HTTPFetchTransport`

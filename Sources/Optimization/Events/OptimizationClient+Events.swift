@@ -65,6 +65,7 @@ extension OptimizationClient {
     public func setOnline(_ isOnline: Bool) {
         self.isOnline.withLock { $0 = isOnline }
         currentRuntime?.insights?.queue.setOnline(isOnline)
+        currentRuntime?.experience?.queue.setOnline(isOnline)
         callSync(BridgeContract.Visitor.setOnline, .bool(isOnline))
     }
 
@@ -112,9 +113,7 @@ extension OptimizationClient {
     /// Events waiting in the engine's queues, or nil before `initialize` (tests and debugging).
     func queueSizes() -> (experience: Int, insights: Int)? {
         guard let runtime = currentRuntime, let insights = runtime.insights?.queue.count,
-              let text = try? runtime.engine.call(BridgeContract.Visitor.queueSizes).stringValue,
-              let value = try? JSONValue(jsonText: text),
-              let experience = value["experience"]?.intValue
+              let experience = runtime.experience?.queue.count
         else { return nil }
         return (experience, insights)
     }
@@ -128,8 +127,8 @@ extension OptimizationClient {
             settlement = try await runtime.channel.request(function, payload: payload, on: runtime.engine)
         } catch {
             // The outbox could not store the accepted event: the call fails with its reason.
-            if case .bridgeError(let message) = error, message.contains(BridgeContract.Native.outboxAppend.name),
-               let failure = runtime.outbox?.lastAppendFailure {
+            if case .bridgeError(let message) = error, message.contains(BridgeContract.Native.experienceAccept.name),
+               let failure = runtime.experience?.lastStoreFailure {
                 throw .eventNotStored(failure)
             }
             throw error

@@ -1,0 +1,255 @@
+import JavaScriptHost
+import OptimizationJSON
+import OrderedCollections
+
+/// Flights: the request, its answer, backoff, the circuit, and the retry timer.
+extension ExperienceQueue {
+    /// Sends what is queued and returns when it went out or cannot go now: awaits a flight in
+    /// progress, then sends what was accepted meanwhile, round after round while rounds make
+    /// progress. Sends nothing while a backoff wait runs or the circuit is open, offline, after
+    /// delivery was disabled, or after ``close()``. Failures are reported as queue events, never
+    /// thrown.
+    public func flush() async {
+        var before = Int.max
+        while true {
+            guard let flight = beginFlush() else { return }
+            await flight.task.value
+            guard flight.started else { continue }
+            let size = count
+            if size == 0 || size >= before { return }
+            before = size
+        }
+    }
+
+    /// Starts a flight unless one is in progress or it may not send now.
+    func startFlush() {
+        _ = beginFlush()
+    }
+
+    /// Whether a flight may start now (online, no backoff wait, circuit closed, not disabled or
+    /// closed); the caller holds the lock.
+    func mayFlush(_ state: State, now: Double, despiteOffline: Bool = false) -> Bool {
+        !state.closed && !state.disabled && (state.online || despiteOffline) && now >= state.nextFlushAllowedAt
+            && !state.circuit.isOpen(now: now)
+    }
+
+    /// The flight to await: the one in progress (`started` false) or a new one (`started` true);
+    /// nil when nothing may be sent now (then every waiting sender is released). A new flight's
+    /// request is built here, on the caller's thread, outside the lock.
+    func beginFlush(despiteOffline: Bool = false) -> (task: Task<Void, Never>, started: Bool)? {
+        let now = clock.now()
+        enum Decision {
+            case running(Task<Void, Never>)
+            case started(Task<Void, Never>, Snapshot, AsyncStream<FetchRequest?>.Continuation)
+            case none(released: [UInt64])
+        }
+        let decision = state.withLock { state -> Decision in
+            if let active = state.active { return .running(active) }
+            guard mayFlush(state, now: now, despiteOffline: despiteOffline), !state.events.isEmpty else {
+                if state.events.isEmpty {
+                    state.retryTimer?.cancel()
+                    state.retryTimer = nil
+                }
+                return .none(released: releaseWaiting(&state))
+            }
+            let snapshot = Snapshot(events: state.events, generation: state.generation)
+            state.inFlight = Set(snapshot.events.map(\.id))
+            let (requests, handOver) = AsyncStream.makeStream(of: FetchRequest?.self, bufferingPolicy: .bufferingOldest(1))
+            let task = Task { [self] in
+                var request: FetchRequest?
+                for await built in requests {
+                    request = built
+                    break
+                }
+                await self.send(snapshot, request: request)
+            }
+            state.active = task
+            return .started(task, snapshot, handOver)
+        }
+        switch decision {
+        case .running(let task):
+            return (task, false)
+        case .none(let released):
+            if !released.isEmpty { handler.withLock { $0 }?.released(tickets: released) }
+            return nil
+        case .started(let task, let snapshot, let handOver):
+            handOver.yield(buildRequest(snapshot))
+            handOver.finish()
+            return (task, true)
+        }
+    }
+
+    /// The handler's request for a flight; nil (logged) when it could not build one.
+    private func buildRequest(_ snapshot: Snapshot) -> FetchRequest? {
+        guard let handler = handler.withLock({ $0 }) else { return nil }
+        do {
+            return try handler.request(carrying: snapshot.events.map(\.eventJSON))
+        } catch {
+            logger.error("the Experience request could not be built; the events stay queued", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// One flight: the request, then what its answer means for the queue and its senders.
+    private func send(_ snapshot: Snapshot, request: FetchRequest?) async {
+        var response: FetchResponse?
+        var failure: String?
+        let outcome: DeliveryOutcome
+        if let request {
+            do {
+                let answer = try await transport.send(request)
+                response = answer
+                outcome = DeliveryOutcome(response: answer, api: "Experience", now: clock.now())
+            } catch {
+                failure = String(describing: error)
+                outcome = DeliveryOutcome(transportError: error, api: "Experience")
+            }
+        } else {
+            failure = "the request could not be built"
+            outcome = .retry(status: 0, reason: "Experience API request could not be built", retryAfterMilliseconds: nil)
+        }
+        var pending = Pending()
+        let sentIds = Set(snapshot.events.map(\.id))
+        let (answer, followUp) = state.withLock { state -> (ExperienceAnswer, Bool) in
+            state.active = nil
+            state.inFlight = []
+            guard snapshot.generation == state.generation else {
+                // Purged meanwhile: its senders were released by the purge; events accepted since
+                // go out with the next flight.
+                let followUp = !state.events.isEmpty && mayFlush(state, now: clock.now())
+                if !followUp { pending.released += releaseWaiting(&state) }
+                return (ExperienceAnswer(disposition: .stale, tickets: [], status: outcome.status, reason: "",
+                                         response: response, failure: failure), followUp)
+            }
+            // The flight settles its own senders (found by id: the queue may have changed meanwhile).
+            var tickets: [UInt64] = []
+            for index in state.events.indices where state.events[index].awaited && sentIds.contains(state.events[index].id) {
+                tickets.append(state.events[index].id)
+                state.events[index].awaited = false
+            }
+            let answer = handle(outcome, of: snapshot, tickets: tickets, response: response, failure: failure, state: &state, pending: &pending)
+            let followUp = (answer.disposition == .delivered || answer.disposition == .dropped) && !state.events.isEmpty
+                && mayFlush(state, now: clock.now())
+            if !followUp { pending.released += releaseWaiting(&state) }
+            return (answer, followUp)
+        }
+        deliver(pending.withoutReleased)
+        if let handler = handler.withLock({ $0 }) {
+            handler.answered(answer)
+            if !pending.released.isEmpty { handler.released(tickets: pending.released) }
+        }
+        if followUp { startFlush() }
+    }
+
+    private func handle(
+        _ outcome: DeliveryOutcome, of snapshot: Snapshot, tickets: [UInt64], response: FetchResponse?, failure: String?,
+        state: inout State, pending: inout Pending
+    ) -> ExperienceAnswer {
+        let now = clock.now()
+        switch outcome {
+        case .delivered(let status):
+            pending.removals.append((removeSent(snapshot, from: &state), .delivered))
+            recordSuccess(&state, pending: &pending)
+            return ExperienceAnswer(disposition: .delivered, tickets: tickets, status: status, reason: "", response: response, failure: nil)
+        case .drop(let status, let reason):
+            let dropped = removeSent(snapshot, from: &state)
+            let text = "\(reason); the batch of \(dropped.count) event(s) was dropped (the API refuses it)."
+            logger.warning("\(text)")
+            pending.removals.append((dropped, .dropped))
+            pending.queueEvents.append(queueEvent(.batchDropped, [
+                "status": .number(JSONNumber(status)), "reason": .string(text), "droppedCount": .number(JSONNumber(dropped.count)),
+                "droppedEvents": .array(dropped.map(\.eventValue)),
+            ]))
+            recordSuccess(&state, pending: &pending)
+            return ExperienceAnswer(disposition: .dropped, tickets: tickets, status: status, reason: text, response: response, failure: nil)
+        case .disable(let status, let reason):
+            let text = "Experience API delivery disabled: \(reason) (check clientId, environment and the Experience base URL). "
+                + "No further Experience requests are made by this client instance."
+            state.disabled = true
+            // Every waiting sender learns of the refusal, not only this flight's.
+            let waiting = tickets + releaseWaiting(&state)
+            var discarded = state.events
+            state.events.removeAll()
+            discarded += discardStored(&state)
+            resetFailures(&state)
+            logger.error("\(text) \(discarded.count) queued event(s) discarded.")
+            pending.removals.append((discarded, .disabled))
+            pending.queueEvents.append(queueEvent(.deliveryDisabled, [
+                "status": .number(JSONNumber(status)), "reason": .string(text), "droppedCount": .number(JSONNumber(discarded.count)),
+            ]))
+            return ExperienceAnswer(disposition: .disabled, tickets: waiting, status: status, reason: text, response: response, failure: nil)
+        case .retry(let status, let reason, let retryAfter):
+            let queued = state.events.count
+            logger.warning("\(reason); \(queued) event(s) stay queued for retry.")
+            let answer = ExperienceAnswer(disposition: .retrying, tickets: tickets, status: status, reason: reason, response: response, failure: failure)
+            guard !state.closed else { return answer }
+            let minimum = max(0, (retryAfter ?? 0).rounded(.up))
+            let opened = state.circuit.recordFailure(now: now, policy: policy, minimumOpenMilliseconds: minimum)
+            let failures = state.circuit.consecutiveFailures
+            let delay = max(policy.retryDelayMilliseconds(consecutiveFailures: failures, random: random()), minimum)
+            let counts: OrderedDictionary<String, JSONValue> = [
+                "consecutiveFailures": .number(JSONNumber(failures)), "queuedBatches": .number(JSONNumber(queued > 0 ? 1 : 0)),
+                "queuedEvents": .number(JSONNumber(queued)),
+            ]
+            var failureContext = counts
+            failureContext["retryDelayMs"] = .number(JSONNumber(Int(delay)))
+            pending.queueEvents.append(queueEvent(.flushFailure, failureContext))
+            let wait = opened ? max(policy.circuitOpenDuration.inMilliseconds, minimum) : delay
+            state.nextFlushAllowedAt = now + wait
+            if opened {
+                var open = counts
+                open["retryDelayMs"] = .number(JSONNumber(Int(wait)))
+                pending.queueEvents.append(queueEvent(.circuitOpen, open))
+            }
+            state.retryTimer?.cancel()
+            state.retryTimer = clock.schedule(after: .milliseconds(wait)) { [weak self] in self?.retryFired() }
+            return answer
+        }
+    }
+
+    /// Removes exactly the sent events that are still queued (a removal may have taken some).
+    private func removeSent(_ snapshot: Snapshot, from state: inout State) -> [Queued] {
+        let sent = Set(snapshot.events.map(\.id))
+        var removed: [Queued] = []
+        state.events.removeAll { queued in
+            guard sent.contains(queued.id) else { return false }
+            removed.append(queued)
+            return true
+        }
+        refill(&state)
+        return removed
+    }
+
+    private func recordSuccess(_ state: inout State, pending: inout Pending) {
+        guard !state.closed else { return }
+        state.retryTimer?.cancel()
+        state.retryTimer = nil
+        state.nextFlushAllowedAt = 0
+        let previous = state.circuit.recordSuccess()
+        if previous > 0 {
+            pending.queueEvents.append(queueEvent(.flushRecovered, ["consecutiveFailures": .number(JSONNumber(previous))]))
+        }
+    }
+
+    /// Cancels the retry and forgets failures and waits (purge, close).
+    func resetFailures(_ state: inout State) {
+        state.retryTimer?.cancel()
+        state.retryTimer = nil
+        state.nextFlushAllowedAt = 0
+        state.circuit = CircuitState()
+    }
+
+    private func retryFired() {
+        state.withLock { $0.retryTimer = nil }
+        startFlush()
+    }
+}
+
+extension ExperienceQueue.Pending {
+    /// The same reports without the released senders (the caller reports them itself).
+    var withoutReleased: Self {
+        var copy = self
+        copy.released = []
+        return copy
+    }
+}
