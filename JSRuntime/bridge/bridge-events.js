@@ -3,11 +3,13 @@
 // (JSRuntime/README.md "Consent and events"):
 //   installEvents(instance)   builds the consent controller, event builder, delivery
 //                             (bridge-delivery.js), emitter and de-dupe trackers of a new instance
-//   methods                   {<method>: async (payload, requestId)} for every event call of
+//   methods                   {<method>: async (payload, requestId, now?)} for every event call of
 //                             the catalog (core/payload-rules.js EVENT_METHODS: identify, page,
 //                             screen, track, trackView, trackClick, trackHover, trackFlagView);
 //                             bridge.js puts each on `__bridge`
-//   trackCurrentScreen        async (payload, requestId)
+//   trackCurrentScreen        async (payload, requestId, now?)
+//   `now` (ms since the epoch, a finite number) is the host's time of the call: the events the
+//   call builds before it returns carry it, without asking the host clock.
 //   Every async method is validated (core/payload-rules.js) and settles with
 //                             EmissionResult JSON {"accepted": bool, "data"?, "refused"?,
 //                             "duplicate"?}
@@ -55,6 +57,9 @@
       getConsent: function () {
         return state.get().consent;
       },
+      getNow: function () {
+        return callTime !== undefined ? callTime : host.now();
+      },
     });
     target.events = ns.createEventEmitter({
       consent: target.consent,
@@ -74,6 +79,9 @@
   // Events emitted inside an async method are collected here and travel back with its outcome
   // (settleReturning); null outside an async method.
   var collecting = null;
+  // The time the host passed with the running async method (ms since the epoch): the events it
+  // builds synchronously carry it, without a clock crossing; undefined otherwise (host.now()).
+  var callTime;
 
   function publishEvent(event) {
     if (collecting !== null) {
@@ -120,17 +128,20 @@
     for (var i = 0; i < events.length; i++) sendEvent(events[i]);
   }
 
-  // An async bridge method: (payload, requestId), settled exactly once through settleReturning():
+  // An async bridge method: (payload, requestId, now?), settled exactly once through
+  // settleReturning(); `now` (a finite number) is the time of the events it builds synchronously:
   // an outcome known now is returned with the events the call emitted, a later one settles
   // through __nativeSettle (its events were published before the method returned).
   function asyncMethod(method, methodRules, run) {
-    return function (payload, requestId) {
+    return function (payload, requestId, now) {
       if (shared.current === null) return ns.settleReturning(requestId, new Error(NOT_INITIALIZED));
       var invalid = rules.checkApiVersion(method, shared.current.config.apiVersion) || rules.validate(method, payload, methodRules);
       if (invalid !== null) return ns.settleReturning(requestId, invalid);
       var outer = collecting;
+      var outerTime = callTime;
       var emitted = [];
       collecting = emitted;
+      callTime = typeof now === 'number' && isFinite(now) ? now : undefined;
       var outcome;
       try {
         outcome = run(shared.current, payload);
@@ -138,6 +149,7 @@
         outcome = error instanceof Error ? error : new Error(messageOf(error));
       } finally {
         collecting = outer;
+        callTime = outerTime;
       }
       return ns.settleReturning(requestId, outcome, emitted, sendEvents);
     };

@@ -183,6 +183,25 @@
     return expectSettle('r1', true, { accepted: true });
   }));
 
+  jsTest('an event call that carries its time builds its events at that time, without asking the host clock', withBridge({ defaults: { consent: true, profile: PF } }, function (rec) {
+    var clockReads = 0;
+    var nativeNow = globalThis.__nativeNow;
+    globalThis.__nativeNow = function () {
+      clockReads++;
+      return nativeNow();
+    };
+    try {
+      __bridge.track({ event: 'e' }, 'r1', Date.UTC(2026, 5, 1, 12, 0, 0));
+      __bridge.trackClick({ componentId: 'c', variantIndex: 0 }, 'r2', Date.UTC(2026, 5, 1, 12, 0, 1));
+    } finally {
+      globalThis.__nativeNow = nativeNow;
+    }
+    assert.deepEqual(rec.emitted.map(function (event) { return event.timestamp; }), ['2026-06-01T12:00:00.000Z', '2026-06-01T12:00:01.000Z']);
+    assert.equal(clockReads, 0);
+    __bridge.track({ event: 'later' }, 'r3');
+    assert.equal(rec.emitted[2].timestamp, '2026-01-01T00:00:00.000Z', 'without a time the host clock is read');
+  }));
+
   jsTest('channel is configurable', withBridge({ channel: 'kiosk', defaults: { consent: true } }, function (rec) {
     __bridge.screen({ name: 'Home' }, 'r1');
     assert.equal(rec.emitted[0].channel, 'kiosk');

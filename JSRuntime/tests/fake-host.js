@@ -261,7 +261,10 @@
         (outcome[2] || []).forEach(function (event) {
           if (typeof globalThis.__nativeOnEventEmitted === 'function') globalThis.__nativeOnEventEmitted(JSON.stringify(event));
         });
-        globalThis.__nativeSettle(args[args.length - 1], outcome[0], outcome[0] ? JSON.stringify(outcome[1]) : outcome[1]);
+        // The request id is the last string argument (an event call may end with its time, a number).
+        var requestId;
+        for (var i = args.length - 1; i >= 0 && requestId === undefined; i--) if (typeof args[i] === 'string') requestId = args[i];
+        globalThis.__nativeSettle(requestId, outcome[0], outcome[0] ? JSON.stringify(outcome[1]) : outcome[1]);
         return returned;
       };
       var wrapped = original.length === 4 ? function (a, b, c, d) { return receive([a, b, c, d]); }

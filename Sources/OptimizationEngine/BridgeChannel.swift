@@ -131,18 +131,24 @@ package final class BridgeChannel: Sendable {
     }
 
     /// Calls the async bridge function `function(payload, requestId)` and waits for its settle.
+    /// With `callTime` (milliseconds since the epoch on the engine's clock) the call is
+    /// `function(payload, requestId, callTime)`: an event call builds its events at that time
+    /// without asking the host's clock.
     /// - Returns: the value the bridge settled with and the events the call emitted.
     /// - Throws: ``OptimizationError/bridgeError(_:)`` with the bridge's message (validation,
     ///   rejected promise) or a host failure; ``OptimizationError/notInitialized`` when the
     ///   channel is (or gets) closed before the request settles.
-    package func request(_ function: BridgeFunction, payload: JSONValue, on engine: JavaScriptEngine) async throws(OptimizationError) -> BridgeSettlement {
+    package func request(
+        _ function: BridgeFunction, payload: JSONValue, on engine: JavaScriptEngine, callTime: Double? = nil
+    ) async throws(OptimizationError) -> BridgeSettlement {
         let payloadText: String
         do {
             payloadText = try payload.jsonText()
         } catch {
             throw .bridgeError("\(function.name) payload cannot be serialized: \(error)")
         }
-        return try await request(function, arguments: [.json(payloadText)], on: engine)
+        let (document, emitted) = try await requestDocument(function, arguments: [.json(payloadText)], on: engine, callTime: callTime)
+        return BridgeSettlement(value: document.value, emitted: emitted)
     }
 
     /// Calls the async JavaScript function `function` with `arguments` plus a fresh request id (its
@@ -158,7 +164,7 @@ package final class BridgeChannel: Sendable {
     /// the caller builds trees only for the parts it reads. An outcome the function knows at
     /// once returns without suspending the caller.
     package func requestDocument(
-        _ function: BridgeFunction, arguments: [JavaScriptValue], on engine: JavaScriptEngine
+        _ function: BridgeFunction, arguments: [JavaScriptValue], on engine: JavaScriptEngine, callTime: Double? = nil
     ) async throws(OptimizationError) -> (document: BridgeDocument, emitted: [JSONValue]) {
         let id = requests.withLock { state -> String? in
             if state.closed { return nil }
@@ -172,7 +178,7 @@ package final class BridgeChannel: Sendable {
             callInProgress.withLock { $0 = CallInProgress(id: id) }
             var outcome: Result<BridgeDocument, any Error>?
             do {
-                let returned = try engine.call(function, arguments: arguments + [.string(id)])
+                let returned = try engine.call(function, arguments: arguments + [.string(id)] + (callTime.map { [.number($0)] } ?? []))
                 if let text = returned.stringValue { outcome = settlement(returnedBy: function, text) }
             } catch {
                 outcome = .failure(Self.hostError(error))
@@ -219,13 +225,13 @@ package final class BridgeChannel: Sendable {
     /// Calls the async bridge function `function(payload, requestId)` without waiting for its result:
     /// gate, build and publish happen before this returns. A failure is logged (message only,
     /// never the payload).
-    package func submit(_ function: BridgeFunction, payload: JSONValue, on engine: JavaScriptEngine) {
+    package func submit(_ function: BridgeFunction, payload: JSONValue, on engine: JavaScriptEngine, callTime: Double? = nil) {
         let id = requests.withLock { state -> String in
             state.nextId += 1
             return "\(Self.fireAndForgetPrefix)\(state.nextId)"
         }
         do {
-            let returned = try engine.call(function, .json(try payload.jsonText()), .string(id))
+            let returned = try engine.call(function, arguments: [.json(try payload.jsonText()), .string(id)] + (callTime.map { [.number($0)] } ?? []))
             if let text = returned.stringValue, case .failure(let error) = settlement(returnedBy: function, text) {
                 log(.warning, "a submitted event failed: \(error)")
             }

@@ -57,7 +57,7 @@ package enum BridgeContract {
         package static let adoptSelections = BridgeFunction("__bridge", "adoptSelections", arity: 2)
         package static let resolvePrepared = BridgeFunction("__bridge", "resolvePrepared", arity: 2)
         package static let registerDeferred = BridgeFunction("__bridge", "registerDeferred", arity: 1)
-        package static let trackCurrentScreen = BridgeFunction("__bridge", "trackCurrentScreen", arity: 2)
+        package static let trackCurrentScreen = BridgeFunction("__bridge", "trackCurrentScreen", arity: 3)
         package static let consent = BridgeFunction("__bridge", "consent", arity: 1)
         package static let hasConsent = BridgeFunction("__bridge", "hasConsent", arity: 1)
         package static let setOnline = BridgeFunction("__bridge", "setOnline", arity: 1)
@@ -85,10 +85,10 @@ package enum BridgeContract {
         package static let getPreviewState = BridgeFunction("__bridge", "getPreviewState", arity: 0)
         package static let parseExperienceAnswer = BridgeFunction("__bridge", "parseExperienceAnswer", arity: 2)
 
-        /// The async `__bridge` function of an event call: `(payload, requestId)`, named as the
-        /// call.
+        /// The async `__bridge` function of an event call: `(payload, requestId, callTime?)`,
+        /// named as the call.
         package static func function(for method: EventMethod) -> BridgeFunction {
-            BridgeFunction("__bridge", method.rawValue, arity: 2)
+            BridgeFunction("__bridge", method.rawValue, arity: 3)
         }
 
         /// Every `__bridge` function: the event calls (``EventMethod``) and the others.

@@ -99,13 +99,15 @@ extension OptimizationClient {
     /// without the payload). No-op before `initialize`. Synchronous, thread-safe.
     package func submitView(_ payload: TrackViewPayload) {
         guard let runtime = currentRuntime else { return }
-        runtime.channel.submit(BridgeContract.Visitor.function(for: .trackView), payload: payload.jsonValue, on: runtime.engine)
+        runtime.channel.submit(
+            BridgeContract.Visitor.function(for: .trackView), payload: payload.jsonValue, on: runtime.engine, callTime: environment.clock.now())
     }
 
     /// Fire-and-forget ``trackClick(_:)``; see ``submitView(_:)``.
     package func submitClick(_ payload: TrackClickPayload) {
         guard let runtime = currentRuntime else { return }
-        runtime.channel.submit(BridgeContract.Visitor.function(for: .trackClick), payload: payload.jsonValue, on: runtime.engine)
+        runtime.channel.submit(
+            BridgeContract.Visitor.function(for: .trackClick), payload: payload.jsonValue, on: runtime.engine, callTime: environment.clock.now())
     }
 
     // MARK: Test hooks
@@ -124,7 +126,8 @@ extension OptimizationClient {
         guard let runtime = currentRuntime else { throw .notInitialized }
         let settlement: BridgeSettlement
         do {
-            settlement = try await runtime.channel.request(function, payload: payload, on: runtime.engine)
+            // The call carries its time: the events are built without asking the clock.
+            settlement = try await runtime.channel.request(function, payload: payload, on: runtime.engine, callTime: environment.clock.now())
         } catch {
             // The outbox could not store the accepted event: the call fails with its reason.
             if case .bridgeError(let message) = error, message.contains(BridgeContract.Native.experienceAccept.name),
