@@ -121,7 +121,8 @@ let package = Package(
         ),
         // One JavaScript engine with JSRuntime loaded: the bridge to the shared core, document
         // transfer and the resolution memo, the push-back channel, the outbox and persistence
-        // links. Embeds JSRuntime/. Shared by both faces; its API is package-scoped.
+        // links. Embeds JSRuntime/. Shared by both faces: the vocabulary a user meets (OptimizationError,
+        // EventResult, EventMethod, …) is public and re-exported by Optimization; the rest is package-scoped.
         .target(
             name: "OptimizationEngine",
             dependencies: [

@@ -175,7 +175,8 @@ public final class OptimizationClient: Sendable {
         runtime.withLock { $0 = newRuntime }
     }
 
-    /// Releases the engine: fires a last forced, best-effort flush of both delivery queues (not
+    /// Releases the engine: fires a last best-effort flush of both delivery queues, also while
+    /// offline but never during a backoff wait or an open circuit (not
     /// awaited: requests in flight finish in the background, bounded by the request timeout, and
     /// a transport the client created is shut down afterwards; `await flush()` first for a
     /// graceful shutdown), cancels every timer (a pending event call throws

@@ -25,7 +25,7 @@ extension OptimizationClient {
         queueEventBroadcaster.makeStream()
     }
 
-    /// Sends what is queued: a non-forced Insights flush, then a non-forced Experience flush
+    /// Sends what is queued: an Insights flush, then an Experience flush
     /// (neither runs during a backoff wait or while a circuit is open; a flush already running is
     /// awaited instead). Returns once both finished, successfully or not: failures are reported on
     /// ``queueEvents`` and retried on their own, never thrown.
