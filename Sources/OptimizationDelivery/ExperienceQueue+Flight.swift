@@ -10,15 +10,7 @@ extension ExperienceQueue {
     /// delivery was disabled, or after ``close()``. Failures are reported as queue events, never
     /// thrown.
     public func flush() async {
-        var before = Int.max
-        while true {
-            guard let flight = beginFlush() else { return }
-            await flight.task.value
-            guard flight.started else { continue }
-            let size = count
-            if size == 0 || size >= before { return }
-            before = size
-        }
+        await runFlights(begin: { beginFlush() }, remaining: { count }, sent: { state.withLock { $0.sent } })
     }
 
     /// Starts a flight unless one is in progress or it may not send now.
@@ -29,8 +21,7 @@ extension ExperienceQueue {
     /// Whether a flight may start now (online, no backoff wait, circuit closed, not disabled or
     /// closed); the caller holds the lock.
     func mayFlush(_ state: State, now: Double, despiteOffline: Bool = false) -> Bool {
-        !state.closed && !state.disabled && (state.online || despiteOffline) && now >= state.nextFlushAllowedAt
-            && !state.circuit.isOpen(now: now)
+        !state.closed && !state.disabled && (state.online || despiteOffline) && state.retry.allowsFlush(now: now)
     }
 
     /// The flight to await: the one in progress (`started` false) or a new one (`started` true);
@@ -46,10 +37,7 @@ extension ExperienceQueue {
         let decision = state.withLock { state -> Decision in
             if let active = state.active { return .running(active) }
             guard mayFlush(state, now: now, despiteOffline: despiteOffline), !state.events.isEmpty else {
-                if state.events.isEmpty {
-                    state.retryTimer?.cancel()
-                    state.retryTimer = nil
-                }
+                if state.events.isEmpty { state.retry.cancelRetry() }
                 return .none(released: releaseWaiting(&state))
             }
             let snapshot = Snapshot(events: state.events, generation: state.generation)
@@ -183,26 +171,12 @@ extension ExperienceQueue {
             logger.warning("\(reason); \(queued) event(s) stay queued for retry.")
             let answer = ExperienceAnswer(disposition: .retrying, tickets: tickets, status: status, reason: reason, response: response, failure: failure)
             guard !state.closed else { return answer }
-            let minimum = max(0, (retryAfter ?? 0).rounded(.up))
-            let opened = state.circuit.recordFailure(now: now, policy: policy, minimumOpenMilliseconds: minimum)
-            let failures = state.circuit.consecutiveFailures
-            let delay = max(policy.retryDelayMilliseconds(consecutiveFailures: failures, random: random()), minimum)
-            let counts: OrderedDictionary<String, JSONValue> = [
-                "consecutiveFailures": .number(JSONNumber(failures)), "queuedBatches": .number(JSONNumber(queued > 0 ? 1 : 0)),
-                "queuedEvents": .number(JSONNumber(queued)),
-            ]
-            var failureContext = counts
-            failureContext["retryDelayMs"] = .number(JSONNumber(Int(delay)))
-            pending.queueEvents.append(queueEvent(.flushFailure, failureContext))
-            let wait = opened ? max(policy.circuitOpenDuration.inMilliseconds, minimum) : delay
-            state.nextFlushAllowedAt = now + wait
-            if opened {
-                var open = counts
-                open["retryDelayMs"] = .number(JSONNumber(Int(wait)))
-                pending.queueEvents.append(queueEvent(.circuitOpen, open))
+            let failure = state.retry.recordFailure(now: now, retryAfter: retryAfter, policy: policy, random: random(), clock: clock) {
+                [weak self] in self?.retryFired()
             }
-            state.retryTimer?.cancel()
-            state.retryTimer = clock.schedule(after: .milliseconds(wait)) { [weak self] in self?.retryFired() }
+            for (type, context) in failure.reportContexts(queuedBatches: queued > 0 ? 1 : 0, queuedEvents: queued) {
+                pending.queueEvents.append(queueEvent(type, context))
+            }
             return answer
         }
     }
@@ -216,31 +190,23 @@ extension ExperienceQueue {
             removed.append(queued)
             return true
         }
+        state.sent &+= UInt64(removed.count)
         refill(&state)
         return removed
     }
 
     private func recordSuccess(_ state: inout State, pending: inout Pending) {
-        guard !state.closed else { return }
-        state.retryTimer?.cancel()
-        state.retryTimer = nil
-        state.nextFlushAllowedAt = 0
-        let previous = state.circuit.recordSuccess()
-        if previous > 0 {
-            pending.queueEvents.append(queueEvent(.flushRecovered, ["consecutiveFailures": .number(JSONNumber(previous))]))
-        }
+        guard !state.closed, let recovered = state.retry.recordSuccess() else { return }
+        pending.queueEvents.append(queueEvent(.flushRecovered, recovered))
     }
 
     /// Cancels the retry and forgets failures and waits (purge, close).
     func resetFailures(_ state: inout State) {
-        state.retryTimer?.cancel()
-        state.retryTimer = nil
-        state.nextFlushAllowedAt = 0
-        state.circuit = CircuitState()
+        state.retry.reset()
     }
 
     private func retryFired() {
-        state.withLock { $0.retryTimer = nil }
+        state.withLock { $0.retry.retryFired() }
         startFlush()
     }
 }

@@ -9,15 +9,7 @@ extension InsightsQueue {
     /// progress. Sends nothing while a backoff wait runs or the circuit is open, after delivery
     /// was disabled, or after ``close()``. Failures are reported as queue events, never thrown.
     public func flush() async {
-        var before = Int.max
-        while true {
-            guard let flight = beginFlush() else { return }
-            await flight.task.value
-            guard flight.started else { continue }
-            let size = count
-            if size == 0 || size >= before { return }
-            before = size
-        }
+        await runFlights(begin: { beginFlush() }, remaining: { count }, sent: { state.withLock { $0.sent } })
     }
 
     /// Starts a flush in a task unless one is in flight or it may not send now.
@@ -40,10 +32,9 @@ extension InsightsQueue {
         return state.withLock { state -> (task: Task<Void, Never>, started: Bool)? in
             if let active = state.active { return (active, false) }
             guard !state.closed, state.disabledReason == nil, state.online || despiteOffline else { return nil }
-            guard now >= state.nextFlushAllowedAt, !state.circuit.isOpen(now: now) else { return nil }
+            guard state.retry.allowsFlush(now: now) else { return nil }
             guard !state.buckets.isEmpty else {
-                state.retryTimer?.cancel()
-                state.retryTimer = nil
+                state.retry.cancelRetry()
                 return nil
             }
             let snapshot = Snapshot(batches: Array(state.buckets.values), generation: state.generation)
@@ -121,26 +112,12 @@ extension InsightsQueue {
             let queued = state.total - state.held.count
             logger.warning("\(reason); \(queued) event(s) stay queued for retry.")
             guard !state.closed else { return }
-            let minimum = max(0, (retryAfter ?? 0).rounded(.up))
-            let opened = state.circuit.recordFailure(now: now, policy: policy, minimumOpenMilliseconds: minimum)
-            let failures = state.circuit.consecutiveFailures
-            let delay = max(policy.retryDelayMilliseconds(consecutiveFailures: failures, random: random()), minimum)
-            let counts: OrderedDictionary<String, JSONValue> = [
-                "consecutiveFailures": .number(JSONNumber(failures)), "queuedBatches": .number(JSONNumber(state.buckets.count)),
-                "queuedEvents": .number(JSONNumber(queued)),
-            ]
-            var failure = counts
-            failure["retryDelayMs"] = .number(JSONNumber(Int(delay)))
-            pending.queueEvents.append(queueEvent(.flushFailure, failure))
-            let wait = opened ? max(policy.circuitOpenDuration.inMilliseconds, minimum) : delay
-            state.nextFlushAllowedAt = now + wait
-            if opened {
-                var open = counts
-                open["retryDelayMs"] = .number(JSONNumber(Int(wait)))
-                pending.queueEvents.append(queueEvent(.circuitOpen, open))
+            let failure = state.retry.recordFailure(now: now, retryAfter: retryAfter, policy: policy, random: random(), clock: clock) {
+                [weak self] in self?.retryFired()
             }
-            state.retryTimer?.cancel()
-            state.retryTimer = clock.schedule(after: .milliseconds(wait)) { [weak self] in self?.retryFired() }
+            for (type, context) in failure.reportContexts(queuedBatches: state.buckets.count, queuedEvents: queued) {
+                pending.queueEvents.append(queueEvent(type, context))
+            }
         }
     }
 
@@ -158,27 +135,19 @@ extension InsightsQueue {
             state.buckets[key] = bucket.events.isEmpty ? nil : bucket
         }
         state.total -= removed.count
+        state.sent &+= UInt64(removed.count)
         refill(&state)
         return removed
     }
 
     private func recordSuccess(_ state: inout State, pending: inout Pending) {
-        guard !state.closed else { return }
-        state.retryTimer?.cancel()
-        state.retryTimer = nil
-        state.nextFlushAllowedAt = 0
-        let previous = state.circuit.recordSuccess()
-        if previous > 0 {
-            pending.queueEvents.append(queueEvent(.flushRecovered, ["consecutiveFailures": .number(JSONNumber(previous))]))
-        }
+        guard !state.closed, let recovered = state.retry.recordSuccess() else { return }
+        pending.queueEvents.append(queueEvent(.flushRecovered, recovered))
     }
 
     /// Cancels the retry and forgets failures and waits (purge, close).
     func resetFailures(_ state: inout State) {
-        state.retryTimer?.cancel()
-        state.retryTimer = nil
-        state.nextFlushAllowedAt = 0
-        state.circuit = CircuitState()
+        state.retry.reset()
     }
 
     /// Arms the periodic flush while events are queued and delivery goes on; stops it otherwise.
@@ -200,7 +169,7 @@ extension InsightsQueue {
     }
 
     private func retryFired() {
-        state.withLock { $0.retryTimer = nil }
+        state.withLock { $0.retry.retryFired() }
         startFlush()
     }
 }

@@ -107,9 +107,10 @@ public final class InsightsQueue: Sendable {
         /// Ids of the events in the request in flight: never dropped for room.
         var inFlight: Set<UInt64> = []
         var active: Task<Void, Never>?
-        var circuit = CircuitState()
-        var nextFlushAllowedAt: Double = 0
-        var retryTimer: (any HostTimer)?
+        /// Failures, the circuit, the wait and the retry timer.
+        var retry = RetrySchedule()
+        /// Events that left the queue through an answered flight (delivered or refused), ever.
+        var sent: UInt64 = 0
         var periodicTimer: (any HostTimer)?
         var disabledReason: String?
         var closed = false
@@ -233,9 +234,7 @@ public final class InsightsQueue: Sendable {
         let restored = state.withLock { state -> Bool in
             defer { state.online = online }
             guard online, !state.online else { return false }
-            state.retryTimer?.cancel()
-            state.retryTimer = nil
-            state.nextFlushAllowedAt = 0
+            state.retry.endWait()
             return true
         }
         if restored { startFlush() }
@@ -254,7 +253,7 @@ public final class InsightsQueue: Sendable {
     /// Whether the circuit is open (nothing is sent until it has passed).
     public var isCircuitOpen: Bool {
         let now = clock.now()
-        return state.withLock { $0.circuit.isOpen(now: now) }
+        return state.withLock { $0.retry.isCircuitOpen(now: now) }
     }
 
     // MARK: Removing
