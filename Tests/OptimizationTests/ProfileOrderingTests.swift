@@ -118,9 +118,22 @@ struct ProfileOrderingTests {
             // The test kit's own overload answer, then the fixture's.
             server.enqueue(.profileOverload, try Self.overload, for: .experience)
             let fastBackoff = QueueFlushPolicy(baseBackoff: .milliseconds(1), maxBackoff: .milliseconds(2))
-            let service = Self.service(server, clock: SystemClock(), flush: fastBackoff)
+            let clock = ManualClock()
+            let service = Self.service(server, clock: clock, flush: fastBackoff)
             try await service.start()
-            let result = try await service.forRequest(RequestOptions(consent: true, profileId: "p-1")).track(event: "bought")
+            let budgetEnds = clock.now() + 10_000
+            let call = Task { try await service.forRequest(RequestOptions(consent: true, profileId: "p-1")).track(event: "bought") }
+            for answered in 1...2 {
+                try await server.waitForRequests(count: answered, matching: .experience)
+                // The retry waits its backoff on the service's clock: the first timer due before the
+                // budget (10 s) ends.
+                var backoffDue: Double?
+                while backoffDue == nil {
+                    if let due = clock.nextDueTime, due < budgetEnds { backoffDue = due } else { await Task.yield() }
+                }
+                clock.advance(by: .milliseconds(max(0, (backoffDue ?? 0) - clock.now())))
+            }
+            let result = try await call.value
             await service.shutdown()
             #expect(result.outcome == .delivered, "\(result.outcome)")
             #expect(server.requests(matching: .experience).count == 3)
