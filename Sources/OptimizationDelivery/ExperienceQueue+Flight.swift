@@ -121,11 +121,9 @@ extension ExperienceQueue {
             if !followUp { pending.released += releaseWaiting(&state) }
             return (answer, followUp)
         }
-        deliver(pending.withoutReleased)
-        if let handler = handler.withLock({ $0 }) {
-            handler.answered(answer)
-            if !pending.released.isEmpty { handler.released(tickets: pending.released) }
-        }
+        // The flight's own senders first, then acknowledgements, reports and the other senders.
+        handler.withLock { $0 }?.answered(answer)
+        deliver(pending)
         if followUp { startFlush() }
     }
 
@@ -159,7 +157,7 @@ extension ExperienceQueue {
             var discarded = state.events
             state.events.removeAll()
             discarded += discardStored(&state)
-            resetFailures(&state)
+            state.retry.reset()
             logger.error("\(text) \(discarded.count) queued event(s) discarded.")
             pending.removals.append((discarded, .disabled))
             pending.queueEvents.append(queueEvent(.deliveryDisabled, [
@@ -200,22 +198,8 @@ extension ExperienceQueue {
         pending.queueEvents.append(queueEvent(.flushRecovered, recovered))
     }
 
-    /// Cancels the retry and forgets failures and waits (purge, close).
-    func resetFailures(_ state: inout State) {
-        state.retry.reset()
-    }
-
     private func retryFired() {
         state.withLock { $0.retry.retryFired() }
         startFlush()
-    }
-}
-
-extension ExperienceQueue.Pending {
-    /// The same reports without the released senders (the caller reports them itself).
-    var withoutReleased: Self {
-        var copy = self
-        copy.released = []
-        return copy
     }
 }

@@ -168,7 +168,7 @@ public final class ExperienceQueue: Sendable {
         var startFlush = false
         let result = state.withLock { state -> Result<Acceptance, DeliveryQueueError> in
             if state.disabled { return .success(Acceptance(disposition: .refused, released: [])) }
-            var inMemory: Queued.ID?
+            var inMemory: UInt64?
             if let outbox {
                 do throws(OutboxError) {
                     inMemory = try store(eventJSON, messageId: parts.messageId, consent: parts.consent, profileId: profileId, outbox: outbox, into: &state)
@@ -268,7 +268,7 @@ public final class ExperienceQueue: Sendable {
             // The caller purges the outbox: nothing waits on disk, and its sequences may restart.
             state.spilled = false
             state.residentThrough = 0
-            resetFailures(&state)
+            state.retry.reset()
             return waiting
         }
     }
@@ -310,7 +310,7 @@ public final class ExperienceQueue: Sendable {
     private func closeQueue() -> Task<Void, Never>? {
         let (active, waiting) = state.withLock { state -> (Task<Void, Never>?, [UInt64]) in
             state.closed = true
-            resetFailures(&state)
+            state.retry.reset()
             return (state.active, state.active == nil ? releaseWaiting(&state) : [])
         }
         if !waiting.isEmpty { handler.withLock { $0 }?.released(tickets: waiting) }
@@ -350,8 +350,6 @@ public final class ExperienceQueue: Sendable {
 }
 
 extension ExperienceQueue.Queued {
-    typealias ID = UInt64
-
     /// The event as a value, for reports that list dropped events.
     var eventValue: JSONValue {
         (try? JSONValue(jsonText: eventJSON)) ?? .object([:])

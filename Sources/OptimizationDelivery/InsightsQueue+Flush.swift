@@ -102,7 +102,7 @@ extension InsightsQueue {
             state.buckets.removeAll()
             state.total = 0
             discarded += discardStored(&state)
-            resetFailures(&state)
+            state.retry.reset()
             logger.error("\(text) \(discarded.count) queued event(s) discarded.")
             pending.removals.append((discarded, .disabled))
             pending.queueEvents.append(queueEvent(.deliveryDisabled, [
@@ -143,11 +143,6 @@ extension InsightsQueue {
     private func recordSuccess(_ state: inout State, pending: inout Pending) {
         guard !state.closed, let recovered = state.retry.recordSuccess() else { return }
         pending.queueEvents.append(queueEvent(.flushRecovered, recovered))
-    }
-
-    /// Cancels the retry and forgets failures and waits (purge, close).
-    func resetFailures(_ state: inout State) {
-        state.retry.reset()
     }
 
     /// Arms the periodic flush while events are queued and delivery goes on; stops it otherwise.

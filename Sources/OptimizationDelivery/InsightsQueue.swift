@@ -333,7 +333,7 @@ public final class InsightsQueue: Sendable {
             // The caller purges the outbox: nothing waits on disk, and its sequences may restart.
             state.spilled = false
             state.residentThrough = 0
-            resetFailures(&state)
+            state.retry.reset()
             reconcileTimer(&state)
         }
     }
@@ -375,7 +375,7 @@ public final class InsightsQueue: Sendable {
     private func closeQueue() -> Task<Void, Never>? {
         state.withLock { state -> Task<Void, Never>? in
             state.closed = true
-            resetFailures(&state)
+            state.retry.reset()
             reconcileTimer(&state)
             return state.active
         }
