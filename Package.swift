@@ -7,15 +7,12 @@ import PackageDescription
 let package = Package(
     name: "swift-optimization-linux",
     products: [
+        // What an application imports: the client, the service and their vocabulary.
         .library(name: "Optimization", targets: ["Optimization"]),
-        .library(name: "JavaScriptHost", targets: ["JavaScriptHost"]),
-        .library(name: "EventOutbox", targets: ["EventOutbox"]),
-        .library(name: "OptimizationJSON", targets: ["OptimizationJSON"]),
-        .library(name: "OptimizationContent", targets: ["OptimizationContent"]),
-        .library(name: "OptimizationTransport", targets: ["OptimizationTransport"]),
-        .library(name: "ContentfulDelivery", targets: ["ContentfulDelivery"]),
-        .library(name: "ViewTracking", targets: ["ViewTracking"]),
+        // The local API servers, fixtures and clocks for an application's tests.
         .library(name: "OptimizationTesting", targets: ["OptimizationTesting"]),
+        // Swift over GTK's JavaScriptCore, usable on its own.
+        .library(name: "JavaScriptHost", targets: ["JavaScriptHost"]),
         .executable(name: "optimization", targets: ["OptimizationCLI"]),
         .executable(name: "optimization-bench", targets: ["OptimizationBenchmarks"]),
     ],
@@ -40,11 +37,15 @@ let package = Package(
             pkgConfig: "javascriptcoregtk-4.1",
             providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
         ),
+        // The vocabulary every layer shares: the clock and its timers (SystemClock, ManualClock),
+        // the HTTP transport protocol, durations in milliseconds. No JavaScript, no I/O of its own.
+        .target(name: "HostPlatform"),
         // Swift over the JSC C API; knows nothing about optimization.
         .target(
             name: "JavaScriptHost",
             dependencies: [
                 "CJavaScriptCore",
+                "HostPlatform",
                 "OptimizationJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -63,12 +64,12 @@ let package = Package(
             name: "OptimizationContent",
             dependencies: ["OptimizationJSON", .product(name: "OrderedCollections", package: "swift-collections")]
         ),
-        // HTTP for the engine and the Contentful client: HTTPFetchTransport (AsyncHTTPClient) with
-        // a host allow-list, request timeouts and cancellation.
+        // HTTP for the engine, delivery and the Contentful client: HTTPFetchTransport
+        // (AsyncHTTPClient) with a host allow-list, request timeouts and cancellation.
         .target(
             name: "OptimizationTransport",
             dependencies: [
-                "JavaScriptHost",
+                "HostPlatform",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -80,7 +81,7 @@ let package = Package(
         .target(
             name: "ContentfulDelivery",
             dependencies: [
-                "OptimizationContent", "OptimizationJSON", "OptimizationTransport", "JavaScriptHost",
+                "OptimizationContent", "OptimizationJSON", "OptimizationTransport", "HostPlatform",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -91,7 +92,7 @@ let package = Package(
         .target(
             name: "ViewTracking",
             dependencies: [
-                "OptimizationContent", "OptimizationJSON", "JavaScriptHost",
+                "OptimizationContent", "OptimizationJSON", "HostPlatform",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -100,19 +101,19 @@ let package = Package(
         .target(
             name: "EventOutbox",
             dependencies: [
-                "JavaScriptHost",
+                "HostPlatform",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Delivery to the Experience and Insights APIs, with no JavaScript on the path: the
-        // Insights queue (per-profile batches, flush rules), backoff with jitter, Retry-After,
-        // one circuit per API, 401/403/404 disabling, the durable outbox's window, erasure, and
-        // the queue reports. Its numbers live in DeliveryPolicy; every timer runs on the
-        // injected HostClock.
+        // client's Experience queue and both faces' Insights queues, backoff with jitter,
+        // Retry-After, one circuit per API, 401/403/404 disabling, the durable outbox's window,
+        // erasure, and the queue reports. Its numbers live in DeliveryPolicy; every timer runs on
+        // the injected HostClock.
         .target(
             name: "OptimizationDelivery",
             dependencies: [
-                "JavaScriptHost",
+                "HostPlatform",
                 "EventOutbox",
                 "OptimizationJSON",
                 .product(name: "Logging", package: "swift-log"),
@@ -120,30 +121,47 @@ let package = Package(
             ]
         ),
         // One JavaScript engine with JSRuntime loaded: the bridge to the shared core, document
-        // transfer and the resolution memo, the push-back channel, the outbox and persistence
-        // links. Embeds JSRuntime/. Shared by both faces: the vocabulary a user meets (OptimizationError,
-        // EventResult, EventMethod, …) is public and re-exported by Optimization; the rest is package-scoped.
+        // transfer and the resolution memo, the push-back channel, the Experience and outbox
+        // links, and the typed event methods both faces offer (EventRecording). Embeds JSRuntime/.
         .target(
             name: "OptimizationEngine",
             dependencies: [
                 "JavaScriptHost",
+                "HostPlatform",
                 "EventOutbox",
                 "OptimizationDelivery",
                 "OptimizationJSON",
                 "OptimizationContent",
                 "OptimizationTransport",
+                "ViewTracking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             plugins: ["EmbedJSRuntimePlugin"]
         ),
-        // The public façade: OptimizationClient (one visitor) and OptimizationService (many).
+        // The configuration both faces take: OptimizationConfig, OptimizationAPIConfig (where the
+        // APIs are), StorageDefaults (a visitor's starting state), log levels and API versions.
         .target(
-            name: "Optimization",
+            name: "OptimizationConfiguration",
             dependencies: [
                 "OptimizationEngine",
                 "OptimizationDelivery",
+                "OptimizationJSON",
+                "OptimizationTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        // The client face: OptimizationClient, one visitor per process (kiosk, signage, set-top):
+        // consent, events, view tracking, flags, merge tags, preview, persistence.
+        .target(
+            name: "OptimizationClientFace",
+            dependencies: [
+                "OptimizationEngine",
+                "OptimizationConfiguration",
+                "OptimizationDelivery",
                 "JavaScriptHost",
+                "HostPlatform",
                 "EventOutbox",
                 "OptimizationJSON",
                 "OptimizationContent",
@@ -152,14 +170,70 @@ let package = Package(
                 "ViewTracking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // The service face: OptimizationService, many visitors per process, one request at a
+        // time per visitor (OptimizationRequest): the engine pool, the handoff, delivery of every
+        // visitor's events, the shared outbox relay, metrics and tracing.
+        .target(
+            name: "OptimizationServiceFace",
+            dependencies: [
+                "OptimizationEngine",
+                "OptimizationConfiguration",
+                "OptimizationDelivery",
+                "JavaScriptHost",
+                "HostPlatform",
+                "EventOutbox",
+                "OptimizationJSON",
+                "OptimizationContent",
+                "OptimizationTransport",
+                "ContentfulDelivery",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // What a web framework integration needs over the service: visitor cookies and signed
+        // visitor state, consent choices, replay tickets and the ledger, cross-site checks,
+        // Contentful webhooks, and OpenFeature's OFREP evaluation.
+        .target(
+            name: "OptimizationWeb",
+            dependencies: [
+                "OptimizationServiceFace",
+                "OptimizationEngine",
+                "JavaScriptHost",
+                "HostPlatform",
+                "OptimizationJSON",
+                "OptimizationContent",
+                "ContentfulDelivery",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // What `import Optimization` brings: both faces, the web layer, and by symbol the
+        // vocabulary of the layers below (Exports.swift). No code of its own.
+        .target(
+            name: "Optimization",
+            dependencies: [
+                "OptimizationClientFace",
+                "OptimizationServiceFace",
+                "OptimizationWeb",
+                "OptimizationConfiguration",
+                "OptimizationEngine",
+                "OptimizationDelivery",
+                "HostPlatform",
+                "EventOutbox",
+                "OptimizationJSON",
+                "OptimizationContent",
+                "OptimizationTransport",
+                "ContentfulDelivery",
+                "ViewTracking",
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         // Test kit for users' and our own tests: a local Experience/Insights API server on an
@@ -221,41 +295,73 @@ let package = Package(
             name: "OutboxCrashHelper",
             dependencies: ["Optimization", .product(name: "Logging", package: "swift-log")]
         ),
+        // What the test targets share: fixtures, the test visitor data, service and client
+        // makers, stream probes and the hang bound. Tests only.
+        .target(
+            name: "OptimizationTestSupport",
+            dependencies: [
+                "Optimization", "OptimizationClientFace", "OptimizationServiceFace", "OptimizationEngine", "OptimizationTesting", "JavaScriptHost",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Tests/OptimizationTestSupport"
+        ),
+        .testTarget(
+            name: "HostPlatformTests",
+            dependencies: ["HostPlatform"]
+        ),
         .testTarget(
             name: "OptimizationJSONTests",
             dependencies: ["OptimizationJSON"]
-        ),
-        .testTarget(
-            name: "EventOutboxTests",
-            dependencies: ["EventOutbox", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
-        ),
-        .testTarget(
-            name: "ContentfulDeliveryTests",
-            dependencies: [
-                "ContentfulDelivery", "Optimization", "OptimizationTesting", "JavaScriptHost",
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        .testTarget(
-            name: "OptimizationDeliveryTests",
-            dependencies: [
-                "OptimizationDelivery", "JavaScriptHost", "EventOutbox", "OptimizationJSON", "OptimizationTesting",
-                .product(name: "Logging", package: "swift-log"),
-            ]
         ),
         .testTarget(
             name: "JavaScriptHostTests",
             dependencies: ["JavaScriptHost", "CJavaScriptCore"]
         ),
         .testTarget(
-            name: "OptimizationTests",
-            dependencies: [
-                "Optimization", "JavaScriptHost", "OptimizationTesting", "OutboxCrashHelper",
-                "OptimizationJSON", "OptimizationContent", "OptimizationTransport", "ContentfulDelivery", "EventOutbox", "ViewTracking",
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            name: "OptimizationContentTests",
+            dependencies: ["OptimizationContent", "OptimizationClientFace", "OptimizationEngine", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost"]
+        ),
+        .testTarget(
+            name: "OptimizationTransportTests",
+            dependencies: ["OptimizationTransport", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost"]
+        ),
+        .testTarget(
+            name: "ViewTrackingTests",
+            dependencies: ["ViewTracking", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost"]
+        ),
+        .testTarget(
+            name: "EventOutboxTests",
+            dependencies: ["EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "ContentfulDeliveryTests",
+            dependencies: ["ContentfulDelivery", "OptimizationClientFace", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "OptimizationDeliveryTests",
+            dependencies: ["OptimizationDelivery", "EventOutbox", "OptimizationJSON", "OptimizationTesting", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "OptimizationEngineTests",
+            dependencies: ["OptimizationEngine", "OptimizationClientFace", "OptimizationServiceFace", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "OptimizationClientFaceTests",
+            dependencies: ["OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics")]
+        ),
+        .testTarget(
+            name: "OptimizationServiceFaceTests",
+            dependencies: ["OptimizationServiceFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+        ),
+        .testTarget(
+            name: "OptimizationWebTests",
+            dependencies: ["OptimizationWeb", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics")]
+        ),
+        .testTarget(
+            name: "OptimizationTestingTests",
+            dependencies: ["Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "OptimizationCLITests",

@@ -2,7 +2,7 @@ import OptimizationContent
 import OptimizationJSON
 import OptimizationTransport
 import Foundation
-import JavaScriptHost
+import HostPlatform
 import Logging
 
 /// Sends entries-collection queries to the CDA over an `HTTPFetchTransport` (AsyncHTTPClient),

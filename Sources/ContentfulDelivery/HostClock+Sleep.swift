@@ -1,7 +1,7 @@
 import OptimizationContent
 import OptimizationJSON
 import OptimizationTransport
-import JavaScriptHost
+import HostPlatform
 import Synchronization
 
 extension HostClock {

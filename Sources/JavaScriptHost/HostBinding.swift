@@ -1,3 +1,5 @@
+import HostPlatform
+
 /// The global functions every ``JavaScriptEngine`` installs for the scripts it runs: logging, a
 /// clock, timers, UUIDs and `fetch`. Polyfills for `console`, `setTimeout`, `crypto.randomUUID`,
 /// `fetch` and `AbortController` are written against these names.

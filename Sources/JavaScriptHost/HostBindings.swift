@@ -1,4 +1,5 @@
 import Foundation
+import HostPlatform
 import Logging
 import OptimizationJSON
 import OrderedCollections

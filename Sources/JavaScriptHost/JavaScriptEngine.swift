@@ -1,5 +1,6 @@
 import CJavaScriptCore
 import Foundation
+import HostPlatform
 import Logging
 
 /// One JavaScriptCore VM: its own context group and global context, guarded by a lock.

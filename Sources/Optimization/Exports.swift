@@ -1,13 +1,145 @@
-// Types of these targets are part of this library's API (JSONValue in every payload, entries and
-// selections in every resolution, the durable outbox in OptimizationClient.Environment.outbox,
-// the HTTP transport and the Contentful source in the configurations), and OrderedDictionary
-// (JSON objects, event properties and traits): importing Optimization imports them.
-@_exported import ContentfulDelivery
-@_exported import EventOutbox
-@_exported import OptimizationDelivery
-@_exported import OptimizationContent
-@_exported import OptimizationEngine
-@_exported import OptimizationJSON
-@_exported import OptimizationTransport
-@_exported import ViewTracking
-@_exported import OrderedCollections
+// What `import Optimization` brings, by symbol: the types an application names. Everything else
+// in these targets is internal to the library, however public it is for the targets above it.
+// A type listed here brings its members and its extensions from its own target.
+
+// The client face: one visitor per process.
+@_exported import struct OptimizationClientFace.ExperienceAnswer
+@_exported import enum OptimizationClientFace.ExperienceAnswerError
+@_exported import enum OptimizationClientFace.MergeTags
+@_exported import struct OptimizationClientFace.MergeTagValues
+@_exported import class OptimizationClientFace.OptimizationClient
+@_exported import class OptimizationClientFace.FileOptimizationStore
+@_exported import class OptimizationClientFace.InMemoryOptimizationStore
+@_exported import enum OptimizationClientFace.OptimizationStorage
+@_exported import struct OptimizationClientFace.PreviewState
+
+// The service face: many visitors per process, one request at a time per visitor.
+@_exported import struct OptimizationServiceFace.OptimizationHandoff
+@_exported import struct OptimizationServiceFace.CacheSafetyWarning
+@_exported import enum OptimizationServiceFace.OptimizationHandoffError
+@_exported import class OptimizationServiceFace.OptimizationRequest
+@_exported import class OptimizationServiceFace.OptimizationService
+@_exported import struct OptimizationServiceFace.RequestOptions
+@_exported import struct OptimizationServiceFace.RequestConsent
+@_exported import struct OptimizationServiceFace.SharedOutbox
+
+// Web framework integration: cookies, signed visitor state, consent choices, replay, webhooks, OFREP.
+@_exported import struct OptimizationWeb.OFREPConfiguration
+@_exported import enum OptimizationWeb.OFREPConfigurationError
+@_exported import enum OptimizationWeb.OFREPErrorCode
+@_exported import class OptimizationWeb.OFREPEvaluator
+@_exported import struct OptimizationWeb.OFREPRequest
+@_exported import struct OptimizationWeb.OFREPResponse
+@_exported import struct OptimizationWeb.SignedValueCodec
+@_exported import struct OptimizationWeb.VisitorState
+@_exported import struct OptimizationWeb.VisitorStateCodec
+@_exported import enum OptimizationWeb.VisitorStateKeyError
+@_exported import struct OptimizationWeb.VisitorStateKeys
+@_exported import enum OptimizationWeb.ConsentChoice
+@_exported import enum OptimizationWeb.ContentfulWebhookAuthentication
+@_exported import struct OptimizationWeb.ContentfulWebhookReceiver
+@_exported import enum OptimizationWeb.CrossSiteRequestCheck
+@_exported import struct OptimizationWeb.OptimizationReplayTickets
+@_exported import class OptimizationWeb.OptimizationRequestState
+@_exported import class OptimizationWeb.ReplayLedger
+@_exported import struct OptimizationWeb.ReplayTicket
+@_exported import struct OptimizationWeb.VisitorCookieReading
+@_exported import struct OptimizationWeb.VisitorCookies
+
+// Configuration both faces take.
+@_exported import struct OptimizationConfiguration.OptimizationAPIConfig
+@_exported import struct OptimizationConfiguration.OptimizationConfig
+@_exported import enum OptimizationConfiguration.OptimizationAPIVersion
+@_exported import enum OptimizationConfiguration.OptimizationLogLevel
+@_exported import struct OptimizationConfiguration.StorageDefaults
+
+// Results, errors, state and the typed event methods both faces share.
+@_exported import struct OptimizationEngine.BlockedEvent
+@_exported import enum OptimizationEngine.EventMethod
+@_exported import protocol OptimizationEngine.EventRecording
+@_exported import enum OptimizationEngine.EventOutcome
+@_exported import enum OptimizationEngine.EventBlockReason
+@_exported import struct OptimizationEngine.EventResult
+@_exported import struct OptimizationEngine.ExperienceNode
+@_exported import enum OptimizationEngine.OptimizationError
+@_exported import struct OptimizationEngine.OptimizationState
+@_exported import struct OptimizationEngine.PersistedState
+@_exported import protocol OptimizationEngine.OptimizationStore
+
+// Delivery: the policy numbers and what the queue reports (the queues themselves are internal).
+@_exported import enum OptimizationDelivery.DeliveryOutcome
+@_exported import struct OptimizationDelivery.DeliveryPolicy
+@_exported import enum OptimizationDelivery.DeliveryQueueError
+@_exported import enum OptimizationDelivery.InsightsEndpoint
+@_exported import enum OptimizationDelivery.QueueEventType
+@_exported import struct OptimizationDelivery.QueueEvent
+@_exported import struct OptimizationDelivery.QueueFlushPolicy
+@_exported import struct OptimizationDelivery.QueuePolicy
+
+// The durable outbox (OptimizationClient.Environment.outbox) and the shared outbox's store protocol.
+@_exported import class EventOutbox.DurableOutbox
+@_exported import enum EventOutbox.EventQueue
+@_exported import struct EventOutbox.OutboxConfiguration
+@_exported import struct EventOutbox.OutboxDropReport
+@_exported import enum EventOutbox.OutboxDurability
+@_exported import enum EventOutbox.OutboxError
+@_exported import struct EventOutbox.OutboxEvent
+@_exported import struct EventOutbox.OutboxRecord
+@_exported import struct EventOutbox.OutboxRecovery
+@_exported import enum EventOutbox.OutboxRecoveryIssue
+@_exported import struct EventOutbox.SharedOutboxErasures
+@_exported import protocol EventOutbox.SharedOutboxStore
+
+// Contentful entries, selections and resolution.
+@_exported import class OptimizationContent.ContentfulEntry
+@_exported import enum OptimizationContent.ContentfulEntryError
+@_exported import struct OptimizationContent.ResolvedOptimizedEntry
+@_exported import struct OptimizationContent.SelectedOptimizations
+@_exported import enum OptimizationContent.SelectedOptimizationsError
+
+// Contentful's Content Delivery API client, its cache and webhooks.
+@_exported import struct ContentfulDelivery.ContentfulCachePolicy
+@_exported import struct ContentfulDelivery.ContentfulDeliveryConfiguration
+@_exported import enum ContentfulDelivery.ContentfulDeliveryError
+@_exported import class ContentfulDelivery.ContentfulDeliverySource
+@_exported import struct ContentfulDelivery.ContentfulEntryBatch
+@_exported import enum ContentfulDelivery.ContentfulEntryId
+@_exported import protocol ContentfulDelivery.ContentfulEntryStore
+@_exported import struct ContentfulDelivery.ContentfulEntryStoreKey
+@_exported import struct ContentfulDelivery.ContentfulStoredEntry
+@_exported import struct ContentfulDelivery.ContentfulInvalidation
+@_exported import enum ContentfulDelivery.ContentfulWebhookError
+@_exported import struct ContentfulDelivery.ContentfulWebhookRequest
+@_exported import struct ContentfulDelivery.ContentfulWebhookVerifier
+
+// View tracking's payloads and options.
+@_exported import struct ViewTracking.TrackViewPayload
+@_exported import struct ViewTracking.TrackClickPayload
+@_exported import class ViewTracking.ViewTrackingController
+@_exported import struct ViewTracking.ViewTrackingOptions
+@_exported import enum ViewTracking.ViewTrackingError
+
+// JSON values in every payload.
+@_exported import struct OptimizationJSON.JSONError
+@_exported import struct OptimizationJSON.JSONNumber
+@_exported import enum OptimizationJSON.JSONValue
+
+// HTTP: the transport, its allow-list and errors.
+@_exported import enum OptimizationTransport.DeliveryError
+@_exported import class OptimizationTransport.HTTPFetchTransport
+@_exported import struct OptimizationTransport.HostAllowList
+@_exported import enum OptimizationTransport.OptimizationLibrary
+
+// The clock and the transport protocol every layer takes.
+@_exported import struct HostPlatform.FetchRequest
+@_exported import struct HostPlatform.FetchResponse
+@_exported import protocol HostPlatform.FetchTransport
+@_exported import struct HostPlatform.UnconfiguredFetchTransport
+@_exported import enum HostPlatform.FetchTransportError
+@_exported import protocol HostPlatform.HostClock
+@_exported import protocol HostPlatform.HostTimer
+@_exported import struct HostPlatform.SystemClock
+@_exported import class HostPlatform.ManualClock
+
+// JSON objects, event properties and traits are ordered dictionaries.
+@_exported import struct OrderedCollections.OrderedDictionary

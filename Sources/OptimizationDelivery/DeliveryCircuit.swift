@@ -1,4 +1,4 @@
-import JavaScriptHost
+import HostPlatform
 import Synchronization
 
 /// One circuit breaker shared by concurrent callers of one API: the service's Experience calls

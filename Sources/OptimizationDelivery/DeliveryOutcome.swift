@@ -1,5 +1,5 @@
 import Foundation
-import JavaScriptHost
+import HostPlatform
 
 /// What an API's answer to one delivery request means for the events it carried.
 public enum DeliveryOutcome: Sendable, Equatable {

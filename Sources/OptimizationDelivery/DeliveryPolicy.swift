@@ -1,4 +1,4 @@
-import JavaScriptHost
+import HostPlatform
 
 /// Every number of the delivery path, resolved: when a queue flushes, how long it backs off, when
 /// its circuit opens, how many events it holds. One value per queue; the defaults are the

@@ -1,4 +1,4 @@
-import JavaScriptHost
+import HostPlatform
 
 /// The deciding side of an ``ExperienceQueue``: the engine that builds each upsert and says what
 /// its answer means (JavaScript decides, Swift delivers). The queue owns order, flights, backoff,
@@ -13,7 +13,7 @@ public protocol ExperienceFlightHandler: Sendable {
     func request(carrying events: [String]) throws -> FetchRequest
 
     /// A flight ended; `answer` says how and which waiting senders it settles.
-    func answered(_ answer: ExperienceAnswer)
+    func answered(_ answer: ExperienceFlightAnswer)
 
     /// Senders that stop waiting without an answer (their events stay queued for a later
     /// flight, or left the queue without being sent); each learns only that its event was accepted.
@@ -21,7 +21,7 @@ public protocol ExperienceFlightHandler: Sendable {
 }
 
 /// How one flight of an ``ExperienceQueue`` ended, for its ``ExperienceFlightHandler``.
-public struct ExperienceAnswer: Sendable, Equatable {
+public struct ExperienceFlightAnswer: Sendable, Equatable {
     /// What the queue did with the flight's events.
     public enum Disposition: String, Sendable {
         /// 2xx: the events arrived and left the queue (the handler reads the answer's body).

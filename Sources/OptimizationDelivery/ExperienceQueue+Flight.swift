@@ -1,4 +1,4 @@
-import JavaScriptHost
+import HostPlatform
 import OptimizationJSON
 import OrderedCollections
 
@@ -98,7 +98,7 @@ extension ExperienceQueue {
         }
         var pending = Pending()
         let sentIds = Set(snapshot.events.map(\.id))
-        let (answer, followUp) = state.withLock { state -> (ExperienceAnswer, Bool) in
+        let (answer, followUp) = state.withLock { state -> (ExperienceFlightAnswer, Bool) in
             state.active = nil
             state.inFlight = []
             guard snapshot.generation == state.generation else {
@@ -106,7 +106,7 @@ extension ExperienceQueue {
                 // go out with the next flight.
                 let followUp = !state.events.isEmpty && mayFlush(state, now: clock.now())
                 if !followUp { pending.released += releaseWaiting(&state) }
-                return (ExperienceAnswer(disposition: .stale, tickets: [], status: outcome.status, reason: "",
+                return (ExperienceFlightAnswer(disposition: .stale, tickets: [], status: outcome.status, reason: "",
                                          response: response, failure: failure), followUp)
             }
             // The flight settles its own senders (found by id: the queue may have changed meanwhile).
@@ -130,13 +130,13 @@ extension ExperienceQueue {
     private func handle(
         _ outcome: DeliveryOutcome, of snapshot: Snapshot, tickets: [UInt64], response: FetchResponse?, failure: String?,
         state: inout State, pending: inout Pending
-    ) -> ExperienceAnswer {
+    ) -> ExperienceFlightAnswer {
         let now = clock.now()
         switch outcome {
         case .delivered(let status):
             pending.removals.append((removeSent(snapshot, from: &state), .delivered))
             recordSuccess(&state, pending: &pending)
-            return ExperienceAnswer(disposition: .delivered, tickets: tickets, status: status, reason: "", response: response, failure: nil)
+            return ExperienceFlightAnswer(disposition: .delivered, tickets: tickets, status: status, reason: "", response: response, failure: nil)
         case .drop(let status, let reason):
             let dropped = removeSent(snapshot, from: &state)
             let text = "\(reason); the batch of \(dropped.count) event(s) was dropped (the API refuses it)."
@@ -147,7 +147,7 @@ extension ExperienceQueue {
                 "droppedEvents": .array(dropped.map(\.eventValue)),
             ]))
             recordSuccess(&state, pending: &pending)
-            return ExperienceAnswer(disposition: .dropped, tickets: tickets, status: status, reason: text, response: response, failure: nil)
+            return ExperienceFlightAnswer(disposition: .dropped, tickets: tickets, status: status, reason: text, response: response, failure: nil)
         case .disable(let status, let reason):
             let text = "Experience API delivery disabled: \(reason) (check clientId, environment and the Experience base URL). "
                 + "No further Experience requests are made by this client instance."
@@ -163,11 +163,11 @@ extension ExperienceQueue {
             pending.queueEvents.append(queueEvent(.deliveryDisabled, [
                 "status": .number(JSONNumber(status)), "reason": .string(text), "droppedCount": .number(JSONNumber(discarded.count)),
             ]))
-            return ExperienceAnswer(disposition: .disabled, tickets: waiting, status: status, reason: text, response: response, failure: nil)
+            return ExperienceFlightAnswer(disposition: .disabled, tickets: waiting, status: status, reason: text, response: response, failure: nil)
         case .retry(let status, let reason, let retryAfter):
             let queued = state.events.count
             logger.warning("\(reason); \(queued) event(s) stay queued for retry.")
-            let answer = ExperienceAnswer(disposition: .retrying, tickets: tickets, status: status, reason: reason, response: response, failure: failure)
+            let answer = ExperienceFlightAnswer(disposition: .retrying, tickets: tickets, status: status, reason: reason, response: response, failure: failure)
             guard !state.closed else { return answer }
             let failure = state.retry.recordFailure(now: now, retryAfter: retryAfter, policy: policy, random: random(), clock: clock) {
                 [weak self] in self?.retryFired()

@@ -1,4 +1,4 @@
-import JavaScriptHost
+import HostPlatform
 import Logging
 import OptimizationJSON
 import Synchronization

@@ -1,5 +1,5 @@
 import EventOutbox
-import JavaScriptHost
+import HostPlatform
 import Logging
 import OptimizationJSON
 import OrderedCollections

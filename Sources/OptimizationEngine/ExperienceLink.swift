@@ -5,6 +5,7 @@ import OptimizationDelivery
 import OptimizationJSON
 import OrderedCollections
 import Synchronization
+import HostPlatform
 
 /// The Swift end of `bridge/experience-handoff.js` for one client engine: the visitor's built
 /// Experience events go from the shared core into a Swift ``ExperienceQueue``, which orders and
@@ -80,7 +81,7 @@ package final class ExperienceLink: ExperienceFlightHandler {
         return FetchRequest(url: url, method: value["method"]?.stringValue ?? "POST", headers: headers, body: value["body"]?.stringValue)
     }
 
-    package func answered(_ answer: ExperienceAnswer) {
+    package func answered(_ answer: ExperienceFlightAnswer) {
         var report: OrderedDictionary<String, JSONValue> = [
             "disposition": .string(answer.disposition.rawValue),
             "tickets": .array(answer.tickets.map { .number(JSONNumber(Int(clamping: $0))) }),

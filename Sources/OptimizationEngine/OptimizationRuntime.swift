@@ -6,6 +6,7 @@ import OptimizationContent
 import OptimizationJSON
 import OptimizationTransport
 import Synchronization
+import HostPlatform
 
 /// One JavaScript engine with the shared core loaded and started in its ``EngineRole``: the Swift
 /// side of `__bridge` (a client engine) or of `__service` (a service engine). Thread-safe (the

@@ -5,6 +5,7 @@ import JavaScriptHost
 import Logging
 import OptimizationJSON
 import Synchronization
+import HostPlatform
 
 /// A client's durable outbox (the EventOutbox article “The durable outbox”): its two queues
 /// (`ExperienceQueue`, `InsightsQueue`) store every accepted event in it themselves; this link

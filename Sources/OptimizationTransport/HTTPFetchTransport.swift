@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import JavaScriptHost
+import HostPlatform
 import Logging
 import NIOCore
 import NIOHTTP1

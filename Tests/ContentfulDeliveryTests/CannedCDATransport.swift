@@ -1,3 +1,4 @@
+import OptimizationTestSupport
 import ContentfulDelivery
 import Foundation
 import JavaScriptHost

@@ -4,6 +4,8 @@ import Logging
 @testable import Optimization
 @testable import ContentfulDelivery
 import OptimizationTesting
+import OptimizationTestSupport
+@testable import OptimizationClientFace
 import Testing
 
 /// A source pointed at `server`, on `clock`, shut down after `body`.

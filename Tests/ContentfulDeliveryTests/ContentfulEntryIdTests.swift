@@ -1,6 +1,7 @@
 import Foundation
 import JavaScriptHost
 @testable import ContentfulDelivery
+import OptimizationTestSupport
 import Testing
 
 @Suite("Entry ids are checked where they enter ContentfulDelivery")

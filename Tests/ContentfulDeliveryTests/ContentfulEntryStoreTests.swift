@@ -5,6 +5,7 @@ import Logging
 import OptimizationTesting
 import Synchronization
 import Testing
+import OptimizationTestSupport
 
 /// An in-memory ``ContentfulEntryStore`` shared by several sources (the replicas of a test), with
 /// the protocol's guards, ages on `clock`, and everything it was asked recorded.
@@ -89,7 +90,7 @@ final class MemoryEntryStore: ContentfulEntryStore {
     func releaseInvalidation() async throws {
         // Only catches a hang: longer than a whole run of the suite, whose tests all start at once
         // and can queue the invalidation's task behind every other test's work.
-        let deadline = ContinuousClock.now + .seconds(600)
+        let deadline = ContinuousClock.now + hangBound
         while ContinuousClock.now < deadline {
             if let continuation = invalidationGate.withLock({ gate -> CheckedContinuation<Void, Never>? in defer { gate = nil }; return gate }) {
                 continuation.resume()

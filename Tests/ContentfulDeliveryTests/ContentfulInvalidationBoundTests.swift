@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import JavaScriptHost
 @testable import ContentfulDelivery
+import OptimizationTestSupport
 import Testing
 
 @Suite("Invalidations are bounded and touch only the entries they name")

@@ -1,5 +1,6 @@
 import ContentfulDelivery
 import OptimizationTesting
+import OptimizationTestSupport
 import Testing
 
 @Suite("ContentfulWebhookVerifier")

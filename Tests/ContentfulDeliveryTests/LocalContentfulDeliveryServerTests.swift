@@ -2,6 +2,7 @@ import Foundation
 import JavaScriptHost
 import Optimization
 import OptimizationTesting
+import OptimizationTestSupport
 import Testing
 
 // MARK: Helpers shared with the Contentful source tests

@@ -2,6 +2,7 @@ import Foundation
 import JavaScriptHost
 @testable import Optimization
 import OptimizationTesting
+import OptimizationTestSupport
 import Testing
 
 /// The request-bound object fetches and resolves in one call, with the request's selections and

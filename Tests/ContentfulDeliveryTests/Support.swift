@@ -1,3 +1,4 @@
+import OptimizationTestSupport
 import Foundation
 import JavaScriptHost
 import Optimization

@@ -1,3 +1,4 @@
+import OptimizationTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

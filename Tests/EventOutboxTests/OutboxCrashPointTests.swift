@@ -3,6 +3,7 @@ import JavaScriptHost
 import Logging
 @testable import EventOutbox
 import Synchronization
+import OptimizationTestSupport
 import Testing
 
 /// Exhaustive crash points: each scripted workload runs once on a ``FaultInjectingFileSystem``

@@ -7,6 +7,7 @@ import Foundation
 import JavaScriptHost
 import Logging
 @testable import EventOutbox
+import OptimizationTestSupport
 import Testing
 
 /// The outbox's `fsync` discipline, on a ``FaultInjectingFileSystem``: failed syncs are retried,

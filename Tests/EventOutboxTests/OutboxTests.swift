@@ -2,6 +2,7 @@ import Foundation
 import JavaScriptHost
 import Logging
 @testable import EventOutbox
+import OptimizationTestSupport
 import Testing
 
 @Suite("DurableOutbox")

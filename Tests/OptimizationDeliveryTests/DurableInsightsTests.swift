@@ -4,10 +4,11 @@ import JavaScriptHost
 import Logging
 import OptimizationDelivery
 import Testing
+import OptimizationTestSupport
 
 /// The Insights queue over a real ``DurableOutbox`` in a temporary directory: stored before
 /// accepted, a window over the backlog, acknowledged when it leaves, erased from disk first.
-@Suite("Insights queue with a durable outbox", .timeLimit(.minutes(10)))
+@Suite("Insights queue with a durable outbox", .hangBound)
 struct DurableInsightsTests {
     static func outbox(_ directory: URL, clock: ManualClock) throws -> DurableOutbox {
         try DurableOutbox(directory: directory, clock: clock, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))

@@ -6,11 +6,12 @@ import OptimizationDelivery
 import OptimizationJSON
 import Synchronization
 import Testing
+import OptimizationTestSupport
 
 /// The client's Experience queue: order, flights, the senders' tickets, backoff, the circuit,
 /// refusals, the cap and the durable window, on a `ManualClock` with a transport the test holds
 /// and releases and a recording handler in place of the engine.
-@Suite("Experience queue", .timeLimit(.minutes(10)))
+@Suite("Experience queue", .hangBound)
 struct ExperienceQueueTests {
     @Test func oneFlightCarriesEveryQueuedEventInOrderAndSettlesItsSenders() async throws {
         let transport = ScriptedTransport()
@@ -232,7 +233,7 @@ struct ExperienceQueueTests {
 final class RecordingFlightHandler: ExperienceFlightHandler {
     private struct State {
         var built: [[String]] = []
-        var answers: [ExperienceAnswer] = []
+        var answers: [ExperienceFlightAnswer] = []
         var released: [UInt64] = []
         var failing = false
     }
@@ -241,7 +242,7 @@ final class RecordingFlightHandler: ExperienceFlightHandler {
     struct BuildFailure: Error {}
 
     var built: [[String]] { state.withLock { $0.built } }
-    var answers: [ExperienceAnswer] { state.withLock { $0.answers } }
+    var answers: [ExperienceFlightAnswer] { state.withLock { $0.answers } }
     var released: [UInt64] { state.withLock { $0.released } }
 
     func failBuilding(_ failing: Bool) {
@@ -261,7 +262,7 @@ final class RecordingFlightHandler: ExperienceFlightHandler {
             body: #"{"events":["# + events.joined(separator: ",") + "]}")
     }
 
-    func answered(_ answer: ExperienceAnswer) {
+    func answered(_ answer: ExperienceFlightAnswer) {
         state.withLock { $0.answers.append(answer) }
     }
 

@@ -1,11 +1,12 @@
 @testable import OptimizationDelivery
 import Synchronization
 import Testing
+import OptimizationTestSupport
 
 /// `flush()`'s loop over flights (`runFlights`): it goes on while the flights it starts move
 /// events out, whatever the queue's size does (a durable window refills to its capacity after
 /// every flight), and stops at the first flight that sends nothing.
-@Suite("Flight loop", .timeLimit(.minutes(10)))
+@Suite("Flight loop", .hangBound)
 struct FlightLoopTests {
     /// A queue of `backlog` events behind a window of `window`: each flight sends the window,
     /// which refills from the backlog; `failing` flights send nothing.

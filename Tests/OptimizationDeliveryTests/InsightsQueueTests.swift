@@ -2,10 +2,11 @@ import JavaScriptHost
 import OptimizationDelivery
 import OptimizationJSON
 import Testing
+import OptimizationTestSupport
 
 /// The Insights queue's flush rules, answers, backoff and circuit, on a `ManualClock` with a
 /// transport the test holds and releases.
-@Suite("Insights queue", .timeLimit(.minutes(10)))
+@Suite("Insights queue", .hangBound)
 struct InsightsQueueTests {
     @Test func oneRequestCarriesOneBatchPerProfileInArrivalOrder() async throws {
         let transport = ScriptedTransport()

@@ -2,10 +2,11 @@ import JavaScriptHost
 import OptimizationDelivery
 import OptimizationJSON
 import Testing
+import OptimizationTestSupport
 
 /// The client's use of the queue: one visitor whose profile arrives later, online and offline,
 /// and a last attempt when it closes.
-@Suite("Insights queue of one visitor", .timeLimit(.minutes(10)))
+@Suite("Insights queue of one visitor", .hangBound)
 struct VisitorInsightsTests {
     static func event(_ index: Int) -> (messageId: String, eventJSON: String) {
         ("v-e\(index)", #"{"type":"component","messageId":"v-e\#(index)"}"#)

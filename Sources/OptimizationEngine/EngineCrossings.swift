@@ -1,0 +1,11 @@
+import JavaScriptHost
+
+extension Array where Element == JavaScriptEngine {
+    /// Crossings summed over the engines.
+    package var crossingCounts: (intoJavaScript: Int, intoHost: Int) {
+        reduce((0, 0)) { sum, engine in
+            let counts = engine.crossingCounts
+            return (sum.0 + counts.intoJavaScript, sum.1 + counts.intoHost)
+        }
+    }
+}

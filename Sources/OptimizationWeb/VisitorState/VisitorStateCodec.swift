@@ -1,0 +1,110 @@
+import CoreMetrics
+import JavaScriptHost
+import OptimizationJSON
+import HostPlatform
+import OptimizationContent
+
+/// Seals a ``VisitorState`` into one signed, expiring, cookie-safe text and opens it again: the
+/// visitor-state format every integration shares (a Hummingbird or Vapor app writes it as a
+/// cookie value), so a visitor cannot choose their profile id, consent or selections.
+///
+/// The text is a ``SignedValueCodec`` value (format version `v1`) for the purpose
+/// ``purpose`` (`visitor-state`), whose sealed value is a JSON object with, each only when
+/// known: `"p"` (the profile id, a string), `"c"` (consent, a boolean) and `"s"` (the selections,
+/// a JSON array as the Experience API returns them). A value that opens but has another shape
+/// (a member of the wrong type) is refused and counted as `malformed`.
+///
+/// Browsers keep a cookie up to about 4 KB: callers writing a cookie should check the length of
+/// ``seal(_:)``'s text (selections grow it) and leave the selections out when it is too long.
+///
+/// A missing value is the caller's nil; a tampered, foreign-key, other-purpose, expired or
+/// malformed value opens as nil and is counted (``rejectedCount``, and the swift-metrics counter
+/// `optimization_visitor_state_rejected_total` with `purpose` `visitor-state` and `reason`). Treat
+/// nil as a new visitor: nothing of it is trusted. Thread-safe; copies share their count.
+public struct VisitorStateCodec: Sendable {
+    /// The purpose bound into every visitor-state value.
+    public static let purpose = "visitor-state"
+    /// The longest profile id kept, in UTF-8 bytes; a state with a longer one is refused.
+    public static let maximumProfileIdLength = 256
+
+    private let codec: SignedValueCodec
+
+    /// Creates a codec.
+    /// - Parameters:
+    ///   - keys: the first signs; all verify (rotation: see ``VisitorStateKeys``).
+    ///   - lifetime: how long a sealed state opens after it was sealed; clamped to 1 ms … 100 years.
+    ///   - clock: the time of sealing and expiry; default `SystemClock` (wall-clock time).
+    ///   - metricsFactory: receives `optimization_visitor_state_rejected_total`; nil (the
+    ///     default) uses `MetricsSystem.factory`.
+    public init(keys: VisitorStateKeys, lifetime: Duration, clock: any HostClock = SystemClock(), metricsFactory: (any MetricsFactory)? = nil) {
+        codec = SignedValueCodec(keys: keys, purpose: Self.purpose, lifetime: lifetime, maximumLength: 16_384, clock: clock, metricsFactory: metricsFactory)
+    }
+
+    /// How long a sealed state opens after it was sealed.
+    public var lifetime: Duration {
+        codec.lifetime
+    }
+
+    /// The sealed text of `state`, signed with the first key, expiring ``lifetime`` from now.
+    /// Never fails; a profile id longer than ``maximumProfileIdLength`` is left out.
+    public func seal(_ state: VisitorState) -> String {
+        var members: [String] = []
+        if let id = state.profileId, id.utf8.count <= Self.maximumProfileIdLength, let text = try? JSONValue.string(id).jsonText() {
+            members.append("\"p\":" + text)
+        }
+        if let consent = state.consent { members.append("\"c\":\(consent)") }
+        if let selections = state.selections { members.append("\"s\":" + selections.jsonText) }
+        return codec.seal(valueText: "{" + members.joined(separator: ",") + "}")
+    }
+
+    /// The state sealed in `text`, or nil (counted) when it is tampered, signed by no listed key,
+    /// sealed for another purpose, expired, malformed or longer than 16 KiB.
+    public func open(_ text: String) -> VisitorState? {
+        openWithExpiry(text)?.state
+    }
+
+    /// ``open(_:)``, with the seal's expiry: when the text stops opening, in milliseconds since
+    /// the Unix epoch on the codec's clock (to seal the state again before it lapses).
+    public func openWithExpiry(_ text: String) -> (state: VisitorState, expiresAt: Double)? {
+        guard let (value, expiresAt) = codec.openWithExpiry(text) else { return nil }
+        guard let members = value.objectValue else {
+            codec.recordMalformed()
+            return nil
+        }
+        var state = VisitorState()
+        for (name, member) in members {
+            switch name {
+            case "p":
+                guard let id = member.stringValue, id.utf8.count <= Self.maximumProfileIdLength else { return refused() }
+                state.profileId = id
+            case "c":
+                guard let consent = member.boolValue else { return refused() }
+                state.consent = consent
+            case "s":
+                guard let elements = member.arrayValue, let selections = try? SelectedOptimizations(elements) else { return refused() }
+                state.selections = selections
+            default:
+                continue  // a later version's member: ignored
+            }
+        }
+        return (state, expiresAt)
+    }
+
+    /// Whether a state whose seal expires at `expiresAt` (from ``openWithExpiry(_:)``) has less
+    /// than half the codec's ``lifetime`` left on its clock: time to seal it again, so that a
+    /// returning visitor's state is renewed at most once per half lifetime instead of lapsing a
+    /// lifetime after it last changed.
+    public func isRenewalDue(expiresAt: Double) -> Bool {
+        codec.isRenewalDue(expiresAt: expiresAt)
+    }
+
+    /// How many texts ``open(_:)`` refused since this codec was created (copies share it).
+    public var rejectedCount: Int {
+        codec.rejectedCount
+    }
+
+    private func refused<Opened>() -> Opened? {
+        codec.recordMalformed()
+        return nil
+    }
+}

@@ -1,0 +1,99 @@
+import OptimizationServiceFace
+import JavaScriptHost
+import Logging
+import OptimizationJSON
+import HostPlatform
+
+/// Issues and commits the replay tickets of handoff pages: a page that hands its evaluation to
+/// the browser (`OptimizationRequest.prepareRequestHandoff(routeKey:initialEvents:page:)`)
+/// carries its replay as a sealed ``ReplayTicket`` (``issue(_:profileId:)``), and an
+/// integration's replay route commits each ticket once, for the visitor it was issued to
+/// (``commit(_:for:visitorState:logger:)``).
+///
+/// **Threading.** An immutable `Sendable` value (the ledger is thread-safe): share one.
+public struct OptimizationReplayTickets: Sendable {
+    /// The largest body the replay route reads: 1 MiB (a ticket carries the page's events).
+    public static let maximumRequestBodyBytes = 1 << 20
+
+    /// Seals and opens tickets (purpose ``ReplayTicket/purpose``); its lifetime bounds how long a
+    /// page's replay may be committed.
+    public let codec: SignedValueCodec
+    /// The tickets this process committed.
+    public let ledger: ReplayLedger
+
+    /// - Parameters:
+    ///   - codec: seals and opens tickets; its purpose should be ``ReplayTicket/purpose``.
+    ///   - ledger: records committed tickets; keep ids at least as long as a ticket lives.
+    public init(codec: SignedValueCodec, ledger: ReplayLedger) {
+        self.codec = codec
+        self.ledger = ledger
+    }
+
+    /// Tickets sealed with `keys` (the visitor-state keys will do: the purpose keeps tickets and
+    /// state apart) for `lifetime`, and a ledger keeping each committed id as long.
+    /// - Parameters:
+    ///   - keys: the signing keys (the first signs, every key verifies).
+    ///   - lifetime: how long a ticket may be committed; default 10 minutes.
+    ///   - capacity: the most committed ids kept at once; default 100,000.
+    ///   - clock: the time of expiry; default wall-clock time.
+    public init(keys: VisitorStateKeys, lifetime: Duration = .seconds(600), capacity: Int = 100_000, clock: any HostClock = SystemClock()) {
+        let codec = SignedValueCodec(keys: keys, purpose: ReplayTicket.purpose, lifetime: lifetime, clock: clock)
+        self.init(codec: codec, ledger: ReplayLedger(retention: codec.lifetime, capacity: capacity, clock: clock))
+    }
+
+    /// A sealed ticket for `replay`, bound to the visitor whose state will carry `profileId` (nil:
+    /// a visitor without a profile id), or nil when the replay's events cannot be written as JSON.
+    /// The sealed text is only `A–Z a–z 0–9 - _ .`: safe in JSON and HTML as it is.
+    public func issue(_ replay: OptimizationHandoff.Replay, profileId: String?) -> String? {
+        ReplayTicket(profileId: profileId, replay: replay).sealed(with: codec)
+    }
+
+    /// The sealed ticket text of a replay route's body, `{"ticket": "<sealed ticket>"}` (UTF-8
+    /// JSON); nil for any other body (not JSON, not an object, no string `ticket`), which the
+    /// route answers with 422. Pure; never throws.
+    public static func ticketText(inRequestBody body: [UInt8]) -> String? {
+        guard let json = try? JSONValue(jsonText: String(decoding: body, as: UTF8.self)) else { return nil }
+        return json["ticket"]?.stringValue
+    }
+
+    /// Commits the replay sealed in `ticket` once, with `optimization` (the presenting visitor's
+    /// request, whose consent gates each event), when the ticket opens with ``codec`` and was
+    /// issued to the visitor whose verified state is `visitorState`. The replay is taken from the
+    /// ticket, never from the request. Only ``CommitOutcome/committed`` and
+    /// ``CommitOutcome/notDelivered`` (and ``CommitOutcome/blockedByConsent``, which sends
+    /// nothing) reach the engine; a ticket is claimed in the ledger before the call, so a failed
+    /// call is not retried with the same ticket. Never throws: every failure is an outcome.
+    /// - Parameters:
+    ///   - ticket: the sealed ticket text the page carried.
+    ///   - optimization: the presenting visitor's request.
+    ///   - visitorState: the presenting visitor's verified state (from its state cookie).
+    ///   - logger: refusals are logged at notice level, without the ticket or visitor.
+    /// - Returns: what was done; ``CommitOutcome/statusCode`` is the HTTP answer.
+    public func commit(_ ticket: String, for optimization: OptimizationRequest, visitorState: VisitorState, logger: Logger) async -> CommitOutcome {
+        guard let ticket = ReplayTicket(sealed: ticket, codec: codec) else {
+            logger.notice("replay refused: the ticket is forged, tampered or expired")
+            return .invalidTicket
+        }
+        guard ticket.profileId == visitorState.profileId else {
+            logger.notice("replay refused: the ticket was issued to another visitor")
+            return .otherVisitor
+        }
+        switch ledger.claim(ticket.id) {
+        case .claimed: break
+        case .alreadyCommitted: return .alreadyCommitted
+        case .full:
+            logger.warning("replay refused: the ledger of committed replays is full")
+            return .ledgerFull
+        }
+        do {
+            switch try await optimization.commitReplay(ticket.replay).outcome {
+            case .delivered, .accepted: return .committed
+            case .blocked: return .blockedByConsent
+            default: return .notDelivered
+            }
+        } catch {
+            logger.warning("replay not committed", metadata: ["error": "\(error)"])
+            return .invalidReplay
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import OptimizationServiceFace
+import Foundation
+import OptimizationJSON
+import OrderedCollections
+
+extension RequestOptions {
+    /// The options of an HTTP request of a visitor in `visitorState`: consent (both event and
+    /// persistence consent from the visitor's one choice, ``VisitorCookies/requestConsent(_:)``),
+    /// profile id and handoff selections from the state, locale from the first language of
+    /// `Accept-Language`, `page` (`url`, `path`, `search`) and `userAgent` as event context, and
+    /// `requestId`. No IP address: add one only from a proxy you trust. Pure; never throws (an
+    /// unusable `Accept-Language` gives no locale).
+    /// - Parameters:
+    ///   - visitorState: the visitor's verified state.
+    ///   - host: the request's `Host` (`host[:port]`); nil is `localhost`.
+    ///   - path: the request's path, as received.
+    ///   - query: the request's query without `?`; nil or empty for none.
+    ///   - acceptLanguage: the `Accept-Language` header; nil for none.
+    ///   - userAgent: the `User-Agent` header; nil for none.
+    ///   - requestId: the request's id for log metadata; nil for none.
+    public init(
+        visitorState: VisitorState, host: String?, path: String, query: String?,
+        acceptLanguage: String?, userAgent: String?, requestId: String? = nil
+    ) {
+        self.init(
+            consent: VisitorCookies.requestConsent(visitorState),
+            profileId: visitorState.profileId,
+            locale: acceptLanguage.flatMap(Self.firstLanguage),
+            eventContext: Self.webEventContext(host: host, path: path, query: query ?? "", userAgent: userAgent),
+            selectedOptimizations: visitorState.selections,
+            requestId: requestId)
+    }
+
+    /// The first language of an `Accept-Language` header (`de-DE,de;q=0.9` → `de-DE`), or nil.
+    static func firstLanguage(_ header: String) -> String? {
+        let first = header.split(separator: ",").first?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard (2...35).contains(first.utf8.count), first != "*",
+              first.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F })
+        else { return nil }
+        return first
+    }
+
+    /// `page` (url, path, query) and `userAgent`, merged under every event of the request.
+    static func webEventContext(host: String?, path: String, query: String, userAgent: String?) -> OrderedDictionary<String, JSONValue> {
+        var page: OrderedDictionary<String, JSONValue> = [
+            "url": .string("http://\(host ?? "localhost")\(path)\(query.isEmpty ? "" : "?" + query)"),
+            "path": .string(path),
+        ]
+        if !query.isEmpty { page["search"] = .string("?" + query) }
+        var context: OrderedDictionary<String, JSONValue> = ["page": .object(page)]
+        if let userAgent { context["userAgent"] = .string(userAgent) }
+        return context
+    }
+}

@@ -1,0 +1,101 @@
+import OptimizationServiceFace
+
+/// The visitor's state on the visitor's side: one cookie holding the profile id, the consent
+/// choice and the selections handed from one page to the next, sealed by ``VisitorStateCodec``
+/// (HMAC-SHA256 with the configured keys, expiring after the codec's lifetime). The cookie's value
+/// is only ever written by ``VisitorStateCodec/seal(_:)`` and read by ``VisitorStateCodec/openWithExpiry(_:)``:
+/// this type adds the cookie around it, and every web integration reads and writes the cookie
+/// through it, so the cookie's format exists once.
+///
+/// **Reading never fails and never trusts.** A missing, forged, unsigned, tampered or expired
+/// cookie reads as a new visitor (`VisitorState()`), and the codec counts the refusal
+/// (`optimization_visitor_state_rejected_total`).
+///
+/// **Writing.** Cookies are `HttpOnly`, `SameSite=Lax`, `Path=/` and, unless ``secure`` is
+/// false (plain-HTTP development only), `Secure`; `Max-Age` is ``maxAge-property`` seconds.
+///
+/// **Renewal.** A cookie that opens with less than half the codec's lifetime left reads as
+/// ``VisitorCookieReading/renewalDue``, and ``OptimizationRequestState`` then seals it again
+/// even when the state did not change: a returning visitor keeps its state, and an unchanged
+/// cookie is written at most once per half lifetime, not on every response.
+///
+/// **Threading.** An immutable `Sendable` value: share one and call it from any task.
+public struct VisitorCookies: Sendable {
+    /// The default cookie name.
+    public static let defaultName = "optimization_state"
+    /// One year in seconds: the default `Max-Age`, and the lifetime to give the codec.
+    public static let maxAge = 365 * 24 * 3600
+    /// Browsers keep cookies up to about 4 KB, name and attributes included: a longer sealed
+    /// state (in UTF-8 bytes) is written without its selections.
+    public static let maximumCookieLength = 3800
+    /// The cookie's `Path` attribute.
+    public static let path = "/"
+    /// The cookie's `SameSite` attribute: `Lax`, so a top-level navigation from another site
+    /// carries it but a cross-site form post or subresource does not.
+    public static let sameSite = "Lax"
+
+    /// Seals and opens the state.
+    public let codec: VisitorStateCodec
+    /// Whether cookies carry the `Secure` attribute (sent over HTTPS only).
+    public let secure: Bool
+    /// The cookie's name.
+    public let name: String
+    /// The cookie's `Max-Age` in seconds.
+    public let maxAge: Int
+
+    /// - Parameters:
+    ///   - codec: seals and opens the cookie's value; give it a lifetime of at least `maxAge`.
+    ///   - secure: mark cookies `Secure` (the default); false only for plain-HTTP development.
+    ///   - name: the cookie's name; default ``defaultName``.
+    ///   - maxAge: the cookie's `Max-Age` in seconds; default ``maxAge-type.property`` (one year).
+    public init(codec: VisitorStateCodec, secure: Bool = true, name: String = VisitorCookies.defaultName, maxAge: Int = VisitorCookies.maxAge) {
+        self.codec = codec
+        self.secure = secure
+        self.name = name
+        self.maxAge = maxAge
+    }
+
+    /// The state in a `Cookie` header (`name=value; name2=value2`; the first cookie named
+    /// ``name`` wins), or a new visitor's when there is none or it does not open.
+    public func state(cookieHeader: String) -> VisitorState {
+        read(cookieHeader: cookieHeader).state
+    }
+
+    /// What a `Cookie` header carries for this cookie: the state (a new visitor's when there is
+    /// no cookie named ``name`` or it does not open) and whether a cookie was refused. Several
+    /// `Cookie` fields are joined with `"; "` first. Pure apart from the codec's refusal count.
+    public func read(cookieHeader: String) -> VisitorCookieReading {
+        for pair in cookieHeader.split(separator: ";") {
+            let trimmed = pair.drop { $0 == " " }
+            guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
+            if let (state, expiresAt) = codec.openWithExpiry(String(trimmed[trimmed.index(after: equals)...])) {
+                return VisitorCookieReading(state: state, wasRejected: false, renewalDue: codec.isRenewalDue(expiresAt: expiresAt))
+            }
+            return VisitorCookieReading(state: VisitorState(), wasRejected: true)
+        }
+        return VisitorCookieReading(state: VisitorState(), wasRejected: false)
+    }
+
+    /// The cookie value storing `state`: sealed now (so for another codec lifetime), without the
+    /// selections when the value would exceed ``maximumCookieLength`` bytes.
+    public func value(for state: VisitorState) -> String {
+        let value = codec.seal(state)
+        guard value.utf8.count > Self.maximumCookieLength else { return value }
+        var smaller = state
+        smaller.selections = nil
+        return codec.seal(smaller)
+    }
+
+    /// The `Set-Cookie` header value storing `state`:
+    /// `name=<value>; Max-Age=<maxAge>; Path=/; [Secure; ]HttpOnly; SameSite=Lax`, the value from
+    /// ``value(for:)``.
+    public func setCookieHeader(for state: VisitorState) -> String {
+        "\(name)=\(value(for: state)); Max-Age=\(maxAge); Path=\(Self.path); \(secure ? "Secure; " : "")HttpOnly; SameSite=\(Self.sameSite)"
+    }
+
+    /// The request consent the engine gets from `state`: the one choice sets both event and
+    /// persistence consent, as the reference's boolean consent does.
+    public static func requestConsent(_ state: VisitorState) -> RequestConsent {
+        RequestConsent(events: state.consent, persistence: state.consent)
+    }
+}

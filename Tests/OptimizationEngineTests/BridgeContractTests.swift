@@ -1,0 +1,136 @@
+import Foundation
+import JavaScriptHost
+import Optimization
+import OptimizationTestSupport
+@testable import OptimizationClientFace
+@testable import OptimizationServiceFace
+@testable import OptimizationEngine
+import Testing
+
+/// The contract between Swift and JSRuntime (`BridgeContract`), checked against the JavaScript
+/// the library embeds, inside JavaScriptCore. The Node suite checks the same list
+/// (`JSRuntime/bridge-contract.json`) under Node.
+@Suite("The bridge contract")
+struct BridgeContractTests {
+    /// An engine with the production scripts evaluated, exactly as the library loads them.
+    private func loadedEngine() throws -> JavaScriptEngine {
+        let engine = try JavaScriptEngine(configuration: .init(clock: ManualClock()))
+        for script in EmbeddedJSRuntime.scripts {
+            try engine.evaluate(script.source, sourceURL: script.path)
+        }
+        return engine
+    }
+
+    private var sources: [String] { EmbeddedJSRuntime.scripts.map(\.source) }
+
+    @Test func swiftAndTheEmbeddedJavaScriptAgree() throws {
+        let engine = try loadedEngine()
+        defer { engine.close() }
+        #expect(BridgeContract.violations(in: engine, sources: sources) == [])
+    }
+
+    @Test func theContractFileIsTheSwiftDeclaration() throws {
+        let file = repositoryRoot.appendingPathComponent("JSRuntime/bridge-contract.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text == BridgeContract.jsonDescription, "JSRuntime/bridge-contract.json must read:\n\(BridgeContract.jsonDescription)")
+    }
+
+    @Test func renamingOneJavaScriptExportBreaksTheContract() throws {
+        let engine = try loadedEngine()
+        defer { engine.close() }
+        try engine.evaluate("__bridge.getFlagValue = __bridge.getFlag; delete __bridge.getFlag;")
+        let problems = BridgeContract.violations(in: engine, sources: sources)
+        #expect(problems.contains { $0.hasPrefix("__bridge.getFlag/1") })
+        #expect(problems.contains("__bridge.getFlagValue: exported by JavaScript, unknown to Swift"))
+    }
+
+    @Test func aChangedArityOrAnUndeclaredNativeBreaksTheContract() throws {
+        let engine = try loadedEngine()
+        defer { engine.close() }
+        try engine.evaluate("__service.getFlag = function (name) { return 'null'; };")
+        let problems = BridgeContract.violations(in: engine, sources: sources + ["globalThis.__nativeSurprise();"])
+        #expect(problems.contains { $0.hasPrefix("__service.getFlag/2") })
+        #expect(problems.contains("__nativeSurprise: called by JavaScript, unknown to Swift"))
+    }
+
+    @Test func everyInstalledNativeCallbackIsInstalledOnAClientsEngine() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = OptimizationClient(environment: .init(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .directory(directory)))
+        try client.initialize(config: OptimizationConfig(clientId: "contract"))
+        defer { client.destroy() }
+        let engine = try #require(client.currentRuntime?.engine)
+        for native in BridgeContract.Native.all {
+            let installed = try engine.evaluate("typeof globalThis.\(native.name) === 'function'")
+            #expect(installed == .bool(native.installed), "\(native)")
+        }
+    }
+
+    @Test func theModuleGraphOfTheEmbeddedJavaScriptIsWhole() throws {
+        let engine = try loadedEngine()
+        defer { engine.close() }
+        let problems = try engine.evaluate("JSON.stringify(__optimization.checkModules())").stringValue
+        #expect(problems == "[]")
+        let files = try engine.evaluate("JSON.stringify(__optimization.modules().map(function (m) { return m.file; }))").stringValue
+        #expect(files.flatMap { try? JSONValue(jsonText: $0) } == .array(EmbeddedJSRuntime.scripts.map { .string($0.path) }))
+    }
+}
+
+/// The contract's checks, for the tests only: production engines never run them.
+extension BridgeContract {
+    /// The whole contract as JSON, in declaration order: `{"functions": {"<path>": arity, …},
+    /// "natives": {"<name>": installed, …}, "requestEventMethods": […]}`.
+    /// `JSRuntime/bridge-contract.json` holds this text; the Node suite checks JSRuntime against it.
+    static var jsonDescription: String {
+        let functions = self.functions.map { "    \"\($0.path)\": \($0.arity)" }
+        let natives = Native.all.map { "    \"\($0.name)\": \($0.installed)" }
+        let methods = EventMethod.allCases.map { "\"\($0.rawValue)\"" }
+        return "{\n  \"functions\": {\n" + functions.joined(separator: ",\n") + "\n  },\n  \"natives\": {\n"
+            + natives.joined(separator: ",\n") + "\n  },\n  \"requestEventMethods\": ["
+            + methods.joined(separator: ", ") + "]\n}\n"
+    }
+
+    /// What in `engine` (with JSRuntime's scripts evaluated, `sources` their texts) breaks the
+    /// contract: a declared function missing or with another arity, a `__bridge` or `__service`
+    /// key the contract does not declare, a native callback the scripts name that the contract
+    /// does not declare (or the reverse), a request event method either side lacks. Empty when
+    /// the two sides agree.
+    static func violations(in engine: JavaScriptEngine, sources: [String]) -> [String] {
+        var problems: [String] = []
+        for function in functions {
+            let arity = try? engine.evaluate("typeof \(function.path) === 'function' ? \(function.path).length : -1")
+            if arity != .number(Double(function.arity)) {
+                problems.append("\(function): JavaScript has \(arity.map { "\($0)" } ?? "nothing")")
+            }
+        }
+        for (object, declared) in [(Visitor.initialize.object, Visitor.all), (Service.configure.object, Service.all)] {
+            let keys = strings(engine, "typeof \(object) === 'object' ? Object.keys(\(object)) : []")
+            for key in keys where !declared.contains(where: { $0.name == key }) {
+                problems.append("\(object).\(key): exported by JavaScript, unknown to Swift")
+            }
+        }
+        var named = Set<String>()
+        for source in sources {
+            var rest = source[...]
+            while let range = rest.range(of: "__native") {
+                let name = rest[range.lowerBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+                if name.count > "__native".count { named.insert(String(name)) }
+                rest = rest[range.upperBound...]
+            }
+        }
+        let declaredNatives = Set(Native.all.map(\.name))
+        for name in named.subtracting(declaredNatives).sorted() { problems.append("\(name): called by JavaScript, unknown to Swift") }
+        for name in declaredNatives.subtracting(named).sorted() { problems.append("\(name): declared by Swift, never called by JavaScript") }
+        let methods = strings(engine, "__optimization.requestEventMethods || []")
+        if Set(methods) != Set(EventMethod.allCases.map(\.rawValue)) {
+            problems.append("request event methods: JavaScript \(methods.sorted()), Swift \(EventMethod.allCases.map(\.rawValue).sorted())")
+        }
+        return problems
+    }
+
+    /// The strings of the JavaScript array `expression` evaluates to in `engine` (empty on failure).
+    private static func strings(_ engine: JavaScriptEngine, _ expression: String) -> [String] {
+        (try? engine.evaluate("JSON.stringify(\(expression))"))?.stringValue
+            .flatMap { try? JSONValue(jsonText: $0).arrayValue }?.compactMap(\.stringValue) ?? []
+    }
+}
