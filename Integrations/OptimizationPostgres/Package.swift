@@ -26,8 +26,7 @@ let package = Package(
         .target(
             name: "OptimizationPostgres",
             dependencies: [
-                .product(name: "ContentfulDelivery", package: "swift-optimization-linux"),
-                .product(name: "EventOutbox", package: "swift-optimization-linux"),
+                .product(name: "Optimization", package: "swift-optimization-linux"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -44,7 +43,7 @@ let package = Package(
             name: "outbox-crash-helper",
             dependencies: [
                 "OptimizationPostgres",
-                .product(name: "EventOutbox", package: "swift-optimization-linux"),
+                .product(name: "Optimization", package: "swift-optimization-linux"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -52,8 +51,6 @@ let package = Package(
             name: "OptimizationPostgresTests",
             dependencies: [
                 "OptimizationPostgres", "PostgresTestServer", "outbox-crash-helper",
-                .product(name: "EventOutbox", package: "swift-optimization-linux"),
-                .product(name: "ContentfulDelivery", package: "swift-optimization-linux"),
                 .product(name: "Optimization", package: "swift-optimization-linux"),
                 .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
                 .product(name: "JavaScriptHost", package: "swift-optimization-linux"),

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 
-/// The source of time and timers for everything a ``JavaScriptEngine`` schedules.
+/// The source of time and timers for everything a `JavaScriptEngine` schedules.
 ///
 /// Every timer of the hosted JavaScript (`setTimeout`, flush intervals, backoff, dwell) runs on
 /// this clock, so tests inject a ``ManualClock`` and never sleep.

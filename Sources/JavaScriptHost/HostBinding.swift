@@ -6,7 +6,7 @@ import HostPlatform
 public enum HostBinding: String, CaseIterable, Sendable {
     /// `__nativeLog(level, message)`: writes to the engine's `Logger`.
     case log = "__nativeLog"
-    /// `__nativeNow()`: milliseconds since the Unix epoch on the engine's ``HostClock``.
+    /// `__nativeNow()`: milliseconds since the Unix epoch on the engine's `HostClock`.
     case now = "__nativeNow"
     /// `__nativeRandomUUID(count?)`: `count` (default 1, at most ``maximumUUIDBatch``) random
     /// version-4 UUID strings, concatenated (36 characters each); an injected generator
@@ -17,7 +17,7 @@ public enum HostBinding: String, CaseIterable, Sendable {
     /// `__nativeClearTimeout(id)`: cancels a scheduled timer.
     case clearTimeout = "__nativeClearTimeout"
     /// `__nativeFetch(url, method, headersJSON, body, requestId)`: starts a request on the
-    /// engine's ``FetchTransport``.
+    /// engine's `FetchTransport`.
     case fetch = "__nativeFetch"
     /// `__nativeCancelFetch(requestId)`: cancels a request started by ``fetch``.
     case cancelFetch = "__nativeCancelFetch"

@@ -95,7 +95,7 @@ extension JavaScriptEngine {
     // under its JavaScript id until the result is delivered. `__nativeCancelFetch(id)` (the fetch
     // facade calls it when the request's AbortSignal aborts: a budget running out,
     // `AbortController.abort()`) and ``close()`` remove the task and cancel it; the transport
-    // cancels the HTTP request and closes its connection (``FetchTransport``), and nothing is
+    // cancels the HTTP request and closes its connection (`FetchTransport`), and nothing is
     // delivered for that id any more, because delivery needs the id still in `fetches`. Removal,
     // cancellation and delivery all happen under the engine lock, so a result that races a cancel
     // is either delivered before it or dropped after it, never both.

@@ -54,10 +54,10 @@ public final class JavaScriptEngine: @unchecked Sendable {
 
         /// Creates a configuration; every parameter has a default.
         /// - Parameters:
-        ///   - clock: time source for `__nativeNow` and every JavaScript timer; ``SystemClock``
+        ///   - clock: time source for `__nativeNow` and every JavaScript timer; `SystemClock`
         ///     by default.
         ///   - transport: carries `__nativeFetch` requests; by default an
-        ///     ``UnconfiguredFetchTransport``, which fails every request.
+        ///     `UnconfiguredFetchTransport`, which fails every request.
         ///   - executionTimeLimit: longest time one entry into JavaScript may run;
         ///     default 10, nil disables the watchdog.
         ///   - logger: receives the engine's diagnostics and the scripts' logs; discards

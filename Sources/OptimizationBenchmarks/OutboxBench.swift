@@ -7,7 +7,7 @@ import Optimization
 /// The durable outbox's figures for `optimization bench` (the EventOutbox article “The durable outbox”, "Measurements"):
 ///
 /// - `outbox_append_per_s`: events appended per second by one thread with the default durability
-///   (``OutboxDurability/default``), a realistic 700-byte track event each.
+///   (`OutboxDurability/default`), a realistic 700-byte track event each.
 /// - `outbox_append_write_only_per_s` / `outbox_append_sync_every_per_s`: the same with the
 ///   other two policies (the trade-off behind the default).
 /// - `outbox_recover_10k_ms`: opening a directory that holds 10,000 undelivered events (median

@@ -2,7 +2,7 @@ import Dispatch
 import JavaScriptHost
 import Optimization
 
-/// Measures the cost of 1,000 concurrent ``ViewTrackingController``s for `optimization bench`.
+/// Measures the cost of 1,000 concurrent `ViewTrackingController`s for `optimization bench`.
 /// Measurement only: all tracking logic lives in the Optimization module.
 enum TrackerBenchmark {
     static let trackerCount = 1_000

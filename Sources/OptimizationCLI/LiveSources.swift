@@ -80,7 +80,7 @@ struct LiveSources {
         }
     }
 
-    /// One `page` call of a one-engine ``OptimizationService`` with `preflight`: the visitor's
+    /// One `page` call of a one-engine `OptimizationService` with `preflight`: the visitor's
     /// current selections, evaluated without being stored, on the routes of `apiVersion` (v2:
     /// the space is the tenant; v1: `--client-id` is).
     private func selections(profileId: String) async throws(CLIFailure) -> SelectedOptimizations {

@@ -87,9 +87,9 @@ public final class OptimizationClient: Sendable {
     let isOnline = Mutex(true)
 
     /// The event types a client lets through before the visitor consents when
-    /// ``OptimizationConfig/allowedEventTypes`` is nil: a screen-based host (a kiosk, a sign)
+    /// `OptimizationConfig/allowedEventTypes` is nil: a screen-based host (a kiosk, a sign)
     /// identifies itself and reports the screen it shows. A service's default differs by design
-    /// (``OptimizationService/defaultAllowedEventTypes``).
+    /// (`OptimizationService/defaultAllowedEventTypes`).
     public static let defaultAllowedEventTypes = ["identify", "screen"]
 
     /// Creates an uninitialized client; nothing runs until ``initialize(config:)``.

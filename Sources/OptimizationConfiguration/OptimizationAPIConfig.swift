@@ -4,7 +4,7 @@ import OptimizationJSON
 /// Where the engine sends events: the Experience API (profiles, selections) and the Insights API
 /// (views and clicks). Part of ``OptimizationConfig``; every field is optional.
 ///
-/// When the client's ``OptimizationClient/Environment/transport`` is nil, `initialize` creates an
+/// When the client's `OptimizationClient/Environment/transport` is nil, `initialize` creates an
 /// `HTTPFetchTransport` whose allow-list holds exactly the two base URLs below (or their
 /// defaults), so the shared core can reach nothing else.
 public struct OptimizationAPIConfig: Sendable, Equatable {

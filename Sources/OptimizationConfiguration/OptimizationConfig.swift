@@ -4,7 +4,7 @@ import OrderedCollections
 import OptimizationJSON
 import OptimizationTransport
 
-/// How an ``OptimizationClient`` talks to Contentful's optimization APIs and gates events.
+/// How an `OptimizationClient` talks to Contentful's optimization APIs and gates events.
 public struct OptimizationConfig: Sendable, Equatable {
     /// The tenant in API paths: the Contentful space id (API v2, ``spaceId``) or the
     /// optimization client id (API v1). Required.
@@ -21,8 +21,8 @@ public struct OptimizationConfig: Sendable, Equatable {
     /// nil uses `en-US` for events. Invalid values make `initialize` throw.
     public var locale: String?
     /// Event types allowed before the visitor consents; `[]` means strict opt-in. Nil means the
-    /// face's own default, which differs by design: ``OptimizationClient/defaultAllowedEventTypes``
-    /// for a screen-based host, ``OptimizationService/defaultAllowedEventTypes`` for a page-based
+    /// face's own default, which differs by design: `OptimizationClient/defaultAllowedEventTypes`
+    /// for a screen-based host, `OptimizationService/defaultAllowedEventTypes` for a page-based
     /// server.
     public var allowedEventTypes: [String]?
     /// `channel` stamped on every event. Default `"server"`.
@@ -48,8 +48,8 @@ public struct OptimizationConfig: Sendable, Equatable {
     ///   - apiVersion: the protocol; default ``OptimizationAPIVersion/v1``.
     ///   - locale: default locale for events and Experience requests; nil uses `en-US` for events.
     ///   - allowedEventTypes: event types allowed before consent, `[]` strict opt-in; nil means
-    ///     the face's default (``OptimizationClient/defaultAllowedEventTypes`` or
-    ///     ``OptimizationService/defaultAllowedEventTypes``).
+    ///     the face's default (`OptimizationClient/defaultAllowedEventTypes` or
+    ///     `OptimizationService/defaultAllowedEventTypes`).
     ///   - channel: `channel` stamped on every event; default `"server"`.
     ///   - logLevel: threshold of the shared core's logging; default ``OptimizationLogLevel/error``.
     ///   - entryCacheSize: distinct entries (and selection sets) one engine keeps parsed; default 1000.

@@ -11,7 +11,7 @@ package struct BridgeFunction: Sendable, Hashable, CustomStringConvertible {
     /// channel appends counts as one.
     package let arity: Int
 
-    /// The dotted path a ``JavaScriptEngine`` call takes, for example `__bridge.track`
+    /// The dotted path a `JavaScriptEngine` call takes, for example `__bridge.track`
     /// (`globalThis` functions: the bare name).
     package var path: String { object == "globalThis" ? name : "\(object).\(name)" }
     package var description: String { "\(path)/\(arity)" }
@@ -173,14 +173,14 @@ package enum BridgeContract {
         package static let insightsPurge = NativeCallback("__nativeInsightsPurge")
 
         /// The engine's own callbacks, followed by the host bindings every
-        /// ``JavaScriptEngine`` installs (logging, clock, timers, UUIDs, fetch).
+        /// `JavaScriptEngine` installs (logging, clock, timers, UUIDs, fetch).
         package static let all: [NativeCallback] = [
             settle, onEventEmitted, onEventBlocked, onStateChange, onFlagValueChanged, onOverridesChanged,
             experienceAccept, experiencePurge, outboxPurge, insightsAccept, insightsProfile, insightsPurge,
         ] + HostBinding.allCases.map { NativeCallback($0.rawValue) }
     }
 
-    /// The functions scripts install for every ``JavaScriptEngine`` (timers, fetch completions).
+    /// The functions scripts install for every `JavaScriptEngine` (timers, fetch completions).
     package static let scriptCallbacks: [BridgeFunction] = ScriptCallback.allCases.map {
         BridgeFunction("globalThis", $0.rawValue, arity: $0.arity)
     }
@@ -190,24 +190,24 @@ package enum BridgeContract {
 }
 
 extension JavaScriptEngine {
-    /// Calls `function` with `arguments`. Errors as ``JavaScriptEngine/call(_:arguments:)``.
+    /// Calls `function` with `arguments`. Errors as `JavaScriptEngine/call(_:arguments:)`.
     @discardableResult
     package func call(_ function: BridgeFunction, _ arguments: JavaScriptValue...) throws -> JavaScriptValue {
         try call(function.path, arguments: arguments)
     }
 
-    /// Calls `function` with `arguments`. Errors as ``JavaScriptEngine/call(_:arguments:)``.
+    /// Calls `function` with `arguments`. Errors as `JavaScriptEngine/call(_:arguments:)`.
     @discardableResult
     package func call(_ function: BridgeFunction, arguments: [JavaScriptValue]) throws -> JavaScriptValue {
         try call(function.path, arguments: arguments)
     }
 
-    /// A handle on `function` for repeated calls. Errors as ``JavaScriptEngine/function(_:)``.
+    /// A handle on `function` for repeated calls. Errors as `JavaScriptEngine/function(_:)`.
     package func function(_ function: BridgeFunction) throws -> JavaScriptFunction {
         try self.function(function.path)
     }
 
-    /// Installs `callback` as `body`. Errors as ``JavaScriptEngine/registerFunction(_:_:)``.
+    /// Installs `callback` as `body`. Errors as `JavaScriptEngine/registerFunction(_:_:)`.
     package func register(_ callback: NativeCallback, _ body: @escaping NativeFunctionBody) throws {
         try registerFunction(callback.name, body)
     }

@@ -1,7 +1,7 @@
 import OptimizationJSON
 
 /// A JSON value the bridge answered with, read in place: the answer's text is indexed once
-/// (``JSONTape``) and a caller builds a ``JSONValue`` only for the parts it needs, or hands a part
+/// (`JSONTape`) and a caller builds a `JSONValue` only for the parts it needs, or hands a part
 /// on as text without parsing and serializing it again (the service passes an event call's
 /// Insights items to its delivery queue this way).
 ///

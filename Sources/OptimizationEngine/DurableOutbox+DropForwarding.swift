@@ -6,7 +6,7 @@ import OptimizationJSON
 extension DurableOutbox {
     /// Hands every drop report (a bound or the time to live dropped events) to `remove`, once per
     /// queue it touches, with that queue's message ids as a JSON array and the reason
-    /// (``OutboxDropReport/Reason``'s raw value), so the caller can take the same events out of
+    /// (`OutboxDropReport/Reason`'s raw value), so the caller can take the same events out of
     /// its in-memory queue. Runs in a task until the outbox closes; a throwing `remove` (its
     /// engine already closed) is logged at `debug`. Consumes ``drops``: call at most once.
     package func forwardDrops(

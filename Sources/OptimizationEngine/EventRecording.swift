@@ -2,8 +2,8 @@ import OrderedCollections
 import ViewTracking
 import OptimizationJSON
 
-/// The event calls of both faces: ``OptimizationClient`` (one visitor) and
-/// ``OptimizationRequest`` (one visitor of an ``OptimizationService``) offer exactly these
+/// The event calls of both faces: `OptimizationClient` (one visitor) and
+/// `OptimizationRequest` (one visitor of an `OptimizationService`) offer exactly these
 /// methods, with the same arguments and the same `EventResult`, because both implement them
 /// here on top of one requirement, ``record(_:payload:)``.
 ///
@@ -50,7 +50,7 @@ extension EventRecording {
     /// Reports a page view (`page` event, Experience API). `payload` is the event builder's
     /// input: `properties` (merged over the default page), `name`, and the context keys `page`,
     /// `campaign`, `locale`, `location`, `userAgent` (on a request, over
-    /// ``RequestOptions/eventContext``); other keys are dropped.
+    /// `RequestOptions/eventContext`); other keys are dropped.
     /// - Throws: as ``record(_:payload:)``.
     @discardableResult
     public func page(_ payload: OrderedDictionary<String, JSONValue> = [:]) async throws(OptimizationError) -> EventResult {

@@ -8,7 +8,7 @@ import Synchronization
 import HostPlatform
 
 /// The Swift end of `bridge/experience-handoff.js` for one client engine: the visitor's built
-/// Experience events go from the shared core into a Swift ``ExperienceQueue``, which orders and
+/// Experience events go from the shared core into a Swift `ExperienceQueue`, which orders and
 /// sends them; the engine builds each upsert and reads each answer (JavaScript decides, Swift
 /// delivers).
 ///
@@ -21,7 +21,7 @@ import HostPlatform
 /// - `__nativeExperiencePurge()` → JSON array of released tickets: consent withdrawn, every
 ///   queued event is discarded.
 ///
-/// As the queue's ``ExperienceFlightHandler`` it calls `__bridge.experienceRequest`,
+/// As the queue's `ExperienceFlightHandler` it calls `__bridge.experienceRequest`,
 /// `__bridge.experienceAnswered` and `__bridge.releaseExperienceWaiters` on the engine, outside
 /// any engine call of its own making (the queue never calls it from inside a native).
 ///

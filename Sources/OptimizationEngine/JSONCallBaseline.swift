@@ -26,7 +26,7 @@ public final class JSONCallBaseline: Sendable {
     /// array of selections, or `null`).
     /// - Returns: `{"entry": …, "selectedOptimization"?: …, "isEmptyVariant"?: true}`.
     /// - Throws: ``OptimizationError/bridgeError(_:)`` when JavaScript throws (invalid JSON) or
-    ///   returns something other than JSON text, or ``JSONError``.
+    ///   returns something other than JSON text, or `JSONError`.
     public func resolve(entryJSON: String, selectionsJSON: String) throws -> JSONValue {
         let result: JavaScriptValue
         do {

@@ -98,7 +98,7 @@ public final class ViewTrackingController: Sendable {
     // MARK: - Initializers
 
     /// A controller whose events go to `sink` and whose timers run on `clock`, with metadata
-    /// derived from `resolved` (as ``OptimizationClient``'s initializers do).
+    /// derived from `resolved` (as `OptimizationClient`'s initializers do).
     package convenience init(
         sink: any ViewEventSink, clock: any HostClock, baselineId: String, resolved: ResolvedOptimizedEntry,
         options: ViewTrackingOptions = .init()

@@ -74,7 +74,7 @@ extension OptimizationClient {
 
     // MARK: Event calls
 
-    /// Sends one event call through the engine's pipeline (``EventRecording``, whose typed
+    /// Sends one event call through the engine's pipeline (`EventRecording`, whose typed
     /// methods the client offers: `identify`, `page`, `screen`, `track`, `trackView`,
     /// `trackClick`, `trackHover`, `trackFlagView`). An Experience event the API did not take
     /// stays queued for a retry (`EventOutcome.accepted`).

@@ -15,7 +15,7 @@ extension OptimizationClient {
     /// - Parameters:
     ///   - text: the answer's JSON text.
     ///   - apiVersion: the protocol the answer follows (it decides the shape of `error`);
-    ///     default ``OptimizationAPIVersion/v2``.
+    ///     default `OptimizationAPIVersion/v2`.
     /// - Throws: ``ExperienceAnswerError/invalid(_:)`` naming what is wrong;
     ///   ``ExperienceAnswerError/notInitialized`` before `initialize` or after `destroy`.
     public func parseExperienceAnswer(

@@ -6,7 +6,7 @@ import OptimizationEngine
 // Entry points for `optimization-bench` only (SPI `Benchmarking`): the JSON-call baseline and
 // the engine path without the memo.
 extension OptimizationClient {
-    /// A ``JSONCallBaseline`` on this client's engine.
+    /// A `JSONCallBaseline` on this client's engine.
     /// - Throws: `OptimizationError/notInitialized` before ``initialize(config:)``.
     @_spi(Benchmarking)
     public func makeJSONCallBaseline() throws -> JSONCallBaseline {

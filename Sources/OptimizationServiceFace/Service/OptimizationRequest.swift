@@ -135,7 +135,7 @@ public final class OptimizationRequest: Sendable {
     // MARK: Event calls
 
     /// Sends one event call through the service's pipeline for this request's visitor
-    /// (``EventRecording``, whose typed methods the request offers: `identify`, `page`,
+    /// (`EventRecording`, whose typed methods the request offers: `identify`, `page`,
     /// `screen`, `track`, `trackView`, `trackClick`, `trackHover`, `trackFlagView`). An
     /// Experience call makes one upsert within the request's budget and reports how it went; an
     /// Insights call joins the service's Insights queue of its profile and needs a profile id.

@@ -50,7 +50,7 @@ public final class OptimizationService: Sendable {
         public var transport: (any FetchTransport)?
         /// Longest time one call into JavaScript may run.
         public var executionTimeLimit: Duration?
-        /// Receives the service's metrics (<doc:ServingManyVisitors> lists them). Nil: the process-wide
+        /// Receives the service's metrics (“Serving many visitors” (Optimization’s documentation) lists them). Nil: the process-wide
         /// `MetricsSystem.factory` (no-op unless the application bootstraps a backend).
         public var metricsFactory: (any MetricsFactory)?
         /// Traces every Experience and Insights request. Nil: `InstrumentationSystem.tracer`
@@ -152,12 +152,12 @@ public final class OptimizationService: Sendable {
     }
 
     /// The event types a service lets through before a visitor consents when
-    /// ``OptimizationConfig/allowedEventTypes`` is nil: a page-based server identifies visitors
+    /// `OptimizationConfig/allowedEventTypes` is nil: a page-based server identifies visitors
     /// and counts page renders. The single-visitor client's default differs by design
-    /// (``OptimizationClient/defaultAllowedEventTypes``).
+    /// (`OptimizationClient/defaultAllowedEventTypes`).
     public static let defaultAllowedEventTypes = ["identify", "page"]
 
-    /// The configuration the service was created with. Its ``OptimizationConfig/defaults`` must
+    /// The configuration the service was created with. Its `OptimizationConfig/defaults` must
     /// be nil (``start(timeout:)`` throws otherwise: a service keeps no visitor state).
     public let config: OptimizationConfig
     /// The service-only settings the service was created with.

@@ -9,7 +9,7 @@ import HostPlatform
 /// different profiles never wait for each other.
 ///
 /// **Threading.** Thread-safe; waiting suspends the task (no thread is blocked). Budgets run on
-/// the service's ``HostClock``.
+/// the service's `HostClock`.
 final class ProfileCallSerializer: Sendable {
     private struct Waiter {
         let ticket: Int

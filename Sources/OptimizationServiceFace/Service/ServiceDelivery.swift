@@ -7,18 +7,18 @@ import EventOutbox
 import OptimizationEngine
 
 /// The delivery path of an ``OptimizationService``: its Insights events in Swift
-/// ``InsightsQueue``s split by profile (a stable hash of the profile id, so a profile's events
+/// `InsightsQueue`s split by profile (a stable hash of the profile id, so a profile's events
 /// stay in order and are batched together, and callers on different threads rarely share a
-/// lock), its one Experience circuit (``DeliveryCircuit``) and the HTTP of a request's
-/// Experience calls (``ExperienceSender``: the budget, 429 `ERR_PROFILE_OVERLOAD` retries with
+/// lock), its one Experience circuit (`DeliveryCircuit`) and the HTTP of a request's
+/// Experience calls (`ExperienceSender`: the budget, 429 `ERR_PROFILE_OVERLOAD` retries with
 /// the policy's backoff). No engine is on this path: the
 /// request's engine builds an event (or an Experience request) once, and Swift queues, batches
-/// and sends it (<doc:DeliveryGuarantees>).
+/// and sends it (“Delivery guarantees” in Optimization’s documentation).
 ///
 /// Without an outbox there is one queue per pool engine (``OptimizationService/Options/deliveryShards``),
 /// each holding an equal share of ``OptimizationService/Options/insightsMaxEvents``; one request
 /// is in flight per queue, so HTTP concurrency stays bounded by the queue count however many
-/// visitors there are. With a ``DurableOutbox`` there is one queue: it stores every accepted
+/// visitors there are. With a `DurableOutbox` there is one queue: it stores every accepted
 /// event before ``enqueue(_:)`` returns, holds a window of the stored backlog in memory, and
 /// acknowledges every event that leaves it for good; at start the window is filled from disk.
 ///
@@ -217,7 +217,7 @@ final class ServiceDelivery: Sendable {
 
     // MARK: The Experience requests
 
-    /// Sends one Experience request the shared core built (``ExperienceSender/send(_:budgetMilliseconds:)``:
+    /// Sends one Experience request the shared core built (`ExperienceSender/send(_:budgetMilliseconds:)`:
     /// the budget on the clock, overload retries with the policy's backoff).
     func sendExperience(_ request: FetchRequest, budgetMilliseconds: Double) async -> ExperienceSender.Result {
         await experienceSender.send(request, budgetMilliseconds: budgetMilliseconds)

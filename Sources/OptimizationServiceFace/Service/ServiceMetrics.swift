@@ -4,7 +4,7 @@ import OptimizationEngine
 
 /// The metrics of an ``OptimizationService`` (swift-metrics). Without a bootstrapped backend
 /// (`MetricsSystem.bootstrap`) or an injected factory they are no-ops. Names and dimensions (also
-/// in <doc:ServingManyVisitors>):
+/// in “Serving many visitors” (Optimization’s documentation)):
 ///
 /// | name | type | dimensions |
 /// |---|---|---|

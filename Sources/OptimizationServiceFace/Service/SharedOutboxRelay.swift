@@ -409,7 +409,7 @@ final class SharedOutboxRelay: Sendable {
     /// given back (`release`: the erased ones are gone from the store, so it changes nothing for
     /// them; one of the profile's events stored after the erasure becomes claimable again and is
     /// delivered later). A cursor that fell behind the log's pruning falls back to the store's
-    /// ``SharedOutboxStore/storedSequences(among:)``: a profile with a held event no longer
+    /// `SharedOutboxStore/storedSequences(among:)`: a profile with a held event no longer
     /// stored is treated as erased. What fails is retried on the next tick.
     /// - Returns: whether the cursor is known, so claims may run (a claim before the first read
     ///   could take events of a profile erased before that read started).

@@ -23,7 +23,7 @@ import OrderedCollections
 /// - A request without one of the configured credentials (`Authorization: Bearer …` or
 ///   `X-API-Key`) gets `401` and nothing is evaluated; another method than `POST` gets `405`.
 ///
-/// Values are read by the shared core as ``OptimizationRequest/getFlag(_:)`` reads them.
+/// Values are read by the shared core as `OptimizationRequest/getFlag(_:)` reads them.
 /// `reason` is `TARGETING_MATCH` for a value of a selected variant (variant index ≥ 1) and
 /// `DEFAULT` for a baseline value (index 0); `variant` is `baseline` or `variant-<index>`;
 /// `metadata` holds `experienceId` and `variantIndex`.

@@ -3,7 +3,7 @@ import Logging
 import Synchronization
 
 /// One HTTP request's visitor, as a web integration's middleware prepares it: the
-/// ``OptimizationRequest`` built from the visitor's state cookie (``request``), the state the
+/// `OptimizationRequest` built from the visitor's state cookie (``request``), the state the
 /// cookie carried (``visitorState``), and the state the response stores
 /// (``responseVisitorState``, or one a handler gives to ``store(_:)``).
 ///
@@ -72,7 +72,7 @@ public final class OptimizationRequestState: Sendable {
 
     /// The state the response stores, as of now: the one given to ``store(_:)`` when there is one;
     /// otherwise ``visitorState`` with, when the request may persist the profile
-    /// (``OptimizationRequest/canPersistProfile``, the visitor consented), the profile id and
+    /// (`OptimizationRequest/canPersistProfile`, the visitor consented), the profile id and
     /// selections the request holds now (after its Experience calls).
     public var responseVisitorState: VisitorState {
         if let stored = storedVisitorState { return stored }

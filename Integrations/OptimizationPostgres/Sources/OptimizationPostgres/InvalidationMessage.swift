@@ -1,4 +1,4 @@
-import ContentfulDelivery
+import Optimization
 import Foundation
 
 /// The NOTIFY payload of an invalidation: JSON `{"origin","space","environment","entry"}`

@@ -1,4 +1,4 @@
-import EventOutbox
+import Optimization
 import Synchronization
 
 /// Group commit for ``PostgresOutboxStore/append(_:)``: one transaction at a time, and the calls

@@ -1,4 +1,4 @@
-import ContentfulDelivery
+import Optimization
 import Logging
 import PostgresNIO
 import Synchronization

@@ -1,4 +1,4 @@
-import EventOutbox
+import Optimization
 
 /// Bounds and leases of a ``PostgresOutboxStore``.
 public struct PostgresOutboxConfiguration: Sendable {

@@ -1,4 +1,4 @@
-import EventOutbox
+import Optimization
 import Foundation
 import Logging
 import NIOCore

@@ -4,7 +4,7 @@
 //   outbox-crash-helper <connection-string> <schema> <seed> <events> <profiles> <lease-ms>
 //
 // Prints `appended <n>`, one `delivered <sequence>` per delivered event, then `waiting`.
-import EventOutbox
+import Optimization
 import Foundation
 import Logging
 import OptimizationPostgres

@@ -1,4 +1,4 @@
-import ContentfulDelivery
+import Optimization
 import Foundation
 @testable import OptimizationPostgres
 import OptimizationTesting

@@ -1,4 +1,4 @@
-import ContentfulDelivery
+import Optimization
 import Foundation
 import OptimizationPostgres
 import OptimizationTesting

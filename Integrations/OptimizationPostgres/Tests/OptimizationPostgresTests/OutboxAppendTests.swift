@@ -1,4 +1,4 @@
-import EventOutbox
+import Optimization
 import Foundation
 @testable import OptimizationPostgres
 import PostgresNIO

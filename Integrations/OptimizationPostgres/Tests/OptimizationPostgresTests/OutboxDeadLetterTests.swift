@@ -1,8 +1,7 @@
-import EventOutbox
+import Optimization
 import Foundation
 import JavaScriptHost
 import MetricsTestKit
-import Optimization
 @testable import OptimizationPostgres
 import OptimizationTesting
 import PostgresNIO

@@ -1,7 +1,6 @@
-import EventOutbox
+import Optimization
 import Foundation
 import JavaScriptHost
-import Optimization
 @testable import OptimizationPostgres
 import OptimizationTesting
 import PostgresNIO

@@ -1,5 +1,5 @@
 import CoreMetrics
-import EventOutbox
+import Optimization
 import Foundation
 import MetricsTestKit
 @testable import OptimizationPostgres

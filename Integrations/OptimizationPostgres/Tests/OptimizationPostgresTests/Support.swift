@@ -1,4 +1,4 @@
-import ContentfulDelivery
+import Optimization
 import CoreMetrics
 import Foundation
 import Logging
