@@ -42,8 +42,8 @@ struct MergeTagsCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("For a collection response: the sys.id of the entry.", valueName: "id"))
     var entryId: String?
 
-    @Flag(name: .long, help: "Indent the output.")
-    var pretty = false
+    /// `--pretty`.
+    @OptionGroup var output: OutputFormatOptions
 
     func validate() throws {
         if entryPath == "-" && profile == "-" {
@@ -70,6 +70,6 @@ struct MergeTagsCommand: ParsableCommand {
         for id in rendered.unresolvedLinks {
             FileHandle.standardError.write(Data("warning: \(entryName): embedded entry \"\(id)\" is not in the document's includes; skipped\n".utf8))
         }
-        try OfflineClient.printJSON(rendered.jsonValue, pretty: pretty, source: entryName)
+        try OfflineClient.printJSON(rendered.jsonValue, pretty: output.pretty, source: entryName)
     }
 }

@@ -49,8 +49,8 @@ struct ResolveCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("For a collection response: the sys.id of the baseline item.", valueName: "id"))
     var entryId: String?
 
-    @Flag(name: .long, help: "Indent the output.")
-    var pretty = false
+    /// `--pretty`.
+    @OptionGroup var output: OutputFormatOptions
 
     @Option(name: .long, help: ArgumentHelp("Live mode: fetch --entry-id from this Contentful space.", valueName: "id"))
     var space: String?
@@ -136,6 +136,6 @@ struct ResolveCommand: ParsableCommand {
             sourceName = InputFile.displayName(path)
         }
         let resolved = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selected ?? .empty)
-        try OfflineClient.printJSON(resolved.jsonValue, pretty: pretty, source: sourceName)
+        try OfflineClient.printJSON(resolved.jsonValue, pretty: output.pretty, source: sourceName)
     }
 }
