@@ -39,8 +39,8 @@ struct MergeTagsCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Only this rich-text field.", valueName: "name"))
     var field: String?
 
-    @Option(name: .long, help: ArgumentHelp("For a collection response: the sys.id of the entry.", valueName: "id"))
-    var entryId: String?
+    /// `--entry-id`: the item of a collection file.
+    @OptionGroup var entrySelection: EntrySelectionOptions
 
     /// `--pretty`.
     @OptionGroup var output: OutputFormatOptions
@@ -53,7 +53,7 @@ struct MergeTagsCommand: ParsableCommand {
 
     func run() throws {
         let entryName = InputFile.displayName(entryPath)
-        let entry = try InputFile.decode(entryPath) { try ContentfulEntry(jsonData: $0, entryId: entryId) }
+        let entry = try InputFile.decode(entryPath) { try ContentfulEntry(jsonData: $0, entryId: entrySelection.entryId) }
         let profileValue = try InputFile.decode(profile) { data in
             var bytes = Array(data)
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }

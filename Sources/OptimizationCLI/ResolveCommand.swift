@@ -46,8 +46,8 @@ struct ResolveCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Experience API response or JSON array of selected optimizations.", valueName: "file"))
     var selections: String?
 
-    @Option(name: .long, help: ArgumentHelp("For a collection response: the sys.id of the baseline item.", valueName: "id"))
-    var entryId: String?
+    /// `--entry-id`: the item of a collection file, and in live mode the entry to fetch.
+    @OptionGroup var entrySelection: EntrySelectionOptions
 
     /// `--pretty`.
     @OptionGroup var output: OutputFormatOptions
@@ -92,7 +92,7 @@ struct ResolveCommand: ParsableCommand {
         guard OptimizationAPIVersion(rawValue: apiVersion) != nil else { throw ValidationError("--api-version must be v1 or v2") }
         if space != nil {
             if entryPath != nil { throw ValidationError("give either an entry file or --space, not both") }
-            if entryId == nil { throw ValidationError("--space needs --entry-id") }
+            if entrySelection.entryId == nil { throw ValidationError("--space needs --entry-id") }
             if profile != nil && selections != nil { throw ValidationError("give either --selections or --profile, not both") }
             let version = OptimizationAPIVersion(rawValue: apiVersion) ?? .v2
             if profile != nil && version == .v1 && clientId == nil { throw ValidationError("--profile with --api-version v1 needs --client-id") }
@@ -118,7 +118,7 @@ struct ResolveCommand: ParsableCommand {
         }
         let entry: ContentfulEntry
         let sourceName: String
-        if let space, let entryId {
+        if let space, let entryId = entrySelection.entryId {
             let live = LiveSources(
                 space: space, environment: environment ?? "master", locale: locale, preview: preview, cdaBaseURL: cdaBaseURL,
                 accessToken: try LiveSources.accessToken(file: accessTokenFile), entryId: entryId, profileId: profile,
@@ -132,7 +132,7 @@ struct ResolveCommand: ParsableCommand {
             sourceName = "entry \(entryId)"
         } else {
             let path = entryPath ?? "-"
-            entry = try InputFile.decode(path) { try ContentfulEntry(jsonData: $0, entryId: entryId) }
+            entry = try InputFile.decode(path) { try ContentfulEntry(jsonData: $0, entryId: entrySelection.entryId) }
             sourceName = InputFile.displayName(path)
         }
         let resolved = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selected ?? .empty)
