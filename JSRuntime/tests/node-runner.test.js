@@ -72,9 +72,12 @@ for (const jsTestCase of globalThis.__jsTests) {
   });
 }
 
-// The bridge contract (bridge-contract.json, which the Swift side declares and checks in
-// JavaScriptCore): every function the host calls exists with its arity, __bridge and __service
-// export nothing else, and the native callbacks the scripts name are exactly the declared ones.
+// The bridge contract (bridge-contract.json, the one place it is written; the Swift lists are
+// generated from it and checked in JavaScriptCore): every function the host calls exists with its
+// arity (the number of its params), a closed object (__bridge, __service) exports nothing else,
+// the native callbacks the scripts name are exactly the declared ones, and the event functions are
+// the methods __service.call accepts. The benchmark's functions are checked after loading the
+// benchmark scripts, which production engines never load.
 test('JSRuntime keeps the bridge contract of bridge-contract.json', () => {
   const contract = JSON.parse(fs.readFileSync(path.join(runtimeRoot, 'bridge-contract.json'), 'utf8'));
   // A fresh context with only the production scripts: the suite above installed test globals.
@@ -82,19 +85,31 @@ test('JSRuntime keeps the bridge contract of bridge-contract.json', () => {
   vm.runInContext(fs.readFileSync(path.join(testsRoot, 'fake-host.js'), 'utf8'), context);
   const scripts = loadedFiles.map((file) => sources[file]);
   loadedFiles.forEach((file, index) => vm.runInContext(scripts[index], context, { filename: file }));
-  for (const [fnPath, arity] of Object.entries(contract.functions)) {
-    const found = vm.runInContext(`typeof ${fnPath} === 'function' ? ${fnPath}.length : -1`, context);
-    nodeAssert.equal(found, arity, `${fnPath}/${arity}`);
-  }
-  for (const object of ['__bridge', '__service']) {
-    for (const key of JSON.parse(vm.runInContext(`JSON.stringify(Object.keys(${object}))`, context))) {
-      nodeAssert.ok(`${object}.${key}` in contract.functions, `${object}.${key} is exported but not in the contract`);
+  const checkFunctions = (objects) => {
+    for (const object of objects) {
+      for (const fn of object.functions) {
+        const fnPath = object.object === 'globalThis' ? fn.name : `${object.object}.${fn.name}`;
+        const found = vm.runInContext(`typeof ${fnPath} === 'function' ? ${fnPath}.length : -1`, context);
+        nodeAssert.equal(found, fn.params.length, `${fnPath}/${fn.params.length}`);
+      }
+    }
+  };
+  checkFunctions(contract.objects.filter((object) => !object.benchmark));
+  for (const object of contract.objects.filter((candidate) => candidate.closed)) {
+    const declared = new Set(object.functions.map((fn) => fn.name));
+    for (const key of JSON.parse(vm.runInContext(`JSON.stringify(Object.keys(${object.object}))`, context))) {
+      nodeAssert.ok(declared.has(key), `${object.object}.${key} is exported but not in the contract`);
     }
   }
   const named = new Set(scripts.join('\n').match(/__native[A-Za-z0-9_]+/g));
-  nodeAssert.deepEqual([...named].sort(), Object.keys(contract.natives).sort());
+  nodeAssert.deepEqual([...named].sort(), contract.natives.functions.map((native) => native.name).sort());
+  const events = contract.objects.flatMap((object) => object.functions.filter((fn) => fn.event).map((fn) => fn.name));
   nodeAssert.deepEqual(JSON.parse(vm.runInContext('JSON.stringify(__optimization.requestEventMethods)', context)).sort(),
-    contract.requestEventMethods.slice().sort());
+    events.sort());
+  for (const file of benchmarkManifest) {
+    vm.runInContext(fs.readFileSync(path.join(runtimeRoot, 'benchmarks', file), 'utf8'), context, { filename: file });
+  }
+  checkFunctions(contract.objects.filter((object) => object.benchmark));
 });
 
 // Explicit dependencies: every file of the manifest declares what it provides and uses

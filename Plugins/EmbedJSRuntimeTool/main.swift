@@ -1,6 +1,14 @@
-// Build tool: `EmbedJSRuntimeTool <JSRuntime dir> <output.swift>`.
+// Build tool, two commands:
+//   `EmbedJSRuntimeTool <JSRuntime dir> <output.swift>`                   the embedded scripts;
+//   `EmbedJSRuntimeTool --contract <bridge-contract.json> <output.swift>`  the bridge contract.
 //
-// Reads `<JSRuntime dir>/manifest.json` (the roles: `{"core": [...], "client": [...],
+// The contract: reads `JSRuntime/bridge-contract.json` strictly (BridgeContractSource.swift) and
+// writes the lists of `BridgeContract` (one enum per group of the file: its `BridgeFunction` or
+// `NativeCallback` constants, documented with the file's text, and `all`), so that the file is
+// the one place the Swift/JavaScript contract is written. Exits non-zero with a message on stderr
+// when the file cannot be read or breaks its shape.
+//
+// The scripts: reads `<JSRuntime dir>/manifest.json` (the roles: `{"core": [...], "client": [...],
 // "service": [...]}`, script paths relative to that folder, order irrelevant), computes the load
 // order of each engine kind with `<JSRuntime dir>/load-order.js` (run in JavaScriptCore: the same
 // code the Node suite runs, sorting the files by their `__optimization.declare` calls) and writes
@@ -18,8 +26,30 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+/// Writes `text` to `url`, creating its folder.
+func write(_ text: String, to url: URL) {
+    do {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url, options: .atomic)
+    } catch {
+        fail("cannot write \(url.path): \(error)")
+    }
+}
+
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else { fail("usage: EmbedJSRuntimeTool <JSRuntime dir> <output.swift>") }
+if arguments.count == 4, arguments[1] == "--contract" {
+    let contractFile = URL(fileURLWithPath: arguments[2])
+    guard let json = try? Data(contentsOf: contractFile) else { fail("cannot read \(contractFile.path)") }
+    do {
+        write(try BridgeContractSource(json: json).swiftSource(), to: URL(fileURLWithPath: arguments[3]))
+    } catch {
+        fail("\(contractFile.path): \(error.message)")
+    }
+    exit(0)
+}
+guard arguments.count == 3 else {
+    fail("usage: EmbedJSRuntimeTool <JSRuntime dir> <output.swift> | --contract <bridge-contract.json> <output.swift>")
+}
 let runtimeDirectory = URL(fileURLWithPath: arguments[1], isDirectory: true)
 let outputFile = URL(fileURLWithPath: arguments[2])
 
@@ -88,10 +118,4 @@ swift += list("scripts", order.all, constants: constantOf)
 swift += list("benchmarkScripts", benchmarkPaths.map { "benchmarks/" + $0 }, constants: constantOf)
 swift += "}\n"
 
-do {
-    try FileManager.default.createDirectory(
-        at: outputFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try Data(swift.utf8).write(to: outputFile, options: .atomic)
-} catch {
-    fail("cannot write \(outputFile.path): \(error)")
-}
+write(swift, to: outputFile)

@@ -7,9 +7,9 @@ import OptimizationTestSupport
 @testable import OptimizationEngine
 import Testing
 
-/// The contract between Swift and JSRuntime (`BridgeContract`), checked against the JavaScript
-/// the library embeds, inside JavaScriptCore. The Node suite checks the same list
-/// (`JSRuntime/bridge-contract.json`) under Node.
+/// The contract between Swift and JSRuntime (`BridgeContract`, generated from
+/// `JSRuntime/bridge-contract.json`), checked against that file and against the JavaScript the
+/// library embeds, inside JavaScriptCore. The Node suite checks the same file under Node.
 @Suite("The bridge contract")
 struct BridgeContractTests {
     /// An engine with the production scripts evaluated, exactly as the library loads them.
@@ -29,10 +29,46 @@ struct BridgeContractTests {
         #expect(BridgeContract.violations(in: engine, sources: sources) == [])
     }
 
-    @Test func theContractFileIsTheSwiftDeclaration() throws {
-        let file = repositoryRoot.appendingPathComponent("JSRuntime/bridge-contract.json")
-        let text = try String(contentsOf: file, encoding: .utf8)
-        #expect(text == BridgeContract.jsonDescription, "JSRuntime/bridge-contract.json must read:\n\(BridgeContract.jsonDescription)")
+    /// The generated lists hold exactly the file's entries, in its order: a generator that dropped,
+    /// renamed, reordered or miscounted an entry fails here (the file is read independently of the
+    /// generator).
+    @Test func theGeneratedListsAreTheContractFile() throws {
+        let contract = try ContractFile()
+        let generated: [String: [BridgeFunction]] = [
+            "Visitor": BridgeContract.Visitor.all, "Service": BridgeContract.Service.all, "Host": BridgeContract.Host.all,
+            "Global": BridgeContract.Global.all, "Benchmark": BridgeContract.Benchmark.all,
+        ]
+        #expect(contract.objects.map(\.swift).sorted() == generated.keys.sorted())
+        for object in contract.objects {
+            #expect(generated[object.swift]?.map(\.description) == object.functions.map(\.description), "\(object.swift)")
+            #expect(generated[object.swift]?.allSatisfy { $0.object == object.object } == true, "\(object.swift)")
+        }
+        #expect(BridgeContract.functions.map(\.description) == contract.objects.filter { !$0.benchmark }.flatMap(\.functions).map(\.description))
+        #expect(contract.objects.count(where: \.closed) == 2)
+        #expect(BridgeContract.Native.all.map(\.name) == contract.natives.map(\.name))
+        #expect(BridgeContract.Native.all.map(\.installed) == contract.natives.map(\.installed))
+        #expect(BridgeContract.Native.hostBindings.map(\.name) == contract.natives.filter(\.hostBinding).map(\.name))
+        let events = try #require(contract.objects.first { $0.swift == "Visitor" }).functions.filter(\.event)
+        #expect(EventMethod.allCases.map { BridgeContract.Visitor.function(for: $0).description } == events.map(\.description))
+    }
+
+    /// The parts of the contract JavaScriptHost declares itself (it knows nothing about
+    /// optimization): the host bindings every engine installs and the callbacks it calls.
+    @Test func javaScriptHostsBindingsAndCallbacksAreTheContracts() {
+        #expect(BridgeContract.Native.hostBindings.map(\.name) == HostBinding.allCases.map(\.rawValue))
+        #expect(BridgeContract.Global.all.map(\.description) == ScriptCallback.allCases.map { "\($0.rawValue)/\($0.arity)" })
+    }
+
+    @Test func theBenchmarkScriptHasTheBenchmarkFunctions() throws {
+        let engine = try loadedEngine()
+        defer { engine.close() }
+        for script in EmbeddedJSRuntime.benchmarkScripts {
+            try engine.evaluate(script.source, sourceURL: script.path)
+        }
+        for function in BridgeContract.Benchmark.all {
+            let arity = try engine.evaluate("typeof \(function.path) === 'function' ? \(function.path).length : -1")
+            #expect(arity == .number(Double(function.arity)), "\(function)")
+        }
     }
 
     @Test func renamingOneJavaScriptExportBreaksTheContract() throws {
@@ -78,18 +114,6 @@ struct BridgeContractTests {
 
 /// The contract's checks, for the tests only: production engines never run them.
 extension BridgeContract {
-    /// The whole contract as JSON, in declaration order: `{"functions": {"<path>": arity, …},
-    /// "natives": {"<name>": installed, …}, "requestEventMethods": […]}`.
-    /// `JSRuntime/bridge-contract.json` holds this text; the Node suite checks JSRuntime against it.
-    static var jsonDescription: String {
-        let functions = self.functions.map { "    \"\($0.path)\": \($0.arity)" }
-        let natives = Native.all.map { "    \"\($0.name)\": \($0.installed)" }
-        let methods = EventMethod.allCases.map { "\"\($0.rawValue)\"" }
-        return "{\n  \"functions\": {\n" + functions.joined(separator: ",\n") + "\n  },\n  \"natives\": {\n"
-            + natives.joined(separator: ",\n") + "\n  },\n  \"requestEventMethods\": ["
-            + methods.joined(separator: ", ") + "]\n}\n"
-    }
-
     /// What in `engine` (with JSRuntime's scripts evaluated, `sources` their texts) breaks the
     /// contract: a declared function missing or with another arity, a `__bridge` or `__service`
     /// key the contract does not declare, a native callback the scripts name that the contract
@@ -132,5 +156,53 @@ extension BridgeContract {
     private static func strings(_ engine: JavaScriptEngine, _ expression: String) -> [String] {
         (try? engine.evaluate("JSON.stringify(\(expression))"))?.stringValue
             .flatMap { try? JSONValue(jsonText: $0).arrayValue }?.compactMap(\.stringValue) ?? []
+    }
+}
+
+/// `JSRuntime/bridge-contract.json` as the tests read it, apart from the generator: each
+/// function as `path/arity` (the arity is the number of its parameters).
+private struct ContractFile {
+    struct Function {
+        let description: String
+        let event: Bool
+    }
+
+    struct Object {
+        let object: String
+        let swift: String
+        let closed: Bool
+        let benchmark: Bool
+        let functions: [Function]
+    }
+
+    struct Native {
+        let name: String
+        let installed: Bool
+        let hostBinding: Bool
+    }
+
+    let objects: [Object]
+    let natives: [Native]
+
+    init() throws {
+        let file = repositoryRoot.appendingPathComponent("JSRuntime/bridge-contract.json")
+        let json = try JSONValue(jsonText: String(contentsOf: file, encoding: .utf8))
+        objects = try #require(json["objects"]?.arrayValue).map { object in
+            let name = try #require(object["object"]?.stringValue)
+            return Object(
+                object: name, swift: try #require(object["swift"]?.stringValue), closed: object["closed"]?.boolValue ?? false,
+                benchmark: object["benchmark"]?.boolValue ?? false,
+                functions: try #require(object["functions"]?.arrayValue).map { function in
+                    let functionName = try #require(function["name"]?.stringValue)
+                    let arity = try #require(function["params"]?.arrayValue).count
+                    let path = name == "globalThis" ? functionName : "\(name).\(functionName)"
+                    return Function(description: "\(path)/\(arity)", event: function["event"]?.boolValue ?? false)
+                })
+        }
+        natives = try #require(json["natives"]?["functions"]?.arrayValue).map { native in
+            Native(
+                name: try #require(native["name"]?.stringValue), installed: native["installed"]?.boolValue ?? true,
+                hostBinding: native["hostBinding"]?.boolValue ?? false)
+        }
     }
 }
