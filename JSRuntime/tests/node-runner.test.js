@@ -25,6 +25,7 @@ function evaluate(file) {
 }
 
 const { loadOrder } = require('./declarations.js');
+const contractTables = require('./contract-tables.js');
 const roles = JSON.parse(fs.readFileSync(path.join(runtimeRoot, 'manifest.json'), 'utf8'));
 const roleFiles = Object.values(roles).flat();
 const sources = Object.fromEntries(roleFiles.map((file) => [file, fs.readFileSync(path.join(runtimeRoot, file), 'utf8')]));
@@ -110,6 +111,21 @@ test('JSRuntime keeps the bridge contract of bridge-contract.json', () => {
     vm.runInContext(fs.readFileSync(path.join(runtimeRoot, 'benchmarks', file), 'utf8'), context, { filename: file });
   }
   checkFunctions(contract.objects.filter((object) => object.benchmark));
+});
+
+// The README's tables of the contract are generated from bridge-contract.json
+// (`node JSRuntime/tests/contract-tables.js --write`): they must read as the file says.
+test('JSRuntime/README.md shows the tables of bridge-contract.json', () => {
+  const readme = fs.readFileSync(path.join(runtimeRoot, 'README.md'), 'utf8');
+  const expected = contractTables.renderReadme(readme, contractTables.readContract(runtimeRoot));
+  nodeAssert.ok(readme === expected, 'JSRuntime/README.md is out of date: run node JSRuntime/tests/contract-tables.js --write');
+});
+
+test('a README without the table of a contract group is refused', () => {
+  const readme = fs.readFileSync(path.join(runtimeRoot, 'README.md'), 'utf8');
+  const withoutService = readme.replace(/<!-- contract-table: __service -->[\s\S]*?<!-- \/contract-table -->\n?/, '');
+  nodeAssert.throws(() => contractTables.renderReadme(withoutService, contractTables.readContract(runtimeRoot)),
+    /no table for __service/);
 });
 
 // Explicit dependencies: every file of the manifest declares what it provides and uses
