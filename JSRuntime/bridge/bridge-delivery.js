@@ -6,11 +6,8 @@
 //                               (bridge/experience-handoff.js) and the Insights handoff
 //                               (bridge/insights-handoff.js) of a new instance
 //   closeDelivery(instance)     destroy(): stops following the state
-//   experienceRequest(eventsJSON) → JSON text {url, method, headers, body}   the upsert the host
-//                               sends for these queued events (sets experienceRequestState pending)
-//   experienceAnswered(answerJSON)   the host's report of a finished flight (see the handoff)
-//   releaseExperienceWaiters(ticketsJSON)   senders that stop waiting ({accepted: true})
-// Without an instance the three host calls throw (request) or do nothing (reports).
+//   and the functions of the topic "Delivery" of `__bridge` in JSRuntime/bridge-contract.json
+//   (the host's Experience flights), which bridge.js puts on `__bridge`.
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('bridge/bridge-delivery.js', {

@@ -1,19 +1,16 @@
 // bridge/bridge-events.js
 // Contract: `__optimization.bridgeEvents` — consent and the event methods of the stateful bridge
-// (JSRuntime/README.md "Consent and events"):
+// (topics "Events" and "Consent" of `__bridge` in JSRuntime/bridge-contract.json):
 //   installEvents(instance)   builds the consent controller, event builder, delivery
 //                             (bridge-delivery.js), emitter and de-dupe trackers of a new instance
 //   methods                   {<method>: async (payload, requestId, now?)} for every event call of
-//                             the catalog (core/payload-rules.js EVENT_METHODS: identify, page,
-//                             screen, track, trackView, trackClick, trackHover, trackFlagView);
-//                             bridge.js puts each on `__bridge`
-//   trackCurrentScreen        async (payload, requestId, now?)
-//   `now` (ms since the epoch, a finite number) is the host's time of the call: the events the
-//   call builds before it returns carry it, without asking the host clock.
-//   Every async method is validated (core/payload-rules.js) and settles with
-//                             EmissionResult JSON {"accepted": bool, "data"?, "refused"?,
-//                             "duplicate"?}
-//   sync: consent(input), hasConsent(method), setOnline(bool) (also before initialize)
+//                             the catalog (core/payload-rules.js EVENT_METHODS); bridge.js puts
+//                             each on `__bridge`
+//   trackCurrentScreen, consent, hasConsent, setOnline   the other functions of those topics
+// Every async method is validated (core/payload-rules.js) and settles with EmissionResult JSON
+// {"accepted": bool, "data"?, "refused"?, "duplicate"?}; `now` (ms since the epoch, a finite
+// number) is the host's time of the call: the events the call builds before it returns carry it,
+// without asking the host clock.
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('bridge/bridge-events.js', {

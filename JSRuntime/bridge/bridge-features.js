@@ -1,16 +1,10 @@
 // bridge/bridge-features.js
 // Contract: `__optimization.bridgeFeatures` — flags, merge tags, preview overrides, locale and
-// reset of the stateful bridge (JSRuntime/README.md
-// "Flags, merge tags, preview overrides, locale and reset"):
+// reset of the stateful bridge: the functions of the topic "Flags, merge tags, preview overrides,
+// locale and reset" of `__bridge` in JSRuntime/bridge-contract.json (all sync; bridge.js puts
+// them on `__bridge`), and
 //   installFeatures(instance) / teardownFeatures(instance)   the flag tracker and the preview
 //                               override manager of an instance
-//   getFlag, observeFlag, unobserveFlag, getMergeTagValue, getProfile, setLocale, reset,
-//   overrideAudience, overrideVariant, resetVariantOverride, resetAudienceOverride,
-//   resetAllOverrides, setPreviewPanelOpen, loadDefinitions, getPreviewState (all sync)
-//   parseExperienceAnswer(text, apiVersion) → JSON {profile, selectedOptimizations, changes,
-//                               ignoredChanges}: an Experience API answer read exactly as the
-//                               delivery path reads one (core/experience-api.js parseResponse);
-//                               needs no instance; throws the parse's Error on an invalid answer
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('bridge/bridge-features.js', {

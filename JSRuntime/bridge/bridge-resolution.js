@@ -1,10 +1,9 @@
 // bridge/bridge-resolution.js
 // Contract: `__optimization.bridgeResolution` — the bridge's resolution methods over prepared
-// documents (JSRuntime/README.md, `resolveOptimizedEntry`, `prepareEntry`, `prepareSelections`,
-// `adoptEntry`, `adoptSelections`, `resolvePrepared` and its compact result):
-//   {resolveOptimizedEntry, prepareEntry, prepareSelections, adoptEntry, adoptSelections,
-//    resolvePrepared, registerDeferred, resetPreparedCaches(size), experienceDefinitions() → the nt_experience
-//    entries seen (preview overrides derive flags from them)}
+// documents: the functions of the topic "Resolution" of `__bridge` in
+// JSRuntime/bridge-contract.json (bridge.js puts them on `__bridge`), and
+// resetPreparedCaches(size) and experienceDefinitions() → the nt_experience entries seen (preview
+// overrides derive flags from them).
 // The prepared documents are core/prepared-documents.js's (bounded LRUs of `entryCacheSize` keys
 // each), their contexts the running instance's; resolution works before initialize (it then
 // selects nothing).

@@ -4,7 +4,7 @@
 // config), bridge-resolution (prepared entries and selections, resolution), bridge-events
 // (consent and event methods), bridge-delivery (the Experience queue, the Insights handoff and flush),
 // bridge-features (flags, merge tags, preview overrides, locale, reset) and bridge.js (lifecycle;
-// installs `globalThis.__bridge`, whose contract is in its header and JSRuntime/README.md).
+// installs `globalThis.__bridge`, whose contract is JSRuntime/bridge-contract.json).
 //   __optimization.bridgeShared = {
 //     current            the running instance, null before initialize / after destroy
 //     carried            {online, experienceRequestState}: what a new instance inherits

@@ -25,9 +25,9 @@
 //                                  `__nativeCancelFetch(id)` so the host cancels the HTTP request
 //                                  (optional binding: a host without it lets the request run);
 //                                  a later completion of that id is ignored.
-// It also installs (unconditionally) the globals the host calls back: `__timerFired(id)` and
-// `__fetchComplete(requestId, status, headersJSON, bodyText, errorMessage)`; unknown or already
-// settled ids are ignored. A throwing timer callback is logged at "error" and does not propagate.
+// It also installs (unconditionally) the globals the host calls back, `__timerFired` and
+// `__fetchComplete` (object `globalThis` of JSRuntime/bridge-contract.json, with `isLogEnabled`,
+// the function of `host` the Swift host calls).
 // A missing binding makes now()/randomUUID()/setTimeout() throw an Error naming it.
 (function () {
   'use strict';

@@ -5,63 +5,13 @@
 // queue, batching, flushing, backoff, durable outbox) and a request's Experience call (HTTP,
 // budget, 429 ERR_PROFILE_OVERLOAD retries, circuit); this engine gates, builds and validates
 // the events, builds the Experience request and interprets its answer. An Experience call
-// enters it twice: the call, then interpretExperience. Every own key is a function.
-// JSRuntime/README.md "The __service contract" documents it for hosts.
-//   configure(config)            validates and stores the service settings (throws an Error naming
-//                                the key): {clientId, environment: strings; allowedEventTypes?:
-//                                string[] (default ["identify", "page"], [] = strict opt-in);
-//                                channel? (default "server"); library?: {name, version};
-//                                api?: {experienceBaseUrl?, insightsBaseUrl? (checked only:
-//                                this engine sends no Insights request), enabledFeatures?};
-//                                requestTimeoutMs?: positive integer (default 1500), the budget
-//                                a timeout outcome names when a request carries none;
-//                                logLevel?: fatal|error|warn|info|
-//                                debug|log (default "error"); entryCacheSize?: positive integer
-//                                (default 1000), the prepared documents each cache holds; locale?:
-//                                the service's default locale, checked only (requests carry theirs;
-//                                an invalid one throws core/locale.js's error)}.
-//                                Replaces an earlier configuration (empties the prepared documents
-//                                and their contexts). Returns the JSON text
-//                                {experienceMethods: [...], statusKinds: {fallback, statuses}}:
-//                                the call methods that send their event to the Experience API (a
-//                                trackView with sticky: true does too), and the delivery outcome
-//                                (core/api-response.js classifyStatus) of each HTTP status
-//                                100–599 that is not `fallback`'s, for the host's traces.
-//   call(method, payload, request, requestId)   async in form, always known at once: returns
-//                                `[ok, outcome]` JSON text; the outcome is service/request-events.js's
-//                                (validation errors and "requires a request-bound profile id" settle
-//                                ok=false). An Experience call's outcome carries `experienceRequest`
-//                                ({url, method, headers, body}) and `context` instead of
-//                                `experience`: the host sends the request and passes the answer
-//                                with `context` to interpretExperience. An outcome's `insights`
-//                                items are for the host's Insights queue; `failFast` in `request` is
-//                                how the host's open Experience circuit skips the request (the
-//                                outcome is then final, with a circuitOpen `experience`).
-//   prepareHandoff(input, request, requestId)   like call: the request handoff with replay of
-//                                service/request-handoff.js ({handoff, experience?, blocked}, or
-//                                {handoff, blocked, experienceRequest, context} for its preview).
-//   commitReplay(replay, request, requestId)   like call: commits a handoff's replay as a browser
-//                                would (service/request-handoff.js commitRequestReplay).
-//   interpretExperience(context, status, headers, bodyText, failure) → JSON text of the call's
-//                                final outcome (as call/prepareHandoff/commitReplay answered it
-//                                before Experience requests were the host's: {accepted, events,
-//                                experience, insights?} | {handoff, experience, blocked} |
-//                                {accepted, experience, blocked}). `context` as the call returned
-//                                it; `status` and `headers` (an object) of the HTTP answer and its
-//                                body text; or status 0 with `failure` "timeout" (the request's
-//                                budget ran out) or "transport" (no answer; `bodyText` is the
-//                                error message). Any engine of the pool may interpret it. Throws
-//                                for a context that names no step.
-//   prepareEntry(key, document, entryId?, contentKey?), prepareSelections(key, selections,
-//   contentKey?), adoptEntry(key, contentKey), adoptSelections(key, contentKey),
-//   resolvePrepared(entryKey, selectionsKey), registerDeferred({pairs, records})
-//                                resolution over the engine's prepared documents
-//                                (core/prepared-documents.js), as the bridge's but without a
-//                                visitor: a matched selection's context is registered in this
-//                                engine's context registry, also before configure.
-//   getFlag(name, changes) → JSON of the flag over `changes` ("null" when absent). Reading a flag
-//                                emits nothing (stateless model).
-//   getMergeTagValue(entry, profile) → string | null (core/merge-tags.js).
+// enters it twice: the call, then interpretExperience. Every own key is a function, and
+// `__service` is exactly the object `__service` of JSRuntime/bridge-contract.json (each
+// function's parameters and behaviour; JSRuntime/README.md "The __service contract" shows them):
+// the Node suite and the Swift contract tests fail when a function is missing, unlisted or has
+// another arity. The outcomes are service/request-events.js's and service/request-handoff.js's;
+// resolution is core/prepared-documents.js's, over this engine's own documents and context
+// registry.
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('service/service-bridge.js', {
