@@ -1,7 +1,7 @@
 // `OutboxCrashHelper client …`: an OptimizationClient with a storage directory (so a durable
 // outbox) accepts scripted events while its API is down, printing a line for each only after the
 // call that accepted it returned, until it is killed
-// (Tests/OptimizationTests/ClientOutboxCrashTests.swift).
+// (Tests/OptimizationClientFaceTests/ClientOutboxCrashTests.swift).
 //
 //   OutboxCrashHelper client <directory> <experienceBaseURL> <insightsBaseURL> <seed> <generation> <events>
 //

@@ -1,7 +1,7 @@
 // `OutboxCrashHelper service …`: an OptimizationService with an outbox directory and a small
 // Insights window accepts scripted `trackClick` events of three visitors while its API is down,
 // printing a line for each only after the call that accepted it returned, until it is killed
-// (Tests/OptimizationTests/ServiceOutboxCrashTests.swift).
+// (Tests/OptimizationServiceFaceTests/ServiceOutboxCrashTests.swift).
 //
 //   OutboxCrashHelper service <directory> <experienceBaseURL> <insightsBaseURL> <seed> <generation> <events> <window>
 //
