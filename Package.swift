@@ -348,6 +348,10 @@ let package = Package(
             dependencies: ["OptimizationEngine", "OptimizationClientFace", "OptimizationServiceFace", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
+            name: "OptimizationConfigurationTests",
+            dependencies: ["OptimizationConfiguration", "OptimizationEngine", "OptimizationJSON", "OptimizationTesting", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
             name: "OptimizationClientFaceTests",
             dependencies: ["OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics")]
         ),
