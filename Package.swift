@@ -203,7 +203,6 @@ let package = Package(
             dependencies: [
                 "OptimizationServiceFace",
                 "OptimizationEngine",
-                "JavaScriptHost",
                 "HostPlatform",
                 "OptimizationJSON",
                 "OptimizationContent",
@@ -242,7 +241,7 @@ let package = Package(
             name: "OptimizationTesting",
             dependencies: [
                 "Optimization",
-                "JavaScriptHost",
+                "HostPlatform",
                 "ContentfulDelivery",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -255,7 +254,7 @@ let package = Package(
             name: "OptimizationCLI",
             dependencies: [
                 "Optimization",
-                "JavaScriptHost",
+                "HostPlatform",
                 "CommandLineReporting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

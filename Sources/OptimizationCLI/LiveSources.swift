@@ -1,5 +1,5 @@
 import Foundation
-import JavaScriptHost
+import HostPlatform
 import Logging
 import Optimization
 

@@ -1,5 +1,5 @@
 import Foundation
-import JavaScriptHost
+import HostPlatform
 import Optimization
 
 /// The client the CLI commands run on: initialized, with no network transport and no storage

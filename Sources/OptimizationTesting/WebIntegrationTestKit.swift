@@ -1,5 +1,5 @@
 import Foundation
-import JavaScriptHost
+import HostPlatform
 import Optimization
 
 /// What a web integration's test application is made of, in one value: a service (not started)

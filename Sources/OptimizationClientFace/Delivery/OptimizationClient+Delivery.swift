@@ -1,6 +1,5 @@
 import OptimizationConfiguration
 import OptimizationDelivery
-import JavaScriptHost
 import Logging
 import HostPlatform
 import OptimizationTransport

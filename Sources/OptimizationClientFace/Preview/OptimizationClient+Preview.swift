@@ -1,4 +1,4 @@
-import JavaScriptHost
+import HostPlatform
 import OptimizationJSON
 import OptimizationEngine
 

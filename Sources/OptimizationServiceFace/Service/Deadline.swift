@@ -1,4 +1,3 @@
-import JavaScriptHost
 import HostPlatform
 
 /// Runs `operation` in a task of its own and waits for it at most `timeout` of `clock`'s time

@@ -1,6 +1,6 @@
 import CoreMetrics
 import Foundation
-import JavaScriptHost
+import HostPlatform
 import Synchronization
 import OptimizationEngine
 

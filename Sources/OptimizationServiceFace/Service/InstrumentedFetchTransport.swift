@@ -1,4 +1,3 @@
-import JavaScriptHost
 import Tracing
 import HostPlatform
 import OptimizationTransport

@@ -1,4 +1,3 @@
-import JavaScriptHost
 import Synchronization
 import HostPlatform
 

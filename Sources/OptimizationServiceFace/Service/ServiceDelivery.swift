@@ -1,4 +1,3 @@
-import JavaScriptHost
 import Logging
 import OptimizationDelivery
 import OptimizationJSON

@@ -1,5 +1,4 @@
 import EventOutbox
-import JavaScriptHost
 import Logging
 import Synchronization
 import HostPlatform

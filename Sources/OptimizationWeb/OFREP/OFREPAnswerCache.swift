@@ -1,5 +1,4 @@
 import DequeModule
-import JavaScriptHost
 import Synchronization
 import HostPlatform
 import OptimizationJSON

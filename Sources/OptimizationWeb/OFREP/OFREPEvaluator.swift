@@ -1,7 +1,7 @@
 import OptimizationServiceFace
 import Crypto
 import Foundation
-import JavaScriptHost
+import HostPlatform
 import Logging
 import OptimizationJSON
 import OptimizationEngine

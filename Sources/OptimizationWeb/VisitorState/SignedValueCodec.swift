@@ -1,6 +1,5 @@
 import CoreMetrics
 import Crypto
-import JavaScriptHost
 import OptimizationJSON
 import Synchronization
 import HostPlatform

@@ -1,5 +1,4 @@
 import CoreMetrics
-import JavaScriptHost
 import OptimizationJSON
 import HostPlatform
 import OptimizationContent

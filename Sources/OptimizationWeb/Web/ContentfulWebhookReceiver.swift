@@ -1,5 +1,4 @@
 import ContentfulDelivery
-import JavaScriptHost
 import Logging
 import OptimizationJSON
 import HostPlatform

@@ -1,5 +1,4 @@
 import OptimizationServiceFace
-import JavaScriptHost
 import Logging
 import OptimizationJSON
 import HostPlatform

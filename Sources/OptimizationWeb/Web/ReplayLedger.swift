@@ -1,4 +1,3 @@
-import JavaScriptHost
 import OrderedCollections
 import Synchronization
 import HostPlatform
