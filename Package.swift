@@ -172,12 +172,30 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // The service's delivery path: every visitor's Insights events in sharded queues, the
+        // Experience calls' circuit, the shared outbox relay (SharedOutbox), the service's metrics
+        // and the instrumented transport. No JavaScript on the path.
+        .target(
+            name: "OptimizationServiceDelivery",
+            dependencies: [
+                "OptimizationDelivery",
+                "OptimizationEngine",
+                "EventOutbox",
+                "HostPlatform",
+                "OptimizationJSON",
+                "OptimizationTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
         // The service face: OptimizationService, many visitors per process, one request at a
-        // time per visitor (OptimizationRequest): the engine pool, the handoff, delivery of every
-        // visitor's events, the shared outbox relay, metrics and tracing.
+        // time per visitor (OptimizationRequest): the engine pool, the handoff, the requests' event
+        // and Experience calls over OptimizationServiceDelivery.
         .target(
             name: "OptimizationServiceFace",
             dependencies: [
+                "OptimizationServiceDelivery",
                 "OptimizationEngine",
                 "OptimizationConfiguration",
                 "OptimizationDelivery",
@@ -219,6 +237,7 @@ let package = Package(
         .target(
             name: "Optimization",
             dependencies: [
+                "OptimizationServiceDelivery",
                 "OptimizationClientFace",
                 "OptimizationServiceFace",
                 "OptimizationWeb",
@@ -299,7 +318,7 @@ let package = Package(
         .target(
             name: "OptimizationTestSupport",
             dependencies: [
-                "Optimization", "OptimizationClientFace", "OptimizationServiceFace", "OptimizationEngine", "OptimizationTesting", "JavaScriptHost",
+                "OptimizationServiceDelivery", "Optimization", "OptimizationClientFace", "OptimizationServiceFace", "OptimizationEngine", "OptimizationTesting", "JavaScriptHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -344,7 +363,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationEngineTests",
-            dependencies: ["OptimizationEngine", "OptimizationClientFace", "OptimizationServiceFace", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationEngine", "OptimizationClientFace", "OptimizationServiceFace", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "OptimizationConfigurationTests",
@@ -352,15 +371,19 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationClientFaceTests",
-            dependencies: ["OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics")]
+        ),
+        .testTarget(
+            name: "OptimizationServiceDeliveryTests",
+            dependencies: ["OptimizationServiceDelivery", "OptimizationServiceFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .testTarget(
             name: "OptimizationServiceFaceTests",
-            dependencies: ["OptimizationServiceFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationServiceFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .testTarget(
             name: "OptimizationWebTests",
-            dependencies: ["OptimizationWeb", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationWeb", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics")]
         ),
         .testTarget(
             name: "OptimizationTestingTests",

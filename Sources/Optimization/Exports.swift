@@ -21,7 +21,7 @@
 @_exported import class OptimizationServiceFace.OptimizationService
 @_exported import struct OptimizationServiceFace.RequestOptions
 @_exported import struct OptimizationServiceFace.RequestConsent
-@_exported import struct OptimizationServiceFace.SharedOutbox
+@_exported import struct OptimizationServiceDelivery.SharedOutbox
 
 // Web framework integration: cookies, signed visitor state, consent choices, replay, webhooks, OFREP.
 @_exported import struct OptimizationWeb.OFREPConfiguration

@@ -1,3 +1,4 @@
+import OptimizationServiceDelivery
 import CoreMetrics
 import Foundation
 import HostPlatform

@@ -1,3 +1,4 @@
+import OptimizationServiceDelivery
 import Dispatch
 import JavaScriptHost
 import OptimizationDelivery

@@ -1,3 +1,4 @@
+import OptimizationServiceDelivery
 import OptimizationConfiguration
 import OptimizationDelivery
 import CoreMetrics

@@ -10,16 +10,26 @@ import OptimizationTransport
 /// cancelled: the request was cancelled because its caller gave up);
 /// and the Insights batch counters. With the default no-op tracer it costs one span object per
 /// request.
-struct InstrumentedFetchTransport: FetchTransport {
-    let inner: any FetchTransport
-    let tracer: any Tracer
-    let metrics: ServiceMetrics
+package struct InstrumentedFetchTransport: FetchTransport {
+    package let inner: any FetchTransport
+    package let tracer: any Tracer
+    package let metrics: ServiceMetrics
     /// Requests whose URL starts with this go to the Insights API; all others to Experience.
-    let insightsBaseURL: String
+    package let insightsBaseURL: String
     /// The shared core's outcome of each status.
-    let statusKinds: DeliveryStatusKinds
+    package let statusKinds: DeliveryStatusKinds
 
-    func send(_ request: FetchRequest) async throws -> FetchResponse {
+    package init(
+        inner: any FetchTransport, tracer: any Tracer, metrics: ServiceMetrics, insightsBaseURL: String, statusKinds: DeliveryStatusKinds
+    ) {
+        self.inner = inner
+        self.tracer = tracer
+        self.metrics = metrics
+        self.insightsBaseURL = insightsBaseURL
+        self.statusKinds = statusKinds
+    }
+
+    package func send(_ request: FetchRequest) async throws -> FetchResponse {
         let isInsights = request.url.hasPrefix(insightsBaseURL)
         let span = tracer.startSpan(isInsights ? "Insights API request" : "Experience API request", ofKind: .client)
         defer { span.end() }
@@ -51,7 +61,7 @@ struct InstrumentedFetchTransport: FetchTransport {
     }
 
     /// True when `error` reports that the calling task was cancelled.
-    static func isCancellation(_ error: any Error) -> Bool {
+    package static func isCancellation(_ error: any Error) -> Bool {
         error is CancellationError || (error as? DeliveryError) == .cancelled
     }
 

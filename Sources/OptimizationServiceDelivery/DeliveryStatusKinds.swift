@@ -5,7 +5,7 @@ import Synchronization
 /// "disable"), as `__service.configure` states it (core/api-response.js `classifyStatus`), for
 /// the service's traces and metrics. Empty until the first engine is configured: until then
 /// every status reads as ``fallback``. Thread-safe.
-final class DeliveryStatusKinds: Sendable {
+package final class DeliveryStatusKinds: Sendable {
     private struct Table {
         var fallback = "retry"
         var statuses: [Int: String] = [:]
@@ -13,10 +13,13 @@ final class DeliveryStatusKinds: Sendable {
 
     private let table = Mutex(Table())
 
+    /// Every status retries until ``adopt(_:)`` reads the core's table.
+    package init() {}
+
     /// Adopts the `statusKinds` answer of `__service.configure`: `{fallback, statuses: {"<status>": kind}}`.
     /// - Returns: false when `answer` does not have that shape (the table is left as it was).
     @discardableResult
-    func adopt(_ answer: JSONValue?) -> Bool {
+    package func adopt(_ answer: JSONValue?) -> Bool {
         guard let fallback = answer?["fallback"]?.stringValue, let statuses = answer?["statuses"]?.objectValue else { return false }
         var parsed: [Int: String] = [:]
         for (status, kind) in statuses {
@@ -28,10 +31,10 @@ final class DeliveryStatusKinds: Sendable {
     }
 
     /// The kind used for statuses the core did not list.
-    var fallback: String { table.withLock { $0.fallback } }
+    package var fallback: String { table.withLock { $0.fallback } }
 
     /// The delivery outcome of `status`.
-    func kind(of status: Int) -> String {
+    package func kind(of status: Int) -> String {
         table.withLock { $0.statuses[status] ?? $0.fallback }
     }
 }

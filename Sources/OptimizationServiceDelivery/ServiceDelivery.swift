@@ -22,10 +22,10 @@ import OptimizationEngine
 /// acknowledges every event that leaves it for good; at start the window is filled from disk.
 ///
 /// **Threading.** Every method is safe from any thread; ``enqueue(_:)`` takes one short lock.
-final class ServiceDelivery: Sendable {
-    let queues: [InsightsQueue]
-    let experienceCircuit: DeliveryCircuit
-    let outbox: DurableOutbox?
+package final class ServiceDelivery: Sendable {
+    package let queues: [InsightsQueue]
+    package let experienceCircuit: DeliveryCircuit
+    package let outbox: DurableOutbox?
     private let logger: Logger
     private let metrics: ServiceMetrics?
     /// The HTTP of the Experience calls, on the engines' transport (the same tracing and metrics).
@@ -38,7 +38,7 @@ final class ServiceDelivery: Sendable {
     ///   - outbox: this replica's durable outbox, or nil.
     ///   - removals: with a shared outbox, told of every event that left a queue for good.
     ///   - onQueueEvent: the queues' reports (``OptimizationService/queueEvents``, metrics).
-    init(
+    package init(
         queueCount: Int, url: String, policy: DeliveryPolicy, transport: any FetchTransport, clock: any HostClock,
         outbox: DurableOutbox? = nil, removals: (@Sendable (_ messageIds: [String], _ reason: String) -> Void)? = nil,
         onQueueEvent: @escaping @Sendable (QueueEvent) -> Void, logger: Logger, metrics: ServiceMetrics? = nil,
@@ -74,7 +74,7 @@ final class ServiceDelivery: Sendable {
     }
 
     /// The queue of a profile: FNV-1a of its id's UTF-8, the same in every process.
-    func queue(for profileId: String) -> InsightsQueue {
+    package func queue(for profileId: String) -> InsightsQueue {
         if queues.count == 1 { return queues[0] }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in profileId.utf8 {
@@ -90,7 +90,7 @@ final class ServiceDelivery: Sendable {
     ///   (it and the events after it are not queued; those before it are),
     ///   `OptimizationError/notInitialized` when the queues are closed.
     @discardableResult
-    func enqueue(_ events: [InsightsEvent]) throws(OptimizationError) -> Int {
+    package func enqueue(_ events: [InsightsEvent]) throws(OptimizationError) -> Int {
         var size = 0
         var failure: OptimizationError?
         // Every queue gets its events even when another one fails.
@@ -124,7 +124,7 @@ final class ServiceDelivery: Sendable {
     }
 
     /// What became of one claimed event handed to ``admit(_:)``.
-    enum Admitted: Sendable, Equatable {
+    package enum Admitted: Sendable, Equatable {
         /// In its profile's queue.
         case queued
         /// Not an Insights item (`{profile, event}` with a `messageId`); the message says why.
@@ -137,7 +137,7 @@ final class ServiceDelivery: Sendable {
     /// tells the fate of each, reporting none of them: the relay acknowledges, gives back or sets
     /// aside.
     /// - Returns: one fate per item, in the order given.
-    func admit(_ texts: [String]) -> [Admitted] {
+    package func admit(_ texts: [String]) -> [Admitted] {
         var fates = [Admitted](repeating: .notQueued, count: texts.count)
         var events: [InsightsEvent] = []
         var positions: [Int] = []
@@ -161,7 +161,7 @@ final class ServiceDelivery: Sendable {
     /// first), for callers that cannot fail: the shared outbox relay, which erases the shared store
     /// itself. An erasure that fails is logged at error level and counts as none.
     /// - Returns: how many were removed.
-    func eraseQueuedEvents(of profileId: String) -> Int {
+    package func eraseQueuedEvents(of profileId: String) -> Int {
         do {
             return try eraseProfile(profileId)
         } catch {
@@ -172,7 +172,7 @@ final class ServiceDelivery: Sendable {
 
     /// Removes one profile's queued events from the outbox on disk (first), then from memory.
     /// - Returns: how many were removed (with an outbox: how many it held, memory's being copies).
-    func eraseProfile(_ profileId: String) throws(OptimizationError) -> Int {
+    package func eraseProfile(_ profileId: String) throws(OptimizationError) -> Int {
         do {
             return try queue(for: profileId).eraseProfile(profileId)
         } catch {
@@ -183,7 +183,7 @@ final class ServiceDelivery: Sendable {
     /// Sends what every queue holds and returns when those requests finished (or could not be
     /// made: a backoff wait or an open circuit sends nothing). Failures are reported as queue
     /// events, not thrown.
-    func flush() async {
+    package func flush() async {
         await withTaskGroup(of: Void.self) { group in
             for queue in queues {
                 group.addTask { await queue.flush() }
@@ -196,7 +196,7 @@ final class ServiceDelivery: Sendable {
     /// Asks the service's one Experience circuit whether a call may send its request. Once an
     /// open circuit's window has passed, one caller is admitted as the probe and the others fail
     /// fast until it reports through ``recordExperienceOutcome(_:)``.
-    func admitExperienceCall() -> Bool {
+    package func admitExperienceCall() -> Bool {
         experienceCircuit.admit()
     }
 
@@ -206,7 +206,7 @@ final class ServiceDelivery: Sendable {
     /// profile (`ERR_PROFILE_OVERLOAD`: one visitor's calls, not the API's health).
     /// - Returns: whether the circuit is open now.
     @discardableResult
-    func recordExperienceOutcome(_ experience: JSONValue?) -> Bool {
+    package func recordExperienceOutcome(_ experience: JSONValue?) -> Bool {
         guard let experience else { return experienceCircuit.record(.neutral) }
         if experience["ok"]?.boolValue == true { return experienceCircuit.record(.answered) }
         let kind = experience["kind"]?.stringValue
@@ -218,29 +218,29 @@ final class ServiceDelivery: Sendable {
 
     /// Sends one Experience request the shared core built (`ExperienceSender/send(_:budgetMilliseconds:)`:
     /// the budget on the clock, overload retries with the policy's backoff).
-    func sendExperience(_ request: FetchRequest, budgetMilliseconds: Double) async -> ExperienceSender.Result {
+    package func sendExperience(_ request: FetchRequest, budgetMilliseconds: Double) async -> ExperienceSender.Result {
         await experienceSender.send(request, budgetMilliseconds: budgetMilliseconds)
     }
 
     /// Whether the Experience circuit is open now.
-    var isExperienceCircuitOpen: Bool {
+    package var isExperienceCircuitOpen: Bool {
         experienceCircuit.isOpen
     }
 
     /// Events the queues hold in memory.
-    var queuedCount: Int {
+    package var queuedCount: Int {
         queues.reduce(0) { $0 + $1.count }
     }
 
     /// Stops the queues' timers and retries and cancels requests in flight (Insights and
     /// Experience: an Experience call still sending ends `ExperienceSender.Result.closed`).
-    func close() {
+    package func close() {
         for queue in queues { queue.close() }
         experienceSender.close()
     }
 
     /// Releases the outbox directory (what is still undelivered stays on disk for the next start).
-    func closeOutbox() {
+    package func closeOutbox() {
         outbox?.close()
     }
 }

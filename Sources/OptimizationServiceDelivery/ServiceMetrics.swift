@@ -24,24 +24,24 @@ import OptimizationEngine
 /// | `optimization_insights_refused_events_total` | counter | — (Insights events the shared core built without a profile, an event or a `messageId`: refused, and the call throws) |
 ///
 /// Every metric object is created once, here; recording is lock-free in the no-op case.
-final class ServiceMetrics: Sendable {
-    static let eventMethods = ["identify", "page", "screen", "track", "trackView", "trackClick", "trackHover", "trackFlagView"]
+package final class ServiceMetrics: Sendable {
+    package static let eventMethods = ["identify", "page", "screen", "track", "trackView", "trackClick", "trackHover", "trackFlagView"]
 
-    let resolveDuration: Timer
+    package let resolveDuration: Timer
     private let variantResolves: Counter
     private let baselineResolves: Counter
     private let emptyVariantResolves: Counter
     private let fallbackResolves: Counter
-    let poolWait: Timer
+    package let poolWait: Timer
     /// Nil when metrics go nowhere (the no-op factory): then the pool counts nothing per call.
-    let poolBusy: Gauge?
+    package let poolBusy: Gauge?
     /// False for the no-op factory: the hot paths then skip the work of measuring.
-    let isRecording: Bool
+    package let isRecording: Bool
     private let experienceRequests: [String: Counter]
-    let experienceDuration: Timer
+    package let experienceDuration: Timer
     private let events: [String: Counter]
     private let insightsBatches: [String: Counter]
-    let queueDepth: Gauge
+    package let queueDepth: Gauge
     private let circuits: [String: Gauge]
     private let sharedOutboxStored: Counter
     private let sharedOutboxInMemory: Counter
@@ -49,7 +49,7 @@ final class ServiceMetrics: Sendable {
     private let sharedOutboxDeadLetters: Counter
     private let refusedEvents: Counter
 
-    init(factory: any MetricsFactory) {
+    package init(factory: any MetricsFactory) {
         resolveDuration = Timer(label: "optimization_resolve_duration", dimensions: [], factory: factory)
         func resolves(_ outcome: OptimizationRuntime.Outcome) -> Counter {
             Counter(label: "optimization_resolves_total", dimensions: [("outcome", outcome.rawValue)], factory: factory)
@@ -89,28 +89,28 @@ final class ServiceMetrics: Sendable {
 
     /// Insights events of one call: stored in the shared outbox, or queued in memory because the
     /// store was away.
-    func sharedOutboxEvents(stored: Bool, count: Int) {
+    package func sharedOutboxEvents(stored: Bool, count: Int) {
         (stored ? sharedOutboxStored : sharedOutboxInMemory).increment(by: count)
     }
 
     /// Queued Insights events dropped from memory because the shared outbox's erasure log named
     /// their profile.
-    func sharedOutboxErasedInMemory(count: Int) {
+    package func sharedOutboxErasedInMemory(count: Int) {
         sharedOutboxErased.increment(by: count)
     }
 
     /// Stored events moved to the shared outbox's dead letters.
-    func sharedOutboxDeadLettered(count: Int) {
+    package func sharedOutboxDeadLettered(count: Int) {
         sharedOutboxDeadLetters.increment(by: count)
     }
 
     /// Insights events the delivery queue refused and dropped.
-    func insightsRefused(count: Int) {
+    package func insightsRefused(count: Int) {
         refusedEvents.increment(by: count)
     }
 
     /// One resolution: `variant` when a variant entry renders instead of the baseline.
-    func resolved(_ outcome: OptimizationRuntime.Outcome, nanoseconds: UInt64) {
+    package func resolved(_ outcome: OptimizationRuntime.Outcome, nanoseconds: UInt64) {
         resolveDuration.recordNanoseconds(Int64(clamping: nanoseconds))
         switch outcome {
         case .variant: variantResolves.increment()
@@ -122,7 +122,7 @@ final class ServiceMetrics: Sendable {
 
     /// Records how one Experience call went (the outcomes an Experience call can have; the others
     /// record nothing).
-    func experience(_ outcome: EventOutcome, nanoseconds: UInt64) {
+    package func experience(_ outcome: EventOutcome, nanoseconds: UInt64) {
         let name: String
         switch outcome {
         case .delivered: name = "success"
@@ -136,16 +136,16 @@ final class ServiceMetrics: Sendable {
         if outcome != .circuitOpen { experienceDuration.recordNanoseconds(Int64(clamping: nanoseconds)) }
     }
 
-    func event(_ method: String, accepted: Bool) {
+    package func event(_ method: String, accepted: Bool) {
         events[method + "/" + (accepted ? "accepted" : "blocked")]?.increment()
     }
 
     /// `result`: "sent", "retried" or "dropped".
-    func insightsBatch(_ result: String) {
+    package func insightsBatch(_ result: String) {
         insightsBatches[result]?.increment()
     }
 
-    func circuit(_ api: String, isOpen: Bool) {
+    package func circuit(_ api: String, isOpen: Bool) {
         circuits[api]?.record(isOpen ? 1 : 0)
     }
 }

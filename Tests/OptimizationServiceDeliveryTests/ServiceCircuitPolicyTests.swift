@@ -2,6 +2,7 @@ import Foundation
 import JavaScriptHost
 import Optimization
 import OptimizationTestSupport
+@testable import OptimizationServiceDelivery
 @testable import OptimizationEngine
 @testable import OptimizationClientFace
 @testable import OptimizationServiceFace

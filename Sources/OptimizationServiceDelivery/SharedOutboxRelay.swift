@@ -15,7 +15,7 @@ import OptimizationEngine
 /// (claims, acknowledgements, lease renewal, erasure, shutdown) runs one step at a time in one
 /// worker task, fed by commands: so a claim and an erasure never interleave. ``removed(_:reason:)``
 /// runs inside delivery-engine calls (under the engine's lock) and only records and wakes.
-final class SharedOutboxRelay: Sendable {
+package final class SharedOutboxRelay: Sendable {
     private enum Command: Sendable {
         /// Claim what fits, settle acknowledgements, renew leases when due.
         case wake
@@ -73,7 +73,7 @@ final class SharedOutboxRelay: Sendable {
 
     /// - Parameter capacity: the Insights events the Insights queues hold together; claims stop
     ///   when they are full.
-    init(configuration: SharedOutbox, capacity: Int, clock: any HostClock, logger: Logger, metrics: ServiceMetrics) {
+    package init(configuration: SharedOutbox, capacity: Int, clock: any HostClock, logger: Logger, metrics: ServiceMetrics) {
         self.configuration = configuration
         self.capacity = max(1, capacity)
         self.clock = clock
@@ -85,7 +85,7 @@ final class SharedOutboxRelay: Sendable {
 
     /// Starts the worker and the poll timer over `delivery` (whose shards report removals to
     /// ``removed(_:reason:)``).
-    func start(delivery: ServiceDelivery) {
+    package func start(delivery: ServiceDelivery) {
         state.withLock { $0.delivery = delivery }
         Task { [self] in await work() }
         scheduleTick()
@@ -97,7 +97,7 @@ final class SharedOutboxRelay: Sendable {
     /// Stores the events of one call.
     /// - Returns: true when the store committed them (a replica claims and delivers them); false
     ///   when the store is away: the caller queues them in memory (see ``SharedOutbox``).
-    func store(_ events: [OutboxEvent]) async -> Bool {
+    package func store(_ events: [OutboxEvent]) async -> Bool {
         let now = clock.now()
         let skip = state.withLock { state -> Bool in
             if let until = state.unavailableUntil, now < until { return true }
@@ -140,7 +140,7 @@ final class SharedOutboxRelay: Sendable {
     /// (`capped`) or Insights delivery is disabled (`disabled`: the API refused this replica's
     /// credentials; another replica may deliver them, and this one claims nothing more). Events
     /// the store never held (queued in memory during an outage) are ignored.
-    func removed(_ messageIds: [String], reason: String) {
+    package func removed(_ messageIds: [String], reason: String) {
         let disabled = reason == "disabled"
         let (any, firstDisabled) = state.withLock { state -> (Bool, Bool) in
             var any = false
@@ -163,7 +163,7 @@ final class SharedOutboxRelay: Sendable {
 
     /// Settles pending acknowledgements and, with `claim`, claims what fits into the queues now
     /// (``OptimizationService/flush()`` sends it next).
-    func pull(claim: Bool) async {
+    package func pull(claim: Bool) async {
         await withCheckedContinuation { continuation in
             if case .terminated = commandSink.yield(.pull(claim: claim, continuation)) { continuation.resume() }
         }
@@ -172,7 +172,7 @@ final class SharedOutboxRelay: Sendable {
     /// Deletes every stored event of `profileId` and removes that profile's claimed events from
     /// this replica's queues, with no claim in between.
     /// - Returns: how many stored events were deleted (the store's count).
-    func eraseProfile(_ profileId: String) async throws(OptimizationError) -> Int {
+    package func eraseProfile(_ profileId: String) async throws(OptimizationError) -> Int {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Int, OptimizationError>, Never>) in
             if case .terminated = commandSink.yield(.erase(profileId, continuation)) {
                 continuation.resume(returning: .failure(.shutDown))
@@ -183,7 +183,7 @@ final class SharedOutboxRelay: Sendable {
 
     /// Settles acknowledgements, gives back every claimed event still queued here, and stops the
     /// worker and the timer. Call after the final flush, before the Insights queues close.
-    func close() async {
+    package func close() async {
         await withCheckedContinuation { continuation in
             if case .terminated = commandSink.yield(.close(continuation)) { continuation.resume() }
         }
@@ -192,7 +192,7 @@ final class SharedOutboxRelay: Sendable {
     /// Stops the worker and the timer without talking to the store (the service was dropped
     /// without ``close()``): the leases of what this replica held expire and another replica
     /// claims those events.
-    func abandon() {
+    package func abandon() {
         state.withLock { state in
             state.closed = true
             state.ticker?.cancel()

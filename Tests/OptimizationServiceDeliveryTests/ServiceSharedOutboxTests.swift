@@ -1,3 +1,4 @@
+@testable import OptimizationServiceDelivery
 import Foundation
 import JavaScriptHost
 import Optimization
