@@ -12,7 +12,7 @@ package struct BridgeFunction: Sendable, Hashable, CustomStringConvertible {
     /// channel appends counts as one.
     package let arity: Int
 
-    /// The dotted path a ``JavaScriptEngine`` call takes, for example `__bridge.track`
+    /// The dotted path a `JavaScriptEngine` call takes, for example `__bridge.track`
     /// (`globalThis` functions: the bare name).
     package var path: String { object == "globalThis" ? name : "\(object).\(name)" }
     package var description: String { "\(path)/\(arity)" }
@@ -52,24 +52,24 @@ package struct NativeCallback: Sendable, Hashable, CustomStringConvertible {
 package enum BridgeContract {}
 
 extension JavaScriptEngine {
-    /// Calls `function` with `arguments`. Errors as ``JavaScriptEngine/call(_:arguments:)``.
+    /// Calls `function` with `arguments`. Errors as `JavaScriptEngine/call(_:arguments:)`.
     @discardableResult
     package func call(_ function: BridgeFunction, _ arguments: JavaScriptValue...) throws -> JavaScriptValue {
         try call(function.path, arguments: arguments)
     }
 
-    /// Calls `function` with `arguments`. Errors as ``JavaScriptEngine/call(_:arguments:)``.
+    /// Calls `function` with `arguments`. Errors as `JavaScriptEngine/call(_:arguments:)`.
     @discardableResult
     package func call(_ function: BridgeFunction, arguments: [JavaScriptValue]) throws -> JavaScriptValue {
         try call(function.path, arguments: arguments)
     }
 
-    /// A handle on `function` for repeated calls. Errors as ``JavaScriptEngine/function(_:)``.
+    /// A handle on `function` for repeated calls. Errors as `JavaScriptEngine/function(_:)`.
     package func function(_ function: BridgeFunction) throws -> JavaScriptFunction {
         try self.function(function.path)
     }
 
-    /// Installs `callback` as `body`. Errors as ``JavaScriptEngine/registerFunction(_:_:)``.
+    /// Installs `callback` as `body`. Errors as `JavaScriptEngine/registerFunction(_:_:)`.
     package func register(_ callback: NativeCallback, _ body: @escaping NativeFunctionBody) throws {
         try registerFunction(callback.name, body)
     }

@@ -5,7 +5,7 @@ import HostPlatform
 import EventOutbox
 import OptimizationEngine
 
-/// The delivery path of an ``OptimizationService``: its Insights events in Swift
+/// The delivery path of an `OptimizationService`: its Insights events in Swift
 /// `InsightsQueue`s split by profile (a stable hash of the profile id, so a profile's events
 /// stay in order and are batched together, and callers on different threads rarely share a
 /// lock), its one Experience circuit (`DeliveryCircuit`) and the HTTP of a request's
@@ -14,8 +14,8 @@ import OptimizationEngine
 /// request's engine builds an event (or an Experience request) once, and Swift queues, batches
 /// and sends it (“Delivery guarantees” in Optimization’s documentation).
 ///
-/// Without an outbox there is one queue per pool engine (``OptimizationService/Options/deliveryShards``),
-/// each holding an equal share of ``OptimizationService/Options/insightsMaxEvents``; one request
+/// Without an outbox there is one queue per pool engine (`OptimizationService/Options/deliveryShards`),
+/// each holding an equal share of `OptimizationService/Options/insightsMaxEvents`; one request
 /// is in flight per queue, so HTTP concurrency stays bounded by the queue count however many
 /// visitors there are. With a `DurableOutbox` there is one queue: it stores every accepted
 /// event before ``enqueue(_:)`` returns, holds a window of the stored backlog in memory, and
@@ -37,7 +37,7 @@ package final class ServiceDelivery: Sendable {
     ///   - policy: the delivery numbers; `insightsMaxEvents` is shared by the queues.
     ///   - outbox: this replica's durable outbox, or nil.
     ///   - removals: with a shared outbox, told of every event that left a queue for good.
-    ///   - onQueueEvent: the queues' reports (``OptimizationService/queueEvents``, metrics).
+    ///   - onQueueEvent: the queues' reports (`OptimizationService/queueEvents`, metrics).
     package init(
         queueCount: Int, url: String, policy: DeliveryPolicy, transport: any FetchTransport, clock: any HostClock,
         outbox: DurableOutbox? = nil, removals: (@Sendable (_ messageIds: [String], _ reason: String) -> Void)? = nil,

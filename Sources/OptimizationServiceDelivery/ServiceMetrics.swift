@@ -2,7 +2,7 @@ import CoreMetrics
 import Dispatch
 import OptimizationEngine
 
-/// The metrics of an ``OptimizationService`` (swift-metrics). Without a bootstrapped backend
+/// The metrics of an `OptimizationService` (swift-metrics). Without a bootstrapped backend
 /// (`MetricsSystem.bootstrap`) or an injected factory they are no-ops. Names and dimensions (also
 /// in “Serving many visitors” (Optimization’s documentation)):
 ///

@@ -1,8 +1,8 @@
 import OptimizationDelivery
 import EventOutbox
 
-/// How an ``OptimizationService`` keeps its accepted Insights events in an outbox shared by all
-/// replicas of the service (``OptimizationService/Options/sharedOutbox``), so that no event is
+/// How an `OptimizationService` keeps its accepted Insights events in an outbox shared by all
+/// replicas of the service (`OptimizationService/Options/sharedOutbox`), so that no event is
 /// lost with a replica that is gone for good (for example a container replaced without its disk).
 ///
 /// **How events flow.** An event call that the Insights API must hear of stores the event in
@@ -23,7 +23,7 @@ import EventOutbox
 /// outage at `warning`. Resolution never touches the store.
 ///
 /// **When the Insights API refuses the replica's credentials** (401, 403 or 404, which disables
-/// the service's Insights delivery and is reported on ``OptimizationService/queueEvents`` as
+/// the service's Insights delivery and is reported on `OptimizationService/queueEvents` as
 /// `QueueEventType.deliveryDisabled`): the replica gives back every claimed event it held and claims none
 /// after, so stored events wait for a replica that can deliver them (or for the store's bounds,
 /// which report what they drop). Logged once at `error`.

@@ -162,7 +162,7 @@ package final class SharedOutboxRelay: Sendable {
     // MARK: Commands
 
     /// Settles pending acknowledgements and, with `claim`, claims what fits into the queues now
-    /// (``OptimizationService/flush()`` sends it next).
+    /// (`OptimizationService/flush()` sends it next).
     package func pull(claim: Bool) async {
         await withCheckedContinuation { continuation in
             if case .terminated = commandSink.yield(.pull(claim: claim, continuation)) { continuation.resume() }

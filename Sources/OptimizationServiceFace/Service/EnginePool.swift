@@ -74,7 +74,7 @@ final class EnginePool: Sendable {
 
     /// Closes every engine (pending async calls fail with `OptimizationError/notInitialized`).
     /// A pool engine sends no HTTP request: a request's Experience call is sent by the service's
-    /// Swift delivery between the engine's two calls, and ``ServiceDelivery/close()`` cancels it;
+    /// Swift delivery between the engine's two calls, and `ServiceDelivery/close()` cancels it;
     /// Insights deliveries run in the service's Swift queues. Fetches an engine might still hold
     /// are cancelled all the same.
     func close() {

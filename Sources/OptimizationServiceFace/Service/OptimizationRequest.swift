@@ -323,7 +323,7 @@ public final class OptimizationRequest: Sendable {
     ///
     /// An Experience call crosses into JavaScript twice: the call answers with the request to
     /// send (`experienceRequest`, with its `context`) and gives its engine back to the pool;
-    /// Swift sends the request (``ServiceDelivery/sendExperience(_:budgetMilliseconds:)``: the
+    /// Swift sends the request (`ServiceDelivery/sendExperience(_:budgetMilliseconds:)`: the
     /// budget, overload retries), then any engine of the pool turns the answer into the call's
     /// final outcome (`__service.interpretExperience`).
     /// - Returns: the final answer (read in place), its Experience outcome (`experience`, built

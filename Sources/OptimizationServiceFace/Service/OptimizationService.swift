@@ -117,7 +117,7 @@ public final class OptimizationService: Sendable {
         public var outboxDirectory: URL?
         /// Durability policy, bounds and time to live of the outbox.
         public var outbox: OutboxConfiguration
-        /// An outbox shared by every replica of the service (``SharedOutbox``): accepted Insights
+        /// An outbox shared by every replica of the service (`SharedOutbox`): accepted Insights
         /// events are stored there, outside the process, and any replica delivers them. Nil (the
         /// default) for none. Not together with ``outboxDirectory``.
         public var sharedOutbox: SharedOutbox?
@@ -543,7 +543,7 @@ public final class OptimizationService: Sendable {
 
     /// `__service.configure`: the tenant, the allow-list, the log level and the prepared-document
     /// capacity of every engine, and the default locale (checked there). The flush policy is
-    /// Swift's alone (the Experience calls' overload retries and circuit, ``ServiceDelivery``).
+    /// Swift's alone (the Experience calls' overload retries and circuit, `ServiceDelivery`).
     private var serviceConfiguration: JSONValue {
         let api = config.api ?? OptimizationAPIConfig()
         var apiObject: OrderedDictionary<String, JSONValue> = [
