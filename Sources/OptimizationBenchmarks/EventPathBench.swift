@@ -1,6 +1,6 @@
 import Foundation
 import JavaScriptHost
-import Optimization
+@_spi(Benchmarking) import Optimization
 import OptimizationTesting
 
 /// The event path's boundary figures for `optimization-bench`, per event (mean over 200):

@@ -1,7 +1,7 @@
 import Foundation
-import JavaScriptHost
+@_spi(Benchmarking) import JavaScriptHost
 import OptimizationDelivery
-@testable import Optimization
+@_spi(Benchmarking) @testable import Optimization
 import OptimizationTesting
 import Synchronization
 import Testing
