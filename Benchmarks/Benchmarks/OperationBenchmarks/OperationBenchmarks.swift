@@ -11,9 +11,9 @@ import Optimization
 // the operations are BenchmarkOperations's, which `optimization-bench --operations-only` measures
 // too.
 
-/// The tolerance of an operation's allocation check: how many `malloc` calls per operation its
-/// p90 may differ from the committed threshold, either way (an operation that allocates less
-/// fails the check too, until its threshold is lowered).
+/// The tolerance of an operation's allocation check: how many `malloc` calls per sample its p90
+/// may differ from the committed threshold, either way (an operation that allocates less fails
+/// the check too, until its threshold is lowered).
 func allocations(tolerance: Int) -> [BenchmarkMetric: BenchmarkThresholds] {
     [.mallocCountTotal: BenchmarkThresholds(absolute: [.p90: tolerance])]
 }
