@@ -14,7 +14,6 @@ let package = Package(
         // Swift over GTK's JavaScriptCore, usable on its own.
         .library(name: "JavaScriptHost", targets: ["JavaScriptHost"]),
         .executable(name: "optimization", targets: ["OptimizationCLI"]),
-        .executable(name: "optimization-bench", targets: ["OptimizationBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -27,8 +26,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
-        // The benchmark's allocation counter (package-benchmark's malloc counting).
-        .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
     ],
     targets: [
         // Only a module map and a shim header over GTK's JavaScriptCore C API.
@@ -279,24 +276,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // How both executables report a failure: `error: …` on stderr and a sysexits code.
+        // How the `optimization` executable reports a failure: `error: …` on stderr and a sysexits code.
         .target(
             name: "CommandLineReporting",
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
-        ),
-        // `optimization-bench`: the benchmarks (resolve, engine start, service, view tracking,
-        // outbox), one JSON object of figures. Kept out of the `optimization` tool.
-        .executableTarget(
-            name: "OptimizationBenchmarks",
-            dependencies: [
-                "Optimization",
-                "JavaScriptHost",
-                "OptimizationTesting",
-                "CommandLineReporting",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
-            ]
         ),
         // Build-time: turns JSRuntime/ (its roles, in the load order JSRuntime/load-order.js
         // computes, run in JavaScriptCore) into Swift source, so every product carries its
@@ -391,7 +374,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationCLITests",
-            dependencies: ["Optimization", "OptimizationCLI", "OptimizationBenchmarks", "OptimizationTesting"]
+            dependencies: ["Optimization", "OptimizationCLI", "OptimizationTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

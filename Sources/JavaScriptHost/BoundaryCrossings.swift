@@ -8,8 +8,11 @@ final class BoundaryCrossings: @unchecked Sendable {
 }
 
 extension JavaScriptEngine {
-    /// Calls across the Swift–JavaScript boundary since the engine started (for measurements).
-    package var crossingCounts: (intoJavaScript: Int, intoHost: Int) {
+    /// Calls across the Swift–JavaScript boundary since the engine started: entries into
+    /// JavaScript and calls of host functions. For measurements only (`optimization-bench`'s
+    /// `event_crossings_*` figures; SPI `Benchmarking`).
+    @_spi(Benchmarking)
+    public var crossingCounts: (intoJavaScript: Int, intoHost: Int) {
         withExclusiveAccess { (crossings.intoJavaScript, crossings.intoHost) }
     }
 }

@@ -1,4 +1,6 @@
-import JavaScriptHost
+// Crossing counts summed over several engines: the figures of a benchmark that measures a whole
+// client or service (SPI `Benchmarking` of JavaScriptHost).
+@_spi(Benchmarking) import JavaScriptHost
 
 extension Array where Element == JavaScriptEngine {
     /// Crossings summed over the engines.

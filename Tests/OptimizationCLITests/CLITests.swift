@@ -128,19 +128,6 @@ struct CLITests {
         #expect(try JSONValue(jsonText: run.stdout)["entry"] != nil)
     }
 
-    @Test func benchPrintsOneJSONObjectWithTheFigures() throws {
-        let run = try CLI.run(["--warm-iterations", "200", "--cold-iterations", "50", "--engine-starts", "2",
-                               "--memory-resolves", "2000", "--drain-events", "2000"], executable: try CLI.executable(named: "optimization-bench"))
-        #expect(run.status == 0, "\(run.stderr)")
-        let report = try JSONValue(jsonText: run.stdout)
-        for key in ["warm_p50_us", "warm_p99_us", "cold_p50_us", "engine_start_ms", "service_engine_start_ms", "baseline_json_call_p50_us",
-                    "cold_with_parse_p50_us", "parse_mb_per_s", "warm_speedup", "cold_speedup", "rss_100k_mib", "rss_1m_mib",
-                    "outbox_append_per_s", "outbox_backlog_drain_per_s", "event_crossings_track", "event_serializations_track",
-                    "event_crossings_track_view", "event_crossings_service_insights", "event_crossings_service_experience"] {
-            #expect((report[key]?.doubleValue ?? -1) > 0, "\(key)")
-        }
-    }
-
     private func fixture(_ path: String) -> String {
         Self.fixtures.appendingPathComponent(path).path
     }

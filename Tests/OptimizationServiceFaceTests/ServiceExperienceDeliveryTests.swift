@@ -1,11 +1,11 @@
 import Foundation
-import JavaScriptHost
+@_spi(Benchmarking) import JavaScriptHost
 import OptimizationDelivery
 import Optimization
 import OptimizationTestSupport
 @testable import OptimizationEngine
 @testable import OptimizationClientFace
-@testable import OptimizationServiceFace
+@_spi(Benchmarking) @testable import OptimizationServiceFace
 import OptimizationTesting
 import Synchronization
 import Testing

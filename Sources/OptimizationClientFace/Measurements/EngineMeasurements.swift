@@ -1,12 +1,15 @@
 import JavaScriptHost
 import OptimizationEngine
 
-// Access to the engines behind a client or a service for measurements (optimization-bench):
-// boundary crossings and scripts a benchmark installs. Not for production use.
+// Access to the engine behind a client for measurements (`optimization-bench`, in the Benchmarks
+// package, through SPI `Benchmarking`): boundary crossings and scripts a benchmark installs. Not
+// for production use.
 
 extension OptimizationClient {
-    /// The client's engine (nil before `initialize` and after `destroy()`).
-    package var measuredEngines: [JavaScriptEngine] {
+    /// The client's engine: one element, none before `initialize` and after `destroy()`. For
+    /// measurements only (SPI `Benchmarking`).
+    @_spi(Benchmarking)
+    public var measuredEngines: [JavaScriptEngine] {
         currentRuntime.map { [$0.engine] } ?? []
     }
 }

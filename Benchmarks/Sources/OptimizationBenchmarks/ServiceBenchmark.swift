@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Dispatch
 import Foundation
 import JavaScriptHost
@@ -103,27 +104,4 @@ enum ServiceBenchmark {
         guard fields.count > 1, let pages = Double(fields[1]) else { return 0 }
         return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
     }
-}
-
-/// Runs async work from synchronous code (the CLI's main thread, never a cooperative-pool
-/// thread) and waits for it.
-func blocking<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
-    let result = Mutex<Result<T, any Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        do {
-            let value = try await operation()
-            result.withLock { $0 = .success(value) }
-        } catch {
-            result.withLock { $0 = .failure(error) }
-        }
-        done.signal()
-    }
-    done.wait()
-    return try result.withLock { $0! }.get()
-}
-
-/// ``blocking(_:)`` for work that cannot fail.
-func blockingUntilDone(_ operation: @escaping @Sendable () async -> Void) {
-    try? blocking { () async throws -> Void in await operation() }
 }

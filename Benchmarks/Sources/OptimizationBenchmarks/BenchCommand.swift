@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchmarkFixtures
 import Dispatch
 import Foundation
 import JavaScriptHost

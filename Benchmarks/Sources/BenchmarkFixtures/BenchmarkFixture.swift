@@ -2,9 +2,11 @@ import Foundation
 
 /// A realistic optimized entry (~2.6 KB: a hero with rich text and two experiences, each with an
 /// audience, a config and resolved variants) and an identified visitor's 20 selections, built in
-/// code so `optimization bench` needs no files.
-enum BenchmarkFixture {
-    static func entryJSON(revision: Int = 7, seed: Int = 0) -> String {
+/// code so the benchmarks need no files.
+public enum BenchmarkFixture {
+    /// The bench entry's JSON text at `revision` (a new revision is a new entry for the engine);
+    /// `seed` other than 0 gives another baseline id.
+    public static func entryJSON(revision: Int = 7, seed: Int = 0) -> String {
         let baselineId = seed == 0 ? "4ib0hsHWoSOnCVdDkizE8d" : "bench\(seed)Baseline"
         func sys(_ id: String, _ contentType: String) -> String {
             """
@@ -47,7 +49,7 @@ enum BenchmarkFixture {
     }
 
     /// 20 selections; the one for `2qVK4T5lnScbswoyBuGipd` (variant 1) matches the entry.
-    static let selectionsJSON: String = {
+    public static let selectionsJSON: String = {
         var selections = (0..<19).map { index in
             #"{"experienceId":"exp\#(index)Other","variantIndex":\#(index % 3),"variants":{"base\#(index)":"var\#(index)"},"sticky":false}"#
         }

@@ -1,6 +1,7 @@
+import BenchmarkFixtures
 import Foundation
-import JavaScriptHost
-import Optimization
+@_spi(Benchmarking) import JavaScriptHost
+@_spi(Benchmarking) import Optimization
 import OptimizationTesting
 
 /// The event path's boundary figures for `optimization-bench`, per event (mean over 200):
@@ -48,12 +49,16 @@ enum EventPathBench {
             }
         }
         let jsonBefore = try serializations()
-        let before = engines.crossingCounts
+        // Crossings both ways, summed over the engines.
+        func crossings() -> Int {
+            engines.reduce(0) { sum, engine in sum + engine.crossingCounts.intoJavaScript + engine.crossingCounts.intoHost }
+        }
+        let before = crossings()
         for _ in 0..<events { try await body() }
-        let after = engines.crossingCounts
+        let after = crossings()
         let jsonAfter = try serializations()
         // The first read of the JSON counters happened before `before`; the second is after.
-        let crossings = Double(after.intoJavaScript + after.intoHost - before.intoJavaScript - before.intoHost)
+        let crossings = Double(after - before)
         return (crossings / Double(events), Double(jsonAfter - jsonBefore) / Double(events))
     }
 

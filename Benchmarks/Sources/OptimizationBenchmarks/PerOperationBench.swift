@@ -1,10 +1,11 @@
+import BenchmarkFixtures
 import Dispatch
 import Foundation
 import JavaScriptHost
 import Optimization
 import OptimizationTesting
 
-/// Per-operation figures in the units other SDKs publish (`op_*` of `optimization bench`): for
+/// Per-operation figures in the units other SDKs publish (`op_*` of `optimization-bench`): for
 /// each operation, nanoseconds per operation (`_ns`, the fastest of three timed runs), `malloc`
 /// calls per operation (`_allocs`, every thread of the process counted, so an operation's
 /// background work such as a flush counts too) and evaluations per second on one core
@@ -18,28 +19,28 @@ import OptimizationTesting
 /// - `personalized_request`: what a personalized page asks of the service: `forRequest`, one
 ///   `page()` Experience call to the loopback API server, three resolves, three `trackView`s.
 ///
-/// Allocation counts are deterministic enough to check: ``check(_:against:)`` compares them with
-/// a committed table of ceilings (`Benchmarks/allocation-ceilings.json`, per build configuration).
+/// The operations are ``BenchmarkOperations``'s, which the harness's benchmarks
+/// (`Benchmarks/OperationBenchmarks`) also measure. ``check(_:against:)`` compares the allocation
+/// counts with a table of ceilings (`--check-allocations FILE`, per build configuration).
 enum PerOperationBench {
     static func figures(entryText: String, selections: SelectedOptimizations, iterations: Int) throws -> [(String, Double)] {
         try AllocationCounter.preloadInterposer()
         var report: [(String, Double)] = []
 
-        let client = OptimizationClient(environment: .init(transport: UnconfiguredFetchTransport(), storage: .disabled))
-        try client.initialize(config: OptimizationConfig(clientId: "bench", entryCacheSize: 1000))
+        let client = try BenchmarkOperations.resolvingClient()
         defer { client.destroy() }
         let entry = try ContentfulEntry(jsonText: entryText)
         report += measure("warm_resolve", iterations: iterations * 10) { _ in
             _ = client.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)
         }
-        let fresh = try (0..<(iterations * 4 + 200)).map { try ContentfulEntry(jsonText: BenchmarkFixture.entryJSON(revision: 500_000 + $0)) }
+        let fresh = try BenchmarkOperations.coldEntries(count: iterations * 4 + 200, firstRevision: 500_000)
         var next = 0
         report += measure("cold_resolve", iterations: iterations) { _ in
             _ = client.resolveOptimizedEntry(baseline: fresh[next], selectedOptimizations: selections)
             next += 1
         }
 
-        report += try LoopbackService.with(options: .init(engines: 1, insightsMaxEvents: 1_000_000, deliveryShards: 1)) { loopback in
+        report += try LoopbackService.with(options: BenchmarkOperations.serviceOptions) { loopback in
             try serviceFigures(service: loopback.service, server: loopback.server, iterations: iterations)
         }
         return report
@@ -49,19 +50,11 @@ enum PerOperationBench {
     private static func serviceFigures(service: OptimizationService, server: LocalOptimizationAPIServer, iterations: Int) throws -> [(String, Double)] {
         var report: [(String, Double)] = []
         report += try measureAsync("event_accept", iterations: iterations, server: server) { index in
-            let request = service.forRequest(RequestOptions(consent: true, profileId: "visitor-\(index % 100)"))
-            _ = try await request.trackClick(TrackClickPayload(componentId: "hero", variantIndex: 1))
+            try await BenchmarkOperations.acceptEvent(on: service, index: index)
         }
-        let page = try (0..<3).map { try ContentfulEntry(jsonText: BenchmarkFixture.entryJSON(revision: 900_000 + $0)) }
+        let page = try BenchmarkOperations.pageEntries()
         report += try measureAsync("personalized_request", iterations: max(1, iterations / 10), server: server) { index in
-            let request = service.forRequest(RequestOptions(consent: true, profileId: "visitor-\(index % 100)"))
-            _ = try await request.page()
-            for baseline in page {
-                let resolved = request.resolveOptimizedEntry(baseline: baseline)
-                _ = try await request.trackView(TrackViewPayload(
-                    componentId: baseline.id, viewId: "view-\(index)", variantIndex: resolved.selectedOptimization?["variantIndex"]?.intValue ?? 0,
-                    viewDuration: .milliseconds(0)))
-            }
+            try await BenchmarkOperations.personalizedRequest(on: service, page: page, index: index)
         }
         return report
     }

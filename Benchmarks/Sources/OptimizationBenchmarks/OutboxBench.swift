@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Dispatch
 import Foundation
 import JavaScriptHost
@@ -29,44 +30,17 @@ enum OutboxBench {
         return figures
     }
 
-    private static let logger: Logger = {
-        var logger = Logger(label: "optimization.bench.outbox")
-        logger.logLevel = .warning  // keep the bench's output one JSON object
-        return logger
-    }()
-
-    private static func configuration(_ durability: OutboxDurability) -> OutboxConfiguration {
-        OutboxConfiguration(durability: durability, maxEvents: 1_000_000, maxBytes: 1 << 30)
-    }
-
-    private static func event(_ index: Int) -> OutboxEvent {
-        let messageId = UUID().uuidString.lowercased()
-        let json = """
-            {"type":"track","event":"cta_clicked","properties":{"plan":"pro","position":\(index)},\
-            "messageId":"\(messageId)","channel":"server","anonymousId":"4b8e5f0c-51c4-4c6e-9a53-6b0b1c1d2e3f",\
-            "originalTimestamp":"2026-01-01T00:00:00.000Z","sentAt":"2026-01-01T00:00:00.000Z",\
-            "timestamp":"2026-01-01T00:00:00.000Z","context":{"app":{"name":"kiosk","version":"1.4.2"},\
-            "gdpr":{"isConsentGiven":true},"library":{"name":"swift-optimization-linux","version":"0.1.0"},\
-            "locale":"en-US","page":{"path":"/","query":{},"referrer":"","search":"","url":"https://example.com/"},\
-            "userAgent":"swift-optimization-linux"}}
-            """
-        return OutboxEvent(queue: index % 3 == 0 ? .insights : .experience, messageId: messageId, profileId: "profile-1",
-                           consent: true, payload: Array(json.utf8))
-    }
-
-    private static func temporaryDirectory() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("optimization-bench-outbox-\(UUID().uuidString)")
-    }
+    private static let logger = BenchmarkOperations.quietLogger  // keep the bench's output one JSON object
 
     /// Appends per second (events prepared beforehand, so only `append` is timed).
     private static func appendRate(_ durability: OutboxDurability, count: Int) -> Double? {
-        let directory = temporaryDirectory()
+        let directory = BenchmarkOperations.temporaryOutboxDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        guard let outbox = try? DurableOutbox(directory: directory, configuration: configuration(durability), logger: logger) else {
+        guard let outbox = try? DurableOutbox(directory: directory, configuration: BenchmarkOperations.outboxConfiguration(durability), logger: logger) else {
             return nil
         }
         defer { outbox.close() }
-        let events = (0..<count).map(event)
+        let events = (0..<count).map(BenchmarkOperations.outboxEvent)
         let start = DispatchTime.now().uptimeNanoseconds
         for event in events {
             guard (try? outbox.append(event)) != nil else { return nil }
@@ -77,16 +51,16 @@ enum OutboxBench {
 
     /// Median time to open a directory holding `events` undelivered events.
     private static func recoveryMilliseconds(events: Int) -> Double? {
-        let directory = temporaryDirectory()
+        let directory = BenchmarkOperations.temporaryOutboxDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
-            let outbox = try DurableOutbox(directory: directory, configuration: configuration(.writeOnly), logger: logger)
-            try outbox.append(contentsOf: (0..<events).map(event))
+            let outbox = try DurableOutbox(directory: directory, configuration: BenchmarkOperations.outboxConfiguration(.writeOnly), logger: logger)
+            try outbox.append(contentsOf: (0..<events).map(BenchmarkOperations.outboxEvent))
             outbox.close()
             var samples: [Double] = []
             for _ in 0..<5 {
                 let start = DispatchTime.now().uptimeNanoseconds
-                let reopened = try DurableOutbox(directory: directory, configuration: configuration(.default), logger: logger)
+                let reopened = try DurableOutbox(directory: directory, configuration: BenchmarkOperations.outboxConfiguration(.default), logger: logger)
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
                 guard reopened.recovery.records.count == events else { return nil }
                 reopened.close()

@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Dispatch
 import Foundation
 import Logging

@@ -1,4 +1,3 @@
-import CommandLineReporting
 import Foundation
 
 /// A benchmark that could not measure what it should (a wrong answer, a step that failed):
