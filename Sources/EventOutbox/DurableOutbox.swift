@@ -15,8 +15,9 @@ import Synchronization
 /// - **Durability.** ``append(_:)`` returns after the record was written with `write(2)`, so it
 ///   survives a crash of the process; ``OutboxConfiguration/durability`` says what survives a
 ///   crash of the machine.
-/// - **Ownership.** One outbox per directory: an exclusive `flock` on `outbox.lock` is held until
-///   ``close()``; a second opener (any process) gets ``OutboxError/directoryLocked(path:)``.
+/// - **Ownership.** One outbox per directory: a POSIX record lock on `outbox.lock` is held until
+///   ``close()``; a second opener (this or any process) gets ``OutboxError/directoryLocked(path:)``.
+///   Child processes do not inherit the lock.
 /// - **Bounds.** ``OutboxConfiguration/maxEvents``, ``OutboxConfiguration/maxBytes`` and
 ///   ``OutboxConfiguration/timeToLive`` drop the oldest events, reported on ``drops``.
 /// - **Privacy.** Files are mode 0600 in a 0700 directory. ``purge()`` removes every event;

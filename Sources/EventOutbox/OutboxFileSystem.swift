@@ -17,11 +17,14 @@ package protocol OutboxFileSystem: Sendable {
     /// Creates `path` (and missing parents) with mode 0700; an existing directory is set to 0700.
     /// - Throws: ``OutboxError/cannotOpen(path:errno:)``.
     func makePrivateDirectory(_ path: String) throws(OutboxError)
-    /// Opens (creating with mode 0600) `path` and takes an exclusive lock without waiting.
-    /// - Returns: the handle holding the lock (closing it releases the lock).
-    /// - Throws: ``OutboxError/directoryLocked(path:)`` (with `directory`) when another handle
+    /// Opens (creating with mode 0600) `path` and takes an exclusive lock without waiting: one
+    /// owner of `directory` across this and every other process.
+    /// - Returns: the handle holding the lock; ``unlockFile(_:)`` releases it.
+    /// - Throws: ``OutboxError/directoryLocked(path:)`` (with `directory`) when another owner
     ///   holds it, ``OutboxError/cannotOpen(path:errno:)``.
     func lockFile(_ path: String, directory: String) throws(OutboxError) -> Int32
+    /// Releases the lock taken by ``lockFile(_:directory:)`` and closes its handle.
+    func unlockFile(_ handle: Int32)
     /// Creates `path` (mode 0600, must not exist) for appending and writes `header`; on failure
     /// nothing is left behind.
     func createForAppend(_ path: String, header: [UInt8]) throws(OutboxError) -> Int32
@@ -110,16 +113,11 @@ package struct PosixOutboxFileSystem: OutboxFileSystem {
     }
 
     package func lockFile(_ path: String, directory: String) throws(OutboxError) -> Int32 {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .cannotOpen(path: path, errno: errno) }
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            close(descriptor)
-            if code == EWOULDBLOCK { throw .directoryLocked(path: directory) }
-            throw .cannotOpen(path: path, errno: code)
-        }
-        return descriptor
+        try OutboxDirectoryLock.acquire(path, directory: directory)
+    }
+
+    package func unlockFile(_ handle: Int32) {
+        OutboxDirectoryLock.release(handle)
     }
 
     package func createForAppend(_ path: String, header: [UInt8]) throws(OutboxError) -> Int32 {

@@ -329,7 +329,7 @@ struct OutboxStorage: Sendable {
         for sealed in unsyncedSealed { fileSystem.close(sealed.descriptor) }
         unsyncedSealed = []
         if lockDescriptor >= 0 {
-            fileSystem.close(lockDescriptor)
+            fileSystem.unlockFile(lockDescriptor)
             lockDescriptor = -1
         }
     }

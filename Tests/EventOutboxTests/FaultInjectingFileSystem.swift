@@ -387,6 +387,10 @@ final class FaultInjectingFileSystem: OutboxFileSystem {
         model.withLock { model in model.handles[handle].map { Self.open($0, in: &model) } }
     }
 
+    func unlockFile(_ handle: Int32) {
+        close(handle)
+    }
+
     func close(_ handle: Int32) {
         model.withLock { _ = $0.handles.removeValue(forKey: handle) }
     }

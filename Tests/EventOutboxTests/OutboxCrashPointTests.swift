@@ -89,7 +89,7 @@ final class CrashPointLedger: Sendable {
 
     /// A drop report of the recorded run: its events are released from the current step.
     func dropped(_ report: OutboxDropReport) {
-        state.withLock { $0.dropReasons.insert(report.reason) }
+        state.withLock { _ = $0.dropReasons.insert(report.reason) }
         released(report.records.map(\.messageId))
     }
 

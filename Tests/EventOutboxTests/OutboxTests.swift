@@ -361,6 +361,65 @@ struct OutboxTests {
         #expect(second.recovery.records.map(\.messageId) == ["m1"])
     }
 
+    @Test func theSameDirectoryReachedByAnotherPathIsStillOwned() throws {
+        defer { fixture.remove() }
+        let first = try fixture.open()
+        defer { first.close() }
+        let alias = fixture.directory.deletingLastPathComponent().appendingPathComponent("alias")
+        try FileManager.default.createSymbolicLink(at: alias, withDestinationURL: fixture.directory)
+        #expect(throws: OutboxError.directoryLocked(path: alias.path)) {
+            try DurableOutbox(directory: alias, logger: Logger(label: "outbox-test"))
+        }
+        // The refused opener did not release the owner's lock: the owner still appends and
+        // recovers after a reopen.
+        try first.append(OutboxFixture.event("m1"))
+        #expect(first.pendingRecords().map(\.messageId) == ["m1"])
+    }
+
+    /// A process spawned while the outbox is open shares its descriptors between `fork` and
+    /// `exec` (and for good, when the descriptor is handed down). The child must not keep the
+    /// directory locked once the outbox is closed.
+    @Test func aChildProcessHoldingTheLockDescriptorDoesNotKeepTheDirectoryLocked() throws {
+        defer { fixture.remove() }
+        let outbox = try fixture.open()
+        try outbox.append(OutboxFixture.event("m1"))
+        let lockPath = fixture.url(DurableOutbox.lockFileName).resolvingSymlinksInPath().path
+        let descriptor = try #require(Self.openDescriptor(of: lockPath))
+        let child = try #require(Self.spawnSleeper(inheriting: descriptor))
+        defer {
+            kill(child, SIGKILL)
+            var status: Int32 = 0
+            waitpid(child, &status, 0)
+        }
+        outbox.close()
+        let reopened = try fixture.open()
+        defer { reopened.close() }
+        #expect(reopened.recovery.records.map(\.messageId) == ["m1"])
+    }
+
+    /// This process's descriptor open on `path`, found in `/proc/self/fd`.
+    private static func openDescriptor(of path: String) -> Int32? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return entries.compactMap(Int32.init).first { descriptor in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")) == path
+        }
+    }
+
+    /// Spawns `sleep 600` with `descriptor` handed down as its descriptor 3; nil when it fails.
+    private static func spawnSleeper(inheriting descriptor: Int32) -> pid_t? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, descriptor, 3)
+        let arguments = ["sleep", "600"].map { $0.withCString { strdup($0) } }
+        defer { arguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = (arguments + [nil]).withUnsafeBufferPointer { argv in
+            posix_spawnp(&pid, "sleep", &actions, nil, argv.baseAddress!, environ)
+        }
+        return status == 0 ? pid : nil
+    }
+
     @Test(arguments: [OutboxDurability.writeOnly, .syncEveryAppend, .syncInterval(milliseconds: 50)])
     func everyDurabilityPolicyKeepsWhatItAccepted(_ durability: OutboxDurability) throws {
         defer { fixture.remove() }

@@ -248,6 +248,7 @@ final class FullDiskFileSystem: OutboxFileSystem {
 
     func makePrivateDirectory(_ path: String) throws(OutboxError) { try real.makePrivateDirectory(path) }
     func lockFile(_ path: String, directory: String) throws(OutboxError) -> Int32 { try real.lockFile(path, directory: directory) }
+    func unlockFile(_ handle: Int32) { real.unlockFile(handle) }
     func createForAppend(_ path: String, header: [UInt8]) throws(OutboxError) -> Int32 {
         if isFull { throw .ioFailure(path: path, operation: "create", errno: ENOSPC) }
         return try real.createForAppend(path, header: header)
