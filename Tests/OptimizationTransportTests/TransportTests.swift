@@ -85,7 +85,7 @@ struct TransportTests {
                 // on a very loaded machine 50 ms may not even suffice to connect), its connection
                 // is closed, whereas an answered request would stay open in the keep-alive pool.
                 if server.requests.count == 1 {
-                    try await server.waitUntil(timeout: .seconds(5), description: "connection closed") { $0.openConnectionCount == 0 }
+                    try await server.waitUntil(description: "connection closed") { $0.openConnectionCount == 0 }
                 }
             }
         }
@@ -102,7 +102,7 @@ struct TransportTests {
                 }
                 #expect(error as? DeliveryError == .timeout(milliseconds: 150))
                 if server.requests.count == 1 {
-                    try await server.waitUntil(timeout: .seconds(5), description: "connection closed") { $0.openConnectionCount == 0 }
+                    try await server.waitUntil(description: "connection closed") { $0.openConnectionCount == 0 }
                 }
             }
         }
