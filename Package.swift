@@ -326,7 +326,10 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationTransportTests",
-            dependencies: ["OptimizationTransport", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost"]
+            dependencies: [
+                "OptimizationTransport", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .testTarget(
             name: "ViewTrackingTests",

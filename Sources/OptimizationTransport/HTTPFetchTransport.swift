@@ -238,7 +238,10 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
             switch client {
             case .deadlineExceeded, .readTimeout, .writeTimeout, .getConnectionFromPoolTimeout:
                 return .timeout(milliseconds: timeoutMilliseconds)
-            case .connectTimeout, .tlsHandshakeTimeout:
+            case .connectTimeout:
+                // The connect timeout is the request timeout: the whole budget went on connecting.
+                return .timeout(milliseconds: timeoutMilliseconds)
+            case .tlsHandshakeTimeout:
                 return .connectionFailed(client.shortDescription.lowercased())
             case .remoteConnectionClosed, .bodyLengthMismatch, .uncleanShutdown:
                 return .connectionClosed

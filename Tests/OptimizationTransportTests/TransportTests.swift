@@ -1,15 +1,11 @@
+import AsyncHTTPClient
 import Foundation
 import JavaScriptHost
 import Optimization
 import OptimizationTesting
 import OptimizationTestSupport
+@testable import OptimizationTransport
 import Testing
-
-// MARK: Helpers shared with LocalAPIServerTests
-
-
-
-
 
 private let trackEvents = #"{"events":[{"type":"track","event":"Clicked","messageId":"m-1"}],"options":{"features":["location"]}}"#
 
@@ -88,6 +84,17 @@ struct TransportTests {
                     try await server.waitUntil(description: "connection closed") { $0.openConnectionCount == 0 }
                 }
             }
+        }
+    }
+
+    @Test func aConnectTimeoutIsTheRequestTimingOut() {
+        // The connect timeout is set to the request timeout, so it fires only once the whole
+        // budget went on connecting (a loaded machine); it is the request's deadline.
+        #expect(HTTPFetchTransport.deliveryError(for: HTTPClientError.connectTimeout, timeoutMilliseconds: 50) == .timeout(milliseconds: 50))
+        #expect(HTTPFetchTransport.deliveryError(for: HTTPClientError.deadlineExceeded, timeoutMilliseconds: 50) == .timeout(milliseconds: 50))
+        guard case .connectionFailed = HTTPFetchTransport.deliveryError(for: HTTPClientError.tlsHandshakeTimeout, timeoutMilliseconds: 50) else {
+            Issue.record("a TLS handshake timeout is a failed connection")
+            return
         }
     }
 
