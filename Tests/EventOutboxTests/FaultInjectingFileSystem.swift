@@ -344,7 +344,7 @@ final class FaultInjectingFileSystem: OutboxFileSystem {
     func replace(_ path: String, with bytes: [UInt8]) throws(OutboxError) {
         let temporary = path + ".tmp"
         try remove(temporary)
-        let handle = try mutate("create \(lastComponent(temporary))") { model in
+        let handle = mutate("create \(lastComponent(temporary))") { model in
             Self.open(Self.link(lastComponent(temporary), in: &model), in: &model)
         }
         do {

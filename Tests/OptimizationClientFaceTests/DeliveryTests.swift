@@ -12,29 +12,23 @@ import Testing
 
 // MARK: - Support for the delivery tests
 
-
 /// Reads ``OptimizationClient/queueEvents`` without ever waiting for a report that was not made.
 struct QueueEventProbe {
-    let client: OptimizationClient
-    private var iterator: AsyncStream<QueueEvent>.AsyncIterator
-    private var read: Int
+    private var probe: StreamProbe<QueueEvent>
 
     init(_ client: OptimizationClient) {
-        self.client = client
-        iterator = client.queueEvents.makeAsyncIterator()
-        read = client.queueEventBroadcaster.yieldedCount
+        let broadcaster = client.queueEventBroadcaster
+        probe = StreamProbe(client.queueEvents) { broadcaster.yieldedCount }
     }
 
     /// Reports made since the last call.
     mutating func newEvents() async -> [QueueEvent] {
-        let available = client.queueEventBroadcaster.yieldedCount - read
-        var result: [QueueEvent] = []
-        for _ in 0..<max(0, available) {
-            guard let event = await iterator.next() else { break }
-            result.append(event)
-        }
-        read += available
-        return result
+        await probe.newElements()
+    }
+
+    /// The first new report matching `predicate`, waiting for it for at most the hang bound.
+    mutating func first(where predicate: (QueueEvent) -> Bool) async throws -> QueueEvent? {
+        try await probe.first(where: predicate)
     }
 }
 

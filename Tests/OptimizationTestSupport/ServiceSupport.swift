@@ -1,7 +1,6 @@
 import CoreMetrics
 import Foundation
 import Testing
-import OptimizationTestSupport
 import JavaScriptHost
 import Logging
 import Tracing
@@ -88,6 +87,19 @@ package struct StreamProbe<Element: Sendable> {
             read += 1
         }
         return out
+    }
+
+    /// Reads new elements until one matches `predicate`, polling for at most ``hangBound``, for
+    /// an element yielded after the effect a test already saw. Elements read before the match
+    /// are consumed.
+    /// - Returns: the first match, nil when none came within the bound.
+    package mutating func first(where predicate: (Element) -> Bool) async throws -> Element? {
+        let deadline = ContinuousClock.now + hangBound
+        repeat {
+            if let match = await newElements().first(where: predicate) { return match }
+            try await Task.sleep(for: .milliseconds(2))
+        } while ContinuousClock.now < deadline
+        return nil
     }
 }
 
