@@ -345,11 +345,11 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationDeliveryTests",
-            dependencies: ["OptimizationDelivery", "EventOutbox", "OptimizationJSON", "OptimizationTesting", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["OptimizationDelivery", "EventOutbox", "OptimizationJSON", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "OptimizationEngineTests",
-            dependencies: ["OptimizationServiceDelivery", "OptimizationEngine", "OptimizationClientFace", "OptimizationServiceFace", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationEngine", "EventOutbox", "OptimizationClientFace", "OptimizationServiceFace", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "OptimizationConfigurationTests",
@@ -357,15 +357,15 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationClientFaceTests",
-            dependencies: ["OptimizationServiceDelivery", "OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationClientFace", "OptimizationServiceFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics")]
         ),
         .testTarget(
             name: "OptimizationServiceDeliveryTests",
-            dependencies: ["OptimizationServiceDelivery", "OptimizationServiceFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .testTarget(
             name: "OptimizationServiceFaceTests",
-            dependencies: ["OptimizationServiceDelivery", "OptimizationServiceFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .testTarget(
             name: "OptimizationWebTests",
