@@ -51,7 +51,7 @@ struct ClientOutboxCrashTests {
             }
         }
 
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let client = OptimizationClient(environment: .init(clock: clock, storage: .directory(directory)))
             let reports = client.queueEvents

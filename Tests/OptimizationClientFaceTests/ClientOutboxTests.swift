@@ -56,7 +56,7 @@ struct ClientOutboxTests {
         for _ in 0..<3 { emitted.append(try #require(await iterator.next()?["messageId"]?.stringValue)) }
         offline.destroy()  // the final flush cannot run offline: all three stay on disk
 
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let online = try Self.client(directory, server: server)
             defer { online.destroy() }
             try await online.flush()
@@ -80,7 +80,7 @@ struct ClientOutboxTests {
     @Test func retriesKeepEventsOnDiskAndRefusedBatchesAreAcknowledged() async throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             server.enqueue(.status(503), for: .experience)
             let client = try Self.client(directory, server: server)
             defer { client.destroy() }
@@ -134,7 +134,7 @@ struct ClientOutboxTests {
         let clock = ManualClock()
         let client = try Self.client(directory, clock: clock, online: false, outbox: OutboxConfiguration(timeToLive: .milliseconds(60_000)))
         defer { client.destroy() }
-        var reports = QueueEventProbe(client)
+        var reports = client.queueProbe()
         #expect(try await client.track(event: "old").accepted)
         clock.advance(by: .milliseconds(30_000))
         #expect(try await client.trackClick(TrackClickPayload(componentId: "newer")).accepted)
@@ -178,7 +178,7 @@ struct ClientBacklogWindowTests {
             try outbox.append(contentsOf: (0..<5_000).map(Self.storedTrack))
             outbox.close()
         }
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let client = try ClientOutboxTests.client(directory, server: server, clock: clock)
             defer { client.destroy() }
             #expect(client.queueSizes()?.experience ?? 0 <= 100, "memory holds a window, not the backlog")
@@ -199,7 +199,7 @@ struct ClientBacklogWindowTests {
         #expect(offline.queueSizes()?.experience == 100, "the window")
         #expect(offline.currentRuntime?.outbox?.outbox.count == 250, "everything on disk")
         offline.destroy()
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let client = try ClientOutboxTests.client(directory, server: server)
             defer { client.destroy() }
             #expect(try await client.track(event: "after").accepted)

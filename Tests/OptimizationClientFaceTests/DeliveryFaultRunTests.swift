@@ -74,7 +74,7 @@ struct DeliveryFaultRunTests {
 
     @Test func aThousandConsentedEventsSurviveScriptedFaultsAtLeastOnceInOrder() async throws {
         let started = ContinuousClock.now
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let experienceScript = Self.script(repeats: 2)
             let insightsScript = Self.script(repeats: 2)
             server.enqueue(contentsOf: experienceScript, for: .experience)
@@ -90,7 +90,7 @@ struct DeliveryFaultRunTests {
                     flushInterval: .milliseconds(1000), baseBackoff: .milliseconds(50), maxBackoff: .milliseconds(400), jitterRatio: 0.2,
                     maxConsecutiveFailures: Self.maxConsecutiveFailures, circuitOpenDuration: .milliseconds(Self.circuitOpenMs))))
             var events = EventProbe(client)
-            var reports = QueueEventProbe(client)
+            var reports = client.queueProbe()
             // Moves the clock by `milliseconds`, stopping at every due timer until what it started
             // (retries, interval flushes) has finished.
             func advance(by milliseconds: Double) async throws {
@@ -131,7 +131,7 @@ struct DeliveryFaultRunTests {
             let experienceIDs = published.filter { $0["type"] == "track" }.compactMap { $0["messageId"]?.stringValue }
             let insightsIDs = published.filter { $0["type"] != "track" }.compactMap { $0["messageId"]?.stringValue }
             #expect(experienceIDs.count == 250 && insightsIDs.count == 750)
-            let queueReports = await reports.newEvents()
+            let queueReports = await reports.newElements()
             #expect(!queueReports.contains { $0.type == .offlineDrop || $0.type == .batchDropped || $0.type == .deliveryDisabled })
 
             for (queue, matcher, ids, script) in [

@@ -12,26 +12,6 @@ import Testing
 
 // MARK: - Support for the delivery tests
 
-/// Reads ``OptimizationClient/queueEvents`` without ever waiting for a report that was not made.
-struct QueueEventProbe {
-    private var probe: StreamProbe<QueueEvent>
-
-    init(_ client: OptimizationClient) {
-        let broadcaster = client.queueEventBroadcaster
-        probe = StreamProbe(client.queueEvents) { broadcaster.yieldedCount }
-    }
-
-    /// Reports made since the last call.
-    mutating func newEvents() async -> [QueueEvent] {
-        await probe.newElements()
-    }
-
-    /// The first new report matching `predicate`, waiting for it for at most the hang bound.
-    mutating func first(where predicate: (QueueEvent) -> Bool) async throws -> QueueEvent? {
-        try await probe.first(where: predicate)
-    }
-}
-
 private let hero = "entries/hero-optimized.json"
 
 // MARK: - Delivery over HTTP
@@ -39,7 +19,7 @@ private let hero = "entries/hero-optimized.json"
 @Suite("Delivery over HTTP to the local API server")
 struct DeliveryTests {
     @Test func onlineIdentifyUpsertsAndResolutionThenUsesTheCurrentSelections() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let client = try makeDeliveryClient(
                 server, defaults: StorageDefaults(consent: true, persistenceConsent: true), locale: "de_DE")
             defer { client.destroy() }
@@ -78,7 +58,7 @@ struct DeliveryTests {
     }
 
     @Test func q16ExperienceRequestStateOverHTTP() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let ok = try makeDeliveryClient(server)
             try await ok.page()
             #expect(ok.state.experienceRequestState == ["status": "success"])
@@ -111,7 +91,7 @@ struct DeliveryTests {
     }
 
     @Test func a1A2A7FeaturesPreflightAndInsightsBatchesOverHTTP() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             // Bases without the trailing slash join the same way.
             let client = try makeDeliveryClient(
                 server, defaults: StorageDefaults(consent: true),
@@ -142,13 +122,13 @@ struct DeliveryTests {
     }
 
     @Test func insightsFlushesEveryIntervalOnTheInjectedClockAndHonoursRetryAfter() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let client = try makeDeliveryClient(
                 server, clock: clock, defaults: StorageDefaults(consent: true, profile: ["id": "p-1"]),
                 queuePolicy: QueuePolicy(flush: QueueFlushPolicy(flushInterval: .milliseconds(5000), baseBackoff: .milliseconds(10), maxBackoff: .milliseconds(10), jitterRatio: 0)))
             defer { client.destroy() }
-            var probe = QueueEventProbe(client)
+            var probe = client.queueProbe()
             server.enqueue(.retryAfter(seconds: 2, status: 429), for: .insights)
             try await client.trackClick(TrackClickPayload(componentId: "c"))
             clock.advance(by: .milliseconds(4999))
@@ -156,7 +136,7 @@ struct DeliveryTests {
             clock.advance(by: .milliseconds(1))
             try await server.waitForRequests(count: 1, matching: .insights)
             try await client.flush()
-            let failure = try #require(await probe.newEvents().first)
+            let failure = try #require(await probe.newElements().first)
             #expect(failure.type == .flushFailure && failure.queue == .insights)
             #expect(failure.context["retryDelayMs"] == 2000, "Retry-After is the minimum next delay")
             #expect(failure.timestamp == clock.now())
@@ -167,12 +147,12 @@ struct DeliveryTests {
             try await server.waitForRequests(count: 2, matching: .insights)
             try await client.flush()
             #expect(client.queueSizes()! == (0, 0))
-            #expect(await probe.newEvents().map(\.type) == [.flushRecovered])
+            #expect(await probe.newElements().map(\.type) == [.flushRecovered])
         }
     }
 
     @Test func goingOnlineEndsTheClientsInsightsBackoffAndOfflineHoldsItsRequests() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let client = try makeDeliveryClient(
                 server, clock: clock, defaults: StorageDefaults(consent: true, profile: ["id": "p-1"]),
@@ -199,20 +179,20 @@ struct DeliveryTests {
     }
 
     @Test func offline150EventsKeepTheNewest100AndGoingOnlineSendsThemInOneRequest() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let drops = Mutex(0)
             let client = try makeDeliveryClient(
                 server, queuePolicy: QueuePolicy(onOfflineDrop: { event in
                     drops.withLock { $0 += event.context["droppedCount"]?.intValue ?? 0 }
                 }))
             defer { client.destroy() }
-            var probe = QueueEventProbe(client)
+            var probe = client.queueProbe()
             client.setOnline(false)
             for index in 0..<150 {
                 #expect(try await client.track(event: "e\(index)").outcome == .accepted)
             }
             #expect(client.queueSizes()?.experience == 100)
-            let reports = await probe.newEvents()
+            let reports = await probe.newElements()
             #expect(reports.allSatisfy { $0.type == .offlineDrop && $0.queue == .experience })
             #expect(reports.reduce(0) { $0 + ($1.context["droppedCount"]?.intValue ?? 0) } == 50)
             #expect(reports.first?.context["droppedEvents"]?[0]?["event"] == "e0")
@@ -230,7 +210,7 @@ struct DeliveryTests {
     }
 
     @Test func setOnlineBeforeInitializeHoldsForEveryNewEngine() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
             defer { client.destroy() }
             let config = OptimizationConfig(clientId: "org-1", defaults: StorageDefaults(consent: true), api: server.apiConfig())
@@ -249,11 +229,11 @@ struct DeliveryTests {
     }
 
     @Test func unauthorizedDisablesExperienceDeliveryWithAClearError() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let logs = LogRecorder()
             let client = try makeDeliveryClient(server, logger: logs.logger)
             defer { client.destroy() }
-            var probe = QueueEventProbe(client)
+            var probe = client.queueProbe()
             server.enqueue(.status(401, body: #"{"message":"Unauthorized"}"#), for: .experience)
             let first = try await client.track(event: "first")
             guard case .refused(status: 401, code: nil, let message) = first.outcome else {
@@ -262,7 +242,7 @@ struct DeliveryTests {
             }
             #expect(message.hasPrefix("Experience API delivery disabled: Experience API answered 401 Unauthorized"))
             #expect(message.contains("check clientId, environment and the Experience base URL"))
-            let reports = await probe.newEvents()
+            let reports = await probe.newElements()
             #expect(reports.map(\.type) == [.deliveryDisabled])
             #expect(reports.first?.queue == .experience && reports.first?.context["status"] == 401)
             #expect(logs.all.contains { $0.level == .error && $0.text.contains("Experience API delivery disabled") })
@@ -279,7 +259,7 @@ struct DeliveryTests {
     }
 
     @Test func theCreatedTransportAllowsExactlyTheConfiguredBasesAndRefusesEverythingElse() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let client = try makeDeliveryClient(server)
             defer { client.destroy() }
             let runtime = try #require(client.currentRuntime)
@@ -321,7 +301,7 @@ struct DeliveryTests {
     }
 
     @Test func q12DestroyFiresForcedBestEffortFlushesOfBothQueues() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let client = try makeDeliveryClient(server, defaults: StorageDefaults(consent: true, profile: ["id": "p-1"]))
             client.setOnline(false)
             try await client.trackClick(TrackClickPayload(componentId: "c"))

@@ -84,7 +84,7 @@ struct APIVersionTests {
 
     @Test(arguments: Face.allCases, versions)
     func eachVersionUsesItsRoutes(_ face: Face, _ version: Version) async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
             let (track, click) = try await Self.send(face, version.config(api, nil))
             #expect(track.outcome == .delivered, "\(track.outcome)")
@@ -99,7 +99,7 @@ struct APIVersionTests {
 
     @Test(arguments: Face.allCases)
     func aV2ErrorEnvelopeReachesTheResultWithItsCode(_ face: Face) async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let body = String(decoding: try fixtureData("experience-v2/error-invalid-data.json"), as: UTF8.self)
             server.enqueue(.status(400, body: body, headers: ["content-type": "application/json"]), for: .experience)
             let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
@@ -112,7 +112,7 @@ struct APIVersionTests {
     }
 
     @Test func aV1ErrorEnvelopeHasNoCode() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             server.enqueue(.status(400, body: #"{"message":"invalid","data":{},"error":true}"#), for: .experience)
             let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
             let (track, _) = try await Self.send(.service, OptimizationConfig(clientId: "org-1", environment: "main", api: api))
@@ -125,7 +125,7 @@ struct APIVersionTests {
 
     @Test(arguments: Face.allCases)
     func experienceAndFragmentChangesReachTheCallerAndFlagsReadVariablesOnly(_ face: Face) async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let fixture = try JSONValue(jsonData: try fixtureData("experience-v2/mixed-changes.json"))
             server.setExperienceData(newVisitor: fixture["data"])
             let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
@@ -168,7 +168,7 @@ struct APIVersionTests {
 
     @Test(arguments: Face.allCases)
     func experiencesNodeEventsReachInsightsInV2AndAreRefusedInV1(_ face: Face) async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
             let node = ExperienceNode(entityId: "experience-123", entityKind: .experience, entryIds: ["entry-1"], variantIndex: 1)
             func send(_ recorder: any EventRecording) async throws -> [EventResult] {
@@ -214,7 +214,7 @@ struct APIVersionTests {
     /// one fails the call before anything is queued, in both faces (API v2 refuses them).
     @Test(arguments: Face.allCases)
     func negativeDurationsAndIndexesFailTheCallAndNothingIsSent(_ face: Face) async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let api = OptimizationAPIConfig(experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)
             let config = OptimizationConfig(clientId: "tenant-1", environment: "master", apiVersion: .v2, api: api)
             let node = ExperienceNode(entityId: "experience-123", entityKind: .experience)

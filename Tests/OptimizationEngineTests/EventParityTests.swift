@@ -104,7 +104,7 @@ struct EventResultParityTests {
     @Test func theAllowListDefaultsDifferByNameAndDesign() async throws {
         #expect(OptimizationClient.defaultAllowedEventTypes == ["identify", "screen"])
         #expect(OptimizationService.defaultAllowedEventTypes == ["identify", "page"])
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let client = try makeDeliveryClient(server, defaults: StorageDefaults(profile: ["id": "p-1"]))
             defer { client.destroy() }
             #expect(try await client.screen(name: "Home").accepted)
@@ -136,7 +136,7 @@ struct EventResultParityTests {
 
     @Test(arguments: Face.allCases, resultScenarios)
     fileprivate func bothFacesAnswerTheSameOutcome(_ face: Face, _ scenario: ResultScenario) async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             if let answer = scenario.experienceAnswer { server.enqueue(answer, for: .experience) }
             let result: EventResult
             switch face {

@@ -21,7 +21,7 @@ struct EventPipelineParityTests {
     fileprivate func bothFacesRunTheScenario(_ kind: PipelineFace.Kind, _ scenario: PipelineScenario) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             scenario.prepare(server)
             let clock = ManualClock()
             let face = try await PipelineFace.open(

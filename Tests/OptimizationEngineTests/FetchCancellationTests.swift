@@ -27,7 +27,7 @@ struct FetchCancellationTests {
     static let transportDeadlineMilliseconds = 3_600_000
 
     @Test func aTimedOutPageClosesItsConnectionAtTheServer() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             server.enqueue(.hang, for: .experience)
             try await withService(server, clock: clock, experienceTimeout: .milliseconds(200), transportTimeoutMilliseconds: Self.transportDeadlineMilliseconds) { service in
@@ -57,7 +57,7 @@ struct FetchCancellationTests {
     }
 
     @Test func serviceShutdownCancelsExperienceCallsInFlight() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             // An injected transport the service does not shut down: only the cancellation of the
             // engines' fetches can close the connection.
             let transport = try makeTransport(server)
@@ -93,7 +93,7 @@ struct FetchCancellationTests {
     /// connections are closed once its budget has run out, before the next wave starts, so open
     /// connections at the server peak at rate × budget (10), not rate × deadline (all 50).
     @Test func anOutageLeavesNoConnectionsBehind() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let transport = try makeTransport(server, maximumConnectionsPerHost: 64)
             let clock = ManualClock()
             let calls = 50, perWave = 10, budget = 200

@@ -2,6 +2,7 @@ import Foundation
 import JavaScriptHost
 @_spi(Benchmarking) import Optimization
 import OptimizationTestSupport
+import OptimizationTesting
 @testable import OptimizationClientFace
 @testable import OptimizationServiceFace
 @testable import OptimizationEngine
@@ -201,7 +202,7 @@ struct ResolutionMemoTests {
     }
 
     @Test func aServiceAnswersWarmResolvesFromEachEnginesMemoUntilShutdown() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server, engines: 2) { service in
                 let (entry, selections) = try heroAndSelections()
                 let first = service.resolveOptimizedEntry(baseline: entry, selectedOptimizations: selections)

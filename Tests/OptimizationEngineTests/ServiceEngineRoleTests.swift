@@ -13,7 +13,7 @@ import Testing
 @Suite("OptimizationService: engines of the service role")
 struct ServiceEngineRoleTests {
     @Test func serviceEnginesHaveNoVisitorBridgeAndStillResolveAndSendEvents() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server, engines: 2) { service in
                 let engines = service.poolRuntimes.map(\.engine)
                 #expect(engines.count == 2, "the pool only: delivery runs no engine")

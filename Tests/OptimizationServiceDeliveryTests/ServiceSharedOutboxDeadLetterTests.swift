@@ -56,7 +56,7 @@ struct ServiceSharedOutboxDeadLetterTests {
 
     @Test(arguments: damagedPayloads)
     func aDamagedEventIsDeadLetteredAfterThreeRefusalsWhileTheOthersAreDeliveredOnce(payload: String) async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let outbox = InMemorySharedOutbox(clock: clock, leaseDuration: .seconds(30))
             let (a, damaged) = try await Self.sixStoredClicksOneDamaged(outbox: outbox, clock: clock, payload: payload)
@@ -108,7 +108,7 @@ struct ServiceSharedOutboxDeadLetterTests {
     }
 
     @Test func aGiveBackThatFailedIsRetriedRatherThanItsLeaseRenewedForEver() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let outbox = InMemorySharedOutbox(clock: clock, leaseDuration: .seconds(30))
             let (a, damaged) = try await Self.sixStoredClicksOneDamaged(outbox: outbox, clock: clock, payload: Self.damagedPayloads[0])
@@ -143,7 +143,7 @@ struct ServiceSharedOutboxDeadLetterTests {
     }
 
     @Test func aRefusedEventIsGivenBackSoItsLeaseIsNotRenewedAndAnotherReplicaCanClaimIt() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let outbox = InMemorySharedOutbox(clock: clock, leaseDuration: .seconds(30))
             let (a, damaged) = try await Self.sixStoredClicksOneDamaged(outbox: outbox, clock: clock, payload: Self.damagedPayloads[0])

@@ -63,7 +63,7 @@ struct ServiceSharedOutboxErasureTests {
     }
 
     @Test func anErasureOnOneReplicaDropsTheEventsAnotherClaimedWithinOnePollInterval() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let outbox = InMemorySharedOutbox(clock: clock)
             let (metricsB, logsB) = (TestMetrics(), LogRecorder())
@@ -93,7 +93,7 @@ struct ServiceSharedOutboxErasureTests {
     }
 
     @Test func aReplicaThatFellBehindTheLogsRetentionChecksWhichOfItsEventsAreStillStored() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let clockB = ManualClock()   // B's poll timer stands still while the log is pruned
             let outbox = InMemorySharedOutbox(clock: clock, erasureRetention: .seconds(2))
@@ -117,7 +117,7 @@ struct ServiceSharedOutboxErasureTests {
     }
 
     @Test func eventsStoredAfterTheErasureAreDeliveredEvenWhenAReplicaDroppedThemFromMemory() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let outbox = InMemorySharedOutbox(clock: clock)
             let (a, b) = try await Self.replicas(server, outbox: outbox, clock: clock)

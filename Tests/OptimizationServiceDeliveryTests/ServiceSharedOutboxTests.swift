@@ -61,7 +61,7 @@ struct ServiceSharedOutboxTests {
     }
 
     @Test func everyEventIsStoredBeforeItsCallReturnsThenDeliveredInOrderAndDeleted() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let outbox = InMemorySharedOutbox(clock: clock)
             let service = Self.service(
@@ -91,7 +91,7 @@ struct ServiceSharedOutboxTests {
     }
 
     @Test func anotherReplicaTakesOverTheEventsOfAReplicaWhoseLeasesExpired() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let storeClock = ManualClock()
             let outbox = InMemorySharedOutbox(clock: storeClock, leaseDuration: .seconds(30))
             // Replica A cannot reach the Insights API and its clock stands still: it claims the
@@ -141,8 +141,8 @@ struct ServiceSharedOutboxTests {
     }
 
     @Test func aReplicaWhoseCredentialsAreRefusedGivesItsEventsBackAndClaimsNoMore() async throws {
-        try await withLocalAPIServer { refusing in
-            try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { refusing in
+            try await LocalOptimizationAPIServer.withRunning { server in
                 let clock = ManualClock()
                 let outbox = InMemorySharedOutbox(clock: clock)
                 refusing.enqueue(.status(401, body: #"{"message":"Unauthorized"}"#), for: .insights)
@@ -178,7 +178,7 @@ struct ServiceSharedOutboxTests {
     }
 
     @Test func whileTheStoreIsAwayEventsAreQueuedInMemoryAndTheStoreIsRetriedLater() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let outbox = InMemorySharedOutbox(clock: clock)
             outbox.isAvailable = false
@@ -209,7 +209,7 @@ struct ServiceSharedOutboxTests {
     }
 
     @Test func erasureDeletesAProfileFromTheStoreAndFromTheQueues() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let outbox = InMemorySharedOutbox(clock: clock)
             let service = Self.service(

@@ -34,7 +34,7 @@ struct ProfileOrderingTests {
     }
 
     @Test func concurrentRequestsOfOneVisitorNeverOverlapAtTheServer() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             // Each answer takes a while, so calls that were not ordered would overlap.
             for _ in 0..<6 { server.enqueue(.delay(.milliseconds(40)), for: .experience) }
             let service = Self.service(server, clock: ManualClock(), engines: 3)
@@ -57,7 +57,7 @@ struct ProfileOrderingTests {
     }
 
     @Test func theClientsCallsForItsVisitorNeverOverlapEither() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             for _ in 0..<4 { server.enqueue(.delay(.milliseconds(40)), for: .experience) }
             let client = OptimizationClient(environment: .init(clock: ManualClock(), storage: .disabled))
             try client.initialize(config: OptimizationConfig(
@@ -78,7 +78,7 @@ struct ProfileOrderingTests {
     }
 
     @Test func differentVisitorsDoNotWaitForEachOther() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             server.enqueue(.hang, for: .pathPrefix("/experience/v3/spaces/space-1/environments/master/profiles/slow"))
             let clock = ManualClock()
             let service = Self.service(server, clock: clock)
@@ -95,7 +95,7 @@ struct ProfileOrderingTests {
     }
 
     @Test func aCallThatWaitsLongerThanItsBudgetGivesUpWithoutARequest() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             server.enqueue(.hang, for: .experience)
             let clock = ManualClock()
             let service = Self.service(server, clock: clock)
@@ -118,7 +118,7 @@ struct ProfileOrderingTests {
     }
 
     @Test func anOverloadedProfileIsRetriedWithinTheBudget() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             // The test kit's own overload answer, then the fixture's.
             server.enqueue(.profileOverload, try Self.overload, for: .experience)
             let fastBackoff = QueueFlushPolicy(baseBackoff: .milliseconds(1), maxBackoff: .milliseconds(2))
@@ -146,7 +146,7 @@ struct ProfileOrderingTests {
     }
 
     @Test func anOverloadThatOutlastsTheBudgetIsATypedFailureWithItsCode() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             server.enqueue(contentsOf: Array(repeating: try Self.overload, count: 10), for: .experience)
             // Backoff of exactly 1 s against a 3 s budget, on the manual clock: attempts at 0, 1 and
             // 2 s; after the third answer the next wait would end at the budget, so the overload is

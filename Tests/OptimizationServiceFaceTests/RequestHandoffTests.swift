@@ -22,7 +22,7 @@ struct RequestHandoffTests {
     }
 
     @Test func theHandoffReplaysExactlyTheEventsThePreviewEvaluated() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let service = Self.service(server)
             try await service.start()
             let request = service.forRequest(RequestOptions(consent: true, locale: "de-DE"))
@@ -51,7 +51,7 @@ struct RequestHandoffTests {
     }
 
     @Test func committingTheReplayStoresExactlyItsEventsOnce() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let service = Self.service(server)
             try await service.start()
             let first = service.forRequest(RequestOptions(consent: true))
@@ -78,7 +78,7 @@ struct RequestHandoffTests {
     }
 
     @Test func theCommittingRequestsConsentGatesAndStampsEachReplayedEvent() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let service = Self.service(server)
             try await service.start()
             var blocked = StreamProbe(service.blockedEvents) { service.blockedEventBroadcaster.yieldedCount }
@@ -109,7 +109,7 @@ struct RequestHandoffTests {
     }
 
     @Test func aPageTheRequestMayNotSendGivesAHandoffWithoutReplayOrCall() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let service = Self.service(server, allowedEventTypes: [])
             try await service.start()
             var blocked = StreamProbe(service.blockedEvents) { service.blockedEventBroadcaster.yieldedCount }
@@ -125,7 +125,7 @@ struct RequestHandoffTests {
     }
 
     @Test func aFailedPreviewKeepsTheReplay() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             server.enqueue(.status(500), for: .experience)
             let service = Self.service(server)
             try await service.start()

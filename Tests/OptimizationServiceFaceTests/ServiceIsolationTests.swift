@@ -81,7 +81,7 @@ struct ServiceIsolationTests {
                 knownProfile: Bool.random(using: &random) ? "known-\(index)" : nil,
                 calls: (0..<Int.random(in: 3...6, using: &random)).map { _ in calls.randomElement(using: &random)! })
         }
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             server.setExperienceData(perProfile: { Self.data(forProfile: $0) })
             try await withService(server, engines: 2) { service in
                 var blocked = service.blockedProbe()

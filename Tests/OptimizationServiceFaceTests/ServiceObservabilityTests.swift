@@ -18,7 +18,7 @@ import Tracing
 @Suite("OptimizationService in a Swift service: lifecycle, metrics, tracing, logging")
 struct ServiceObservabilityTests {
     @Test func gracefulShutdownOfTheServiceGroupFlushesEverythingAcceptedBeforeIt() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let service = makeService(server)
             let group = ServiceGroup(services: [service], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             let running = Task { try await group.run() }
@@ -41,7 +41,7 @@ struct ServiceObservabilityTests {
     @Test func metricsCoverResolvesEventsExperienceCallsBatchesQueueAndCircuits() async throws {
         let metrics = TestMetrics()
         let clock = ManualClock()
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let policy = QueuePolicy(flush: QueueFlushPolicy(baseBackoff: .milliseconds(1000), maxBackoff: .milliseconds(1000), jitterRatio: 0, maxConsecutiveFailures: 1, circuitOpenDuration: .milliseconds(5000)))
             try await withService(server, clock: clock, queuePolicy: policy, experienceTimeout: .milliseconds(200), metrics: metrics) { service in
                 let identified = try SelectedOptimizations(json: VisitorData.identified["experiences"]!)
@@ -96,7 +96,7 @@ struct ServiceObservabilityTests {
 
     @Test func experienceAndInsightsRequestsAreSpansUnderTheCallersContext() async throws {
         let tracer = InMemoryTracer()
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server, tracer: tracer) { service in
                 let request = service.forRequest(RequestOptions(consent: true))
                 let parent = try await tracer.withSpan("GET /page") { span -> String in
@@ -127,7 +127,7 @@ struct ServiceObservabilityTests {
 
     @Test func everyLineLoggedForARequestCarriesItsRequestIdAndNoVisitorDataAboveDebug() async throws {
         let recorder = LogRecorder()
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server, logger: recorder.logger) { service in
                 server.enqueue(.status(500), for: .experience)
                 let request = service.forRequest(RequestOptions(profileId: "secret-profile", requestId: "req-42"))

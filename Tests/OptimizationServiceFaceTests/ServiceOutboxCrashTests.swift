@@ -47,7 +47,7 @@ struct ServiceOutboxCrashTests {
             }
         }
 
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let service = OptimizationService(
                 config: OptimizationConfig(

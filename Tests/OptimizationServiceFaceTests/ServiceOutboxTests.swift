@@ -48,7 +48,7 @@ struct ServiceOutboxTests {
         }
         await down.shutdown()  // the final flush fails: everything stays on disk
 
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let up = Self.service(server, outbox: directory)
             try await up.start()
             #expect(up.queuedEventCount == 30, "recovered before any new event")
@@ -93,7 +93,7 @@ struct ServiceOutboxTests {
         #expect(first.queuedEventCount == 1)
         await first.shutdown()
 
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let up = Self.service(server, outbox: directory)
             try await up.start()
             await up.flush()
@@ -161,7 +161,7 @@ struct ServiceBacklogWindowTests {
         #expect(down.queuedEventCount == 5, "memory holds the window")
         await down.shutdown()
 
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let up = Self.service(server, outbox: directory, window: 5)
             try await up.start()
             for _ in 0..<10 where Self.deliveredComponents(server).count < 20 { await up.flush() }
@@ -177,7 +177,7 @@ struct ServiceBacklogWindowTests {
     @Test func anErasedProfileIsNotRefilledFromDiskIntoTheWindow() async throws {
         let directory = ServiceOutboxTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             server.enqueue(contentsOf: Array(repeating: .status(503), count: 100), for: .insights)
             let clock = ManualClock()
             let service = Self.service(server, outbox: directory, window: 40, clock: clock)
@@ -217,7 +217,7 @@ struct ServiceBacklogWindowTests {
         #expect(down.queuedEventCount == 8)
         await down.shutdown()
 
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let up = Self.service(server, outbox: directory, window: 100, configuration: bounds)
             try await up.start()
             await up.flush()

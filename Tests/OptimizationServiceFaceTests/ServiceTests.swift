@@ -15,7 +15,7 @@ import Testing
 @Suite("OptimizationService: request-scoped engine on a pool")
 struct ServiceTests {
     @Test func startBuildsThePoolAndRefusesMisuse() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server, engines: 3) { service in
                 #expect(service.isRunning && service.poolRuntimes.count == 3)
                 await #expect(throws: OptimizationError.alreadyStarted) { try await service.start() }
@@ -59,7 +59,7 @@ struct ServiceTests {
     }
 
     @Test func resolutionFromManyThreadsTransfersAnEntryToEachEngineOnce() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server, engines: 2) { service in
                 let selections = try SelectedOptimizations(json: VisitorData.newVisitor["experiences"]!)
                 let hero = VisitorData.hero
@@ -81,7 +81,7 @@ struct ServiceTests {
     /// A thread that had to move to another engine stays there, so concurrent threads settle on
     /// different engines instead of swapping them (and their caches) on every call.
     @Test func aThreadKeepsTheEngineItMovedTo() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server, engines: 2) { service in
                 let runtimes = service.poolRuntimes
                 let pool = EnginePool(engines: runtimes)
@@ -116,7 +116,7 @@ struct ServiceTests {
     }
 
     @Test func allowListedPageLeavesBeforeConsentButTrackIsBlockedAndReportedOnce() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server) { service in
                 var blocked = service.blockedProbe()
                 let request = service.forRequest(RequestOptions(locale: "de_DE", eventContext: ["userAgent": "UA/1"], ip: "203.0.113.7"))
@@ -142,7 +142,7 @@ struct ServiceTests {
     }
 
     @Test func strictOptInAndConsentedRequests() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server, allowedEventTypes: []) { service in
                 #expect(try await !service.forRequest().page().accepted)
                 let consented = service.forRequest(RequestOptions(consent: true))
@@ -158,7 +158,7 @@ struct ServiceTests {
     }
 
     @Test func theRequestRendersWhatItsVisitorWasSelectedInto() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             server.setExperienceData(perProfile: { id in id == "known" ? VisitorData.identified : VisitorData.newVisitor })
             try await withService(server) { service in
                 let handoff = try SelectedOptimizations(json: VisitorData.identified["experiences"]!)
@@ -179,7 +179,7 @@ struct ServiceTests {
     }
 
     @Test func insightsCallsNeedAProfileIdAndGoThroughOneSharedQueue() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server, deliveryShards: 1) { service in
                 let anonymous = service.forRequest(RequestOptions(consent: true))
                 for method in ["trackView", "trackClick", "trackHover", "trackFlagView"] {
@@ -213,7 +213,7 @@ struct ServiceTests {
     }
 
     @Test func deliveryShardsSplitProfilesAndKeepEachProfilesEventsInOrderInOneBatch() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server, engines: 2, deliveryShards: 3) { service in
                 #expect(service.deliveryShardCount == 3)
                 let profiles = (0..<12).map { "visitor-\($0)" }
@@ -252,7 +252,7 @@ struct ServiceTests {
     }
 
     @Test func theInsightsCapacityIsSplitEvenlyOverTheDeliveryShards() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let service = OptimizationService(
                 config: OptimizationConfig(clientId: "org-1", api: OptimizationAPIConfig(
                     experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL)),
@@ -267,7 +267,7 @@ struct ServiceTests {
     }
 
     @Test func aStickyViewUpsertsFirstThenQueuesTheViewWithTheReturnedProfile() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server) { service in
                 let request = service.forRequest(RequestOptions(consent: true))
                 let result = try await request.trackView(TrackViewPayload(
@@ -285,7 +285,7 @@ struct ServiceTests {
     }
 
     @Test func theSharedQueueFlushesAt25AndRetriesWithBackoffOnTheClock() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let policy = QueuePolicy(flush: QueueFlushPolicy(flushInterval: .milliseconds(60_000), baseBackoff: .milliseconds(1000), maxBackoff: .milliseconds(1000), jitterRatio: 0))
             try await withService(server, clock: clock, deliveryShards: 1, queuePolicy: policy) { service in
@@ -310,7 +310,7 @@ struct ServiceTests {
     }
 
     @Test func aSlowExperienceAPIDoesNotHoldThePageAndAnOpenCircuitFailsFast() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()
             let policy = QueuePolicy(flush: QueueFlushPolicy(maxConsecutiveFailures: 2, circuitOpenDuration: .milliseconds(10_000)))
             try await withService(server, clock: clock, queuePolicy: policy, experienceTimeout: .milliseconds(300)) { service in
@@ -347,7 +347,7 @@ struct ServiceTests {
     }
 
     @Test func mergeTagsUseTheRequestProfile() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withService(server) { service in
                 let tag: JSONValue = [
                     "sys": ["id": "mt", "type": "Entry", "contentType": ["sys": ["id": "nt_mergetag", "type": "Link", "linkType": "ContentType"]]],
@@ -363,7 +363,7 @@ struct ServiceTests {
     }
 
     @Test func afterShutdownEventCallsThrowAndResolutionFallsBack() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let service = try await withService(server) { service in
                 let request = service.forRequest(RequestOptions(consent: true, profileId: "p"))
                 try await request.trackClick(TrackClickPayload(componentId: "c"))
@@ -379,7 +379,7 @@ struct ServiceTests {
     /// its deadline, and on the `advanced` check if the deadline runs on real time.
     @Test(.hangBound)
     func theShutdownFlushDeadlineIsATimerOnTheInjectedClock() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             // The flush's request hangs (the transport's own deadline is an hour away): only the
             // shutdown's 10 s deadline, on the manual clock, lets shutdown go on.
             server.enqueue(.hang, for: .insights)

@@ -24,44 +24,34 @@ package func makeEventClient(
 }
 
 /// Reads what a client publishes on its two streams, never waiting for an element that was not
-/// yielded: it compares the broadcasters' yield counters with what it has read.
+/// yielded (two ``StreamProbe``s).
 package struct EventProbe {
-    package let client: OptimizationClient
-    private var eventIterator: AsyncStream<JSONValue>.AsyncIterator
-    private var blockedIterator: AsyncStream<BlockedEvent>.AsyncIterator
-    private var eventsRead: Int
-    private var blockedRead: Int
+    private var events: StreamProbe<JSONValue>
+    private var blocked: StreamProbe<BlockedEvent>
 
     package init(_ client: OptimizationClient) {
-        self.client = client
-        eventIterator = client.events.makeAsyncIterator()
-        blockedIterator = client.blockedEvents.makeAsyncIterator()
-        eventsRead = client.eventBroadcaster.yieldedCount
-        blockedRead = client.blockedEventBroadcaster.yieldedCount
+        let eventBroadcaster = client.eventBroadcaster
+        let blockedBroadcaster = client.blockedEventBroadcaster
+        events = StreamProbe(client.events) { eventBroadcaster.yieldedCount }
+        blocked = StreamProbe(client.blockedEvents) { blockedBroadcaster.yieldedCount }
     }
 
     /// Events accepted since the last call.
     package mutating func newEvents() async -> [JSONValue] {
-        let available = client.eventBroadcaster.yieldedCount - eventsRead
-        var result: [JSONValue] = []
-        for _ in 0..<max(0, available) {
-            guard let event = await eventIterator.next() else { break }
-            result.append(event)
-        }
-        eventsRead += available
-        return result
+        await events.newElements()
     }
 
     /// Blocked calls reported since the last call.
     package mutating func newBlocked() async -> [BlockedEvent] {
-        let available = client.blockedEventBroadcaster.yieldedCount - blockedRead
-        var result: [BlockedEvent] = []
-        for _ in 0..<max(0, available) {
-            guard let blocked = await blockedIterator.next() else { break }
-            result.append(blocked)
-        }
-        blockedRead += available
-        return result
+        await blocked.newElements()
+    }
+}
+
+extension OptimizationClient {
+    /// A probe of ``queueEvents`` for tests.
+    package func queueProbe() -> StreamProbe<QueueEvent> {
+        let broadcaster = queueEventBroadcaster
+        return StreamProbe(queueEvents) { broadcaster.yieldedCount }
     }
 }
 

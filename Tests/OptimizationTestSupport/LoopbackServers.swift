@@ -9,20 +9,6 @@ import Testing
 @testable import OptimizationServiceFace
 import OptimizationEngine
 
-/// Starts a local API server for the duration of `body` and always stops it.
-package func withLocalAPIServer<T>(_ body: (LocalOptimizationAPIServer) async throws -> T) async throws -> T {
-    let server = LocalOptimizationAPIServer()
-    try await server.start()
-    do {
-        let result = try await body(server)
-        try await server.stop()
-        return result
-    } catch {
-        try? await server.stop()
-        throw error
-    }
-}
-
 /// A transport allowed to reach `server`'s Experience and Insights mounts, always shut down.
 package func withHTTPTransport<T>(
     for server: LocalOptimizationAPIServer, timeoutMilliseconds: Int = 3000, maximumResponseBodyBytes: Int = 10 << 20,

@@ -28,7 +28,7 @@ private func identify(channel: String, library: String) -> String {
 @Suite("LocalOptimizationAPIServer contract")
 struct LocalAPIServerTests {
     @Test func k1KnownFixtureProfileIsReturned() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let id = LocalOptimizationAPIServer.fixtureProfileID
                 let (status, json, _) = try await call(transport, "GET", experienceURL(server, "profiles/\(id)"))
@@ -41,7 +41,7 @@ struct LocalAPIServerTests {
     }
 
     @Test func k2CreatedProfileCanBeFetchedAndIdsAreFresh() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let created = try await call(transport, "POST", experienceURL(server, "profiles"), body: events("[\(track)]"))
                 #expect(created.status == 200)
@@ -64,7 +64,7 @@ struct LocalAPIServerTests {
     }
 
     @Test func k3UpdateKeepsTheRequestedId() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let id = "f0837d7dc6344c36a3a0a06c4cde754b"
                 let updated = try await call(transport, "POST", experienceURL(server, "profiles/\(id)"), body: events("[\(track)]"))
@@ -78,7 +78,7 @@ struct LocalAPIServerTests {
     }
 
     @Test func k4UnknownProfileIs404WithErrorCode() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let missing = try await call(transport, "GET", experienceURL(server, "profiles/a19c3f54d2b84e37a93f6d1c0e5b7284"))
                 #expect(missing.status == 404)
@@ -88,7 +88,7 @@ struct LocalAPIServerTests {
     }
 
     @Test func k5IdentifyGivesTheIdentifiedProfileWhateverThePlatformContext() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let anonymous = try await call(transport, "POST", experienceURL(server, "profiles"), body: events("[\(track)]"))
                 var answers: [JSONValue] = []
@@ -132,7 +132,7 @@ struct LocalAPIServerTests {
         "not json",
     ])
     func invalidEventArraysAre400(body: String) async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let create = try await call(transport, "POST", experienceURL(server, "profiles"), body: body)
                 #expect(create.status == 400)
@@ -145,7 +145,7 @@ struct LocalAPIServerTests {
     }
 
     @Test func jsonAndTextPlainBodiesAreAccepted() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 for contentType in ["text/plain", "application/json", "text/plain;charset=UTF-8"] {
                     let answer = try await call(transport, "POST", experienceURL(server, "profiles"), body: events("[\(track)]"), contentType: contentType)
@@ -173,7 +173,7 @@ struct LocalAPIServerTests {
     }
 
     @Test func testsCanReplaceTheResponseData() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let custom: JSONValue = [
                     "profile": LocalOptimizationAPIServer.defaultNewVisitorData["profile"] ?? .null,
@@ -190,7 +190,7 @@ struct LocalAPIServerTests {
     }
 
     @Test func batchUpsertAnswersOneProfilePerAnonymousId() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let body = events(#"[{"type":"track","event":"a","anonymousId":"anon-1"},{"type":"identify","userId":"u","anonymousId":"anon-2"},{"type":"page","anonymousId":"anon-1"}]"#)
                 let answer = try await call(transport, "POST", experienceURL(server, "events"), body: body, contentType: "application/json")
@@ -205,7 +205,7 @@ struct LocalAPIServerTests {
     }
 
     @Test func insightsBatchesAreStoredAnd204() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let url = server.insightsBaseURL + "v1/organizations/org/environments/main/events"
                 let batch = #"[{"profile":{"id":"p-1"},"events":[{"type":"component","componentId":"c1","messageId":"m1"},{"type":"track","event":"x","messageId":"m2"}]}]"#
@@ -224,7 +224,7 @@ struct LocalAPIServerTests {
     }
 
     @Test func healthOptionsAndUnknownRoutes() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 for url in [server.experienceBaseURL + "health", server.insightsBaseURL + "health"] {
                     let health = try await call(transport, "GET", url)
@@ -239,7 +239,7 @@ struct LocalAPIServerTests {
     }
 
     @Test func everyRequestIsRecordedWithOrderConnectionQueryHeadersAndBody() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 _ = try await call(transport, "POST", experienceURL(server, "profiles?locale=de-DE&q=a%20b+c"), body: events("[\(track)]"))
                 _ = try await call(transport, "POST", server.insightsBaseURL + "v1/organizations/org/environments/main/events", body: "[]")
@@ -262,7 +262,7 @@ struct LocalAPIServerTests {
     }
 
     @Test func scriptsAreConsumedFirstInFirstOutByMatchingRequests() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let insights = server.insightsBaseURL + "v1/organizations/org/environments/main/events"
                 server.enqueue(.status(500), .retryAfter(seconds: 2, status: 503), for: .insights)
@@ -284,7 +284,7 @@ struct LocalAPIServerTests {
     }
 
     @Test func waitForRequestsIsWokenByArrivingRequestsAndTimesOutClearly() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 async let waited = server.waitForRequests(count: 3, matching: .insights)
                 for _ in 0..<3 {

@@ -12,7 +12,7 @@ private let trackEvents = #"{"events":[{"type":"track","event":"Clicked","messag
 @Suite("HTTPFetchTransport against the local API server")
 struct TransportTests {
     @Test func roundTripCarriesMethodHeadersBodyQueryStatusAndResponseHeaders() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let url = experienceURL(server, "profiles?locale=de-DE&type=preflight")
                 let response = try await transport.send(FetchRequest(
@@ -50,7 +50,7 @@ struct TransportTests {
     }
 
     @Test func twentySequentialRequestsReuseOneConnection() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 for index in 0..<20 {
                     let url = index.isMultiple(of: 2) ? server.experienceBaseURL + "health" : server.insightsBaseURL + "health"
@@ -65,7 +65,7 @@ struct TransportTests {
     }
 
     @Test func timeoutCancelsTheRequestAndClosesItsConnection() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server, timeoutMilliseconds: 50) { transport in
                 // The server would answer 200 after 20 s: a `.timeout` error can only come from
                 // the 50 ms deadline, so the outcome itself proves the call did not wait for the
@@ -101,7 +101,7 @@ struct TransportTests {
     @Test func timeoutAlsoBoundsAStalledBody() async throws {
         // The head arrives at once but the declared body never completes: the deadline still
         // applies (AsyncHTTPClient's own deadline stops at the head) and the connection is closed.
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server, timeoutMilliseconds: 150) { transport in
                 server.enqueue(.stalledBody)
                 let error = await caughtError {
@@ -116,7 +116,7 @@ struct TransportTests {
     }
 
     @Test func allowListRefusesOutsideURLsWithoutAnyNetworkAttempt() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             // Bases configured without a trailing slash.
             let transport = try HTTPFetchTransport(
                 configuration: .init(allowedBaseURLs: [server.baseURL + "/experience", server.baseURL + "/insights"]))
@@ -151,7 +151,7 @@ struct TransportTests {
     }
 
     @Test func baseURLsJoinAndMatchWithOrWithoutTrailingSlash() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             let withSlash = server.experienceBaseURL
             let withoutSlash = String(withSlash.dropLast())
             #expect(withSlash.hasSuffix("/experience/"))
@@ -177,7 +177,7 @@ struct TransportTests {
     }
 
     @Test func droppedConnectionIsATransportError() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             // A 30 s timeout: `.connectionClosed` (not `.timeout`) proves the error came from the
             // dropped connection, at once, not from waiting for the deadline.
             try await withHTTPTransport(for: server, timeoutMilliseconds: 30_000) { transport in
@@ -192,7 +192,7 @@ struct TransportTests {
     }
 
     @Test func truncatedBodyIsATransportError() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 server.enqueue(.truncatedBody)
                 let error = await caughtError {
@@ -209,7 +209,7 @@ struct TransportTests {
     }
 
     @Test func oversizedBodyIsRefused() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server, maximumResponseBodyBytes: 64) { transport in
                 let error = await caughtError {
                     _ = try await transport.send(FetchRequest(url: experienceURL(server, "profiles"), method: "POST", body: trackEvents))
@@ -220,7 +220,7 @@ struct TransportTests {
     }
 
     @Test func cancellingTheCallingTaskCancelsTheRequest() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             // The server would answer 200 after 20 s and the transport would time out after 30 s:
             // `.cancelled` can only come from the cancellation, so the outcome proves it ended the
             // call (no wall-clock bound, see timeoutCancelsTheRequestAndClosesItsConnection).
@@ -255,7 +255,7 @@ struct TransportTests {
     }
 
     @Test func droppingATransportWithoutShutdownIsSafe() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             var transport: HTTPFetchTransport? = try HTTPFetchTransport(
                 configuration: .init(allowedBaseURLs: [server.experienceBaseURL]))
             let response = try await transport?.send(FetchRequest(url: server.experienceBaseURL + "health", method: "GET"))
@@ -266,7 +266,7 @@ struct TransportTests {
     }
 
     @Test func javaScriptSeesStatusBodyAndLowerCasedHeadersThroughNativeFetch() async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 server.enqueue(.retryAfter(seconds: 3, status: 429))
                 let engine = try JavaScriptEngine(configuration: .init(transport: transport))

@@ -36,7 +36,7 @@ struct OFREPTests {
         storesConsented: Bool = false, clock: ManualClock = ManualClock(),
         _ body: (OFREPEvaluator, LocalOptimizationAPIServer, ManualClock) async throws -> Void
     ) async throws {
-        try await withLocalAPIServer { server in
+        try await LocalOptimizationAPIServer.withRunning { server in
             server.setExperienceData(perProfile: { id in id == "plain-visitor" ? Self.unflagged : Self.flagged })
             try await withService(
                 server, clock: clock, allowedEventTypes: allowedEventTypes, queuePolicy: queuePolicy, experienceTimeout: experienceTimeout
