@@ -48,6 +48,10 @@ public struct PersonalizedPagesApp: Sendable {
     let contentfulWebhook: ContentfulWebhookAuthentication?
     /// Answers the OFREP routes; nil without ``AppConfiguration/ofrepCredentials`` (not mounted).
     let ofrep: OFREPEvaluator?
+    /// The service's transport, which records the exchanges `GET /floor` repeats (``FloorRoute``).
+    let floorExchange: FloorExchange
+    /// The HTTP client of the service and of `GET /floor`; shut down after the service.
+    let httpTransport: HTTPFetchTransport
     let logger: Logger
 
     /// Loads the page's entries and creates (does not start) the Optimization service.
@@ -100,10 +104,22 @@ public struct PersonalizedPagesApp: Sendable {
             configuration.experienceBaseURL == nil && configuration.insightsBaseURL == nil
             ? nil
             : OptimizationAPIConfig(experienceBaseURL: configuration.experienceBaseURL, insightsBaseURL: configuration.insightsBaseURL)
+        let optimizationConfig = OptimizationConfig(
+            clientId: configuration.clientId, environment: configuration.environment,
+            allowedEventTypes: configuration.strictConsent ? [] : nil, api: api)
+        let apiConfig = api ?? OptimizationAPIConfig()
+        httpTransport = try HTTPFetchTransport(
+            configuration: .init(
+                allowedBaseURLs: [apiConfig.effectiveExperienceBaseURL, apiConfig.effectiveInsightsBaseURL],
+                requestTimeout: apiConfig.requestTimeout ?? .seconds(3)),
+            logger: logger)
+        floorExchange = FloorExchange(
+            transport: httpTransport,
+            insightsURL: InsightsEndpoint.eventsURL(
+                baseURL: apiConfig.effectiveInsightsBaseURL, apiVersion: optimizationConfig.apiVersion.rawValue,
+                tenantId: optimizationConfig.clientId, environment: optimizationConfig.environment ?? ""))
         service = OptimizationService(
-            config: OptimizationConfig(
-                clientId: configuration.clientId, environment: configuration.environment,
-                allowedEventTypes: configuration.strictConsent ? [] : nil, api: api),
+            config: optimizationConfig,
             options: .init(
                 engines: configuration.engines,
                 experienceTimeout: configuration.experienceTimeout,
@@ -113,7 +129,7 @@ public struct PersonalizedPagesApp: Sendable {
                         store: PostgresOutboxStore(database: $0, configuration: .init(leaseDuration: configuration.sharedOutboxLease)),
                         leaseRenewalInterval: configuration.sharedOutboxLease / 3)
                 }),
-            environment: .init(logger: logger, metricsFactory: metricsFactory))
+            environment: .init(logger: logger, transport: floorExchange, metricsFactory: metricsFactory))
         ofrep = configuration.ofrepCredentials.isEmpty
             ? nil : try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: configuration.ofrepCredentials))
     }
@@ -130,7 +146,9 @@ public struct PersonalizedPagesApp: Sendable {
     func makeApplication(backend: ContentBackend?, onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let router = Router(context: BasicOptimizationRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: OptimizationMiddleware(service: service, cookies: visitorCookies))
-        PageRoutes(service: service, content: content, tickets: replayTickets).register(on: router)
+        let pages = PageRoutes(service: service, content: content, tickets: replayTickets)
+        pages.register(on: router)
+        FloorRoute(exchange: floorExchange, content: content, strictConsent: pages.strictConsent).register(on: router)
         if let backend { ContentRoutes(source: backend.source, webhook: contentfulWebhook).register(on: router) }
         if let ofrep { router.addOFREPRoutes(ofrep) }
         var application = Application(
@@ -189,7 +207,7 @@ public struct PersonalizedPagesApp: Sendable {
                 throw error
             }
         }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: TransportLifetime(transport: httpTransport))]
         if let database { services.append(.init(service: DatabaseLifetime(database: database))) }
         if let backend { services.append(.init(service: backend)) }
         if let metrics = makeMetricsApplication(onListening: onMetricsListening) { services.append(.init(service: metrics)) }
