@@ -19,7 +19,12 @@ public protocol HostTimer: Sendable {
     func cancel()
 }
 
-/// Wall-clock time with timers on a Dispatch queue: no thread per timer.
+/// Wall-clock time with timers whose actions run on a Dispatch queue: no thread per timer.
+///
+/// On Linux the process's one timer thread keeps the pending timers in a deadline-ordered heap:
+/// arming a timer that is not the earliest pending one, and cancelling a timer, wake no thread,
+/// so a budget armed and cancelled around each request costs no context switch. Only a timer
+/// that fires wakes a thread (its action is dispatched to the clock's queue).
 public struct SystemClock: HostClock {
     private let queue: DispatchQueue
 
@@ -37,12 +42,23 @@ public struct SystemClock: HostClock {
     }
 
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any HostTimer {
-        let item = DispatchWorkItem(block: action)
         let milliseconds = delay.inMilliseconds
         let nanoseconds = milliseconds > 0 ? Int(min(milliseconds, 1e12) * 1_000_000) : 0
+        #if os(Linux)
+        return ThreadTimer(id: TimerThread.shared.schedule(afterNanoseconds: UInt64(nanoseconds), on: queue, action))
+        #else
+        let item = DispatchWorkItem(block: action)
         queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: item)
         return DispatchTimer(item: item)
+        #endif
     }
+
+    #if os(Linux)
+    private struct ThreadTimer: HostTimer {
+        let id: UInt64
+        func cancel() { TimerThread.shared.cancel(id) }
+    }
+    #endif
 
     private struct DispatchTimer: HostTimer, @unchecked Sendable {
         // DispatchWorkItem is thread-safe; it is not annotated Sendable on Linux.
