@@ -169,35 +169,31 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
         }
         guard !isShutDown.withLock({ $0 }) else { throw DeliveryError.shutDown }
 
-        var httpRequest = HTTPClientRequest(url: request.url)
-        httpRequest.method = HTTPMethod(rawValue: request.method.uppercased())
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(request.headers.count + 1)
         for (name, value) in request.headers {
-            httpRequest.headers.add(name: name, value: value)
+            headers.add(name: name, value: value)
         }
-        if let userAgent = configuration.userAgent, !httpRequest.headers.contains(name: "user-agent") {
-            httpRequest.headers.add(name: "User-Agent", value: userAgent)
+        if let userAgent = configuration.userAgent, !headers.contains(name: "user-agent") {
+            headers.add(name: "User-Agent", value: userAgent)
         }
-        if let body = request.body {
-            httpRequest.body = .bytes(ByteBuffer(string: body))
-        }
-
-        let prepared = httpRequest
         let timeoutMilliseconds = configuration.requestTimeout.wholeMilliseconds
         let started = ContinuousClock.now
         do {
-            let response = try await withThrowingTaskGroup(of: FetchResponse.self) { group in
-                group.addTask {
-                    try await self.execute(prepared, timeoutMilliseconds: timeoutMilliseconds)
-                }
-                // The AsyncHTTPClient deadline stops at the response head; this bounds the body too.
-                group.addTask {
-                    try await Task.sleep(for: .milliseconds(timeoutMilliseconds))
-                    throw DeliveryError.timeout(milliseconds: timeoutMilliseconds)
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next() else { throw DeliveryError.cancelled }
-                return first
+            let prepared = try HTTPClient.Request(
+                url: request.url, method: HTTPMethod(rawValue: request.method.uppercased()), headers: headers,
+                body: request.body.map { .byteBuffer(ByteBuffer(string: $0)) })
+            // One deadline for the whole exchange (connection, upload, head and body), armed on
+            // the request's event loop: no task, no timer thread, no hop besides the answer's.
+            let task = client.execute(
+                request: prepared, delegate: ResponseAccumulator(request: prepared, maxBodySize: configuration.maximumResponseBodyBytes),
+                deadline: .now() + .milliseconds(Int64(timeoutMilliseconds)), logger: logger)
+            let answer = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
             }
+            let response = Self.fetchResponse(answer)
             logger.debug(
                 "fetch completed",
                 metadata: [
@@ -206,18 +202,19 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
                 ])
             return response
         } catch {
-            let failure = Self.deliveryError(for: error, timeoutMilliseconds: timeoutMilliseconds)
+            let failure = Task.isCancelled ? DeliveryError.cancelled : Self.deliveryError(for: error, timeoutMilliseconds: timeoutMilliseconds)
             logger.debug(
                 "fetch failed", metadata: ["method": "\(request.method)", "url": "\(request.url)", "error": "\(failure)"])
             throw failure
         }
     }
 
-    private func execute(_ request: HTTPClientRequest, timeoutMilliseconds: Int) async throws -> FetchResponse {
-        let response = try await client.execute(
-            request, timeout: .milliseconds(Int64(timeoutMilliseconds)), logger: logger)
+    /// The `FetchResponse` of an answer: header names lower-cased, repeated headers joined with
+    /// `", "`, the body decoded as UTF-8.
+    private static func fetchResponse(_ answer: HTTPClient.Response) -> FetchResponse {
         var headers: [String: String] = [:]
-        for (name, value) in response.headers {
+        headers.reserveCapacity(answer.headers.count)
+        for (name, value) in answer.headers {
             let key = name.lowercased()
             if let existing = headers[key] {
                 headers[key] = existing + ", " + value
@@ -225,8 +222,7 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
                 headers[key] = value
             }
         }
-        let body = try await response.body.collect(upTo: configuration.maximumResponseBodyBytes)
-        return FetchResponse(status: Int(response.status.code), headers: headers, body: String(buffer: body))
+        return FetchResponse(status: Int(answer.status.code), headers: headers, body: answer.body.map { String(buffer: $0) } ?? "")
     }
 
     /// Maps whatever AsyncHTTPClient/NIO threw to a ``DeliveryError``.
@@ -254,6 +250,8 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
             default:
                 return .transportFailure(client.shortDescription.lowercased())
             }
+        case let tooBig as ResponseAccumulator.ResponseTooBigError:
+            return .responseTooLarge(limitBytes: tooBig.maxBodySize)
         case is NIOTooManyBytesError:
             return .responseTooLarge(limitBytes: (error as? NIOTooManyBytesError)?.maxBytes ?? 0)
         case is CancellationError:
