@@ -35,7 +35,11 @@ extension ExperienceQueue {
             case none(released: [UInt64])
         }
         let decision = state.withLock { state -> Decision in
-            if let active = state.active { return .running(active) }
+            if let active = state.active {
+                // A flight reporting its answer cannot take new events: the flush follows it.
+                if state.finishing { state.flushRequested = true }
+                return .running(active)
+            }
             guard mayFlush(state, now: now, despiteOffline: despiteOffline), !state.events.isEmpty else {
                 if state.events.isEmpty { state.retry.cancelRetry() }
                 return .none(released: releaseWaiting(&state))
@@ -98,16 +102,16 @@ extension ExperienceQueue {
         }
         var pending = Pending()
         let sentIds = Set(snapshot.events.map(\.id))
-        let (answer, followUp) = state.withLock { state -> (ExperienceFlightAnswer, Bool) in
-            state.active = nil
+        let answer = state.withLock { state -> ExperienceFlightAnswer in
+            // The flight stays `active` (finishing) until its answer has been reported below:
+            // a flush arriving meanwhile awaits it instead of finding nothing in progress.
+            state.finishing = true
             state.inFlight = []
             guard snapshot.generation == state.generation else {
                 // Purged meanwhile: its senders were released by the purge; events accepted since
                 // go out with the next flight.
-                let followUp = !state.events.isEmpty && mayFlush(state, now: clock.now())
-                if !followUp { pending.released += releaseWaiting(&state) }
-                return (ExperienceFlightAnswer(disposition: .stale, tickets: [], status: outcome.status, reason: "",
-                                         response: response, failure: failure), followUp)
+                return ExperienceFlightAnswer(disposition: .stale, tickets: [], status: outcome.status, reason: "",
+                                              response: response, failure: failure)
             }
             // The flight settles its own senders (found by id: the queue may have changed meanwhile).
             var tickets: [UInt64] = []
@@ -115,16 +119,39 @@ extension ExperienceQueue {
                 tickets.append(state.events[index].id)
                 state.events[index].awaited = false
             }
-            let answer = handle(outcome, of: snapshot, tickets: tickets, response: response, failure: failure, state: &state, pending: &pending)
-            let followUp = (answer.disposition == .delivered || answer.disposition == .dropped) && !state.events.isEmpty
-                && mayFlush(state, now: clock.now())
-            if !followUp { pending.released += releaseWaiting(&state) }
-            return (answer, followUp)
+            return handle(outcome, of: snapshot, tickets: tickets, response: response, failure: failure, state: &state, pending: &pending)
         }
         // The flight's own senders first, then acknowledgements, reports and the other senders.
         handler.withLock { $0 }?.answered(answer)
         deliver(pending)
-        if followUp { startFlush() }
+        finish(continuing: answer.disposition == .delivered || answer.disposition == .dropped || answer.disposition == .stale)
+    }
+
+    /// Ends the finishing flight, its answer reported: the next flight follows at once when this
+    /// one moved events out (`continuing`) or a flush was asked for meanwhile, and may start now;
+    /// otherwise every waiting sender is released first (outside the lock, round after round:
+    /// senders may arrive while the handler is told), and only then is the flight over.
+    private func finish(continuing: Bool) {
+        while true {
+            let now = clock.now()
+            let (followUp, released) = state.withLock { state -> (Bool, [UInt64]) in
+                let followUp = (continuing || state.flushRequested) && !state.events.isEmpty && mayFlush(state, now: now)
+                if !followUp {
+                    let released = releaseWaiting(&state)
+                    if !released.isEmpty { return (false, released) }
+                }
+                state.active = nil
+                state.finishing = false
+                state.flushRequested = false
+                return (followUp, [])
+            }
+            if !released.isEmpty {
+                handler.withLock { $0 }?.released(tickets: released)
+                continue
+            }
+            if followUp { startFlush() }
+            return
+        }
     }
 
     private func handle(

@@ -17,7 +17,10 @@ import Synchronization
 /// **Flights.** A flight sends every queued event in ONE request, in insertion order. While it is
 /// in flight, accepted events wait; when it ends with the events delivered or refused, the next
 /// flight follows at once with what arrived meanwhile. ``flush()`` awaits the flight in flight and
-/// then sends what is left (no clock advance needed).
+/// then sends what is left (no clock advance needed). A flight ends only once its answer has been
+/// reported: the handler told, the outbox acknowledged, queue events delivered and the other
+/// waiting senders released. Until then it is still the flight in progress (``flush()`` awaits
+/// it), and a flush asked for meanwhile (a timer, coming back online) follows it.
 ///
 /// **Answers.** 2xx: the sent events leave the queue. 408/429/5xx or a transport failure: they
 /// stay, the next flight waits the backoff (doubling from ``DeliveryPolicy/baseBackoff`` with
@@ -95,7 +98,12 @@ public final class ExperienceQueue: Sendable {
         var nextId: UInt64 = 0
         /// Ids of the events in the request in flight: never dropped for room.
         var inFlight: Set<UInt64> = []
+        /// The flight in progress, from its start until its answer has been reported.
         var active: Task<Void, Never>?
+        /// The flight in `active` has its answer and is reporting it (outside the lock).
+        var finishing = false
+        /// A flush was asked for while the flight was finishing: it follows the flight.
+        var flushRequested = false
         /// Failures, the circuit, the wait and the retry timer.
         var retry = RetrySchedule()
         /// Events that left the queue through an answered flight (delivered or refused), ever.
@@ -311,7 +319,9 @@ public final class ExperienceQueue: Sendable {
         let (active, waiting) = state.withLock { state -> (Task<Void, Never>?, [UInt64]) in
             state.closed = true
             state.retry.reset()
-            return (state.active, state.active == nil ? releaseWaiting(&state) : [])
+            // A finishing flight has settled its own senders; the others are released here (the
+            // handler is detached before the flight would release them).
+            return (state.active, state.active == nil || state.finishing ? releaseWaiting(&state) : [])
         }
         if !waiting.isEmpty { handler.withLock { $0 }?.released(tickets: waiting) }
         handler.withLock { $0 = nil }

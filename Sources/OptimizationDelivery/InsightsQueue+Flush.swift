@@ -30,7 +30,11 @@ extension InsightsQueue {
     func beginFlush(despiteOffline: Bool = false) -> (task: Task<Void, Never>, started: Bool)? {
         let now = clock.now()
         return state.withLock { state -> (task: Task<Void, Never>, started: Bool)? in
-            if let active = state.active { return (active, false) }
+            if let active = state.active {
+                // A flight reporting its answer cannot take new events: the flush follows it.
+                if state.finishing { state.flushRequested = true }
+                return (active, false)
+            }
             guard !state.closed, state.disabledReason == nil, state.online || despiteOffline else { return nil }
             guard state.retry.allowsFlush(now: now) else { return nil }
             guard !state.buckets.isEmpty else {
@@ -68,13 +72,23 @@ extension InsightsQueue {
         }
         var pending = Pending()
         state.withLock { state in
-            state.active = nil
+            // The flight stays `active` (finishing) until its answer has been reported below: a
+            // flush arriving meanwhile awaits it instead of finding nothing in flight.
+            state.finishing = true
             state.inFlight = []
             guard snapshot.generation == state.generation else { return }
             handle(outcome, of: snapshot, state: &state, pending: &pending)
             reconcileTimer(&state)
         }
         deliver(pending)
+        // Reported: the flight is over, and a flush asked for meanwhile follows it.
+        let followUp = state.withLock { state -> Bool in
+            defer { state.flushRequested = false }
+            state.active = nil
+            state.finishing = false
+            return state.flushRequested
+        }
+        if followUp { startFlush() }
     }
 
     private func handle(_ outcome: DeliveryOutcome, of snapshot: Snapshot, state: inout State, pending: inout Pending) {

@@ -13,7 +13,10 @@ import Synchronization
 /// ``DeliveryPolicy/flushThreshold`` events are queued, every ``DeliveryPolicy/flushInterval``
 /// while events are queued, and on ``flush()``. One request is in flight at a time; events
 /// accepted meanwhile wait for the next flush, and ``flush()`` called during a flight awaits it
-/// and then sends them (no clock advance needed).
+/// and then sends them (no clock advance needed). A flight ends only once its answer has been
+/// reported (the outbox acknowledged, `onRemoved` and `onQueueEvent` called); until then it is
+/// still in flight (``flush()`` awaits it), and a flush asked for meanwhile (the threshold, a
+/// timer, coming back online) follows it.
 ///
 /// **Answers.** 2xx: the sent events leave the queue. 408/429/5xx or a transport failure: they
 /// stay; the next flush waits the backoff (doubling from ``DeliveryPolicy/baseBackoff`` with
@@ -106,7 +109,12 @@ public final class InsightsQueue: Sendable {
         var nextId: UInt64 = 0
         /// Ids of the events in the request in flight: never dropped for room.
         var inFlight: Set<UInt64> = []
+        /// The request in flight, from its start until its answer has been reported.
         var active: Task<Void, Never>?
+        /// The flight in `active` has its answer and is reporting it (outside the lock).
+        var finishing = false
+        /// A flush was asked for while the flight was finishing: it follows the flight.
+        var flushRequested = false
         /// Failures, the circuit, the wait and the retry timer.
         var retry = RetrySchedule()
         /// Events that left the queue through an answered flight (delivered or refused), ever.
@@ -197,7 +205,8 @@ public final class InsightsQueue: Sendable {
                 }
             }
             reconcileTimer(&state)
-            pending.startFlush = state.total - state.held.count >= policy.flushThreshold && state.active == nil
+            // A finishing flight takes the flush as a follow-up (``beginFlush(despiteOffline:)``).
+            pending.startFlush = state.total - state.held.count >= policy.flushThreshold && (state.active == nil || state.finishing)
             if let failure { return .failure(failure) }
             return .success(Admission(size: state.total, discarded: []))
         }

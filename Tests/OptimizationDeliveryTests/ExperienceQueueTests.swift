@@ -227,8 +227,72 @@ struct ExperienceQueueTests {
         #expect(outbox.count == 0, "acknowledged as delivered")
         outbox.close()
     }
+
+    @Test func aFlushWhileAFlightReportsItsAnswerReturnsOnlyOnceTheOutboxIsAcknowledged() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = ManualClock()
+        let outbox = try DurableInsightsTests.outbox(directory, clock: clock)
+        defer { outbox.close() }
+        let (queue, _, _) = makeExperienceQueue(transport: ScriptedTransport(), clock: clock, outbox: outbox)
+        let handler = HookedFlightHandler()
+        queue.attach(handler)
+        let probe = FlushProbe()
+        let storedThen = Mutex<Int?>(nil)
+        // Answered 200, the flight tells its handler first: its event is not acknowledged yet.
+        handler.onFirstAnswer.set {
+            storedThen.withLock { $0 = outbox.count }
+            probe.flushUntilItWaits { await queue.flush() }
+        }
+        _ = try queue.accept(eventJSON: experienceEvent(0), profileId: "p1")
+        await queue.flush()
+        #expect(handler.recording.answers.map(\.disposition) == [.delivered])
+        #expect(storedThen.withLock { $0 } == 1, "the flush was called before the acknowledgement")
+        #expect(probe.returnedInsideTheCallback == false, "flush() returned while the flight was still reporting its answer")
+        await probe.flushed()
+        #expect(outbox.count == 0, "acknowledged before flush() returned")
+        #expect(queue.count == 0)
+    }
+
+    @Test func aFlushAskedForWhileAFlightReportsItsAnswerFollowsIt() async throws {
+        let transport = ScriptedTransport()
+        let (queue, _, _) = makeExperienceQueue(transport: transport)
+        let handler = HookedFlightHandler()
+        queue.attach(handler)
+        transport.script(.status(503))
+        // Back online while the failed flight reports: the backoff wait ends and a flush is asked for.
+        handler.onFirstAnswer.set {
+            queue.setOnline(false)
+            queue.setOnline(true)
+        }
+        _ = try queue.accept(eventJSON: experienceEvent(0), profileId: nil)
+        await transport.waitForRequests(2)
+        await queue.flush()
+        #expect(transport.requests.map(experienceIds) == [["e0"], ["e0"]])
+        #expect(handler.recording.answers.map(\.disposition) == [.retrying, .delivered])
+        #expect(queue.count == 0)
+    }
 }
 
+/// A ``RecordingFlightHandler`` that runs `onFirstAnswer` inside its first `answered` (after
+/// recording it).
+final class HookedFlightHandler: ExperienceFlightHandler {
+    let recording = RecordingFlightHandler()
+    let onFirstAnswer = FirstCall()
+
+    func request(carrying events: [String]) throws -> FetchRequest {
+        try recording.request(carrying: events)
+    }
+
+    func answered(_ answer: ExperienceFlightAnswer) {
+        recording.answered(answer)
+        onFirstAnswer.fire()
+    }
+
+    func released(tickets: [UInt64]) {
+        recording.released(tickets: tickets)
+    }
+}
 /// The handler in place of the engine: builds `{"events": [...]}` and records what it was told.
 final class RecordingFlightHandler: ExperienceFlightHandler {
     private struct State {

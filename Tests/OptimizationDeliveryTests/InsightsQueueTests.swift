@@ -1,4 +1,5 @@
 import JavaScriptHost
+import Logging
 import OptimizationDelivery
 import OptimizationJSON
 import Testing
@@ -193,5 +194,44 @@ struct InsightsQueueTests {
         #expect(throws: DeliveryQueueError.closed) { try queue.enqueue(events(1)) }
         await queue.flush()
         #expect(transport.requests.isEmpty)
+    }
+
+    @Test func aFlushWhileAFlightReportsItsAnswerReturnsOnlyOnceItsRemovalsAreReported() async throws {
+        let onRemoved = FirstCall()
+        let reports = Reports()
+        let queue = hookedQueue(transport: ScriptedTransport(), onFirstRemoval: onRemoved, reports: reports)
+        let probe = FlushProbe()
+        // Answered 200, the flight reports its events' removal (a shared outbox acknowledges there).
+        onRemoved.set { probe.flushUntilItWaits { await queue.flush() } }
+        try queue.enqueue(events(2))
+        await queue.flush()
+        #expect(reports.removed.map(\.ids) == [["p1-e0", "p1-e1"]])
+        #expect(probe.returnedInsideTheCallback == false, "flush() returned while the flight was still reporting its answer")
+        await probe.flushed()
+        #expect(queue.count == 0)
+    }
+
+    @Test func theThresholdReachedWhileAFlightReportsItsAnswerStartsTheNextFlush() async throws {
+        let onRemoved = FirstCall()
+        let transport = ScriptedTransport()
+        let queue = hookedQueue(transport: transport, onFirstRemoval: onRemoved)
+        onRemoved.set { _ = try? queue.enqueue(events(25, from: 25)) }
+        try queue.enqueue(events(25))
+        await transport.waitForRequests(2)
+        await queue.flush()
+        #expect(transport.requests.map { messageIds($0).count } == [25, 25])
+        #expect(queue.count == 0)
+    }
+
+    /// A queue that runs `onFirstRemoval` inside its first `onRemoved` (after recording it).
+    private func hookedQueue(transport: ScriptedTransport, onFirstRemoval: FirstCall, reports: Reports = Reports()) -> InsightsQueue {
+        InsightsQueue(
+            url: "http://127.0.0.1:1/insights/v1/organizations/org/environments/main/events", policy: .standard, transport: transport,
+            clock: ManualClock(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), random: { 0 },
+            onQueueEvent: { reports.record($0) },
+            onRemoved: { ids, reason in
+                reports.record(ids, reason)
+                onFirstRemoval.fire()
+            })
     }
 }
