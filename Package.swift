@@ -369,7 +369,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationWebTests",
-            dependencies: ["OptimizationServiceDelivery", "OptimizationWeb", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationWeb", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "OptimizationTestingTests",

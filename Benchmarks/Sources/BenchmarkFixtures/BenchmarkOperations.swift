@@ -66,6 +66,33 @@ public enum BenchmarkOperations {
         }
     }
 
+    /// The visitor-state codec of `visitor_state_open_seal`: a fixed 32-byte key, the cookie's
+    /// lifetime, the system clock (as a service runs it).
+    public static func visitorStateCodec() throws -> VisitorStateCodec {
+        VisitorStateCodec(keys: try VisitorStateKeys([[UInt8](repeating: 0x5A, count: 32)]), lifetime: .seconds(VisitorCookies.maxAge))
+    }
+
+    /// The sealed state `visitor_state_open_seal` opens: a returning, consenting visitor with a
+    /// profile id and the bench selections (about 2.5 KB sealed, under the cookie limit).
+    public static func sealedVisitorState(_ codec: VisitorStateCodec) throws -> String {
+        let state = VisitorState(profileId: "8c7f3b2e-4d1a-4f6b-9e2c-5a0d7b3c1e9f", consent: true, selections: try selections())
+        return codec.seal(state)
+    }
+
+    /// `visitor_state_open_seal`: what a request costs in visitor state when the cookie is read
+    /// and written again: open `sealed` (verify, expiry, decode the state) and seal the opened
+    /// state again. Throws when the state does not open.
+    @discardableResult
+    public static func openAndSealVisitorState(_ sealed: String, codec: VisitorStateCodec) throws -> String {
+        guard let state = codec.open(sealed) else { throw VisitorStateDidNotOpen() }
+        return codec.seal(state)
+    }
+
+    /// The bench's sealed visitor state did not open (a broken codec, or an expired value).
+    public struct VisitorStateDidNotOpen: Error, CustomStringConvertible {
+        public var description: String { "the sealed visitor state did not open" }
+    }
+
     /// A logger that keeps the benchmarks' output clean (warnings and worse only).
     public static let quietLogger: Logger = {
         var logger = Logger(label: "optimization.bench")

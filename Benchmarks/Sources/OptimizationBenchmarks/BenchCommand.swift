@@ -43,8 +43,10 @@ struct BenchCommand: ParsableCommand {
             op_<operation>_ns / _allocs / _per_s_per_core: per operation, one thread: nanoseconds,
               malloc calls (package-benchmark's interposer, preloaded by re-executing the
               benchmark) and evaluations per second per core, for warm_resolve, cold_resolve,
-              event_accept and personalized_request (forRequest + page() + 3 resolves + 3
-              trackView). --check-allocations FILE fails when one exceeds its ceiling.
+              event_accept, personalized_request (forRequest + page() + 3 resolves + 3
+              trackView) and visitor_state_open_seal (a sealed visitor state with a profile id,
+              consent and 20 selections opened, then sealed again). --check-allocations FILE
+              fails when one exceeds its ceiling.
             trackers_1000_*: 1,000 view trackers on one client, 60 s of simulated visibility on a
             manual clock (events consented and built, delivery offline).
             """
@@ -77,7 +79,7 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Only the per-operation figures (op_*: ns, allocations and evaluations per second per core).")
     var operationsOnly = false
 
-    @Option(help: "Operations per run of the op_* figures (warm resolves run ten times as many, a personalized request a tenth).")
+    @Option(help: "Operations per run of the op_* figures (warm resolves and visitor-state open+seals run ten times as many, a personalized request a tenth).")
     var operationIterations = 2_000
 
     @Option(help: "Exit 1 when an op_*_allocs figure exceeds its ceiling in this JSON file ({\"debug\": {…}, \"release\": {…}}).")

@@ -18,6 +18,9 @@ import OptimizationTesting
 ///   of the flushes to a loopback API server).
 /// - `personalized_request`: what a personalized page asks of the service: `forRequest`, one
 ///   `page()` Experience call to the loopback API server, three resolves, three `trackView`s.
+/// - `visitor_state_open_seal`: a sealed visitor state (profile id, consent, the 20 bench
+///   selections; about 2.5 KB) opened and the opened state sealed again, as a request that reads
+///   and renews the `pp_state` cookie does.
 ///
 /// The operations are ``BenchmarkOperations``'s, which the harness's benchmarks
 /// (`Benchmarks/OperationBenchmarks`) also measure. ``check(_:against:)`` compares the allocation
@@ -38,6 +41,12 @@ enum PerOperationBench {
         report += measure("cold_resolve", iterations: iterations) { _ in
             _ = client.resolveOptimizedEntry(baseline: fresh[next], selectedOptimizations: selections)
             next += 1
+        }
+
+        let stateCodec = try BenchmarkOperations.visitorStateCodec()
+        let sealedState = try BenchmarkOperations.sealedVisitorState(stateCodec)
+        report += try measure("visitor_state_open_seal", iterations: iterations * 10) { _ in
+            _ = try BenchmarkOperations.openAndSealVisitorState(sealedState, codec: stateCodec)
         }
 
         report += try LoopbackService.with(options: BenchmarkOperations.serviceOptions) { loopback in

@@ -1,23 +1,166 @@
 /// Base64 with the URL- and cookie-safe alphabet (`A–Z a–z 0–9 - _`), without padding.
+///
+/// The sealing and opening paths (``SignedValueCodec``) use the buffer forms
+/// (``Encoder``, ``decode(_:into:)``): they write into storage the caller allocated once, read
+/// three bytes or four characters per step, and look characters up in tables.
 enum Base64URL {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    /// The 64 characters, by value (a constant in the binary: no lazy initialization to check).
+    private static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+    /// The value of each byte as a character of the URL alphabet, 0xFF when it is not one.
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, character) in UnsafeBufferPointer(start: alphabet.utf8Start, count: 64).enumerated() {
+            table[Int(character)] = UInt8(value)
+        }
+        return table
+    }()
+
+    /// The number of characters of the text of `byteCount` bytes.
+    static func encodedLength(_ byteCount: Int) -> Int {
+        (byteCount * 4 + 2) / 3
+    }
 
     /// The text of `bytes`.
     static func encode(_ bytes: some Collection<UInt8>) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for byte in bytes {
-            buffer = (buffer << 8) | UInt32(byte)
-            bits += 8
-            while bits >= 6 {
-                bits -= 6
-                output.append(alphabet[Int((buffer >> UInt32(bits)) & 0x3F)])
+        let count = bytes.count
+        let length = encodedLength(count)
+        guard length > 0 else { return "" }
+        let encodeContiguous = { (buffer: UnsafeBufferPointer<UInt8>) -> String in
+            String(unsafeUninitializedCapacity: length) { output in
+                var encoder = Encoder(output.baseAddress.unsafelyUnwrapped)
+                encoder.append(buffer)
+                encoder.finish()
+                return length
             }
         }
-        if bits > 0 { output.append(alphabet[Int((buffer << UInt32(6 - bits)) & 0x3F)]) }
-        return String(decoding: output, as: UTF8.self)
+        if let text = bytes.withContiguousStorageIfAvailable(encodeContiguous) { return text }
+        return Array(bytes).withUnsafeBufferPointer(encodeContiguous)
+    }
+
+    /// Writes the text of bytes given in any number of pieces, in order, at a pointer with room
+    /// for ``encodedLength(_:)`` of their total count (the caller's promise: nothing is checked).
+    struct Encoder {
+        private var output: UnsafeMutablePointer<UInt8>
+        /// Bytes of an incomplete group of three from the previous piece (the first
+        /// `pendingCount` of them).
+        private var pending: (UInt8, UInt8) = (0, 0)
+        private var pendingCount = 0
+
+        init(_ output: UnsafeMutablePointer<UInt8>) {
+            self.output = output
+        }
+
+        mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let base = bytes.baseAddress else { return }
+            let count = bytes.count
+            var index = 0
+            // Complete the group a previous piece began.
+            while pendingCount > 0, index < count {
+                if pendingCount == 1 {
+                    pending.1 = base[index]
+                    pendingCount = 2
+                } else {
+                    write(pending.0, pending.1, base[index])
+                    pendingCount = 0
+                }
+                index += 1
+            }
+            while index + 3 <= count {
+                write(base[index], base[index + 1], base[index + 2])
+                index += 3
+            }
+            if index < count {
+                pending.0 = base[index]
+                pendingCount = 1
+                if index + 1 < count {
+                    pending.1 = base[index + 1]
+                    pendingCount = 2
+                }
+            }
+        }
+
+        mutating func append(_ byte: UInt8) {
+            withUnsafePointer(to: byte) { append(UnsafeBufferPointer(start: $0, count: 1)) }
+        }
+
+        /// Writes the characters of the last, incomplete group (no padding).
+        mutating func finish() {
+            let table = Base64URL.alphabet.utf8Start
+            switch pendingCount {
+            case 1:
+                output[0] = table[Int(pending.0 >> 2)]
+                output[1] = table[Int((pending.0 & 0x03) << 4)]
+                output += 2
+            case 2:
+                output[0] = table[Int(pending.0 >> 2)]
+                output[1] = table[Int((pending.0 & 0x03) << 4 | pending.1 >> 4)]
+                output[2] = table[Int((pending.1 & 0x0F) << 2)]
+                output += 3
+            default:
+                break
+            }
+            pendingCount = 0
+        }
+
+        @inline(__always)
+        private mutating func write(_ a: UInt8, _ b: UInt8, _ c: UInt8) {
+            let table = Base64URL.alphabet.utf8Start
+            let group = UInt32(a) << 16 | UInt32(b) << 8 | UInt32(c)
+            output[0] = table[Int(group >> 18)]
+            output[1] = table[Int(group >> 12 & 0x3F)]
+            output[2] = table[Int(group >> 6 & 0x3F)]
+            output[3] = table[Int(group & 0x3F)]
+            output += 4
+        }
+    }
+
+    /// The number of bytes of a text of `characterCount` characters (when it is valid).
+    static func decodedLength(_ characterCount: Int) -> Int {
+        characterCount * 3 / 4
+    }
+
+    /// Decodes the URL-alphabet text `text` into `output`, which has room for
+    /// ``decodedLength(_:)`` bytes; the number of bytes written, or nil for a character outside
+    /// the alphabet, an impossible length or unused bits that are not zero (what
+    /// ``decode(_:acceptingStandardAlphabet:)`` refuses without the standard alphabet).
+    static func decode(_ text: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) -> Int? {
+        let count = text.count
+        guard count % 4 != 1 else { return nil }
+        guard let input = text.baseAddress else { return 0 }
+        return values.withUnsafeBufferPointer { table -> Int? in
+            let table = table.baseAddress.unsafelyUnwrapped
+            var index = 0
+            var written = 0
+            while index + 4 <= count {
+                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
+                guard (a | b | c | d) & 0x80 == 0 else { return nil }
+                let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                output[written] = UInt8(truncatingIfNeeded: group >> 16)
+                output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                output[written + 2] = UInt8(truncatingIfNeeded: group)
+                index += 4
+                written += 3
+            }
+            switch count - index {
+            case 2:
+                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                // The unused low bits of the last character must be zero: one text per byte sequence.
+                guard (a | b) & 0x80 == 0, b & 0x0F == 0 else { return nil }
+                output[written] = a << 2 | b >> 4
+                written += 1
+            case 3:
+                let a = table[Int(input[index])], b = table[Int(input[index + 1])], c = table[Int(input[index + 2])]
+                guard (a | b | c) & 0x80 == 0, c & 0x03 == 0 else { return nil }
+                output[written] = a << 2 | b >> 4
+                output[written + 1] = (b & 0x0F) << 4 | c >> 2
+                written += 2
+            default:
+                break
+            }
+            return written
+        }
     }
 
     /// The bytes of `text`, or nil for a character outside the alphabet, an impossible length or

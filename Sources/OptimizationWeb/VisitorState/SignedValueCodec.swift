@@ -1,5 +1,6 @@
 import CoreMetrics
 import Crypto
+import Foundation
 import OptimizationJSON
 import Synchronization
 import HostPlatform
@@ -27,6 +28,14 @@ import HostPlatform
 /// counter `optimization_visitor_state_rejected_total` with the dimensions `purpose` (the codec's
 /// purpose) and `reason` (`malformed`, `signature` or `expired`).
 ///
+/// **Cost.** The HMAC of each key is keyed and fed `"v1" NUL <purpose> NUL` once, when the codec
+/// is created; sealing and opening copy that state and feed it only the payload's characters,
+/// read in place. Sealing writes the payload's base64url straight into the result (one
+/// allocation); opening decodes it into a temporary buffer (on the stack when it fits) and parses
+/// it there. (Indexing the payload with `JSONTape` instead, to skip building the `{"exp","v"}`
+/// object, measured slower: a visitor state's selections must be built as values anyway, so the
+/// index was an extra pass over most of the payload.)
+///
 /// A value type; copies share their count. Thread-safe: seal and open from any thread.
 public struct SignedValueCodec: Sendable {
     /// The version prefix of sealed values.
@@ -38,7 +47,8 @@ public struct SignedValueCodec: Sendable {
     public let lifetime: Duration
     /// The longest text ``open(_:)`` reads, in UTF-8 bytes; a longer one is refused unread.
     public let maximumLength: Int
-    private let keys: VisitorStateKeys
+    /// One per key, signing key first: the HMAC already fed the signed prefix.
+    private let macs: [PreparedMAC]
     private let clock: any HostClock
     private let lifetimeMilliseconds: Int64
     private let rejections: Rejections
@@ -62,7 +72,11 @@ public struct SignedValueCodec: Sendable {
         clock: any HostClock = SystemClock(),
         metricsFactory: (any MetricsFactory)? = nil
     ) {
-        self.keys = keys
+        var prefix = Array(Self.version.utf8)
+        prefix.append(0)
+        prefix.append(contentsOf: purpose.utf8)
+        prefix.append(0)
+        macs = keys.keys.map { PreparedMAC(key: $0, prefix: prefix) }
         self.purpose = purpose
         self.clock = clock
         self.maximumLength = max(1, maximumLength)
@@ -79,13 +93,66 @@ public struct SignedValueCodec: Sendable {
     }
 
     /// Seals JSON text already written (compact, valid JSON: the caller's promise).
+    ///
+    /// One allocation for the text (plus swift-crypto's copies of the prepared HMAC state): the
+    /// payload's JSON is base64url-encoded straight into the result as it is written, and the
+    /// HMAC reads the payload's characters there.
     func seal(valueText: String) -> String {
         let now = clock.now()
         let nowMilliseconds = now.isFinite ? Int64(min(max(now, 0), 1e15).rounded(.down)) : 0
         let expiry = nowMilliseconds + lifetimeMilliseconds
-        let payload = Base64URL.encode(Array("{\"exp\":\(expiry),\"v\":\(valueText)}".utf8))
-        let mac = HMAC<SHA256>.authenticationCode(for: signedBytes(payload: Substring(payload)), using: keys.keys[0])
-        return Self.version + "." + payload + "." + Base64URL.encode(Array(mac))
+        var valueText = valueText
+        return valueText.withUTF8 { value in
+            // `{"exp":` digits `,"v":` value `}`
+            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits; an Int64 has at most 19
+            return withUnsafeMutableBytes(of: &digits) { digitBytes in
+                let digitCount = Self.writeDecimal(expiry, into: digitBytes)
+                let payloadByteCount = Self.expiryOpening.utf8CodeUnitCount + digitCount + Self.valueOpening.utf8CodeUnitCount + value.count + 1
+                let payloadLength = Base64URL.encodedLength(payloadByteCount)
+                let macLength = Base64URL.encodedLength(SHA256.byteCount)
+                let length = 3 + payloadLength + 1 + macLength
+                return String(unsafeUninitializedCapacity: length) { output in
+                    let base = output.baseAddress.unsafelyUnwrapped
+                    base[0] = UInt8(ascii: "v")
+                    base[1] = UInt8(ascii: "1")
+                    base[2] = UInt8(ascii: ".")
+                    var encoder = Base64URL.Encoder(base + 3)
+                    encoder.append(UnsafeBufferPointer(start: Self.expiryOpening.utf8Start, count: Self.expiryOpening.utf8CodeUnitCount))
+                    encoder.append(UnsafeBufferPointer(start: digitBytes.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt8.self), count: digitCount))
+                    encoder.append(UnsafeBufferPointer(start: Self.valueOpening.utf8Start, count: Self.valueOpening.utf8CodeUnitCount))
+                    encoder.append(value)
+                    encoder.append(UInt8(ascii: "}"))
+                    encoder.finish()
+                    let mac = macs[0].authenticationCode(for: UnsafeRawBufferPointer(start: base + 3, count: payloadLength))
+                    base[3 + payloadLength] = UInt8(ascii: ".")
+                    var macEncoder = Base64URL.Encoder(base + 4 + payloadLength)
+                    mac.withUnsafeBytes { macEncoder.append($0.assumingMemoryBound(to: UInt8.self)) }
+                    macEncoder.finish()
+                    return length
+                }
+            }
+        }
+    }
+
+    private static let expiryOpening: StaticString = #"{"exp":"#
+    private static let valueOpening: StaticString = #","v":"#
+
+    /// Writes the decimal digits of `value` (not negative) at the start of `buffer`; their count.
+    private static func writeDecimal(_ value: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var remaining = UInt64(max(0, value))
+        var count = 0
+        repeat {
+            count += 1
+            remaining /= 10
+        } while remaining > 0
+        remaining = UInt64(max(0, value))
+        var index = count
+        repeat {
+            index -= 1
+            buffer[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+            remaining /= 10
+        } while index > 0
+        return count
     }
 
     /// The value sealed in `text`, or nil (counted) when `text` is too long, malformed, of another
@@ -131,36 +198,151 @@ public struct SignedValueCodec: Sendable {
 
     private func verify(_ text: String) -> Result<(value: JSONValue, expiresAt: Double), Reason> {
         guard text.utf8.count <= maximumLength else { return .failure(.malformed) }
-        let parts = text.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == Self.version, !parts[1].isEmpty,
-              let mac = Base64URL.decode(parts[2]), mac.count == SHA256.byteCount
-        else { return .failure(.malformed) }
-        let signed = signedBytes(payload: parts[1])
-        // swift-crypto compares in constant time.
-        guard keys.keys.contains(where: { HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: signed, using: $0) }) else {
-            return .failure(.signature)
+        var contiguous = text
+        let payload = contiguous.withUTF8 { verifiedPayload($0) }
+        let json: JSONValue
+        switch payload {
+        case .success(let value): json = value
+        case .failure(.notASCII): return .failure(Self.refusal(ofNonASCII: text))
+        case .failure(.refused(let reason)): return .failure(reason)
         }
-        guard let payload = Base64URL.decode(parts[1]),
-              let json = try? JSONValue(jsonData: payload),
-              let expiry = json["exp"]?.doubleValue, let value = json["v"]
+        guard case .object(let members) = json, let expiryNumber = members["exp"]?.numberValue, let value = members["v"]
         else { return .failure(.malformed) }
+        let expiry = Self.number(expiryNumber.text)
         guard clock.now() < expiry else { return .failure(.expired) }
         return .success((value, expiry))
     }
 
-    private func signedBytes(payload: Substring) -> [UInt8] {
-        var bytes = Array(Self.version.utf8)
-        bytes.append(0)
-        bytes.append(contentsOf: purpose.utf8)
-        bytes.append(0)
-        bytes.append(contentsOf: payload.utf8)
-        return bytes
+    private enum PayloadRefusal: Error {
+        case refused(Reason)
+        /// The text has a byte outside ASCII: never a sealed value; the reason is
+        /// ``refusal(ofNonASCII:)``'s.
+        case notASCII
+    }
+
+    /// The payload's JSON, from the UTF-8 of a text of at most ``maximumLength`` bytes, when it
+    /// is `v1.<payload>.<mac>` with a MAC of one of the keys; the MAC is checked before the
+    /// payload is decoded.
+    private func verifiedPayload(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, PayloadRefusal> {
+        guard let base = bytes.baseAddress else { return .failure(.refused(.malformed)) }
+        let count = bytes.count
+        // The positions of the first two dots, the number of dots and whether every byte is
+        // ASCII, eight bytes at a time: a word is looked at byte by byte only when it has a dot.
+        var firstDot = -1
+        var secondDot = -1
+        var dots = 0
+        var highBits: UInt64 = 0
+        var index = 0
+        while index < count {
+            let wordLength = min(8, count - index)
+            var word: UInt64 = 0
+            if wordLength == 8 {
+                word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            } else {
+                for offset in 0..<wordLength { word |= UInt64(base[index + offset]) << (8 * UInt64(offset)) }
+            }
+            highBits |= word
+            if Self.hasDot(word) {
+                for offset in 0..<wordLength where base[index + offset] == UInt8(ascii: ".") {
+                    dots += 1
+                    if dots == 1 { firstDot = index + offset } else if dots == 2 { secondDot = index + offset }
+                }
+            }
+            index += wordLength
+        }
+        guard highBits & 0x8080_8080_8080_8080 == 0 else { return .failure(.notASCII) }
+        guard dots == 2, firstDot == 2, base[0] == UInt8(ascii: "v"), base[1] == UInt8(ascii: "1"), secondDot > firstDot + 1
+        else { return .failure(.refused(.malformed)) }
+        let payload = UnsafeBufferPointer(start: base + firstDot + 1, count: secondDot - firstDot - 1)
+        let macText = UnsafeBufferPointer(start: base + secondDot + 1, count: count - secondDot - 1)
+        guard macText.count == Base64URL.encodedLength(SHA256.byteCount) else { return .failure(.refused(.malformed)) }
+        let signed = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SHA256.byteCount) { mac -> Result<Void, PayloadRefusal> in
+            let macBytes = mac.baseAddress.unsafelyUnwrapped
+            guard Base64URL.decode(macText, into: macBytes) == SHA256.byteCount else { return .failure(.refused(.malformed)) }
+            let expected = UnsafeRawBufferPointer(start: macBytes, count: SHA256.byteCount)
+            let payloadBytes = UnsafeRawBufferPointer(payload)
+            // `==` of swift-crypto's authentication code compares in constant time.
+            guard macs.contains(where: { $0.authenticationCode(for: payloadBytes) == expected }) else {
+                return .failure(.refused(.signature))
+            }
+            return .success(())
+        }
+        if case .failure(let refusal) = signed { return .failure(refusal) }
+        // Decoded into the stack (when it fits there) and parsed in place: the parser skips a
+        // leading byte order mark and refuses bytes that are not UTF-8.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, Base64URL.decodedLength(payload.count))) { buffer in
+            let start = buffer.baseAddress.unsafelyUnwrapped
+            guard let written = Base64URL.decode(payload, into: start),
+                  let json = try? JSONValue(jsonData: UnsafeBufferPointer(start: start, count: written))
+            else { return .failure(.refused(.malformed)) }
+            return .success(json)
+        }
+    }
+
+    /// Whether a byte of `word` is `.` (exact: the bytes that are not become nonzero after the
+    /// xor, and a subtraction borrows into a high bit only through a zero byte).
+    @inline(__always)
+    private static func hasDot(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let xored = word ^ (ones &* UInt64(UInt8(ascii: ".")))
+        return (xored &- ones) & ~xored & 0x8080_8080_8080_8080 != 0
+    }
+
+    /// The reason a text with a byte outside ASCII is refused, as the format's reading of it
+    /// (split at its `.` characters) gives it: `malformed` unless it has the three parts of a
+    /// value with a well-formed MAC, then `signature` (its payload cannot be one this codec
+    /// signed: sealed payloads are ASCII).
+    private static func refusal(ofNonASCII text: String) -> Reason {
+        let parts = text.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == Self.version, !parts[1].isEmpty,
+              let mac = Base64URL.decode(parts[2]), mac.count == SHA256.byteCount
+        else { return .malformed }
+        return .signature
+    }
+
+    /// The value of a JSON number's text, as `JSONNumber.doubleValue` reads it.
+    private static func number(_ text: String) -> Double {
+        // Up to 15 digits: an integer a Double holds exactly, without the general parser.
+        var integer: Int64 = 0
+        var digits = 0
+        for byte in text.utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 15 else { return Double(text) ?? .nan }
+            integer = integer * 10 + Int64(byte - UInt8(ascii: "0"))
+            digits += 1
+        }
+        return digits > 0 ? Double(integer) : (Double(text) ?? .nan)
     }
 
     /// `duration` in whole milliseconds, clamped to 1 ms … 100 years.
     private static func milliseconds(_ duration: Duration) -> Int64 {
         let hundredYears = 100 * 366 * 24 * 3600 * 1000
         return Int64(min(hundredYears, max(1, duration.wholeMilliseconds)))
+    }
+
+    /// The HMAC-SHA256 of one key, already keyed and fed the signed prefix
+    /// (`"v1" NUL <purpose> NUL`): an authentication code costs a copy of it and the payload.
+    ///
+    /// `@unchecked Sendable` because swift-crypto declares no `Sendable` conformances (its
+    /// `HMAC` holds its digest state in a copy-on-write reference). Sharing it between threads is
+    /// safe: `state` is a `let` that is never mutated; every use copies it and feeds the copy,
+    /// and a copy's `update` first copies the shared digest state (it is not uniquely referenced
+    /// while `state` holds it), so concurrent uses only read the shared state and count
+    /// references to it atomically.
+    private struct PreparedMAC: @unchecked Sendable {
+        private let state: HMAC<SHA256>
+
+        init(key: SymmetricKey, prefix: [UInt8]) {
+            var state = HMAC<SHA256>(key: key)
+            state.update(data: prefix)
+            self.state = state
+        }
+
+        /// HMAC-SHA256(key, prefix ‖ `payload`).
+        func authenticationCode(for payload: UnsafeRawBufferPointer) -> HMAC<SHA256>.MAC {
+            var mac = state
+            mac.update(data: payload)
+            return mac.finalize()
+        }
     }
 
     /// The refusals of one codec and its copies.

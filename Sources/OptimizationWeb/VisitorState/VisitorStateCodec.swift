@@ -47,13 +47,32 @@ public struct VisitorStateCodec: Sendable {
     /// The sealed text of `state`, signed with the first key, expiring ``lifetime`` from now.
     /// Never fails; a profile id longer than ``maximumProfileIdLength`` is left out.
     public func seal(_ state: VisitorState) -> String {
-        var members: [String] = []
-        if let id = state.profileId, id.utf8.count <= Self.maximumProfileIdLength, let text = try? JSONValue.string(id).jsonText() {
-            members.append("\"p\":" + text)
+        // {"p":<id>,"c":<consent>,"s":<selections>}, each member only when known, in one string.
+        let profileId = state.profileId.flatMap { $0.utf8.count <= Self.maximumProfileIdLength ? $0 : nil }
+        var capacity = 2
+        if let profileId { capacity += 7 + profileId.utf8.count + 8 }  // escapes may need more
+        if state.consent != nil { capacity += 10 }
+        if let selections = state.selections { capacity += 5 + selections.jsonText.utf8.count }
+        var text = "{"
+        text.reserveCapacity(capacity)
+        var separator = ""
+        if let profileId {
+            text += "\"p\":"
+            JSONValue.appendStringLiteral(profileId, to: &text)
+            separator = ","
         }
-        if let consent = state.consent { members.append("\"c\":\(consent)") }
-        if let selections = state.selections { members.append("\"s\":" + selections.jsonText) }
-        return codec.seal(valueText: "{" + members.joined(separator: ",") + "}")
+        if let consent = state.consent {
+            text += separator
+            text += consent ? "\"c\":true" : "\"c\":false"
+            separator = ","
+        }
+        if let selections = state.selections {
+            text += separator
+            text += "\"s\":"
+            text += selections.jsonText
+        }
+        text += "}"
+        return codec.seal(valueText: text)
     }
 
     /// The state sealed in `text`, or nil (counted) when it is tampered, signed by no listed key,
@@ -66,26 +85,21 @@ public struct VisitorStateCodec: Sendable {
     /// the Unix epoch on the codec's clock (to seal the state again before it lapses).
     public func openWithExpiry(_ text: String) -> (state: VisitorState, expiresAt: Double)? {
         guard let (value, expiresAt) = codec.openWithExpiry(text) else { return nil }
-        guard let members = value.objectValue else {
-            codec.recordMalformed()
-            return nil
-        }
+        guard case .object(let members) = value else { return refused() }
         var state = VisitorState()
-        for (name, member) in members {
-            switch name {
-            case "p":
-                guard let id = member.stringValue, id.utf8.count <= Self.maximumProfileIdLength else { return refused() }
-                state.profileId = id
-            case "c":
-                guard let consent = member.boolValue else { return refused() }
-                state.consent = consent
-            case "s":
-                guard let elements = member.arrayValue, let selections = try? SelectedOptimizations(elements) else { return refused() }
-                state.selections = selections
-            default:
-                continue  // a later version's member: ignored
-            }
+        if let member = members["p"] {
+            guard case .string(let id) = member, id.utf8.count <= Self.maximumProfileIdLength else { return refused() }
+            state.profileId = id
         }
+        if let member = members["c"] {
+            guard case .bool(let consent) = member else { return refused() }
+            state.consent = consent
+        }
+        if let member = members["s"] {
+            guard case .array(let elements) = member, let selections = try? SelectedOptimizations(elements) else { return refused() }
+            state.selections = selections
+        }
+        // Other members are a later version's: ignored.
         return (state, expiresAt)
     }
 

@@ -17,7 +17,8 @@ public struct VisitorStateKeys: Sendable, CustomStringConvertible {
     /// is not `Sendable` on every platform).
     let material: [[UInt8]]
 
-    /// The keys for HMAC, signing key first.
+    /// The keys for HMAC, signing key first. Made anew on each call: a codec calls it once, when
+    /// it is created, and keeps the HMAC state it keys with them (``SignedValueCodec``).
     var keys: [SymmetricKey] {
         material.map { SymmetricKey(data: $0) }
     }
