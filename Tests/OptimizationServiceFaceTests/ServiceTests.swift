@@ -284,6 +284,28 @@ struct ServiceTests {
         }
     }
 
+    @Test func anInsightsEventAfterAnExperienceAnswerCarriesTheWholeAnsweredProfile() async throws {
+        try await LocalOptimizationAPIServer.withRunning { server in
+            try await withService(server, deliveryShards: 1) { service in
+                let request = service.forRequest(RequestOptions(consent: true, profileId: "alice"))
+                let page = try await request.page()
+                #expect(page.outcome == .delivered)
+                let answered = try #require(request.profile)
+                #expect((answered.objectValue?.count ?? 0) > 1, "the API's profile has more than an id")
+                // Two views: the request's profile goes to the engine as its id alone, and the
+                // queue still gets the whole profile the Experience API answered.
+                for view in ["v1", "v2"] {
+                    #expect(try await request.trackView(TrackViewPayload(componentId: "hero", viewId: view, variantIndex: 1, viewDuration: .milliseconds(0))).accepted)
+                }
+                await service.flush()
+                let batches = try #require(server.requests(matching: .insights).first?.json?.arrayValue)
+                #expect(batches.count == 1)
+                #expect(batches.first?["profile"] == answered)
+                #expect(batches.first?["events"]?.arrayValue?.count == 2)
+            }
+        }
+    }
+
     @Test func theSharedQueueFlushesAt25AndRetriesWithBackoffOnTheClock() async throws {
         try await LocalOptimizationAPIServer.withRunning { server in
             let clock = ManualClock()

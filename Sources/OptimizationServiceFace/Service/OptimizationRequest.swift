@@ -39,6 +39,8 @@ public final class OptimizationRequest: Sendable {
 
     private struct State {
         var profile: JSONValue?
+        /// ``profile`` as JSON text, written once per profile: what an Insights event carries.
+        var profileText: String?
         var selections: SelectedOptimizations?
         var changes: [JSONValue]?
         var rendered = RenderedVariants()
@@ -52,8 +54,9 @@ public final class OptimizationRequest: Sendable {
         var logger = service.environment.logger
         if let requestId = options.requestId { logger[metadataKey: "request-id"] = "\(requestId)" }
         self.logger = logger
+        let profile = options.profileId.flatMap { $0.isEmpty ? nil : JSONValue.object(["id": .string($0)]) }
         state = Mutex(State(
-            profile: options.profileId.flatMap { $0.isEmpty ? nil : JSONValue.object(["id": .string($0)]) },
+            profile: profile, profileText: (try? profile?.jsonText()) ?? nil,
             selections: options.selectedOptimizations, changes: options.changes))
     }
 
@@ -208,7 +211,7 @@ public final class OptimizationRequest: Sendable {
         guard let handoff = exchange.answer["handoff"].flatMap({ OptimizationHandoff(json: $0.value) }) else {
             throw .bridgeError("prepareRequestHandoff answered without a handoff")
         }
-        let data = experienceOutcome(of: exchange.experience, method: "prepareRequestHandoff", started: exchange.started)?.1
+        let data = experienceOutcome(of: exchange.experience, profileText: exchange.answer["experience"]?["data"]?["profile"]?.jsonText, method: "prepareRequestHandoff", started: exchange.started)?.1
         return (handoff, data)
     }
 
@@ -247,7 +250,7 @@ public final class OptimizationRequest: Sendable {
             report(blocked: blocked, method: blocked["method"]?.stringValue ?? "page")
         }
         guard exchange.answer["accepted"]?.boolValue == true else { return EventResult(outcome: .blocked(.consent)) }
-        let (outcome, data) = experienceOutcome(of: exchange.experience, method: "commitReplay", started: exchange.started) ?? (.accepted, nil)
+        let (outcome, data) = experienceOutcome(of: exchange.experience, profileText: exchange.answer["experience"]?["data"]?["profile"]?.jsonText, method: "commitReplay", started: exchange.started) ?? (.accepted, nil)
         return EventResult(outcome: outcome, event: replay.events.last, data: data)
     }
 
@@ -268,7 +271,8 @@ public final class OptimizationRequest: Sendable {
             throw .bridgeError("\(method) payload cannot be serialized: \(error)")
         }
         guard let exchange = try await exchange(
-            BridgeContract.Service.call, [.string(method), .json(payloadText)], method: method, callsExperience: callsExperience, running: running)
+            BridgeContract.Service.call, [.string(method), .json(payloadText)], method: method, callsExperience: callsExperience,
+            sendsProfile: sticky, running: running)
         else {
             return EventResult(outcome: .timedOut(after: budget))
         }
@@ -279,9 +283,12 @@ public final class OptimizationRequest: Sendable {
             return EventResult(outcome: .blocked(.consent))
         }
         service.metrics.event(method, accepted: true)
-        let (outcome, data) = experienceOutcome(of: exchange.experience, method: method, started: exchange.started) ?? (.accepted, nil)
+        let (outcome, data) = experienceOutcome(of: exchange.experience, profileText: exchange.answer["experience"]?["data"]?["profile"]?.jsonText, method: method, started: exchange.started) ?? (.accepted, nil)
         if let items = answer["insights"]?.elements, !items.isEmpty {
             // Handed on as the engine wrote them: no tree, no second serialization.
+            // A sticky view's profile is the one its Experience answer returned; any other event's
+            // is the request's, which went to the engine as its id alone and is not read back.
+            let requestProfileText = sticky ? nil : state.withLock { $0.profileText }
             let insights = try items.map { item throws(OptimizationError) -> InsightsEvent in
                 guard let profile = item["profile"], let event = item["event"],
                       let messageId = event["messageId"]?.stringValue, !messageId.isEmpty
@@ -290,7 +297,7 @@ public final class OptimizationRequest: Sendable {
                     throw .bridgeError("the shared core built an Insights event without a profile, an event or a messageId")
                 }
                 return InsightsEvent(
-                    profileId: profile["id"]?.stringValue ?? "", profileJSON: profile.jsonText, messageId: messageId,
+                    profileId: profile["id"]?.stringValue ?? "", profileJSON: requestProfileText ?? profile.jsonText, messageId: messageId,
                     consent: event["context"]?["gdpr"]?["isConsentGiven"]?.boolValue == true, eventJSON: event.jsonText)
             }
             if let relay = running.sharedOutbox {
@@ -329,8 +336,11 @@ public final class OptimizationRequest: Sendable {
     /// - Returns: the final answer (read in place), its Experience outcome (`experience`, built
     ///   once) and when the call started (uptime ns); nil when the call gave up waiting for the
     ///   profile's earlier call (no request was made).
+    /// - Parameter sendsProfile: the engine receives the request's whole profile (a sticky view,
+    ///   whose Insights event falls back to it); otherwise only its id, all the shared core reads.
     private func exchange(
-        _ function: BridgeFunction, _ arguments: [JavaScriptValue], method: String, callsExperience: Bool, running: OptimizationService.Running
+        _ function: BridgeFunction, _ arguments: [JavaScriptValue], method: String, callsExperience: Bool, sendsProfile: Bool = false,
+        running: OptimizationService.Running
     ) async throws(OptimizationError) -> (answer: BridgeDocument, experience: JSONValue?, started: UInt64)? {
         let current = state.withLock { $0 }
         let budget = budget
@@ -349,7 +359,8 @@ public final class OptimizationRequest: Sendable {
         let remaining = budget.inMilliseconds - max(0, clock.now() - waitStarted)
         let requestText: String
         do {
-            requestText = try requestScope(profile: current.profile, failFast: callsExperience && !admitted, budgetMilliseconds: remaining).jsonText()
+            let profile = sendsProfile ? current.profile : current.profile?["id"].map { JSONValue.object(["id": $0]) }
+            requestText = try requestScope(profile: profile, failFast: callsExperience && !admitted, budgetMilliseconds: remaining).jsonText()
         } catch {
             if admitted { running.delivery.recordExperienceOutcome(nil) }
             throw .bridgeError("\(method) request cannot be serialized: \(error)")
@@ -429,7 +440,8 @@ public final class OptimizationRequest: Sendable {
 
     /// The outcome of the answer's Experience call (nil without one); a delivered answer's data
     /// is adopted by the request.
-    private func experienceOutcome(of experience: JSONValue?, method: String, started: UInt64) -> (EventOutcome, JSONValue?)? {
+    /// - Parameter profileText: the answer's profile as the engine wrote it (kept for Insights events).
+    private func experienceOutcome(of experience: JSONValue?, profileText: String?, method: String, started: UInt64) -> (EventOutcome, JSONValue?)? {
         guard let experience else { return nil }
         let mapped = Self.outcome(of: experience, budget: budget)
         service.metrics.experience(mapped, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
@@ -437,7 +449,7 @@ public final class OptimizationRequest: Sendable {
             logger.warning("Experience call did not succeed; the request keeps its selections", metadata: ["method": "\(method)", "outcome": "\(mapped)"])
             return (mapped, nil)
         }
-        adopt(answered)
+        adopt(answered, profileText: profileText)
         return (mapped, answered)
     }
 
@@ -458,10 +470,15 @@ public final class OptimizationRequest: Sendable {
         return .object(scope)
     }
 
-    private func adopt(_ data: JSONValue) {
+    private func adopt(_ data: JSONValue, profileText: String?) {
         let selections = data["selectedOptimizations"].flatMap { try? SelectedOptimizations(json: $0) }
+        let profile = data["profile"].flatMap { $0["id"]?.stringValue != nil ? $0 : nil }
+        let text = profile.flatMap { profile in profileText ?? ((try? profile.jsonText()) ?? nil) }
         state.withLock { state in
-            if let profile = data["profile"], profile["id"]?.stringValue != nil { state.profile = profile }
+            if let profile {
+                state.profile = profile
+                state.profileText = text
+            }
             if let selections { state.selections = selections }
             if let changes = data["changes"]?.arrayValue { state.changes = changes }
         }
