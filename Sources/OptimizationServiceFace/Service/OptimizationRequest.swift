@@ -123,7 +123,7 @@ public final class OptimizationRequest: Sendable {
     /// `nt_fallback`; nil for an invalid entry.
     public func getMergeTagValue(_ mergeTagEntry: JSONValue) -> String? {
         guard let running = service.running, let entryText = try? mergeTagEntry.jsonText() else { return nil }
-        let profileText = (try? profile?.jsonText()) ?? nil
+        let profileText = state.withLock { $0.profileText }
         do {
             return try running.pool.withEngine { runtime in
                 try runtime.engine.call(

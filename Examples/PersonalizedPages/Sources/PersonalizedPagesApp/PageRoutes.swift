@@ -29,6 +29,8 @@ import OptimizationHummingbird
 ///   ticket's replay (never one from the body) is committed once, for the visitor it was issued
 ///   to (the integration's `addReplayRoute`: 204, 403, 409, 422, 502, 503).
 /// - `GET /plain`: the baselines, without the engine (the load test's reference).
+/// - `GET /floor` (``FloorRoute``, mounted beside these): the plain page plus the personalized
+///   page's HTTP exchanges written by hand, without the engine (the load test's floor).
 /// - `POST /consent`: form field `consent=accept|decline` (the integration's `addConsentRoute`):
 ///   refused with 403 when a browser sent it for another site. Accepting keeps the state and
 ///   records the consent; declining replaces the state with the choice alone (no profile id, no
