@@ -31,6 +31,8 @@ STAGES = [
     ("event call glue (OptimizationRequest.call, exchange)", ["OptimizationRequest.call", "OptimizationRequest.exchange", "OptimizationRequest.record", "EventRecording"]),
     ("render (PageRenderer)", ["PageRenderer", "EntryRenderer", "RichTextRenderer", "html(_:)"]),
     ("floor route (FloorRoute)", ["FloorRoute", "FloorExchange"]),
+    ("response handed to the event loop (NIOAsyncWriter, EventLoop.execute)", ["NIOAsyncWriter", "EventLoop.execute", "eventfd_write"]),
+    ("page handler, rest (the example's PageRoutes)", ["PageRoutes", "EntryExplanation", "DebugPanel"]),
 ]
 EVENT_LOOP_CLIENT = ["HTTP1Connection", "HTTPConnectionPool", "RequestBag", "HTTPClient", "Transaction", "HTTP1ClientChannelHandler"]
 
@@ -49,8 +51,8 @@ def classify(comm, frames):
         return "JavaScript JIT code (no stack)"
     if any("Hummingbird" in frame or "HTTPServer" in frame or "Router" in frame for frame in frames):
         return "HTTP server, request thread (Hummingbird)"
-    if any(key in frame for frame in frames for key in ("finish_task_switch", "futex", "schedule", "epoll_wait", "dispatch_semaphore", "_dispatch_worker_thread")) and len(frames) < 40 and not any("Optimization" in frame for frame in frames):
-        return "thread handoffs: Dispatch workers, scheduler, futex"
+    if any(key in frame for frame in frames for key in ("finish_task_switch", "futex", "schedule", "dispatch_semaphore", "_dispatch_worker_thread")) and not any("Optimization" in frame for frame in frames):
+        return "task scheduling: Dispatch workers, kernel scheduler, futex"
     return "other (Swift runtime, Dispatch, kernel)"
 
 

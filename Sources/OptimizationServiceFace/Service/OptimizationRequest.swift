@@ -35,7 +35,14 @@ public final class OptimizationRequest: Sendable {
     /// What the service passed to ``OptimizationService/forRequest(_:)``: the request's consent,
     /// profile id, locale, event context and handoff selections. Never changes.
     public let options: RequestOptions
-    private let logger: Logger
+    /// The service's logger with the request's id as metadata, made when the request logs (rare):
+    /// a log handler may rebuild its metadata text on every change, so a request that logs
+    /// nothing pays nothing for it.
+    private var logger: Logger {
+        var logger = service.environment.logger
+        if let requestId = options.requestId { logger[metadataKey: "request-id"] = "\(requestId)" }
+        return logger
+    }
 
     private struct State {
         var profile: JSONValue?
@@ -51,9 +58,6 @@ public final class OptimizationRequest: Sendable {
     init(service: OptimizationService, options: RequestOptions) {
         self.service = service
         self.options = options
-        var logger = service.environment.logger
-        if let requestId = options.requestId { logger[metadataKey: "request-id"] = "\(requestId)" }
-        self.logger = logger
         let profile = options.profileId.flatMap { $0.isEmpty ? nil : JSONValue.object(["id": .string($0)]) }
         state = Mutex(State(
             profile: profile, profileText: (try? profile?.jsonText()) ?? nil,
