@@ -30,6 +30,14 @@ import Testing
             #expect(cookies.read(cookieHeader: "\(cookies.name)=\(forged)") == VisitorCookieReading(state: VisitorState(), wasRejected: true))
         }
         #expect(cookies.state(cookieHeader: "\(cookies.name)=\(sealed); \(cookies.name)=garbage").profileId == "web-visitor", "the first wins")
+        // The header's edges: empty pairs, runs of spaces, a pair without `=`, a longer name that
+        // starts with the cookie's, an empty value, a value at the very end.
+        let opened = VisitorCookieReading(state: state, wasRejected: false)
+        #expect(cookies.read(cookieHeader: ";;  ; a ;   \(cookies.name)=\(sealed)") == opened)
+        #expect(cookies.read(cookieHeader: "\(cookies.name)x=\(sealed); \(cookies.name)=\(sealed);") == opened)
+        #expect(cookies.read(cookieHeader: "x\(cookies.name)=\(sealed)") == VisitorCookieReading(state: VisitorState(), wasRejected: false))
+        #expect(cookies.read(cookieHeader: "\(cookies.name)=") == VisitorCookieReading(state: VisitorState(), wasRejected: true))
+        #expect(cookies.read(cookieHeader: "") == VisitorCookieReading(state: VisitorState(), wasRejected: false))
     }
 
     @Test func theSetCookieHeaderCarriesTheSealAndItsAttributes() throws {

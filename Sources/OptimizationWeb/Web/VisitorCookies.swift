@@ -65,10 +65,19 @@ public struct VisitorCookies: Sendable {
     /// no cookie named ``name`` or it does not open) and whether a cookie was refused. Several
     /// `Cookie` fields are joined with `"; "` first. Pure apart from the codec's refusal count.
     public func read(cookieHeader: String) -> VisitorCookieReading {
-        for pair in cookieHeader.split(separator: ";") {
-            let trimmed = pair.drop { $0 == " " }
-            guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
-            if let (state, expiresAt) = codec.openWithExpiry(String(trimmed[trimmed.index(after: equals)...])) {
+        // Byte by byte: `;`, `=` and the space are ASCII, and the header is split at them only
+        // (splitting by `Character` walked grapheme clusters through the whole sealed value).
+        let bytes = cookieHeader.utf8
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+            var pairStart = start
+            while pairStart < end, bytes[pairStart] == UInt8(ascii: " ") { pairStart = bytes.index(after: pairStart) }
+            start = end < bytes.endIndex ? bytes.index(after: end) : end
+            guard let equals = bytes[pairStart..<end].firstIndex(of: UInt8(ascii: "=")),
+                  bytes[pairStart..<equals].elementsEqual(name.utf8)
+            else { continue }
+            if let (state, expiresAt) = codec.openWithExpiry(String(cookieHeader[bytes.index(after: equals)..<end])) {
                 return VisitorCookieReading(state: state, wasRejected: false, renewalDue: codec.isRenewalDue(expiresAt: expiresAt))
             }
             return VisitorCookieReading(state: VisitorState(), wasRejected: true)
