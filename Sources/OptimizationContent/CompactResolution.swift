@@ -24,8 +24,10 @@ package struct CompactResolution: Equatable {
     package func resolved(entry: ContentfulEntry, selections: SelectedOptimizations?) -> ResolvedOptimizedEntry? {
         var selection: JSONValue?
         if selectionIndex >= 0 {
-            guard let selections, selections.selections.indices.contains(selectionIndex) else { return nil }
-            selection = selections.selections[selectionIndex]
+            // Only the selection returned is built (selections opened from a visitor state are
+            // kept as text until read).
+            guard let selected = selections?.selection(at: selectionIndex) else { return nil }
+            selection = selected
         }
         let location: EntryLocation = variantIndex >= 0 && experienceIndex >= 0
             ? .variant(experience: experienceIndex, variant: variantIndex) : .baseline

@@ -21,6 +21,8 @@ package struct JSONTape: Sendable {
         var kind: JSONKind
         /// Strings only: ASCII without escapes, so its bytes between the quotes are its text.
         var isPlain: Bool
+        /// Containers only: nested too deeply for a shallow scan to record its children.
+        var isCollapsed: Bool
     }
 
     /// The document's text, UTF-8 contiguous; node offsets index its bytes.
@@ -32,24 +34,52 @@ package struct JSONTape: Sendable {
 
     /// Indexes `text` (which must not start with a byte order mark); nil when it is not a JSON
     /// document ``JSONParser`` would accept with the same `maximumDepth`.
-    package static func scan(_ text: String, maximumDepth: Int = JSONParser.defaultMaximumDepth) -> JSONTape? {
+    ///
+    /// With a `recordedDepth`, the whole text is still validated, but only values inside at most
+    /// that many containers are indexed (0: the top-level value alone; 1: also its members or
+    /// elements; …): a container at the last recorded depth has no children on the tape, and is
+    /// read with ``text(of:)`` or ``value(of:)`` only (``isCollapsed(_:)``). A shallow scan of a
+    /// large document records a handful of nodes.
+    package static func scan(_ text: String, maximumDepth: Int = JSONParser.defaultMaximumDepth, recordedDepth: Int = .max) -> JSONTape? {
         var contiguous = text
         contiguous.makeContiguousUTF8()
         let nodes = contiguous.utf8.withContiguousStorageIfAvailable { buffer -> ContiguousArray<Slot>? in
             guard buffer.count < Int(UInt32.max) else { return nil }
-            var scanner = JSONTapeScanner(buffer, maximumDepth: maximumDepth)
+            var scanner = JSONTapeScanner(buffer, maximumDepth: maximumDepth, recordedDepth: recordedDepth)
             return scanner.scanDocument()
         } ?? nil
         guard let nodes else { return nil }
         return JSONTape(text: contiguous, nodes: nodes)
     }
 
+    /// Indexes UTF-8 bytes as ``JSONValue/init(jsonData:maximumDepth:)`` reads them (a leading
+    /// byte order mark skipped, bytes that are not UTF-8 refused): nil exactly when that
+    /// initializer throws. The tape's ``text`` is a copy of the bytes (without the mark).
+    package static func scan(
+        jsonData bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int = JSONParser.defaultMaximumDepth, recordedDepth: Int = .max
+    ) -> JSONTape? {
+        var bytes = bytes
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            bytes = UnsafeBufferPointer(rebasing: bytes[3...])
+        }
+        // The parser refuses bytes that are not UTF-8 inside strings, and any byte outside ASCII
+        // elsewhere: a document it accepts is UTF-8 throughout, and the scan needs one.
+        guard UTF8Validation.isValid(bytes) else { return nil }
+        return scan(String(decoding: bytes, as: UTF8.self), maximumDepth: maximumDepth, recordedDepth: recordedDepth)
+    }
+
     package func kind(of node: Int) -> JSONKind { nodes[node].kind }
+
+    /// Whether the container at `node` was scanned below the recorded depth: its members or
+    /// elements are not on the tape (``member(_:of:)``, ``element(_:of:)`` and
+    /// ``elements(of:)`` must not be asked of it).
+    package func isCollapsed(_ node: Int) -> Bool { nodes[node].isCollapsed }
 
     /// The value of the member `key` of the object at `node` (the last one, as the parser keeps
     /// the last value of a repeated key); nil when `node` is not an object or has no such key.
     package func member(_ key: String, of node: Int) -> Int? {
         guard nodes[node].kind == .object else { return nil }
+        assert(!nodes[node].isCollapsed, "the members of a collapsed object are not on the tape")
         return withBytes { bytes in
             var found: Int?
             var child = node + 1
@@ -65,6 +95,7 @@ package struct JSONTape: Sendable {
     /// The element at `index` of the array at `node`; nil when not an array or out of range.
     package func element(_ index: Int, of node: Int) -> Int? {
         guard nodes[node].kind == .array, index >= 0 else { return nil }
+        assert(!nodes[node].isCollapsed, "the elements of a collapsed array are not on the tape")
         var child = node + 1
         let end = Int(nodes[node].next)
         var position = 0
@@ -79,6 +110,7 @@ package struct JSONTape: Sendable {
     /// The elements of the array at `node`, in order; nil when it is not an array.
     package func elements(of node: Int) -> [Int]? {
         guard nodes[node].kind == .array else { return nil }
+        assert(!nodes[node].isCollapsed, "the elements of a collapsed array are not on the tape")
         var result: [Int] = []
         var child = node + 1
         let end = Int(nodes[node].next)

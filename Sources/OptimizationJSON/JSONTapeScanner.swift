@@ -5,22 +5,27 @@
 /// not validated again. Stops at the first problem and returns nil; the parser explains it.
 ///
 /// String bodies, most of a Contentful entry's bytes, are skipped eight bytes at a time.
+/// Values nested in more than `recordedDepth` containers are validated but not recorded: a
+/// container at that depth is recorded without children (see ``JSONTape/scan(_:maximumDepth:recordedDepth:)``).
 /// Not copyable; one scanner, one thread.
 struct JSONTapeScanner: ~Copyable {
     private let bytes: JSONBytes
     private var base: UnsafePointer<UInt8>? { bytes.base }
     private var count: Int { bytes.count }
     private let maximumDepth: Int
+    private let recordedDepth: Int
     private var index = 0
     private var depth = 0
     private var nodes = ContiguousArray<JSONTape.Slot>()
 
-    init(_ buffer: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+    init(_ buffer: UnsafeBufferPointer<UInt8>, maximumDepth: Int, recordedDepth: Int = .max) {
         bytes = JSONBytes(buffer)
         self.maximumDepth = maximumDepth
+        self.recordedDepth = max(0, recordedDepth)
         // A Contentful entry has about one value per 12 bytes; growth covers denser documents
-        // (and large ones: a long string must not reserve room for values it does not have).
-        nodes.reserveCapacity(min(count / 8 + 8, 4_096))
+        // (and large ones: a long string must not reserve room for values it does not have). A
+        // shallow scan records a few values only.
+        nodes.reserveCapacity(recordedDepth < 4 ? 16 : min(count / 8 + 8, 4_096))
     }
 
     /// The nodes of the document filling the buffer (whitespace around it allowed), or nil.
@@ -57,22 +62,29 @@ struct JSONTapeScanner: ~Copyable {
 
     @inline(__always)
     private mutating func append(_ kind: JSONKind, from start: Int, isPlain: Bool = false) {
+        guard depth <= recordedDepth else { return }
         let next = UInt32(truncatingIfNeeded: nodes.count + 1)
         nodes.append(JSONTape.Slot(
-            start: UInt32(truncatingIfNeeded: start), end: UInt32(truncatingIfNeeded: index), next: next, kind: kind, isPlain: isPlain))
+            start: UInt32(truncatingIfNeeded: start), end: UInt32(truncatingIfNeeded: index), next: next, kind: kind, isPlain: isPlain,
+            isCollapsed: false))
     }
 
-    /// Records a container's node before its children; `close` completes it.
+    /// Records a container's node before its children; `close` completes it. Nil when nested
+    /// too deeply; -1 for a container deeper than `recordedDepth` (not recorded).
     private mutating func open(_ kind: JSONKind) -> Int? {
         depth += 1
         guard depth <= maximumDepth else { return nil }
-        nodes.append(JSONTape.Slot(start: UInt32(truncatingIfNeeded: index), end: 0, next: 0, kind: kind, isPlain: false))
         index += 1
+        // `depth - 1` containers enclose this one.
+        guard depth - 1 <= recordedDepth else { return -1 }
+        nodes.append(JSONTape.Slot(
+            start: UInt32(truncatingIfNeeded: index - 1), end: 0, next: 0, kind: kind, isPlain: false, isCollapsed: depth > recordedDepth))
         return nodes.count - 1
     }
 
     private mutating func close(_ node: Int) {
         depth -= 1
+        guard node >= 0 else { return }
         nodes[node].end = UInt32(truncatingIfNeeded: index)
         nodes[node].next = UInt32(truncatingIfNeeded: nodes.count)
     }

@@ -32,9 +32,8 @@ import HostPlatform
 /// is created; sealing and opening copy that state and feed it only the payload's characters,
 /// read in place. Sealing writes the payload's base64url straight into the result (one
 /// allocation); opening decodes it into a temporary buffer (on the stack when it fits) and parses
-/// it there. (Indexing the payload with `JSONTape` instead, to skip building the `{"exp","v"}`
-/// object, measured slower: a visitor state's selections must be built as values anyway, so the
-/// index was an extra pass over most of the payload.)
+/// it there. ``VisitorStateCodec`` indexes it there instead (`JSONTape`, recording only the
+/// state's members), so that the selections are kept as the text that was sealed, not built.
 ///
 /// A value type; copies share their count. Thread-safe: seal and open from any thread.
 public struct SignedValueCodec: Sendable {
@@ -197,20 +196,58 @@ public struct SignedValueCodec: Sendable {
     }
 
     private func verify(_ text: String) -> Result<(value: JSONValue, expiresAt: Double), Reason> {
-        guard text.utf8.count <= maximumLength else { return .failure(.malformed) }
-        var contiguous = text
-        let payload = contiguous.withUTF8 { verifiedPayload($0) }
         let json: JSONValue
-        switch payload {
+        switch verifiedPayload(text, { try? JSONValue(jsonData: $0) }) {
         case .success(let value): json = value
-        case .failure(.notASCII): return .failure(Self.refusal(ofNonASCII: text))
-        case .failure(.refused(let reason)): return .failure(reason)
+        case .failure(let reason): return .failure(reason)
         }
         guard case .object(let members) = json, let expiryNumber = members["exp"]?.numberValue, let value = members["v"]
         else { return .failure(.malformed) }
         let expiry = Self.number(expiryNumber.text)
         guard clock.now() < expiry else { return .failure(.expired) }
         return .success((value, expiry))
+    }
+
+    /// ``openWithExpiry(_:)`` without building the value: the verified payload indexed as a
+    /// ``JSONTape`` (validated as the parser would, but recording only the payload's members and
+    /// the value down to `recordedDepth` levels: 0 the value alone, 1 also its members, …), the
+    /// node of the value on it, and the expiry. Nil (counted) for every text
+    /// ``openWithExpiry(_:)`` refuses, for the same reason.
+    func openTapeWithExpiry(_ text: String, recordedDepth: Int) -> (payload: JSONTape, value: Int, expiresAt: Double)? {
+        let payloadDepth = recordedDepth < Int.max ? max(0, recordedDepth) + 1 : .max
+        let tape: JSONTape
+        switch verifiedPayload(text, { JSONTape.scan(jsonData: $0, recordedDepth: payloadDepth) }) {
+        case .success(let scanned): tape = scanned
+        case .failure(let reason):
+            rejections.record(reason)
+            return nil
+        }
+        let root = JSONTape.rootNode
+        guard tape.kind(of: root) == .object, let expiryNode = tape.member("exp", of: root), tape.kind(of: expiryNode) == .number,
+              let value = tape.member("v", of: root)
+        else {
+            rejections.record(.malformed)
+            return nil
+        }
+        let expiry = Self.number(tape.text(of: expiryNode))
+        guard clock.now() < expiry else {
+            rejections.record(.expired)
+            return nil
+        }
+        return (tape, value, expiry)
+    }
+
+    /// The payload of `text` as `read` makes it from the decoded bytes (nil: not JSON, refused as
+    /// `malformed`), when `text` is a value signed by one of the keys for this purpose and
+    /// not longer than ``maximumLength``.
+    private func verifiedPayload<Payload>(_ text: String, _ read: (UnsafeBufferPointer<UInt8>) -> Payload?) -> Result<Payload, Reason> {
+        guard text.utf8.count <= maximumLength else { return .failure(.malformed) }
+        var contiguous = text
+        switch contiguous.withUTF8({ verifiedPayload($0, read) }) {
+        case .success(let payload): return .success(payload)
+        case .failure(.notASCII): return .failure(Self.refusal(ofNonASCII: text))
+        case .failure(.refused(let reason)): return .failure(reason)
+        }
     }
 
     private enum PayloadRefusal: Error {
@@ -220,10 +257,12 @@ public struct SignedValueCodec: Sendable {
         case notASCII
     }
 
-    /// The payload's JSON, from the UTF-8 of a text of at most ``maximumLength`` bytes, when it
-    /// is `v1.<payload>.<mac>` with a MAC of one of the keys; the MAC is checked before the
-    /// payload is decoded.
-    private func verifiedPayload(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, PayloadRefusal> {
+    /// The payload's JSON as `read` makes it from the decoded bytes (nil: not JSON), from the
+    /// UTF-8 of a text of at most ``maximumLength`` bytes, when it is `v1.<payload>.<mac>` with a
+    /// MAC of one of the keys; the MAC is checked before the payload is decoded.
+    private func verifiedPayload<Payload>(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ read: (UnsafeBufferPointer<UInt8>) -> Payload?
+    ) -> Result<Payload, PayloadRefusal> {
         guard let base = bytes.baseAddress else { return .failure(.refused(.malformed)) }
         let count = bytes.count
         // The positions of the first two dots, the number of dots and whether every byte is
@@ -268,12 +307,12 @@ public struct SignedValueCodec: Sendable {
             return .success(())
         }
         if case .failure(let refusal) = signed { return .failure(refusal) }
-        // Decoded into the stack (when it fits there) and parsed in place: the parser skips a
+        // Decoded into the stack (when it fits there) and read in place: the reader skips a
         // leading byte order mark and refuses bytes that are not UTF-8.
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, Base64URL.decodedLength(payload.count))) { buffer in
             let start = buffer.baseAddress.unsafelyUnwrapped
             guard let written = Base64URL.decode(payload, into: start),
-                  let json = try? JSONValue(jsonData: UnsafeBufferPointer(start: start, count: written))
+                  let json = read(UnsafeBufferPointer(start: start, count: written))
             else { return .failure(.refused(.malformed)) }
             return .success(json)
         }

@@ -83,20 +83,25 @@ public struct VisitorStateCodec: Sendable {
 
     /// ``open(_:)``, with the seal's expiry: when the text stops opening, in milliseconds since
     /// the Unix epoch on the codec's clock (to seal the state again before it lapses).
+    ///
+    /// The payload is validated as JSON but only indexed (the state's members recorded, nothing
+    /// below them): the selections keep the text that was sealed (what ``seal(_:)`` wrote from an
+    /// earlier `SelectedOptimizations`) and build their values when first read.
     public func openWithExpiry(_ text: String) -> (state: VisitorState, expiresAt: Double)? {
-        guard let (value, expiresAt) = codec.openWithExpiry(text) else { return nil }
-        guard case .object(let members) = value else { return refused() }
+        guard let (payload, value, expiresAt) = codec.openTapeWithExpiry(text, recordedDepth: 1) else { return nil }
+        guard payload.kind(of: value) == .object else { return refused() }
         var state = VisitorState()
-        if let member = members["p"] {
-            guard case .string(let id) = member, id.utf8.count <= Self.maximumProfileIdLength else { return refused() }
+        if let member = payload.member("p", of: value) {
+            guard let id = payload.string(at: member), id.utf8.count <= Self.maximumProfileIdLength else { return refused() }
             state.profileId = id
         }
-        if let member = members["c"] {
-            guard case .bool(let consent) = member else { return refused() }
+        if let member = payload.member("c", of: value) {
+            guard let consent = payload.bool(at: member) else { return refused() }
             state.consent = consent
         }
-        if let member = members["s"] {
-            guard case .array(let elements) = member, let selections = try? SelectedOptimizations(elements) else { return refused() }
+        if let member = payload.member("s", of: value) {
+            // Verified, so written by `seal` from an earlier `SelectedOptimizations`: its text as is.
+            guard let selections = SelectedOptimizations(writtenArrayAt: member, of: payload) else { return refused() }
             state.selections = selections
         }
         // Other members are a later version's: ignored.
