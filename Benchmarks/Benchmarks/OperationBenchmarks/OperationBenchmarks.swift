@@ -190,6 +190,19 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The sealed visitor state of a request: opened (verified, its selections kept as sealed)
+    // and sealed again (a returning visitor with a profile id and the 20 bench selections).
+    let stateCodec = try? BenchmarkOperations.visitorStateCodec()
+    let sealedState = stateCodec.flatMap { try? BenchmarkOperations.sealedVisitorState($0) }
+    Benchmark("visitor_state_open_seal", configuration: operation(iterations: 1_000, tolerance: 1)) { benchmark in
+        guard let stateCodec, let sealedState else { return benchmark.error("the bench visitor state could not be sealed") }
+        do {
+            blackHole(try BenchmarkOperations.openAndSealVisitorState(sealedState, codec: stateCodec))
+        } catch {
+            benchmark.error("\(error)")
+        }
+    }
+
     let loopback = ServiceFixture()
 
     let immediate = ImmediateServiceFixture()

@@ -363,7 +363,9 @@ public final class OptimizationRequest: Sendable {
         let remaining = budget.inMilliseconds - max(0, clock.now() - waitStarted)
         let requestText: String
         do {
-            let profile = sendsProfile ? current.profile : current.profile?["id"].map { JSONValue.object(["id": $0]) }
+            // A profile that is its id alone (a request's before any answer) goes as it is.
+            let whole = sendsProfile || (current.profile?.objectValue?.count ?? 0) <= 1
+            let profile = whole ? current.profile : current.profile?["id"].map { JSONValue.object(["id": $0]) }
             requestText = try requestScope(profile: profile, failFast: callsExperience && !admitted, budgetMilliseconds: remaining).jsonText()
         } catch {
             if admitted { running.delivery.recordExperienceOutcome(nil) }
