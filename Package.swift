@@ -322,7 +322,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationContentTests",
-            dependencies: ["OptimizationContent", "OptimizationClientFace", "OptimizationEngine", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost"]
+            dependencies: ["OptimizationContent", "OptimizationJSON", "OptimizationClientFace", "OptimizationEngine", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost"]
         ),
         .testTarget(
             name: "OptimizationTransportTests",
