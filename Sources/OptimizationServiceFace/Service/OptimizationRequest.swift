@@ -215,7 +215,7 @@ public final class OptimizationRequest: Sendable {
         guard let handoff = exchange.answer["handoff"].flatMap({ OptimizationHandoff(json: $0.value) }) else {
             throw .bridgeError("prepareRequestHandoff answered without a handoff")
         }
-        let data = experienceOutcome(of: exchange.experience, profileText: exchange.answer["experience"]?["data"]?["profile"]?.jsonText, method: "prepareRequestHandoff", started: exchange.started)?.1
+        let data = experienceOutcome(of: exchange, method: "prepareRequestHandoff")?.1
         return (handoff, data)
     }
 
@@ -254,7 +254,7 @@ public final class OptimizationRequest: Sendable {
             report(blocked: blocked, method: blocked["method"]?.stringValue ?? "page")
         }
         guard exchange.answer["accepted"]?.boolValue == true else { return EventResult(outcome: .blocked(.consent)) }
-        let (outcome, data) = experienceOutcome(of: exchange.experience, profileText: exchange.answer["experience"]?["data"]?["profile"]?.jsonText, method: "commitReplay", started: exchange.started) ?? (.accepted, nil)
+        let (outcome, data) = experienceOutcome(of: exchange, method: "commitReplay") ?? (.accepted, nil)
         return EventResult(outcome: outcome, event: replay.events.last, data: data)
     }
 
@@ -287,7 +287,7 @@ public final class OptimizationRequest: Sendable {
             return EventResult(outcome: .blocked(.consent))
         }
         service.metrics.event(method, accepted: true)
-        let (outcome, data) = experienceOutcome(of: exchange.experience, profileText: exchange.answer["experience"]?["data"]?["profile"]?.jsonText, method: method, started: exchange.started) ?? (.accepted, nil)
+        let (outcome, data) = experienceOutcome(of: exchange, method: method) ?? (.accepted, nil)
         if let items = answer["insights"]?.elements, !items.isEmpty {
             // Handed on as the engine wrote them: no tree, no second serialization.
             // A sticky view's profile is the one its Experience answer returned; any other event's
@@ -446,16 +446,18 @@ public final class OptimizationRequest: Sendable {
 
     /// The outcome of the answer's Experience call (nil without one); a delivered answer's data
     /// is adopted by the request.
-    /// - Parameter profileText: the answer's profile as the engine wrote it (kept for Insights events).
-    private func experienceOutcome(of experience: JSONValue?, profileText: String?, method: String, started: UInt64) -> (EventOutcome, JSONValue?)? {
-        guard let experience else { return nil }
+    /// The answer's profile is kept as the engine wrote it, for the request's Insights events.
+    private func experienceOutcome(
+        of exchange: (answer: BridgeDocument, experience: JSONValue?, started: UInt64), method: String
+    ) -> (EventOutcome, JSONValue?)? {
+        guard let experience = exchange.experience else { return nil }
         let mapped = Self.outcome(of: experience, budget: budget)
-        service.metrics.experience(mapped, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+        service.metrics.experience(mapped, nanoseconds: DispatchTime.now().uptimeNanoseconds - exchange.started)
         guard mapped == .delivered, let answered = experience["data"] else {
             logger.warning("Experience call did not succeed; the request keeps its selections", metadata: ["method": "\(method)", "outcome": "\(mapped)"])
             return (mapped, nil)
         }
-        adopt(answered, profileText: profileText)
+        adopt(answered, profileText: exchange.answer["experience"]?["data"]?["profile"]?.jsonText)
         return (mapped, answered)
     }
 
