@@ -15,20 +15,9 @@ struct JSONTapeTests {
             String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
             String(repeating: "{\"a\":", count: 513) + "1" + String(repeating: "}", count: 513),
         ]
-        let files = try FileManager.default.subpathsOfDirectory(atPath: fixturesDirectory.path).filter { $0.hasSuffix(".json") }
-        for file in files.sorted() {
-            let text = String(decoding: try fixtureData(file), as: UTF8.self)
-            inputs.append(text)
-            let bytes = Array(text.utf8)
-            for cut in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 20)) {
-                inputs.append(String(decoding: bytes[..<cut], as: UTF8.self))
-                for replacement in [UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "}"), UInt8(ascii: ","), 0x0A, 0x01, UInt8(ascii: "9")] {
-                    var changed = bytes
-                    changed[cut] = replacement
-                    inputs.append(String(decoding: changed, as: UTF8.self))
-                }
-            }
-        }
+        inputs += try fixtureTextVariants(
+            step: { $0 / 20 },
+            replacements: [UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "}"), UInt8(ascii: ","), 0x0A, 0x01, UInt8(ascii: "9")])
         var accepted = 0
         for input in inputs {
             let parsed = try? JSONValue(jsonText: input)

@@ -14,18 +14,7 @@ struct ShallowTapeTests {
             String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
             #"{"exp":1767229200000,"v":{"p":"id","c":true,"s":[{"experienceId":"x","variants":{"a":"b"}},[],"é"]}}"#,
         ]
-        let files = try FileManager.default.subpathsOfDirectory(atPath: fixturesDirectory.path).filter { $0.hasSuffix(".json") }
-        for file in files.sorted() {
-            let text = String(decoding: try fixtureData(file), as: UTF8.self)
-            inputs.append(text)
-            let bytes = Array(text.utf8)
-            for cut in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 4)) {
-                inputs.append(String(decoding: bytes[..<cut], as: UTF8.self))
-                var changed = bytes
-                changed[cut] = UInt8(ascii: "]")
-                inputs.append(String(decoding: changed, as: UTF8.self))
-            }
-        }
+        inputs += try fixtureTextVariants(step: { $0 / 4 }, replacements: [UInt8(ascii: "]")])
         return inputs
     }
 
