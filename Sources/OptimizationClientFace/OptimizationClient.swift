@@ -79,10 +79,10 @@ public final class OptimizationClient: Sendable {
     public let environment: Environment
     private let runtime = Mutex<OptimizationRuntime?>(nil)
     /// Feed ``events`` / ``blockedEvents``; they outlive one engine (a re-initialize keeps them).
-    let eventBroadcaster = EventBroadcaster<JSONValue>()
-    let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
+    package let eventBroadcaster = EventBroadcaster<JSONValue>()
+    package let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
     let stateBroadcaster = EventBroadcaster<OptimizationState>()
-    let queueEventBroadcaster = EventBroadcaster<QueueEvent>()
+    package let queueEventBroadcaster = EventBroadcaster<QueueEvent>()
     /// The host's last ``setOnline(_:)``; a new engine starts in it.
     let isOnline = Mutex(true)
 

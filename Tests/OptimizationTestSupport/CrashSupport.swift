@@ -5,8 +5,8 @@ import Optimization
 import OptimizationTesting
 import Synchronization
 import Testing
-@testable import OptimizationClientFace
-@testable import OptimizationServiceFace
+import OptimizationClientFace
+import OptimizationServiceFace
 import OptimizationEngine
 
 /// Runs the `OutboxCrashHelper` executable built next to the test bundle.

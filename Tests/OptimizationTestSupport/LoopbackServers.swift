@@ -5,8 +5,8 @@ import Optimization
 import OptimizationTesting
 import Synchronization
 import Testing
-@testable import OptimizationClientFace
-@testable import OptimizationServiceFace
+import OptimizationClientFace
+import OptimizationServiceFace
 import OptimizationEngine
 
 /// A transport allowed to reach `server`'s Experience and Insights mounts, always shut down.

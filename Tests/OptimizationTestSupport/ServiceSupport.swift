@@ -5,8 +5,8 @@ import JavaScriptHost
 import Logging
 import Tracing
 import Optimization
-@testable import OptimizationClientFace
-@testable import OptimizationServiceFace
+import OptimizationClientFace
+import OptimizationServiceFace
 import OptimizationEngine
 import OptimizationTesting
 
@@ -78,9 +78,6 @@ extension OptimizationService {
         let broadcaster = queueEventBroadcaster
         return StreamProbe(queueEvents) { broadcaster.yieldedCount }
     }
-
-    /// The pool engines (tests only).
-    package var poolRuntimes: [OptimizationRuntime] { running?.pool.engines ?? [] }
 }
 
 /// The bound of every wait in the library's tests that only catches a hang

@@ -2,8 +2,8 @@ import JavaScriptHost
 import Testing
 import Foundation
 import Optimization
-@testable import OptimizationClientFace
-@testable import OptimizationServiceFace
+import OptimizationClientFace
+import OptimizationServiceFace
 
 /// The repository root, from this file's location.
 package let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

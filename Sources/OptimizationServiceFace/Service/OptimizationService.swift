@@ -190,8 +190,8 @@ public final class OptimizationService: Sendable {
     /// reader that loaded it just before it was unpublished still holds a live object.
     private let resolutionPool = Atomic<Unmanaged<EnginePool>?>(nil)
     private let poolKeptAlive = Mutex<EnginePool?>(nil)
-    let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
-    let queueEventBroadcaster = EventBroadcaster<QueueEvent>()
+    package let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
+    package let queueEventBroadcaster = EventBroadcaster<QueueEvent>()
     /// The request methods whose event goes to the Experience API, as the shared core states
     /// them (`__service.configure`); a sticky `trackView` goes there too.
     let experienceMethods = Mutex<Set<String>>([])
@@ -407,6 +407,10 @@ public final class OptimizationService: Sendable {
         default: return nil
         }
     }
+
+    /// The runtimes of the engine pool while it is open; none before `start` and after
+    /// shutdown (for the library's tests).
+    package var poolRuntimes: [OptimizationRuntime] { running?.pool.engines ?? [] }
 
     /// The running state for an event call, or `OptimizationError/shutDown` /
     /// `OptimizationError/notInitialized`.
