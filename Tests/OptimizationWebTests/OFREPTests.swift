@@ -8,14 +8,15 @@ import OptimizationTestSupport
 @testable import OptimizationServiceFace
 @testable import OptimizationWeb
 import OptimizationTesting
+import MetricsTestKit
 import Testing
 
 /// ``OFREPEvaluator``: Contentful custom flags over the OpenFeature Remote Evaluation Protocol,
 /// against the test kit's Experience API on loopback.
 @Suite("OFREP evaluation", .hangBound)
 struct OFREPTests {
-    static let token = "ofrep-test-token"
-    static let apiKey = "ofrep-test-key"
+    static let token = "ofrep-test-token-0123456789abcdef"
+    static let apiKey = "ofrep-test-key-0123456789abcdefgh"
 
     /// A profile whose answer holds a selected-variant flag, a baseline flag and an object flag.
     static let flagged: JSONValue = [
@@ -33,7 +34,7 @@ struct OFREPTests {
     /// but `plain-visitor` (no flags), and an evaluator with a bearer token and an API key.
     private func withEvaluator(
         allowedEventTypes: [String]? = nil, queuePolicy: QueuePolicy? = nil, experienceTimeout: Duration = .milliseconds(1500),
-        storesConsented: Bool = false, clock: ManualClock = ManualClock(),
+        storesConsented: Bool = false, targetingKeys: OFREPConfiguration.TargetingKeys = .profileIds, clock: ManualClock = ManualClock(),
         _ body: (OFREPEvaluator, LocalOptimizationAPIServer, ManualClock) async throws -> Void
     ) async throws {
         try await LocalOptimizationAPIServer.withRunning { server in
@@ -44,7 +45,7 @@ struct OFREPTests {
                 let evaluator = try OFREPEvaluator(
                     service: service,
                     configuration: OFREPConfiguration(
-                        credentials: [.bearerToken(Self.token), .apiKey(Self.apiKey)], cacheTimeToLive: .seconds(5),
+                        credentials: [.bearerToken(Self.token), .apiKey(Self.apiKey)], targetingKeys: targetingKeys, cacheTimeToLive: .seconds(5),
                         storesConsentedEvaluations: storesConsented, overloadRetryAfter: .milliseconds(2_500)))
                 try await body(evaluator, server, clock)
             }
@@ -109,6 +110,7 @@ struct OFREPTests {
         (#"{"context":{}}"#, "TARGETING_KEY_MISSING"), (#"{"context":{"targetingKey":""}}"#, "TARGETING_KEY_MISSING"),
         (#"{"context":[]}"#, "INVALID_CONTEXT"), (#"{"context":{"targetingKey":42}}"#, "INVALID_CONTEXT"),
         (#"{"context":{"targetingKey":"a b"}}"#, "INVALID_CONTEXT"), (#"{"context":{"targetingKey":"p","consent":"yes"}}"#, "INVALID_CONTEXT"),
+        (#"{"context":{"targetingKey":".."}}"#, "INVALID_CONTEXT"), (#"{"context":{"targetingKey":"."}}"#, "INVALID_CONTEXT"),
     ])
     func aBadRequestIsA400WithItsCodeAndCallsNothing(_ body: String, _ code: String) async throws {
         try await withEvaluator { evaluator, server, _ in
@@ -159,7 +161,88 @@ struct OFREPTests {
             #expect(byKey?.status == 200)
             let byToken = await evaluator.respond(to: post(path, context("visitor-1"), headers: [(name: "authorization", value: "bearer \(Self.token)")]))
             #expect(byToken?.status == 200)
+            #expect(evaluator.unauthorizedCount == 4)
         }
+    }
+
+    @Test func aRequestWithSeveralCredentialFieldsIsRefusedEvenWhenOneIsRight() async throws {
+        try await withEvaluator { evaluator, server, _ in
+            let path = "/ofrep/v1/evaluate/flags/hero-cta-color"
+            let guesses = (0..<50).map { (name: "X-API-Key", value: "guess-\($0)-0123456789abcdef0123456789") }
+            let manyKeys = await evaluator.respond(to: post(path, context("visitor-1"), headers: guesses + [(name: "X-API-Key", value: Self.apiKey)]))
+            #expect(manyKeys?.status == 401)
+            let both = await evaluator.respond(to: post(path, context("visitor-1"), headers: [
+                (name: "X-API-Key", value: Self.apiKey), (name: "Authorization", value: "Bearer \(Self.token)"),
+            ]))
+            #expect(both?.status == 401)
+            let twoTokens = await evaluator.respond(to: post(path, context("visitor-1"), headers: [
+                (name: "Authorization", value: "Bearer wrong"), (name: "Authorization", value: "Bearer \(Self.token)"),
+            ]))
+            #expect(twoTokens?.status == 401)
+            #expect(server.requests(matching: .experience).isEmpty)
+            #expect(evaluator.unauthorizedCount == 3)
+        }
+    }
+
+    @Test func unauthorizedRequestsAreCountedInTheMetric() async throws {
+        let metrics = TestMetrics()
+        let service = OptimizationService(config: OptimizationConfig(clientId: "org-1"))
+        let evaluator = try OFREPEvaluator(
+            service: service, configuration: OFREPConfiguration(credentials: [.apiKey(Self.apiKey)], targetingKeys: .profileIds), metricsFactory: metrics)
+        for _ in 0..<3 {
+            #expect(await evaluator.respond(to: post("/ofrep/v1/evaluate/flags", context("p"), headers: []))?.status == 401)
+        }
+        let counter = try metrics.expectCounter("optimization_ofrep_unauthorized_total")
+        #expect(counter.totalValue == 3)
+    }
+
+    // MARK: Targeting keys
+
+    private static func tokenCodec(clock: ManualClock) -> SignedValueCodec {
+        SignedValueCodec(
+            keys: try! VisitorStateKeys([Array("ofrep-targeting-test-key-0123456789abcdef".utf8)]), purpose: OFREPTargetingToken.purpose,
+            lifetime: .seconds(3_600), clock: clock)
+    }
+
+    @Test func withSealedTokensABareProfileIdIsRefusedAndATokenEvaluatesItsProfile() async throws {
+        let clock = ManualClock()
+        let codec = Self.tokenCodec(clock: clock)
+        try await withEvaluator(targetingKeys: .sealedTokens(codec), clock: clock) { evaluator, server, _ in
+            let path = "/ofrep/v1/evaluate/flags/hero-cta-color"
+            let bare = await evaluator.respond(to: post(path, context("victim-profile")))
+            #expect(bare?.status == 400)
+            let code = try json(bare)["errorCode"]
+            #expect(code == "INVALID_CONTEXT")
+            #expect(server.requests(matching: .experience).isEmpty)
+
+            let token = try #require(OFREPTargetingToken.seal(profileId: "victim-profile", with: codec))
+            let answered = await evaluator.respond(to: post(path, context(token)))
+            #expect(answered?.status == 200)
+            let call = try #require(server.requests(matching: .experience).first)
+            #expect(call.path.hasSuffix("/profiles/victim-profile"))
+
+            // A token of another purpose (a visitor-state cookie, say) or a tampered one does not open.
+            let foreign = SignedValueCodec(keys: try VisitorStateKeys([Array("ofrep-targeting-test-key-0123456789abcdef".utf8)]), purpose: "visitor-state", lifetime: .seconds(3_600), clock: clock)
+            let foreignToken = try foreign.seal(["profile": "victim-profile"])
+            var tampered = Array(token.utf8)
+            tampered[4] = tampered[4] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            for key in [foreignToken, String(decoding: tampered, as: UTF8.self)] {
+                #expect(await evaluator.respond(to: post(path, context(key)))?.status == 400)
+            }
+            // An expired token does not open either.
+            clock.advance(by: .milliseconds(3_600_001))
+            #expect(await evaluator.respond(to: post(path, context(token)))?.status == 400)
+            #expect(server.requests(matching: .experience).count == 1)
+        }
+    }
+
+    @Test func aTokenIsSealedOnlyForAProfileIdTheEvaluatorAccepts() {
+        let codec = Self.tokenCodec(clock: ManualClock())
+        for bad in ["", ".", "..", "a/b", String(repeating: "p", count: 257)] {
+            #expect(OFREPTargetingToken.seal(profileId: bad, with: codec) == nil, "\(bad)")
+        }
+        let token = OFREPTargetingToken.seal(profileId: "a.b", with: codec)
+        #expect(token.flatMap { OFREPTargetingToken.profileId(openedFrom: $0, with: codec) } == "a.b")
     }
 
     @Test func otherPathsAreNotServedAndOtherMethodsAre405() async throws {
@@ -175,14 +258,27 @@ struct OFREPTests {
     @Test func anEvaluatorNeedsACredential() throws {
         let service = OptimizationService(config: OptimizationConfig(clientId: "org-1"))
         #expect(throws: OFREPConfigurationError.missingCredentials) {
-            try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: []))
+            try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: [], targetingKeys: .profileIds))
         }
         #expect(throws: OFREPConfigurationError.missingCredentials) {
-            try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: [.bearerToken("")]))
+            try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: [.bearerToken("")], targetingKeys: .profileIds))
         }
         #expect(throws: OFREPConfigurationError.invalidBound("cacheCapacity")) {
-            try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: [.apiKey("k")], cacheCapacity: 0))
+            try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: [.apiKey(Self.apiKey)], targetingKeys: .profileIds, cacheCapacity: 0))
         }
+    }
+
+    @Test func aCredentialShorterThan32BytesIsRefusedAtCreation() throws {
+        let service = OptimizationService(config: OptimizationConfig(clientId: "org-1"))
+        let short = String(repeating: "k", count: OFREPConfiguration.minimumCredentialLength - 1)
+        #expect(throws: OFREPConfigurationError.weakCredential("API key")) {
+            try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: [.apiKey(short)], targetingKeys: .profileIds))
+        }
+        #expect(throws: OFREPConfigurationError.weakCredential("bearer token")) {
+            try OFREPEvaluator(service: service, configuration: OFREPConfiguration(
+                credentials: [.apiKey(Self.apiKey), .bearerToken("x")], targetingKeys: .profileIds))
+        }
+        _ = try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: [.apiKey(short + "k")], targetingKeys: .profileIds))
     }
 
     // MARK: Bulk, ETag and the cache
@@ -306,6 +402,22 @@ struct OFREPTests {
             let consented = await evaluator.respond(to: post("/ofrep/v1/evaluate/flags/layout", context("v-yes", consent: true)))
             #expect(consented?.status == 200)
             #expect(server.requests(matching: .experience).last?.queryValue("type") == "preflight")
+        }
+    }
+
+    @Test func anAnswerGivenUnderConsentIsNotServedToTheSameProfileWithoutConsent() async throws {
+        // Strict consent: the allow-list admits nothing before consent.
+        try await withEvaluator(allowedEventTypes: []) { evaluator, server, _ in
+            let path = "/ofrep/v1/evaluate/flags/layout"
+            let consented = await evaluator.respond(to: post(path, context("visitor-1", consent: true)))
+            #expect(consented?.status == 200)
+            for consent in [nil, false] as [Bool?] {
+                let response = await evaluator.respond(to: post(path, context("visitor-1", consent: consent)))
+                #expect(response?.status == 400, "consent \(String(describing: consent))")
+                let code = try json(response)["errorCode"]
+                #expect(code == "INVALID_CONTEXT")
+            }
+            #expect(server.requests(matching: .experience).count == 1)
         }
     }
 }

@@ -1,10 +1,11 @@
 import OptimizationJSON
 
 /// The evaluation context of an OFREP request, as an ``OFREPEvaluator`` accepts it:
-/// `{"context": {"targetingKey": <profile id>, "consent"?: Bool, "locale"?: String, …}}`.
-/// Other members of the context are ignored.
+/// `{"context": {"targetingKey": <sealed targeting token or profile id>, "consent"?: Bool,
+/// "locale"?: String, …}}`. Other members of the context are ignored.
 struct OFREPContext: Sendable, Equatable {
-    /// The visitor's profile id.
+    /// The visitor's profile id (opened from a sealed targeting token, or the key itself when the
+    /// evaluator trusts profile ids).
     var profileId: String
     /// The visitor's event consent: true, false or undecided (nil).
     var consent: Bool?
@@ -17,9 +18,12 @@ struct OFREPContext: Sendable, Equatable {
     }
 
     /// Reads a request's body.
+    /// - Parameters:
+    ///   - targetingKeys: what the targeting key is taken to be.
     /// - Returns: the context, or the failure with its OFREP error code: `PARSE_ERROR` (too
-    ///   large, not JSON, not an object), `TARGETING_KEY_MISSING`, `INVALID_CONTEXT`.
-    static func read(_ request: OFREPRequest, maximumBytes: Int) -> Result<OFREPContext, Failure> {
+    ///   large, not JSON, not an object), `TARGETING_KEY_MISSING`, `INVALID_CONTEXT` (among
+    ///   others: a key that is not a valid token, or not a profile id).
+    static func read(_ request: OFREPRequest, maximumBytes: Int, targetingKeys: OFREPConfiguration.TargetingKeys) -> Result<OFREPContext, Failure> {
         let body = request.body
         guard !request.bodyExceedsLimit, body.count <= maximumBytes else { return .failure(.init(code: .parseError, details: "the body is larger than \(maximumBytes) bytes")) }
         guard let value = try? JSONValue(jsonData: body, maximumDepth: 64), let object = value.objectValue else {
@@ -34,10 +38,20 @@ struct OFREPContext: Sendable, Equatable {
         }
         guard let key = keyValue.stringValue else { return .failure(.init(code: .invalidContext, details: "context.targetingKey is not a string")) }
         guard !key.isEmpty else { return .failure(.init(code: .targetingKeyMissing, details: "context.targetingKey is empty")) }
-        guard isProfileId(key) else {
-            return .failure(.init(
-                code: .invalidContext,
-                details: "context.targetingKey is not a profile id (1 to \(OFREPEvaluator.maximumTargetingKeyLength) of A-Z a-z 0-9 . _ : -)"))
+        let profileId: String
+        switch targetingKeys {
+        case .sealedTokens(let codec):
+            guard let opened = OFREPTargetingToken.profileId(openedFrom: key, with: codec) else {
+                return .failure(.init(code: .invalidContext, details: "context.targetingKey is not a valid targeting token"))
+            }
+            profileId = opened
+        case .profileIds:
+            guard isProfileId(key) else {
+                return .failure(.init(
+                    code: .invalidContext,
+                    details: "context.targetingKey is not a profile id (1 to \(OFREPEvaluator.maximumTargetingKeyLength) of A-Z a-z 0-9 . _ : -, not only dots)"))
+            }
+            profileId = key
         }
         var consent: Bool?
         if let value = context["consent"], !value.isNull {
@@ -51,12 +65,13 @@ struct OFREPContext: Sendable, Equatable {
             }
             locale = text
         }
-        return .success(OFREPContext(profileId: key, consent: consent, locale: locale))
+        return .success(OFREPContext(profileId: profileId, consent: consent, locale: locale))
     }
 
-    /// Profile ids are opaque ASCII tokens: letters, digits, `.`, `_`, `:` and `-`.
+    /// Profile ids are opaque ASCII tokens: letters, digits, `.`, `_`, `:` and `-`, not only dots
+    /// (`.` and `..` would be path segments of the Experience API's URL).
     static func isProfileId(_ text: String) -> Bool {
-        text.utf8.count <= OFREPEvaluator.maximumTargetingKeyLength && text.utf8.allSatisfy { byte in
+        !text.isEmpty && text.utf8.count <= OFREPEvaluator.maximumTargetingKeyLength && text.utf8.contains { $0 != 0x2E } && text.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == 0x2E || byte == 0x5F || byte == 0x3A || byte == 0x2D
         }

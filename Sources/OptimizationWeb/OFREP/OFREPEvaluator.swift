@@ -1,6 +1,8 @@
 import OptimizationServiceFace
+import CoreMetrics
 import Crypto
 import Foundation
+import Synchronization
 import HostPlatform
 import Logging
 import OptimizationJSON
@@ -12,7 +14,7 @@ import OrderedCollections
 /// them from this service.
 ///
 /// Routes (framework-neutral: ``respond(to:)`` takes an ``OFREPRequest`` from any server):
-/// - `POST /ofrep/v1/evaluate/flags/{key}` with `{"context": {"targetingKey": <profile id>,
+/// - `POST /ofrep/v1/evaluate/flags/{key}` with `{"context": {"targetingKey": <targeting key>,
 ///   "consent"?: Bool, "locale"?: String}}` → `200 {key, value, reason, variant, metadata}`;
 ///   `400 {key, errorCode, errorDetails}` (`PARSE_ERROR`, `TARGETING_KEY_MISSING`,
 ///   `INVALID_CONTEXT`); `404 {key, errorCode: FLAG_NOT_FOUND}`; `429` with `Retry-After` when the
@@ -20,8 +22,17 @@ import OrderedCollections
 ///   {errorDetails}` when it failed otherwise.
 /// - `POST /ofrep/v1/evaluate/flags` → `200 {flags: [...]}` with an `ETag` (every flag of the
 ///   profile); `304` when `If-None-Match` names that ETag; errors as above without `key`.
-/// - A request without one of the configured credentials (`Authorization: Bearer …` or
-///   `X-API-Key`) gets `401` and nothing is evaluated; another method than `POST` gets `405`.
+/// - A request must carry exactly one credential field, `Authorization: Bearer …` or
+///   `X-API-Key`, holding one of the configured credentials; otherwise (none, a wrong one, or
+///   several fields, however many of them are right) it gets `401`, nothing is evaluated, and
+///   the refusal is counted (``unauthorizedCount``, swift-metrics counter
+///   `optimization_ofrep_unauthorized_total`). Another method than `POST` gets `405`.
+///
+/// **Targeting keys.** With ``OFREPConfiguration/TargetingKeys/sealedTokens(_:)`` the key is an
+/// ``OFREPTargetingToken`` the application sealed for its visitor; a bare or forged key is
+/// `400 INVALID_CONTEXT`. With ``OFREPConfiguration/TargetingKeys/profileIds`` the key is a
+/// profile id trusted as it is (server-side callers only). A profile id is 1–256 of
+/// `A–Z a–z 0–9 . _ : -` and not only dots.
 ///
 /// Values are read by the shared core as `OptimizationRequest/getFlag(_:)` reads them.
 /// `reason` is `TARGETING_MATCH` for a value of a selected variant (variant index ≥ 1) and
@@ -30,7 +41,8 @@ import OrderedCollections
 ///
 /// **Evaluation and consent.** A profile is evaluated by one `page` call of the service, within
 /// the service's Experience budget, and its flags are kept for
-/// ``OFREPConfiguration/cacheTimeToLive`` (concurrent requests for one profile share one call).
+/// ``OFREPConfiguration/cacheTimeToLive`` (concurrent requests for one profile, consent and
+/// locale share one call; an answer given under one consent is never served under another).
 /// The call is a preflight (the Experience API stores nothing) unless the context says
 /// `consent: true` and ``OFREPConfiguration/storesConsentedEvaluations`` is set. The call carries
 /// the context's consent, so it passes the service's consent gate like any other event: when the
@@ -57,24 +69,32 @@ public final class OFREPEvaluator: Sendable {
     private let apiKeys: [[UInt8]]
     private let cache: OFREPAnswerCache
     private let logger: Logger
+    private let unauthorized: Atomic<Int>
+    private let unauthorizedCounter: Counter
 
     /// Creates an evaluator for `service` (which must be started before requests arrive).
     /// - Parameters:
     ///   - service: evaluates profiles and reads flags.
     ///   - configuration: credentials, cache and evaluation policy.
     ///   - logger: receives diagnostics; default the service's logger.
-    /// - Throws: ``OFREPConfigurationError`` without a non-empty credential or with a bound
-    ///   that is not positive.
-    public init(service: OptimizationService, configuration: OFREPConfiguration, logger: Logger? = nil) throws(OFREPConfigurationError) {
+    ///   - metricsFactory: receives `optimization_ofrep_unauthorized_total`; nil (the default)
+    ///     uses `MetricsSystem.factory`.
+    /// - Throws: ``OFREPConfigurationError`` without a credential, with a credential shorter than
+    ///   ``OFREPConfiguration/minimumCredentialLength`` bytes, or with a bound that is not positive.
+    public init(
+        service: OptimizationService, configuration: OFREPConfiguration, logger: Logger? = nil, metricsFactory: (any MetricsFactory)? = nil
+    ) throws(OFREPConfigurationError) {
         var bearerTokens: [[UInt8]] = []
         var apiKeys: [[UInt8]] = []
         for credential in configuration.credentials {
             switch credential {
             case .bearerToken(let token):
                 guard !token.isEmpty else { throw .missingCredentials }
+                guard token.utf8.count >= OFREPConfiguration.minimumCredentialLength else { throw .weakCredential("bearer token") }
                 bearerTokens.append(Self.digest(token))
             case .apiKey(let key):
                 guard !key.isEmpty else { throw .missingCredentials }
+                guard key.utf8.count >= OFREPConfiguration.minimumCredentialLength else { throw .weakCredential("API key") }
                 apiKeys.append(Self.digest(key))
             }
         }
@@ -89,6 +109,13 @@ public final class OFREPEvaluator: Sendable {
         self.cache = OFREPAnswerCache(
             clock: service.environment.clock, timeToLive: configuration.cacheTimeToLive, capacity: configuration.cacheCapacity)
         self.logger = logger ?? service.environment.logger
+        self.unauthorized = Atomic(0)
+        self.unauthorizedCounter = Counter(label: "optimization_ofrep_unauthorized_total", factory: metricsFactory ?? MetricsSystem.factory)
+    }
+
+    /// How many requests this evaluator refused with 401.
+    public var unauthorizedCount: Int {
+        unauthorized.load(ordering: .relaxed)
     }
 
     /// Answers a request on an OFREP path; nil when the path is not one (the caller serves it).
@@ -106,7 +133,7 @@ public final class OFREPEvaluator: Sendable {
     public func evaluateFlag(key: String, _ request: OFREPRequest) async -> OFREPResponse {
         if let refusal = refusal(of: request) { return refusal }
         let context: OFREPContext
-        switch OFREPContext.read(request, maximumBytes: configuration.maximumBodyBytes) {
+        switch OFREPContext.read(request, maximumBytes: configuration.maximumBodyBytes, targetingKeys: configuration.targetingKeys) {
         case .success(let read): context = read
         case .failure(let failure): return Self.json(400, ["key": .string(key), "errorCode": .string(failure.code.rawValue), "errorDetails": .string(failure.details)])
         }
@@ -125,7 +152,7 @@ public final class OFREPEvaluator: Sendable {
     public func evaluateFlags(_ request: OFREPRequest) async -> OFREPResponse {
         if let refusal = refusal(of: request) { return refusal }
         let context: OFREPContext
-        switch OFREPContext.read(request, maximumBytes: configuration.maximumBodyBytes) {
+        switch OFREPContext.read(request, maximumBytes: configuration.maximumBodyBytes, targetingKeys: configuration.targetingKeys) {
         case .success(let read): context = read
         case .failure(let failure): return Self.json(400, ["errorCode": .string(failure.code.rawValue), "errorDetails": .string(failure.details)])
         }
@@ -153,20 +180,30 @@ public final class OFREPEvaluator: Sendable {
 
     // MARK: Authentication
 
-    /// 405 for another method than POST, 401 without an accepted credential; nil to go on.
+    /// 405 for another method than POST; 401 (counted) unless the request carries exactly one
+    /// credential field and it holds an accepted credential; nil to go on.
     private func refusal(of request: OFREPRequest) -> OFREPResponse? {
         guard request.method.caseInsensitiveEquals("POST") else { return OFREPResponse(status: 405, headers: ["Allow": "POST"]) }
-        for value in request.values(forHeader: "Authorization") {
-            let parts = value.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, String(parts[0]).caseInsensitiveEquals("Bearer") else { continue }
-            let presented = Self.digest(parts[1].trimmingCharacters(in: .whitespaces))
-            if bearerTokens.contains(where: { Self.constantTimeEquals($0, presented) }) { return nil }
-        }
-        for value in request.values(forHeader: "X-API-Key") {
-            let presented = Self.digest(value)
-            if apiKeys.contains(where: { Self.constantTimeEquals($0, presented) }) { return nil }
-        }
+        if let accepted = presentedCredential(of: request), accepted { return nil }
+        unauthorized.add(1, ordering: .relaxed)
+        unauthorizedCounter.increment()
         return OFREPResponse(status: 401, headers: ["WWW-Authenticate": "Bearer"])
+    }
+
+    /// Whether the request's one credential field holds an accepted credential; nil when it
+    /// carries no credential field or more than one (a request may not guess several at once).
+    private func presentedCredential(of request: OFREPRequest) -> Bool? {
+        let authorizations = request.values(forHeader: "Authorization")
+        let keys = request.values(forHeader: "X-API-Key")
+        guard authorizations.count + keys.count == 1 else { return nil }
+        if let value = authorizations.first {
+            let parts = value.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, String(parts[0]).caseInsensitiveEquals("Bearer") else { return false }
+            let presented = Self.digest(parts[1].trimmingCharacters(in: .whitespaces))
+            return bearerTokens.contains { Self.constantTimeEquals($0, presented) }
+        }
+        let presented = Self.digest(keys[0])
+        return apiKeys.contains { Self.constantTimeEquals($0, presented) }
     }
 
     private static func digest(_ text: String) -> [UInt8] {
@@ -184,7 +221,10 @@ public final class OFREPEvaluator: Sendable {
     // MARK: Evaluation
 
     private func answer(for context: OFREPContext) async -> Result<OFREPAnswerCache.Answer, OFREPEvaluationFailure> {
-        let key = context.profileId + "\u{1F}" + (context.locale ?? "")
+        // Consent is part of the key: an answer evaluated under consent must not be served to a
+        // request whose consent the service's gate would refuse.
+        let consent = context.consent.map { $0 ? "1" : "0" } ?? "-"
+        let key = context.profileId + "\u{1F}" + consent + "\u{1F}" + (context.locale ?? "")
         return await cache.answer(for: key) { [self] in await evaluate(context) }
     }
 

@@ -93,7 +93,7 @@ func withTestApp<T: Sendable>(
     router.addReplayRoute(tickets: app.tickets)
     router.addContentfulWebhookRoute(authentication: webhook, clock: app.clock) { id in app.invalidated.append(id) }
     if !ofrep.isEmpty {
-        router.addOFREPRoutes(try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: ofrep)))
+        router.addOFREPRoutes(try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: ofrep, targetingKeys: .profileIds)))
     }
 
     var application = Application(router: router, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))

@@ -81,9 +81,9 @@ import Testing
 
     @Test func ofrepRoutesAnswerAuthenticatedClientsAndAreNotMountedWithoutCredentials() async throws {
         let body = #"{"context":{"targetingKey":"visitor-ofrep-1"}}"#
-        let auth = [("Authorization", "Bearer test-token")]
+        let auth = [("Authorization", "Bearer test-token-0123456789abcdef0123456789")]
         try await withLocalAPIServer { server in
-            try await withTestApp(server, ofrep: [.bearerToken("test-token")]) { client, _ in
+            try await withTestApp(server, ofrep: [.bearerToken("test-token-0123456789abcdef0123456789")]) { client, _ in
                 let flag = try await client.send(.post, "/ofrep/v1/evaluate/flags/free-shipping-threshold", headers: auth, json: body)
                 #expect(flag.status == .ok)
                 let value = try JSONValue(jsonText: flag.text)

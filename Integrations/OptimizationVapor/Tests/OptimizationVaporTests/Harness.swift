@@ -94,7 +94,7 @@ private func configureTestRoutes(_ harness: VaporHarness, _ options: HarnessOpti
     }
     app.addContentfulWebhookRoute(authentication: options.webhook, clock: harness.clock) { id in harness.invalidated.append(id) }
     if !options.ofrep.isEmpty {
-        app.addOFREPRoutes(try OFREPEvaluator(service: harness.service, configuration: OFREPConfiguration(credentials: options.ofrep)))
+        app.addOFREPRoutes(try OFREPEvaluator(service: harness.service, configuration: OFREPConfiguration(credentials: options.ofrep, targetingKeys: .profileIds)))
     }
     let visitors = app.grouped(OptimizationMiddleware())
     visitors.addConsentRoute()

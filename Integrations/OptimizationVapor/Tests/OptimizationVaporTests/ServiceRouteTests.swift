@@ -72,8 +72,8 @@ import VaporTesting
     @Test func ofrepAnswersAuthenticatedClients() async throws {
         let context = #"{"context":{"targetingKey":"vapor-ofrep"}}"#
         try await LocalOptimizationAPIServer.withRunning { server in
-            try await withVaporHarness(server, HarnessOptions(ofrep: [.apiKey("vapor-key")])) { harness in
-                let key = [("X-API-Key", "vapor-key")]
+            try await withVaporHarness(server, HarnessOptions(ofrep: [.apiKey("vapor-key-0123456789abcdef0123456789")])) { harness in
+                let key = [("X-API-Key", "vapor-key-0123456789abcdef0123456789")]
                 let flag = try await harness.send(.POST, "/ofrep/v1/evaluate/flags/free-shipping-threshold", headers: key, json: context)
                 #expect(flag.status == .ok)
                 #expect(try JSONValue(jsonText: flag.text)["value"] == 50)
