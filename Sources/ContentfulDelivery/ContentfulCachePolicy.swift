@@ -17,6 +17,15 @@ public struct ContentfulCachePolicy: Sendable, Equatable {
     /// After expiry, how long the old copy is served when the CDA fails transiently (5xx, 429,
     /// unreachable, deadline: stale-if-error). Default 10 min. 401/403/404/400 are never masked.
     public var staleIfError: Duration
+    /// How long an entry id the CDA answered it does not have (unknown, or not published) is
+    /// answered as missing without asking again: a negative cache, so a client asking the same
+    /// unknown id in a loop costs one CDA request per id and period, not one per call. Default
+    /// 30 s. An invalidation of the id (``ContentfulDeliverySource/invalidate(entryId:)``, e.g.
+    /// from a publish webhook) forgets it at once. Zero disables the negative cache.
+    public var notFoundTimeToLive: Duration
+    /// Most ids (per locale) remembered as missing. Default 10,000; beyond it the oldest are
+    /// forgotten in bulk (they are then asked again). Zero disables the negative cache.
+    public var maximumNotFoundIds: Int
 
     /// A policy; each parameter sets the property of the same name (defaults as documented there).
     public init(
@@ -24,16 +33,21 @@ public struct ContentfulCachePolicy: Sendable, Equatable {
         maximumBytes: Int = 64 << 20,
         timeToLive: Duration = .seconds(60),
         staleWhileRevalidate: Duration = .seconds(30),
-        staleIfError: Duration = .seconds(600)
+        staleIfError: Duration = .seconds(600),
+        notFoundTimeToLive: Duration = .seconds(30),
+        maximumNotFoundIds: Int = 10_000
     ) {
         self.maximumEntries = maximumEntries
         self.maximumBytes = maximumBytes
         self.timeToLive = timeToLive
         self.staleWhileRevalidate = staleWhileRevalidate
         self.staleIfError = staleIfError
+        self.notFoundTimeToLive = notFoundTimeToLive
+        self.maximumNotFoundIds = maximumNotFoundIds
     }
 
     /// Nothing kept: every fetch goes to the CDA.
     public static let disabled = ContentfulCachePolicy(
-        maximumEntries: 0, maximumBytes: 0, timeToLive: .zero, staleWhileRevalidate: .zero, staleIfError: .zero)
+        maximumEntries: 0, maximumBytes: 0, timeToLive: .zero, staleWhileRevalidate: .zero, staleIfError: .zero,
+        notFoundTimeToLive: .zero, maximumNotFoundIds: 0)
 }

@@ -32,6 +32,16 @@ import Synchronization
 /// ``invalidateAll()`` drops everything. A refetch whose item and includes have the same
 /// `sys.revision`s returns the instance already cached, so engines transfer nothing again.
 ///
+/// **Unknown ids** (negative cache). An id the CDA answered it does not have (unknown, or not
+/// published) is answered as missing (``ContentfulDeliveryError/entryNotFound(id:)``, or in
+/// ``ContentfulEntryBatch/missingIds``) without a request for the policy's
+/// ``ContentfulCachePolicy/notFoundTimeToLive`` (default 30 s), so a client asking random ids in
+/// a loop cannot spend the space's rate limit on repeats. At most
+/// ``ContentfulCachePolicy/maximumNotFoundIds`` ids are remembered (oldest forgotten first).
+/// ``invalidate(entryId:)`` of the id (a publish webhook), ``invalidateAll()``,
+/// ``revalidateAll()`` and a remote invalidation forget it at once; failed requests (429, 5xx,
+/// unreachable) are never remembered as missing. Queries by field (slugs) are not covered.
+///
 /// **Replicas.** With an `entryStore` (``ContentfulEntryStore``, shared by the replicas of a
 /// service) fetches by id read through it and write back to it, and invalidations reach it (see
 /// the protocol for the rules). ``applyRemoteInvalidation(_:)`` applies an invalidation another
@@ -69,7 +79,7 @@ public final class ContentfulDeliverySource: Sendable {
     /// ``shutdown()`` before releasing it.
     /// - Parameters:
     ///   - configuration: the space, environment, token, API, locale, timeouts and retries.
-    ///   - cachePolicy: how fetched entries are kept (default: ``ContentfulCachePolicy/init(maximumEntries:maximumBytes:timeToLive:staleWhileRevalidate:staleIfError:)``'s defaults).
+    ///   - cachePolicy: how fetched entries are kept (default: ``ContentfulCachePolicy/init(maximumEntries:maximumBytes:timeToLive:staleWhileRevalidate:staleIfError:notFoundTimeToLive:maximumNotFoundIds:)``'s defaults).
     ///   - transport: carries the HTTP requests; nil (the default) creates an
     ///     `HTTPFetchTransport` (AsyncHTTPClient) allowed to reach only the configured base URL.
     ///   - clock: drives TTLs, backoff and rate-limit waits. Inject a `ManualClock` in tests.
@@ -144,18 +154,25 @@ public final class ContentfulDeliverySource: Sendable {
     ///   - locale: overrides the configured locale for this fetch.
     /// - Throws: ``ContentfulDeliveryError/invalidEntryId`` when `id` is not a valid
     ///   ``ContentfulEntryId`` (nothing is asked); ``ContentfulDeliveryError/entryNotFound(id:)``
-    ///   when the space has no such (published) entry; the other ``ContentfulDeliveryError`` cases.
+    ///   when the space has no such (published) entry, or had none when last asked within
+    ///   ``ContentfulCachePolicy/notFoundTimeToLive`` (nothing is asked); the other
+    ///   ``ContentfulDeliveryError`` cases.
     public func entry(id: String, locale: String? = nil) async throws(ContentfulDeliveryError) -> ContentfulEntry {
         guard ContentfulEntryId.isValid(id) else { throw .invalidEntryId }
         let query = ContentfulEntryQuery(selection: .id(id), locale: locale)
+        if cache.isKnownMissing(query, now: clock.now()) {
+            logger.debug("Contentful entry recently not found; not asked again", metadata: ["entry": "\(id)"])
+            throw .entryNotFound(id: id)
+        }
         let found = try await cachedFetch(query)
         guard let entry = found.first(where: { $0.id == id }) else { throw .entryNotFound(id: id) }
         return entry
     }
 
     /// The entries `ids`, in that order, with the ids the space does not have. Cached ids are
-    /// served from the cache; the others are asked with `sys.id[in]`, ``idsPerRequest`` per
-    /// request, one request per chunk (chunks run concurrently).
+    /// served from the cache, and ids recently answered as missing are missing without a request
+    /// (``ContentfulCachePolicy/notFoundTimeToLive``); the others are asked with `sys.id[in]`,
+    /// ``idsPerRequest`` per request, one request per chunk (chunks run concurrently).
     /// - Throws: ``ContentfulDeliveryError/invalidEntryId`` when any of `ids` is not a valid
     ///   ``ContentfulEntryId`` (nothing is asked); the other ``ContentfulDeliveryError`` cases.
     public func entries(ids: [String], locale: String? = nil) async throws(ContentfulDeliveryError) -> ContentfulEntryBatch {
@@ -180,7 +197,7 @@ public final class ContentfulDeliverySource: Sendable {
                 staleCopies[id] = entry
                 toFetch.append(id)
             default:
-                toFetch.append(id)
+                if !cache.isKnownMissing(query, now: now) { toFetch.append(id) }
             }
         }
         // Stale copies are refreshed in the background, also in chunks (never one request per id).
@@ -371,6 +388,15 @@ public final class ContentfulDeliverySource: Sendable {
             let body = try await requester.fetch(query)
             let fetched = try ContentfulCollectionSplitter.entries(in: body, includeDepth: configuration.includeDepth)
             let now = clock.now()
+            switch query.selection {
+            case .id(let id) where !fetched.contains(where: { $0.id == id }):
+                cache.recordMissing(CollectionOfOne(id), locale: query.locale, now: now, generation: generation)
+            case .ids(let ids):
+                let returned = Set(fetched.map(\.id))
+                cache.recordMissing(ids.filter { !returned.contains($0) }, locale: query.locale, now: now, generation: generation)
+            default:
+                break
+            }
             var kept: [ContentfulEntry] = []
             for entry in fetched {
                 switch query.selection {

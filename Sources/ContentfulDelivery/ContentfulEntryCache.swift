@@ -13,6 +13,11 @@ import Synchronization
 /// was invalidated (or everything was) after the fetch began, so invalidations of other entries,
 /// however many, never keep an answer out of the cache.
 ///
+/// **Missing ids** (``ContentfulMissingEntries``, the policy's `notFoundTimeToLive`): ids a
+/// fetch was told the space does not have are answered as missing for that time; every
+/// invalidation that drops an id's copies forgets it as missing too, a fetch that began before
+/// such an invalidation does not record it, and storing a copy of the id forgets it.
+///
 /// **Threading.** Thread-safe (one lock, held for dictionary work only, never across a fetch).
 final class ContentfulEntryCache: Sendable {
     /// How usable a cached copy is at a given time.
@@ -59,6 +64,8 @@ final class ContentfulEntryCache: Sendable {
         var servedRevisions: [String: Int] = [:]
         /// When (sequence and clock ms) each entry id was last invalidated here, and everything.
         var invalidations = ContentfulInvalidationLog(capacity: ContentfulEntryCache.rememberedInvalidations)
+        /// The ids recently answered as not in the space (the negative cache).
+        var missing: ContentfulMissingEntries
     }
 
     /// Most ids whose served revision is remembered.
@@ -67,10 +74,29 @@ final class ContentfulEntryCache: Sendable {
     static let rememberedInvalidations = 10_000
 
     let policy: ContentfulCachePolicy
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(policy: ContentfulCachePolicy) {
         self.policy = policy
+        state = Mutex(State(missing: ContentfulMissingEntries(
+            timeToLive: policy.notFoundTimeToLive, capacity: policy.maximumNotFoundIds)))
+    }
+
+    /// True when `query`'s id (an `.id` query) was answered as not in the space less than the
+    /// policy's `notFoundTimeToLive` before `now`, and not invalidated or stored since.
+    func isKnownMissing(_ query: ContentfulEntryQuery, now: Double) -> Bool {
+        state.withLock { $0.missing.contains(query, now: now) }
+    }
+
+    /// Records `ids`, which a fetch begun at `generation` was told the space does not have, as
+    /// missing in `locale` at `now`; an id invalidated (or everything) since `generation` is not
+    /// recorded (the answer may predate its publication).
+    func recordMissing(_ ids: some Sequence<String>, locale: String?, now: Double, generation: Int) {
+        state.withLock { state in
+            for id in ids where !Self.isInvalidated(anyOf: CollectionOfOne(id), since: generation, in: state) {
+                state.missing.record(ContentfulEntryQuery(selection: .id(id), locale: locale), now: now)
+            }
+        }
     }
 
     /// The copy for `query` and its freshness at `now`, marked as recently used.
@@ -111,6 +137,7 @@ final class ContentfulEntryCache: Sendable {
         let referencedIds = ContentfulCollectionSplitter.referencedIds(of: entry)
         return state.withLock { state -> ContentfulEntry in
             var kept = entry
+            state.missing.remove(ContentfulEntryQuery(selection: .id(entry.id), locale: query.locale))
             Self.recordServed(kept, locale: query.locale, in: &state)
             if let known = state.prepared[entry.id], known.fingerprint == fingerprint, let alive = known.entry {
                 kept = alive
@@ -144,6 +171,7 @@ final class ContentfulEntryCache: Sendable {
         state.withLock { state in
             state.generation += 1
             state.invalidations.record(entryId, at: .init(sequence: state.generation, time: now))
+            state.missing.remove(entryId: entryId)
             for (query, stored) in state.stored where stored.referencedIds.contains(entryId) {
                 state.stored.removeValue(forKey: query)
                 state.totalBytes -= stored.bytes
@@ -156,6 +184,7 @@ final class ContentfulEntryCache: Sendable {
         state.withLock { state in
             state.generation += 1
             state.invalidations.recordAll(at: .init(sequence: state.generation, time: now))
+            state.missing.removeAll()
             state.stored.removeAll()
             state.totalBytes = 0
         }
@@ -168,6 +197,7 @@ final class ContentfulEntryCache: Sendable {
         state.withLock { state in
             state.generation += 1
             state.invalidations.recordAll(at: .init(sequence: state.generation, time: now))
+            state.missing.removeAll()
             for index in state.stored.values.indices { state.stored.values[index].mustRevalidate = true }
         }
     }
@@ -216,6 +246,9 @@ final class ContentfulEntryCache: Sendable {
 
     /// Number of ids whose last invalidation is remembered (at most ``rememberedInvalidations``).
     var rememberedInvalidationCount: Int { state.withLock { $0.invalidations.count } }
+
+    /// Number of ids held as missing (``ContentfulMissingEntries``).
+    var missingCount: Int { state.withLock { $0.missing.count } }
 
     /// Number of cached queries.
     var count: Int { state.withLock { $0.stored.count } }
