@@ -84,13 +84,19 @@ import Testing
     }
 
     @Test(arguments: [
-        (nil, nil, nil, true), ("same-origin", "https://evil.example", nil, true), ("none", nil, nil, true),
+        (nil, nil, nil, false), ("same-origin", "https://evil.example", nil, true), ("none", nil, nil, true),
         ("same-site", nil, nil, false), ("cross-site", nil, nil, false), (nil, "http://shop.example:8080", nil, true),
         (nil, "http://shop.example", nil, false), (nil, "null", nil, false), (nil, "https://user@shop.example:8080", nil, false),
         (nil, nil, "https://SHOP.example:8080/form?x", true), (nil, nil, "https://other.example/", false),
     ] as [(String?, String?, String?, Bool)])
     func theSameSiteRule(secFetchSite: String?, origin: String?, referer: String?, allowed: Bool) {
         #expect(CrossSiteRequestCheck.isSameSite(secFetchSite: secFetchSite, origin: origin, referer: referer, host: "shop.example:8080") == allowed)
+    }
+
+    @Test func aRequestNamingNoSiteIsAcceptedOnlyWhenConfiguredSoAndTheOtherRulesStillHold() {
+        #expect(CrossSiteRequestCheck.isSameSite(secFetchSite: nil, origin: nil, referer: nil, host: "shop.example", acceptsRequestsWithoutSiteHeaders: true))
+        #expect(!CrossSiteRequestCheck.isSameSite(secFetchSite: "cross-site", origin: nil, referer: nil, host: "shop.example", acceptsRequestsWithoutSiteHeaders: true))
+        #expect(!CrossSiteRequestCheck.isSameSite(secFetchSite: nil, origin: "https://evil.example", referer: nil, host: "shop.example", acceptsRequestsWithoutSiteHeaders: true))
     }
 
     @Test func aRequestWithoutAHostCannotNameItself() {

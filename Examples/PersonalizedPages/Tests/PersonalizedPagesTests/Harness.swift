@@ -150,18 +150,27 @@ struct Visitor {
         try await send("GET", path, body: nil, headers: headers)
     }
 
-    mutating func post(_ path: String, form: String, headers: [(String, String)] = []) async throws -> PageResponse {
-        try await send("POST", path, body: form, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers)
+    /// Posts a form as the visitor's browser does: with `Origin` (its page's) unless `headers`
+    /// name a site or `asBrowser` is false (a script that sends none).
+    mutating func post(_ path: String, form: String, headers: [(String, String)] = [], asBrowser: Bool = true) async throws -> PageResponse {
+        try await send("POST", path, body: form, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers, asBrowser: asBrowser)
     }
 
-    mutating func post(_ path: String, json: String) async throws -> PageResponse {
-        try await send("POST", path, body: json, headers: [("Content-Type", "application/json")])
+    /// Posts JSON as the visitor's page does (with `Origin` unless `asBrowser` is false).
+    mutating func post(_ path: String, json: String, headers: [(String, String)] = [], asBrowser: Bool = true) async throws -> PageResponse {
+        try await send("POST", path, body: json, headers: [("Content-Type", "application/json")] + headers, asBrowser: asBrowser)
     }
 
-    private mutating func send(_ method: String, _ path: String, body: String?, headers: [(String, String)]) async throws -> PageResponse {
+    private mutating func send(_ method: String, _ path: String, body: String?, headers: [(String, String)], asBrowser: Bool = true) async throws -> PageResponse {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = .init(rawValue: method)
         request.headers.add(name: "User-Agent", value: "personalized-pages-tests")
+        // A browser's form or fetch POST carries its page's origin (the app refuses a state
+        // change that names no site).
+        let siteHeaders: Set<String> = ["sec-fetch-site", "origin", "referer"]
+        if asBrowser, method == "POST", !headers.contains(where: { siteHeaders.contains($0.0.lowercased()) }) {
+            request.headers.add(name: "Origin", value: baseURL)
+        }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if !cookies.isEmpty {
             request.headers.add(name: "Cookie", value: cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))

@@ -79,6 +79,12 @@ import Testing
                         #expect(status == 403, "\(cookies.keys.sorted())")
                     }
                     #expect(server.requests(matching: .experience).count == 1, "only the preflight")
+                    // The owner's browser made to post by another site (a text/plain form), or a post naming no site.
+                    let host = String(baseURL.dropFirst("http://".count))
+                    for headers in [[("Origin", "https://attacker.example"), ("Content-Type", "text/plain")], [("Sec-Fetch-Site", "cross-site")], [("Origin", "http://\(host).attacker.example")], []] {
+                        #expect(try await owner.post("/replay", json: body, headers: headers, asBrowser: false).status == 403, "\(headers)")
+                    }
+                    #expect(server.requests(matching: .experience).count == 1, "no cross-site commit")
                     #expect(try await owner.post("/replay", json: body).status == 204)
                     #expect(try await owner.post("/replay", json: body).status == 409, "committed already")
                     #expect(try await owner.post("/replay", json: body).status == 409)
@@ -163,10 +169,11 @@ import Testing
                         [("Referer", "https://attacker.example/form.html")],
                         [("Sec-Fetch-Site", "cross-site"), ("Origin", "http://\(host)")],
                         [("Sec-Fetch-Site", "same-site")],
+                        [],  // names no site: a browser whose Origin and Referer were suppressed, or a script
                     ]
                     for headers in crossSite {
                         var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_state": declined])
-                        let response = try await visitor.post("/consent", form: "consent=accept", headers: headers)
+                        let response = try await visitor.post("/consent", form: "consent=accept", headers: headers, asBrowser: false)
                         #expect(response.status == 403, "\(headers)")
                         #expect(response.setCookieHeaders.isEmpty)
                         #expect(TestVisitorState.open(visitor.cookies["pp_state"])?.consent == false, "consent unchanged")
@@ -176,7 +183,6 @@ import Testing
                         [("Origin", "https://\(host.uppercased())")],
                         [("Referer", "http://\(host)/first?x=1")],
                         [("Sec-Fetch-Site", "same-origin"), ("Origin", "http://\(host)")],
-                        [],  // not a browser
                     ]
                     for headers in sameSite {
                         var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_state": declined])

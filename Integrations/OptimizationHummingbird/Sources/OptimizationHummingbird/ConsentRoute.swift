@@ -10,7 +10,8 @@ extension RouterMethods where Context: OptimizationRequestContext {
     ///   visitor's state and records the consent; declining replaces the state with the choice
     ///   alone (no profile id, no selections).
     /// - 403 when a browser sent it on behalf of another site (`CrossSiteRequestCheck`:
-    ///   `Sec-Fetch-Site`, then `Origin`, then `Referer` must be same-origin): no cookie is
+    ///   `Sec-Fetch-Site`, then `Origin`, then `Referer` must be same-origin, and a request with
+    ///   none of them is refused unless `acceptsRequestsWithoutSiteHeaders`): no cookie is
     ///   written, the consent is unchanged.
     /// - 400 for a body without `consent=accept` or `consent=decline`.
     ///
@@ -19,14 +20,16 @@ extension RouterMethods where Context: OptimizationRequestContext {
     /// - Parameters:
     ///   - path: the route's path; default `/consent`.
     ///   - redirectTo: the `Location` of the 303; default `/`.
+    ///   - acceptsRequestsWithoutSiteHeaders: true also accepts a request with none of
+    ///     `Sec-Fetch-Site`, `Origin`, `Referer` (curl-style clients); default false.
     /// - Returns: the router or group, for chaining.
     @discardableResult
-    public func addConsentRoute(_ path: RouterPath = "/consent", redirectTo: String = "/") -> Self {
+    public func addConsentRoute(_ path: RouterPath = "/consent", redirectTo: String = "/", acceptsRequestsWithoutSiteHeaders: Bool = false) -> Self {
         post(path) { request, context -> Response in
             guard let state = context.optimization.state else {
                 throw HTTPError(.internalServerError, message: "OptimizationMiddleware is not installed for this route")
             }
-            guard CrossSiteRequestCheck.isSameSite(request) else {
+            guard CrossSiteRequestCheck.isSameSite(request, acceptsRequestsWithoutSiteHeaders: acceptsRequestsWithoutSiteHeaders) else {
                 context.logger.notice("consent refused: the request came from another site")
                 return Response(status: .forbidden)
             }

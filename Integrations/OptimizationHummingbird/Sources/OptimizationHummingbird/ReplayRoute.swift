@@ -13,7 +13,9 @@ extension RouterMethods where Context: OptimizationRequestContext {
     /// The ticket's replay is committed once, for the visitor it was issued to, with that
     /// visitor's request (`OptimizationReplayTickets.commit(_:for:visitorState:logger:)`).
     ///
-    /// 204 committed; 422 a body that is not `{"ticket": string}`; 403 a forged, tampered or
+    /// 403 before anything is read when a browser sent it on behalf of another site
+    /// (`CrossSiteRequestCheck`, as the consent route). 204 committed; 422 a body that is not
+    /// `{"ticket": string}`; 403 a forged, tampered or
     /// expired ticket, a ticket issued to another visitor (the state cookie's profile id differs)
     /// or consent blocking it now; 409 already committed by this process; 503 the ledger is full;
     /// 502 the Experience API did not take it. Only 204 and 502 make an upstream call.
@@ -22,11 +24,17 @@ extension RouterMethods where Context: OptimizationRequestContext {
     /// - Parameters:
     ///   - path: the route's path; default `/replay`.
     ///   - tickets: opens tickets and records committed ones.
+    ///   - acceptsRequestsWithoutSiteHeaders: true also accepts a request with none of
+    ///     `Sec-Fetch-Site`, `Origin`, `Referer` (curl-style clients); default false.
     /// - Returns: the router or group, for chaining.
     @discardableResult
-    public func addReplayRoute(_ path: RouterPath = "/replay", tickets: OptimizationReplayTickets) -> Self {
+    public func addReplayRoute(_ path: RouterPath = "/replay", tickets: OptimizationReplayTickets, acceptsRequestsWithoutSiteHeaders: Bool = false) -> Self {
         post(path) { request, context -> Response in
             let optimization = try context.optimization.request
+            guard CrossSiteRequestCheck.isSameSite(request, acceptsRequestsWithoutSiteHeaders: acceptsRequestsWithoutSiteHeaders) else {
+                context.logger.notice("replay refused: the request came from another site")
+                return Response(status: .forbidden)
+            }
             let body = try await request.body.collect(upTo: OptimizationReplayTickets.maximumRequestBodyBytes)
             guard let ticket = OptimizationReplayTickets.ticketText(inRequestBody: Array(body.readableBytesView)) else {
                 return Response(status: .unprocessableContent)

@@ -63,9 +63,10 @@ import Testing
                     [("Referer", "https://attacker.example/form.html")],
                     [("Sec-Fetch-Site", "cross-site"), ("Origin", "http://localhost")],
                     [("Sec-Fetch-Site", "same-site")],
+                    [],  // names no site: a browser whose Origin and Referer were suppressed, or a script
                 ]
                 for headers in crossSite {
-                    let response = try await client.send(.post, "/consent", cookie: declined, headers: headers, form: "consent=accept")
+                    let response = try await client.send(.post, "/consent", cookie: declined, headers: headers, form: "consent=accept", asBrowser: false)
                     #expect(response.status == .forbidden, "\(headers)")
                     #expect(response.headers[values: .setCookie].isEmpty, "consent unchanged: \(headers)")
                 }
@@ -73,10 +74,9 @@ import Testing
                     [("Origin", "http://localhost")],
                     [("Referer", "https://LOCALHOST/page?x=1")],
                     [("Sec-Fetch-Site", "same-origin"), ("Origin", "https://attacker.example")],
-                    [],  // not a browser
                 ]
                 for headers in sameSite {
-                    let response = try await client.send(.post, "/consent", cookie: declined, headers: headers, form: "consent=accept")
+                    let response = try await client.send(.post, "/consent", cookie: declined, headers: headers, form: "consent=accept", asBrowser: false)
                     #expect(response.status == .seeOther, "\(headers)")
                     #expect(app.setState(response)?.consent == true, "\(headers)")
                 }

@@ -113,11 +113,18 @@ func withTestApp<T: Sendable>(
 extension TestClientProtocol {
     /// Sends one request; `cookie` is a `Cookie` header value; `form` and `json` set the content
     /// type, `body` none.
+    /// Sends a request as a browser on the same site would: a `POST` without `Sec-Fetch-Site`,
+    /// `Origin` or `Referer` in `headers` gets `Sec-Fetch-Site: same-origin`, unless `asBrowser`
+    /// is false (a curl-style client, which sends none of them).
     func send(
         _ method: HTTPRequest.Method, _ uri: String, cookie: String? = nil, headers: [(String, String)] = [],
-        form: String? = nil, json: String? = nil, body: String? = nil
+        form: String? = nil, json: String? = nil, body: String? = nil, asBrowser: Bool = true
     ) async throws -> TestResponse {
         var fields = HTTPFields()
+        let siteHeaders: Set<String> = ["sec-fetch-site", "origin", "referer"]
+        if asBrowser, method == .post, !headers.contains(where: { siteHeaders.contains($0.0.lowercased()) }) {
+            fields.append(HTTPField(name: HTTPField.Name("Sec-Fetch-Site")!, value: "same-origin"))
+        }
         if let cookie { fields[.cookie] = cookie }
         if form != nil { fields[.contentType] = "application/x-www-form-urlencoded" }
         if json != nil { fields[.contentType] = "application/json" }

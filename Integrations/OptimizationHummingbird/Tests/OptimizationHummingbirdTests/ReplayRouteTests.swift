@@ -30,6 +30,13 @@ import Testing
                 }
                 #expect(server.requests(matching: .experience).count == 1, "no other visitor's commit reached the API")
 
+                // The owner's browser made to post by another site (or a post naming no site).
+                for headers in [[("Origin", "https://attacker.example")], [("Sec-Fetch-Site", "cross-site")], []] as [[(String, String)]] {
+                    let crossSite = try await client.send(.post, "/replay", cookie: owner, headers: headers, body: Self.body(ticket), asBrowser: false)
+                    #expect(crossSite.status == .forbidden, "\(headers)")
+                }
+                #expect(server.requests(matching: .experience).count == 1, "no cross-site commit reached the API")
+
                 #expect(try await client.send(.post, "/replay", cookie: owner, json: Self.body(ticket)).status == .noContent)
                 #expect(try await client.send(.post, "/replay", cookie: owner, json: Self.body(ticket)).status == .conflict, "committed already")
                 let calls = server.requests(matching: .experience)

@@ -10,7 +10,8 @@ extension RoutesBuilder {
     ///   visitor's state and records the consent; declining replaces the state with the choice
     ///   alone (no profile id, no selections).
     /// - 403 when a browser sent it on behalf of another site (`CrossSiteRequestCheck`:
-    ///   `Sec-Fetch-Site`, then `Origin`, then `Referer` must be same-origin): no cookie is
+    ///   `Sec-Fetch-Site`, then `Origin`, then `Referer` must be same-origin, and a request with
+    ///   none of them is refused unless `acceptsRequestsWithoutSiteHeaders`): no cookie is
     ///   written, the consent is unchanged.
     /// - 400 for a body without `consent=accept` or `consent=decline`; 413 for one over 4 KB.
     ///
@@ -19,12 +20,14 @@ extension RoutesBuilder {
     /// - Parameters:
     ///   - path: the route's path; default `/consent`.
     ///   - redirectTo: the `Location` of the 303; default `/`.
+    ///   - acceptsRequestsWithoutSiteHeaders: true also accepts a request with none of
+    ///     `Sec-Fetch-Site`, `Origin`, `Referer` (curl-style clients); default false.
     /// - Returns: the route.
     @discardableResult
-    public func addConsentRoute(_ path: [PathComponent] = ["consent"], redirectTo: String = "/") -> Route {
+    public func addConsentRoute(_ path: [PathComponent] = ["consent"], redirectTo: String = "/", acceptsRequestsWithoutSiteHeaders: Bool = false) -> Route {
         on(.POST, path, body: .stream) { request async throws -> Response in
             let visitor = try request.optimizationState
-            guard CrossSiteRequestCheck.isSameSite(request) else {
+            guard CrossSiteRequestCheck.isSameSite(request, acceptsRequestsWithoutSiteHeaders: acceptsRequestsWithoutSiteHeaders) else {
                 request.logger.notice("consent refused: the request came from another site")
                 return Response(status: .forbidden)
             }
@@ -43,11 +46,13 @@ extension RoutesBuilder {
 extension CrossSiteRequestCheck {
     /// True when the Vapor `request` may change the visitor's state: its `Sec-Fetch-Site`,
     /// `Origin` and `Referer` fields checked against its `Host` by
-    /// `CrossSiteRequestCheck.isSameSite(secFetchSite:origin:referer:host:)`. Pure.
-    public static func isSameSite(_ request: Request) -> Bool {
+    /// `CrossSiteRequestCheck.isSameSite(secFetchSite:origin:referer:host:acceptsRequestsWithoutSiteHeaders:)`
+    /// (a request with none of them is refused unless `acceptsRequestsWithoutSiteHeaders`). Pure.
+    public static func isSameSite(_ request: Request, acceptsRequestsWithoutSiteHeaders: Bool = false) -> Bool {
         let fields = request.headers
         return isSameSite(
             secFetchSite: fields.first(name: "Sec-Fetch-Site"), origin: fields.first(name: .origin),
-            referer: fields.first(name: .referer), host: fields.first(name: .host))
+            referer: fields.first(name: .referer), host: fields.first(name: .host),
+            acceptsRequestsWithoutSiteHeaders: acceptsRequestsWithoutSiteHeaders)
     }
 }

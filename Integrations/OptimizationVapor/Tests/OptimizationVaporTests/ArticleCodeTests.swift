@@ -66,7 +66,7 @@ enum ArticleEntrypoint {
                 let first = try await tester.sendRequest(.GET, "/")
                 #expect(first.body.string == "showing \(WebIntegrationFixtures.heroForNewVisitor)\n")
                 #expect(first.headers[.setCookie].isEmpty)
-                let consent = try await tester.sendRequest(.POST, "/consent", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: ByteBuffer(string: "consent=accept"))
+                let consent = try await tester.sendRequest(.POST, "/consent", headers: ["Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "same-origin"], body: ByteBuffer(string: "consent=accept"))
                 #expect(consent.status == .seeOther)
                 let cookie = try #require(consent.headers[.setCookie].first?.split(separator: ";").first.map(String.init))
                 let next = try await tester.sendRequest(.GET, "/", headers: ["Cookie": cookie])

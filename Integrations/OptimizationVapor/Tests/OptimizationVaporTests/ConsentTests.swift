@@ -60,10 +60,11 @@ import VaporTesting
                     ([("Referer", "http://evil.example/x")], .forbidden), ([("Origin", "http://localhost.evil.example")], .forbidden),
                     ([("Sec-Fetch-Site", "cross-site")], .forbidden), ([("Sec-Fetch-Site", "same-site")], .forbidden),
                     ([("Origin", "http://localhost")], .seeOther), ([("Referer", "https://LocalHost/consent-form")], .seeOther),
-                    ([("Sec-Fetch-Site", "same-origin")], .seeOther), ([], .seeOther),
+                    ([("Sec-Fetch-Site", "same-origin")], .seeOther),
+                    ([], .forbidden),  // names no site: a browser whose Origin and Referer were suppressed, or a script
                 ]
                 for (headers, verdict) in verdicts {
-                    let answer = try await harness.send(.POST, "/consent", cookie: declined, headers: headers, form: "consent=accept")
+                    let answer = try await harness.send(.POST, "/consent", cookie: declined, headers: headers, form: "consent=accept", asBrowser: false)
                     #expect(answer.status == verdict, "\(headers)")
                     #expect(harness.storedState(answer)?.consent == (verdict == .seeOther ? true : nil), "refused: consent unchanged, \(headers)")
                 }

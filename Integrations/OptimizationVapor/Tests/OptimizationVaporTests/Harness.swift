@@ -30,11 +30,18 @@ struct VaporHarness: Sendable {
 
     /// Sends one request to the application in memory, for the host `localhost`. `cookie` is a
     /// `Cookie` value; `form` is sent as a URL-encoded form, `json` as JSON, `raw` as it is.
+    /// Sends a request as a browser on the same site would: a `POST` without `Sec-Fetch-Site`,
+    /// `Origin` or `Referer` in `extra` gets `Sec-Fetch-Site: same-origin`, unless `asBrowser`
+    /// is false (a curl-style client, which sends none of them).
     func send(
         _ method: HTTPMethod, _ path: String, cookie: String? = nil, headers extra: [(String, String)] = [],
-        form: String? = nil, json: String? = nil, raw: String? = nil
+        form: String? = nil, json: String? = nil, raw: String? = nil, asBrowser: Bool = true
     ) async throws -> TestingHTTPResponse {
         var headers: HTTPHeaders = ["Host": "localhost"]
+        let siteHeaders: Set<String> = ["sec-fetch-site", "origin", "referer"]
+        if asBrowser, method == .POST, !extra.contains(where: { siteHeaders.contains($0.0.lowercased()) }) {
+            headers.add(name: "Sec-Fetch-Site", value: "same-origin")
+        }
         cookie.map { headers.add(name: .cookie, value: $0) }
         if form != nil { headers.contentType = .urlEncodedForm }
         if json != nil { headers.contentType = .json }

@@ -19,6 +19,10 @@ import VaporTesting
                 for cookie in strangers {
                     #expect(try await harness.send(.POST, "/replay", cookie: cookie, json: body).status == .forbidden)
                 }
+                for headers in [[("Origin", "https://evil.example")], [("Sec-Fetch-Site", "cross-site")], []] as [[(String, String)]] {
+                    let crossSite = try await harness.send(.POST, "/replay", cookie: owner, headers: headers, raw: body, asBrowser: false)
+                    #expect(crossSite.status == .forbidden, "cross-site: \(headers)")
+                }
                 #expect(try await harness.send(.POST, "/replay", cookie: owner, json: body).status == .noContent)
                 #expect(try await harness.send(.POST, "/replay", cookie: owner, json: body).status == .conflict, "once only")
                 let calls = server.requests(matching: .experience)
