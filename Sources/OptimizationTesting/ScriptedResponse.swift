@@ -13,10 +13,14 @@ public enum RequestMatcher: Sendable, Equatable {
     case pathPrefix(String)
     /// Requests with this method (case-insensitive) whose path starts with the given string.
     case method(String, pathPrefix: String)
+    /// Requests whose body contains the given text (for example a marker in one visitor's event,
+    /// to refuse every request that carries it, such as an Insights batch and its bisected halves).
+    case bodyContains(String)
 
     /// True when `request` is selected.
     public func matches(_ request: RecordedRequest) -> Bool {
-        matches(method: request.method, path: request.path)
+        if case .bodyContains(let text) = self { return request.body.contains(text) }
+        return matches(method: request.method, path: request.path)
     }
 
     func matches(method: String, path: String) -> Bool {
@@ -26,6 +30,7 @@ public enum RequestMatcher: Sendable, Equatable {
         case .insights: return path.hasPrefix("/insights/")
         case .pathPrefix(let prefix): return path.hasPrefix(prefix)
         case .method(let wanted, let prefix): return method.uppercased() == wanted.uppercased() && path.hasPrefix(prefix)
+        case .bodyContains: return false
         }
     }
 }

@@ -25,6 +25,15 @@ private func identify(channel: String, library: String) -> String {
     #"{"type":"identify","userId":"user-123","traits":{"plan":"pro"},"channel":"\#(channel)","messageId":"m-\#(channel)","context":{"library":{"name":"\#(library)","version":"1.0.0"},"app":{"name":"\#(channel)-app"}}}"#
 }
 
+extension Array {
+    /// `transform` of each element, one after the other.
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var result: [T] = []
+        for element in self { result.append(try await transform(element)) }
+        return result
+    }
+}
+
 @Suite("LocalOptimizationAPIServer contract")
 struct LocalAPIServerTests {
     @Test func k1KnownFixtureProfileIsReturned() async throws {
@@ -279,6 +288,19 @@ struct LocalAPIServerTests {
                 server.enqueue(.status(500))
                 server.clearScript()
                 #expect(try await call(transport, "GET", server.insightsBaseURL + "health").status == 200)
+            }
+        }
+    }
+
+    @Test func aScriptCanSelectRequestsByAMarkerInTheirBody() async throws {
+        try await LocalOptimizationAPIServer.withRunning { server in
+            try await withHTTPTransport(for: server) { transport in
+                let insights = server.insightsBaseURL + "v1/organizations/org/environments/main/events"
+                server.enqueue(.status(413), .status(413), for: .bodyContains("marker-7"))
+                let statuses = try await [#"[{"profile":{"id":"a"}}]"#, #"[{"profile":{"id":"marker-7"}}]"#, #"[{"profile":{"id":"b"}}]"#, #"["marker-7"]"#]
+                    .asyncMap { try await call(transport, "POST", insights, body: $0).status }
+                #expect(statuses == [204, 413, 204, 413], "only the bodies with the marker, each consuming one entry")
+                #expect(server.pendingScriptedResponseCount == 0)
             }
         }
     }
