@@ -9,9 +9,12 @@ public enum DeliveryOutcome: Sendable, Equatable {
     /// unfollowed 3xx), or a transport failure (`status` 0). `retryAfterMilliseconds` is the
     /// server's `Retry-After` (429 and 503 only), honoured as the shortest wait.
     case retry(status: Int, reason: String, retryAfterMilliseconds: Double?)
-    /// Any other 4xx: the API refuses these events; retrying cannot help.
+    /// Any other 4xx: the API refuses these events; retrying cannot help (the Insights queue
+    /// bisects a refused request of several profiles to find the refused ones).
     case drop(status: Int, reason: String)
-    /// 401, 403 or 404: a wrong client id, environment or base URL; delivery to this API stops.
+    /// 401, 403 or 404: a wrong client id, environment or base URL; delivery to this API stops (the
+    /// Insights queue: after ``DeliveryPolicy/maxConsecutiveCredentialRefusals`` in a row, see
+    /// ``InsightsQueue``).
     case disable(status: Int, reason: String)
 
     /// The kind of an HTTP status: `success` (2xx), `disable` (401, 403, 404), `drop` (other 4xx

@@ -30,17 +30,29 @@ public struct DeliveryPolicy: Sendable, Equatable {
     /// outbox (beyond it the oldest events not in flight are dropped, `offlineDrop`), the window
     /// of the stored backlog with one. Default 100 (``QueuePolicy/offlineMaxEvents``).
     public var experienceMaxEvents: Int
+    /// The most bytes (UTF-8 of the JSON body) one Insights request carries. A flush whose events
+    /// are larger is sent as several requests, each within the bound (a profile's events may be
+    /// split over two requests, each with the profile); an event that does not fit in a request
+    /// of its own is never sent: it is dropped, counted and reported (``QueueEventType/batchDropped``
+    /// with status 413). At least 1,024. Default 131,072 (128 KiB).
+    public var insightsMaxRequestBytes: Int
+    /// Consecutive 401/403/404 answers of the Insights API, without a 2xx between them, after which
+    /// Insights delivery is disabled for the queue (``DeliveryOutcome/disable(status:reason:)``).
+    /// Fewer are retried with the backoff like a failure: one visitor's content refused by a WAF
+    /// cannot stop delivery for every visitor, a wrong client id still does. At least 1. Default 3.
+    public var maxConsecutiveCredentialRefusals: Int
 
     /// The defaults.
     public static let standard = DeliveryPolicy(
         flushInterval: .seconds(30), baseBackoff: .milliseconds(500), maxBackoff: .seconds(30), jitterRatio: 0.2,
         maxConsecutiveFailures: 8, circuitOpenDuration: .seconds(120), flushThreshold: 25, insightsMaxEvents: 1_000,
-        experienceMaxEvents: 100)
+        experienceMaxEvents: 100, insightsMaxRequestBytes: 131_072, maxConsecutiveCredentialRefusals: 3)
 
     /// Creates a policy from explicit numbers, normalised as the type describes.
     public init(
         flushInterval: Duration, baseBackoff: Duration, maxBackoff: Duration, jitterRatio: Double, maxConsecutiveFailures: Int,
-        circuitOpenDuration: Duration, flushThreshold: Int, insightsMaxEvents: Int, experienceMaxEvents: Int = 100
+        circuitOpenDuration: Duration, flushThreshold: Int, insightsMaxEvents: Int, experienceMaxEvents: Int = 100,
+        insightsMaxRequestBytes: Int = 131_072, maxConsecutiveCredentialRefusals: Int = 3
     ) {
         func atLeastOneMillisecond(_ value: Duration, _ fallback: Duration) -> Duration {
             value.inMilliseconds >= 1 ? .milliseconds(value.wholeMilliseconds) : fallback
@@ -54,6 +66,8 @@ public struct DeliveryPolicy: Sendable, Equatable {
         self.flushThreshold = max(1, flushThreshold)
         self.insightsMaxEvents = max(1, insightsMaxEvents)
         self.experienceMaxEvents = max(1, experienceMaxEvents)
+        self.insightsMaxRequestBytes = max(1_024, insightsMaxRequestBytes)
+        self.maxConsecutiveCredentialRefusals = max(1, maxConsecutiveCredentialRefusals)
     }
 
     /// The policy of a user's ``QueuePolicy``.
@@ -72,7 +86,9 @@ public struct DeliveryPolicy: Sendable, Equatable {
             circuitOpenDuration: flush?.circuitOpenDuration ?? standard.circuitOpenDuration,
             flushThreshold: standard.flushThreshold,
             insightsMaxEvents: insightsMaxEvents ?? standard.insightsMaxEvents,
-            experienceMaxEvents: policy?.offlineMaxEvents.flatMap { $0 >= 1 ? $0 : nil } ?? standard.experienceMaxEvents)
+            experienceMaxEvents: policy?.offlineMaxEvents.flatMap { $0 >= 1 ? $0 : nil } ?? standard.experienceMaxEvents,
+            insightsMaxRequestBytes: standard.insightsMaxRequestBytes,
+            maxConsecutiveCredentialRefusals: standard.maxConsecutiveCredentialRefusals)
     }
 
     /// The backoff after `consecutiveFailures` failures (at least 1), in milliseconds:

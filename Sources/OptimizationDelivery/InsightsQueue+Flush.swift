@@ -49,26 +49,28 @@ extension InsightsQueue {
         }
     }
 
-    /// One request: the batches as `[{profile, events}, …]`, and what its answer means.
+    /// One flight: the snapshot's requests (``InsightsFlight``: packed within the byte bound,
+    /// refused multi-profile requests bisected), sent one after the other, and what their answers
+    /// mean for the queue. After the first request, each is sent only with the events that are
+    /// still queued (an erasure or an outbox drop meanwhile takes them out), and none after a
+    /// ``purge()`` or ``close()``.
     private func send(_ snapshot: Snapshot) async {
-        var body = "["
-        for (index, batch) in snapshot.batches.enumerated() {
-            if index > 0 { body += "," }
-            body += #"{"profile":"# + batch.profileJSON + #","events":["#
-            for (position, queued) in batch.events.enumerated() {
-                if position > 0 { body += "," }
-                body += queued.event.eventJSON
+        var flight = InsightsFlight(batches: snapshot.batches, maxBytes: policy.insightsMaxRequestBytes)
+        while !Task.isCancelled, var request = flight.next() {
+            if flight.sentRequests > 1 {
+                guard let current = stillQueued(request, generation: snapshot.generation) else { break }
+                guard !current.batches.isEmpty else { continue }
+                request = current
             }
-            body += "]}"
-        }
-        body += "]"
-        let outcome: DeliveryOutcome
-        do {
-            let response = try await transport.send(
-                FetchRequest(url: url, method: "POST", headers: ["Content-Type": "application/json"], body: body))
-            outcome = DeliveryOutcome(response: response, api: "Insights", now: clock.now())
-        } catch {
-            outcome = DeliveryOutcome(transportError: error, api: "Insights")
+            let outcome: DeliveryOutcome
+            do {
+                let response = try await transport.send(
+                    FetchRequest(url: url, method: "POST", headers: ["Content-Type": "application/json"], body: request.body))
+                outcome = DeliveryOutcome(response: response, api: "Insights", now: clock.now())
+            } catch {
+                outcome = DeliveryOutcome(transportError: error, api: "Insights")
+            }
+            flight.record(outcome, for: request)
         }
         var pending = Pending()
         state.withLock { state in
@@ -77,7 +79,7 @@ extension InsightsQueue {
             state.finishing = true
             state.inFlight = []
             guard snapshot.generation == state.generation else { return }
-            handle(outcome, of: snapshot, state: &state, pending: &pending)
+            handle(flight, state: &state, pending: &pending)
             reconcileTimer(&state)
         }
         deliver(pending)
@@ -91,54 +93,129 @@ extension InsightsQueue {
         if followUp { startFlush() }
     }
 
-    private func handle(_ outcome: DeliveryOutcome, of snapshot: Snapshot, state: inout State, pending: inout Pending) {
-        let now = clock.now()
-        switch outcome {
-        case .delivered:
-            pending.removals.append((removeSent(snapshot, from: &state), .delivered))
-            recordSuccess(&state, pending: &pending)
-        case .drop(let status, let reason):
-            let dropped = removeSent(snapshot, from: &state)
-            let text = "\(reason); \(dropped.count) event(s) in \(snapshot.batches.count) batch(es) were dropped (the API refuses them)."
-            logger.warning("\(text)")
-            pending.removals.append((dropped, .dropped))
-            pending.queueEvents.append(queueEvent(.batchDropped, [
-                "status": .number(JSONNumber(status)), "reason": .string(text), "droppedCount": .number(JSONNumber(dropped.count)),
-                "droppedEvents": .array(dropped.map(\.event.eventValue)),
-            ]))
-            recordSuccess(&state, pending: &pending)
-        case .disable(let status, let reason):
-            let text = "Insights API delivery disabled: \(reason) (check clientId, environment and the Insights base URL). "
-                + "No further Insights requests are made by this queue."
-            state.disabledReason = text
-            var discarded = state.held + state.buckets.values.flatMap(\.events)
-            state.held.removeAll()
-            state.buckets.removeAll()
-            state.total = 0
-            discarded += discardStored(&state)
-            state.retry.reset()
-            logger.error("\(text) \(discarded.count) queued event(s) discarded.")
-            pending.removals.append((discarded, .disabled))
-            pending.queueEvents.append(queueEvent(.deliveryDisabled, [
-                "status": .number(JSONNumber(status)), "reason": .string(text), "droppedCount": .number(JSONNumber(discarded.count)),
-            ]))
-        case .retry(_, let reason, let retryAfter):
-            let queued = state.total - state.held.count
-            logger.warning("\(reason); \(queued) event(s) stay queued for retry.")
-            guard !state.closed else { return }
-            let failure = state.retry.recordFailure(now: now, retryAfter: retryAfter, policy: policy, random: random(), clock: clock) {
-                [weak self] in self?.retryFired()
+    /// `request` with only the events still queued; nil when the flight must stop (purged or
+    /// closed since it began).
+    private func stillQueued(_ request: InsightsFlight.Request, generation: Int) -> InsightsFlight.Request? {
+        state.withLock { state -> InsightsFlight.Request? in
+            guard state.generation == generation, !state.closed else { return nil }
+            var batches: [Bucket] = []
+            for batch in request.batches {
+                guard let key = batch.events.first?.event.profileId, let bucket = state.buckets[key] else { continue }
+                let queued = Set(bucket.events.lazy.map(\.id))
+                let kept = batch.events.filter { queued.contains($0.id) }
+                if !kept.isEmpty { batches.append(Bucket(profileJSON: batch.profileJSON, events: kept)) }
             }
-            for (type, context) in failure.reportContexts(queuedBatches: state.buckets.count, queuedEvents: queued) {
-                pending.queueEvents.append(queueEvent(type, context))
-            }
+            return InsightsFlight.Request(batches: batches)
         }
     }
 
-    /// Removes exactly the sent events that are still queued (erasure may have taken some).
-    private func removeSent(_ snapshot: Snapshot, from state: inout State) -> [Queued] {
+    /// What the flight's answers mean: accepted events leave the queue (delivered), refused and
+    /// oversized ones are dropped and reported, then the retry, a credential refusal, or success.
+    private func handle(_ flight: InsightsFlight, state: inout State, pending: inout Pending) {
+        if !flight.delivered.isEmpty {
+            pending.removals.append((removeSent(flight.delivered, from: &state), .delivered))
+            state.credentialRefusals = 0
+        }
+        for refusal in flight.refused {
+            let dropped = removeSent(refusal.batches, from: &state)
+            guard !dropped.isEmpty else { continue }
+            let text = "\(refusal.reason); \(dropped.count) event(s) in \(refusal.batches.count) batch(es) were dropped (the API refuses them)."
+            logger.warning("\(text)")
+            reportDropped(dropped, status: refusal.status, reason: text, pending: &pending)
+        }
+        if !flight.oversized.isEmpty {
+            let dropped = removeSent(flight.oversized.map { Bucket(profileJSON: "", events: [$0]) }, from: &state)
+            if !dropped.isEmpty {
+                let text = "\(dropped.count) Insights event(s) larger than a request may be "
+                    + "(\(policy.insightsMaxRequestBytes) bytes with their profile) were dropped, not sent."
+                logger.warning("\(text)")
+                reportDropped(dropped, status: 413, reason: text, pending: &pending)
+            }
+        }
+        if let retry = flight.retry {
+            recordFailure(status: retry.status, reason: retry.reason, retryAfter: retry.retryAfterMilliseconds, state: &state, pending: &pending)
+        } else if let refusal = flight.credentialRefusal {
+            refusedCredential(refusal, suspects: flight.suspects, state: &state, pending: &pending)
+        } else if !flight.delivered.isEmpty || !flight.refused.isEmpty {
+            recordSuccess(&state, pending: &pending)
+            // The flight ran out of requests while it made progress: the next one follows it.
+            if !flight.pending.isEmpty { state.flushRequested = true }
+        }
+    }
+
+    /// Reports events that left the queue unsent or refused: `onRemoved` (`dropped`) and one
+    /// `batchDropped` (the events' payloads are in its context, never in a log).
+    private func reportDropped(_ dropped: [Queued], status: Int, reason: String, pending: inout Pending) {
+        pending.removals.append((dropped, .dropped))
+        pending.queueEvents.append(queueEvent(.batchDropped, [
+            "status": .number(JSONNumber(status)), "reason": .string(reason), "droppedCount": .number(JSONNumber(dropped.count)),
+            "droppedEvents": .array(dropped.map(\.event.eventValue)),
+        ]))
+    }
+
+    /// A retryable answer: the events stay queued, the backoff (and maybe the circuit) starts.
+    /// - Parameter credentialRefusals: set for a 401/403/404 that did not disable delivery (its
+    ///   count goes into the `flushFailure` report with the status).
+    private func recordFailure(
+        status: Int, reason: String, retryAfter: Double?, credentialRefusals: Int? = nil, state: inout State, pending: inout Pending
+    ) {
+        let queued = state.total - state.held.count
+        logger.warning("\(reason); \(queued) event(s) stay queued for retry.")
+        guard !state.closed else { return }
+        let failure = state.retry.recordFailure(now: clock.now(), retryAfter: retryAfter, policy: policy, random: random(), clock: clock) {
+            [weak self] in self?.retryFired()
+        }
+        for (type, context) in failure.reportContexts(queuedBatches: state.buckets.count, queuedEvents: queued) {
+            var context = context
+            if let credentialRefusals, type == .flushFailure {
+                context["status"] = .number(JSONNumber(status))
+                context["credentialRefusals"] = .number(JSONNumber(credentialRefusals))
+            }
+            pending.queueEvents.append(queueEvent(type, context))
+        }
+    }
+
+    /// A 401/403/404 that no 2xx of its flight contradicted: counted; below
+    /// ``DeliveryPolicy/maxConsecutiveCredentialRefusals`` in a row it is retried with the backoff
+    /// (the refused profiles' batches move to the end, so the retry's first half is other
+    /// visitors' events); at the limit delivery is disabled and everything queued is discarded.
+    private func refusedCredential(
+        _ refusal: InsightsFlight.Refusal, suspects: [InsightsFlight.Refusal], state: inout State, pending: inout Pending
+    ) {
+        state.credentialRefusals += 1
+        let limit = policy.maxConsecutiveCredentialRefusals
+        guard state.credentialRefusals >= limit else {
+            for suspect in suspects {
+                for key in suspect.batches.compactMap(\.events.first?.event.profileId) {
+                    if let bucket = state.buckets.removeValue(forKey: key) { state.buckets[key] = bucket }
+                }
+            }
+            let reason = "\(refusal.reason) (\(state.credentialRefusals) of \(limit) in a row before Insights delivery is disabled)"
+            recordFailure(
+                status: refusal.status, reason: reason, retryAfter: nil, credentialRefusals: state.credentialRefusals, state: &state,
+                pending: &pending)
+            return
+        }
+        let text = "Insights API delivery disabled: \(refusal.reason), \(limit) time(s) in a row (check clientId, environment and "
+            + "the Insights base URL). No further Insights requests are made by this queue."
+        state.disabledReason = text
+        var discarded = state.held + state.buckets.values.flatMap(\.events)
+        state.held.removeAll()
+        state.buckets.removeAll()
+        state.total = 0
+        discarded += discardStored(&state)
+        state.retry.reset()
+        logger.error("\(text) \(discarded.count) queued event(s) discarded.")
+        pending.removals.append((discarded, .disabled))
+        pending.queueEvents.append(queueEvent(.deliveryDisabled, [
+            "status": .number(JSONNumber(refusal.status)), "reason": .string(text), "droppedCount": .number(JSONNumber(discarded.count)),
+        ]))
+    }
+
+    /// Removes exactly these events where they are still queued (erasure may have taken some).
+    private func removeSent(_ batches: [Bucket], from state: inout State) -> [Queued] {
         var removed: [Queued] = []
-        for batch in snapshot.batches {
+        for batch in batches {
             guard let first = batch.events.first, let key = Optional(first.event.profileId), var bucket = state.buckets[key] else { continue }
             let sent = Set(batch.events.map(\.id))
             bucket.events.removeAll { queued in

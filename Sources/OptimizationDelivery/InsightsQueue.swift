@@ -8,8 +8,9 @@ import Synchronization
 /// The Insights delivery queue: accepted events, batched per profile, sent to the Insights API
 /// by the rules of ``DeliveryPolicy``. No JavaScript runs on this path.
 ///
-/// **Flushes.** A flush sends everything queued in ONE request, with one `{profile, events}`
-/// batch per profile id (profiles in the order their first event arrived). It starts when
+/// **Flushes.** A flush sends everything queued in ONE request (more only beyond the byte bound
+/// or to bisect a refusal, below), with one `{profile, events}` batch per profile id (profiles in
+/// the order their first event arrived). It starts when
 /// ``DeliveryPolicy/flushThreshold`` events are queued, every ``DeliveryPolicy/flushInterval``
 /// while events are queued, and on ``flush()``. One request is in flight at a time; events
 /// accepted meanwhile wait for the next flush, and ``flush()`` called during a flight awaits it
@@ -24,8 +25,20 @@ import Synchronization
 /// ``DeliveryPolicy/maxConsecutiveFailures`` failures the circuit opens for
 /// ``DeliveryPolicy/circuitOpenDuration``. While a backoff wait runs or the circuit is open **no
 /// request leaves**, whatever timer fires and whether or not a flush is asked for. Other 4xx: the
-/// API refuses the batch; its events are dropped (`batchDropped`). 401/403/404: delivery stops for
-/// good and everything queued is discarded (`deliveryDisabled`).
+/// API refuses the request; when it held several profiles' events the request is bisected (its
+/// halves sent next, depth first) until the refused profiles are found: their events are dropped
+/// (`batchDropped`, one per refused request), every other profile's are delivered. 401/403/404:
+/// bisected the same way; a single profile's request refused while a 2xx of the same flush proved
+/// the credential good is dropped like any refusal; otherwise it counts as a credential refusal,
+/// retried with the backoff (`flushFailure` with `status` and `credentialRefusals`), and only
+/// ``DeliveryPolicy/maxConsecutiveCredentialRefusals`` of them in a row (no 2xx between) stop
+/// delivery for good and discard everything queued (`deliveryDisabled`). One visitor's events
+/// thus never take another visitor's events down with them (``InsightsFlight``).
+///
+/// **Request size.** A flush's events are sent in as many requests as keep each body within
+/// ``DeliveryPolicy/insightsMaxRequestBytes`` (sent one after the other in one flight); an event
+/// too large for a request of its own is dropped unsent (`batchDropped`, status 413, a warning
+/// with counts only).
 ///
 /// **Capacity.** Without an outbox ``DeliveryPolicy/insightsMaxEvents`` is a cap: beyond it the
 /// oldest events not in flight are dropped (reason `capped`, a warning). With a
@@ -46,9 +59,11 @@ public final class InsightsQueue: Sendable {
     public enum Removal: String, Sendable {
         /// The API accepted them (2xx).
         case delivered
-        /// The API refused their batch (a 4xx other than 401/403/404).
+        /// The API refused their profile's batch (a 4xx), or they were too large to send
+        /// (``DeliveryPolicy/insightsMaxRequestBytes``).
         case dropped
-        /// Delivery was disabled (401/403/404): everything queued was discarded.
+        /// Delivery was disabled (401/403/404, ``DeliveryPolicy/maxConsecutiveCredentialRefusals``
+        /// in a row): everything queued was discarded.
         case disabled
         /// The queue was full (no outbox): the oldest were dropped.
         case capped
@@ -117,6 +132,8 @@ public final class InsightsQueue: Sendable {
         var flushRequested = false
         /// Failures, the circuit, the wait and the retry timer.
         var retry = RetrySchedule()
+        /// 401/403/404 flights in a row that no 2xx contradicted (reset by a 2xx).
+        var credentialRefusals = 0
         /// Events that left the queue through an answered flight (delivered or refused), ever.
         var sent: UInt64 = 0
         var periodicTimer: (any HostTimer)?
@@ -259,6 +276,12 @@ public final class InsightsQueue: Sendable {
         state.withLock { $0.disabledReason != nil }
     }
 
+    /// 401/403/404 answers in a row that no 2xx contradicted (0 after a 2xx); delivery is disabled
+    /// when it reaches ``DeliveryPolicy/maxConsecutiveCredentialRefusals``.
+    public var consecutiveCredentialRefusals: Int {
+        state.withLock { $0.credentialRefusals }
+    }
+
     /// Whether the circuit is open (nothing is sent until it has passed).
     public var isCircuitOpen: Bool {
         let now = clock.now()
@@ -343,6 +366,7 @@ public final class InsightsQueue: Sendable {
             state.spilled = false
             state.residentThrough = 0
             state.retry.reset()
+            state.credentialRefusals = 0
             reconcileTimer(&state)
         }
     }

@@ -7,17 +7,23 @@ public enum QueueEventType: String, Sendable, CaseIterable {
     /// `droppedEvents` (oldest first), `maxEvents`, `queuedEvents`.
     case offlineDrop
     /// A flush failed (408/429/5xx or a transport error) and will be retried. Context:
-    /// `consecutiveFailures`, `queuedBatches`, `queuedEvents`, `retryDelayMs`.
+    /// `consecutiveFailures`, `queuedBatches`, `queuedEvents`, `retryDelayMs`; for an Insights
+    /// 401/403/404 not yet repeated `DeliveryPolicy/maxConsecutiveCredentialRefusals` times in a
+    /// row, also `status` and `credentialRefusals` (the count so far).
     case flushFailure
     /// Too many consecutive failures: nothing is sent for `retryDelayMs`. Context as
     /// ``flushFailure``.
     case circuitOpen
     /// A flush succeeded after failures. Context: `consecutiveFailures` (before the success).
     case flushRecovered
-    /// The API refused a batch with a 4xx other than 401/403/404; its events were dropped.
-    /// Context: `status`, `reason`, `droppedCount`, `droppedEvents`.
+    /// The API refused a batch with a 4xx other than 401/403/404 (Insights: any 4xx but 408/429
+    /// for one profile's request, found by bisecting a refused request of several profiles); its
+    /// events were dropped. Also (Insights, `status` 413) events too large to send within
+    /// `DeliveryPolicy/insightsMaxRequestBytes`, dropped unsent. Context: `status`, `reason`,
+    /// `droppedCount`, `droppedEvents`.
     case batchDropped
-    /// The API answered 401, 403 or 404: delivery to it stopped for this engine (until the next
+    /// The API answered 401, 403 or 404 (Insights: `DeliveryPolicy/maxConsecutiveCredentialRefusals`
+    /// times in a row, no 2xx between): delivery to it stopped for this engine (until the next
     /// `initialize`), queued events were discarded. Context: `status`, `reason`, `droppedCount`.
     case deliveryDisabled
 }

@@ -66,9 +66,11 @@ public struct QueuePolicy: Sendable, Equatable {
     public var onCircuitOpen: (@Sendable (QueueEvent) -> Void)?
     /// A flush succeeded after failures.
     public var onFlushRecovered: (@Sendable (QueueEvent) -> Void)?
-    /// A batch the API refused with a 4xx (other than 401/403/404) was dropped.
+    /// A batch the API refused with a 4xx (other than 401/403/404) was dropped, or Insights events
+    /// too large to send were dropped unsent (``QueueEventType/batchDropped``).
     public var onBatchDropped: (@Sendable (QueueEvent) -> Void)?
-    /// 401/403/404: delivery to that API stopped for this engine.
+    /// 401/403/404: delivery to that API stopped for this engine (Insights: only after
+    /// ``DeliveryPolicy/maxConsecutiveCredentialRefusals`` in a row).
     public var onDeliveryDisabled: (@Sendable (QueueEvent) -> Void)?
 
     /// Creates a queue policy; every argument defaults to nil (the default, or no callback). The

@@ -27,13 +27,15 @@ final class Reports: Sendable {
     func record(_ ids: [String], _ reason: InsightsQueue.Removal) { state.withLock { $0.removed.append((ids, reason)) } }
 }
 
-/// A queue over `transport` on `clock`, jitter 0 unless given.
+/// A queue over `transport` on `clock`, jitter 0 unless given; `url` is the events URL (a local
+/// API server's, or a placeholder the transport never dials).
 func makeQueue(
     transport: any FetchTransport, clock: ManualClock, policy: DeliveryPolicy = .standard, outbox: DurableOutbox? = nil,
-    reports: Reports = Reports(), random: @escaping @Sendable () -> Double = { 0 }
+    reports: Reports = Reports(), random: @escaping @Sendable () -> Double = { 0 },
+    url: String = "http://127.0.0.1:1/insights/v1/organizations/org/environments/main/events"
 ) -> InsightsQueue {
     InsightsQueue(
-        url: "http://127.0.0.1:1/insights/v1/organizations/org/environments/main/events", policy: policy, transport: transport,
+        url: url, policy: policy, transport: transport,
         clock: clock, outbox: outbox, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), random: random,
         onQueueEvent: { reports.record($0) }, onRemoved: { reports.record($0, $1) })
 }

@@ -133,7 +133,9 @@ struct InsightsQueueTests {
     @Test func unauthorizedDisablesDeliveryForGoodAndDiscardsEverything() async throws {
         let transport = ScriptedTransport()
         let reports = Reports()
-        let queue = makeQueue(transport: transport, clock: ManualClock(), reports: reports)
+        // At the limit of credential refusals in a row (one here; repeats: InsightsIsolationTests).
+        let queue = makeQueue(
+            transport: transport, clock: ManualClock(), policy: .with { $0.maxConsecutiveCredentialRefusals = 1 }, reports: reports)
         transport.script(.status(401))
         try queue.enqueue(events(3))
         await queue.flush()
