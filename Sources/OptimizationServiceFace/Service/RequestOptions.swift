@@ -6,6 +6,13 @@ import OptimizationContent
 /// consent, profile id, locale, and the context every event of the request carries
 /// (``OptimizationService/forRequest(_:)``). Mirrors the `forRequest` options of Contentful's
 /// server SDK.
+///
+/// **Bounds.** The free-form text comes from the visitor (`User-Agent`, the URL) and rides in
+/// every event of the request, so in Insights requests shared with other visitors: ``locale``,
+/// ``eventContext``, ``ip`` and ``requestId`` are bounded where they enter, in the initializer
+/// and on every later assignment (``RequestTextBounds``: `userAgent` 512 bytes, every other context
+/// string 2,048 bytes, control characters removed, cut on a Unicode scalar boundary). The
+/// profile id is an identifier, not free text, and is kept as it is.
 public struct RequestOptions: Sendable, Equatable {
     /// The visitor's consent as the service recorded it (typically from its own consent cookie).
     public var consent: RequestConsent
@@ -13,13 +20,24 @@ public struct RequestOptions: Sendable, Equatable {
     /// ``OptimizationRequest/canPersistProfile`` was true). Nil for a first visit.
     public var profileId: String?
     /// Locale for `context.locale` and the Experience API `?locale=` (`de_DE` becomes `de-DE`);
-    /// nil uses the service configuration's locale.
-    public var locale: String?
+    /// nil uses the service configuration's locale. At most ``RequestTextBounds/localeBytes``,
+    /// control characters removed (bounded when set).
+    public var locale: String? {
+        didSet { locale = RequestTextBounds.bounded(locale, maxBytes: RequestTextBounds.localeBytes) }
+    }
     /// Merged UNDER every event of this request (the call's own payload wins): `page`
     /// (`{url, path, …}`), `userAgent`, `campaign`, `location`, `locale`, `app`, `screen`.
-    public var eventContext: OrderedDictionary<String, JSONValue>
-    /// The visitor's IP address, sent as `X-Force-IP` for IP enrichment.
-    public var ip: String?
+    /// Bounded when set (``RequestTextBounds/boundedContext(_:)``): `userAgent` at most 512 bytes,
+    /// every other string (`page.url`, `page.path`, `page.search` …) at most 2,048 bytes, member
+    /// names at most 256, control characters removed.
+    public var eventContext: OrderedDictionary<String, JSONValue> {
+        didSet { eventContext = RequestTextBounds.boundedContext(eventContext) }
+    }
+    /// The visitor's IP address, sent as `X-Force-IP` for IP enrichment. At most
+    /// ``RequestTextBounds/ipBytes``, control characters removed (bounded when set).
+    public var ip: String? {
+        didSet { ip = RequestTextBounds.bounded(ip, maxBytes: RequestTextBounds.ipBytes) }
+    }
     /// Ask the Experience API to evaluate without storing anything.
     public var preflight: Bool
     /// Selections to render with until (or unless) an Experience call of this request succeeds,
@@ -34,17 +52,22 @@ public struct RequestOptions: Sendable, Equatable {
     /// request is cancelled (the connection closed), whatever the transport's own deadline.
     public var experienceTimeout: Duration?
     /// The service's id for this request: added as `request-id` metadata to every line logged
-    /// for it (never the profile).
-    public var requestId: String?
+    /// for it (never the profile). At most ``RequestTextBounds/requestIdBytes``, control
+    /// characters removed (bounded when set).
+    public var requestId: String? {
+        didSet { requestId = RequestTextBounds.bounded(requestId, maxBytes: RequestTextBounds.requestIdBytes) }
+    }
 
     /// Creates the options of one request; every argument has a default.
     /// - Parameters:
     ///   - consent: the visitor's consent; default ``RequestConsent/unset`` (nothing decided).
     ///   - profileId: the visitor's profile id; nil (the default) for a first visit.
     ///   - locale: locale of the request's events and Experience calls; nil uses the service
-    ///     configuration's locale.
+    ///     configuration's locale. Bounded (see ``locale``).
     ///   - eventContext: context merged under every event of this request; default empty.
-    ///   - ip: the visitor's IP address, sent as `X-Force-IP`; nil sends none.
+    ///     Bounded (see ``eventContext``).
+    ///   - ip: the visitor's IP address, sent as `X-Force-IP`; nil sends none. Bounded (see
+    ///     ``ip``).
     ///   - preflight: true asks the Experience API to evaluate without storing; default false.
     ///   - selectedOptimizations: selections to render with until an Experience call succeeds;
     ///     nil (the default) means nothing selected.
@@ -52,6 +75,7 @@ public struct RequestOptions: Sendable, Equatable {
     ///   - experienceTimeout: latency budget of each Experience call; nil uses
     ///     ``OptimizationService/Options/experienceTimeout``.
     ///   - requestId: the service's id for this request, added as `request-id` log metadata.
+    ///     Bounded (see ``requestId``).
     public init(
         consent: RequestConsent = .unset,
         profileId: String? = nil,
@@ -66,14 +90,14 @@ public struct RequestOptions: Sendable, Equatable {
     ) {
         self.consent = consent
         self.profileId = profileId
-        self.locale = locale
-        self.eventContext = eventContext
-        self.ip = ip
+        self.locale = RequestTextBounds.bounded(locale, maxBytes: RequestTextBounds.localeBytes)
+        self.eventContext = RequestTextBounds.boundedContext(eventContext)
+        self.ip = RequestTextBounds.bounded(ip, maxBytes: RequestTextBounds.ipBytes)
         self.preflight = preflight
         self.selectedOptimizations = selectedOptimizations
         self.changes = changes
         self.experienceTimeout = experienceTimeout
-        self.requestId = requestId
+        self.requestId = RequestTextBounds.bounded(requestId, maxBytes: RequestTextBounds.requestIdBytes)
     }
 }
 

@@ -10,6 +10,12 @@ extension RequestOptions {
     /// `Accept-Language`, `page` (`url`, `path`, `search`) and `userAgent` as event context, and
     /// `requestId`. No IP address: add one only from a proxy you trust. Pure; never throws (an
     /// unusable `Accept-Language` gives no locale).
+    ///
+    /// Every header and URL part is visitor text that rides in Insights requests shared with
+    /// other visitors, so each is bounded before it is used (control characters removed, cut on a
+    /// Unicode scalar boundary, `RequestTextBounds`): `User-Agent` to 512 bytes, the path and
+    /// the query to 2,048 bytes each, `Host` to 255, and the composed `page.url` (and
+    /// `page.search`) to 2,048; a longer value is truncated, never refused.
     /// - Parameters:
     ///   - visitorState: the visitor's verified state.
     ///   - host: the request's `Host` (`host[:port]`); nil is `localhost`.
@@ -40,13 +46,22 @@ extension RequestOptions {
         return first
     }
 
-    /// `page` (url, path, query) and `userAgent`, merged under every event of the request.
+    /// The most bytes of `Host` in `page.url` (a DNS name is at most 253, a port 6 more).
+    static let hostBytes = 255
+
+    /// `page` (url, path, query) and `userAgent`, merged under every event of the request, each
+    /// bounded (see ``init(visitorState:host:path:query:acceptLanguage:userAgent:requestId:)``).
     static func webEventContext(host: String?, path: String, query: String, userAgent: String?) -> OrderedDictionary<String, JSONValue> {
+        let host = RequestTextBounds.bounded(host ?? "localhost", maxBytes: Self.hostBytes)
+        let path = RequestTextBounds.bounded(path, maxBytes: RequestTextBounds.contextStringBytes)
+        let query = RequestTextBounds.bounded(query, maxBytes: RequestTextBounds.contextStringBytes)
+        let userAgent = RequestTextBounds.bounded(userAgent, maxBytes: RequestTextBounds.userAgentBytes)
+        let url = "http://\(host)\(path)\(query.isEmpty ? "" : "?" + query)"
         var page: OrderedDictionary<String, JSONValue> = [
-            "url": .string("http://\(host ?? "localhost")\(path)\(query.isEmpty ? "" : "?" + query)"),
+            "url": .string(RequestTextBounds.bounded(url, maxBytes: RequestTextBounds.contextStringBytes)),
             "path": .string(path),
         ]
-        if !query.isEmpty { page["search"] = .string("?" + query) }
+        if !query.isEmpty { page["search"] = .string(RequestTextBounds.bounded("?" + query, maxBytes: RequestTextBounds.contextStringBytes)) }
         var context: OrderedDictionary<String, JSONValue> = ["page": .object(page)]
         if let userAgent { context["userAgent"] = .string(userAgent) }
         return context
