@@ -33,7 +33,7 @@ import Synchronization
 /// retried with the backoff (`flushFailure` with `status` and `credentialRefusals`), and only
 /// ``DeliveryPolicy/maxConsecutiveCredentialRefusals`` of them in a row (no 2xx between) stop
 /// delivery for good and discard everything queued (`deliveryDisabled`). One visitor's events
-/// thus never take another visitor's events down with them (``InsightsFlight``).
+/// thus never take another visitor's events down with them.
 ///
 /// **Request size.** A flush's events are sent in as many requests as keep each body within
 /// ``DeliveryPolicy/insightsMaxRequestBytes`` (sent one after the other in one flight); an event

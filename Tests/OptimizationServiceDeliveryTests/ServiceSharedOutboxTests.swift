@@ -145,20 +145,28 @@ struct ServiceSharedOutboxTests {
             try await LocalOptimizationAPIServer.withRunning { server in
                 let clock = ManualClock()
                 let outbox = InMemorySharedOutbox(clock: clock)
-                refusing.enqueue(.status(401, body: #"{"message":"Unauthorized"}"#), for: .insights)
+                refusing.enqueue(contentsOf: Array(repeating: .status(401, body: #"{"message":"Unauthorized"}"#), count: 9), for: .insights)
                 let replicaA = Self.service(
                     insightsBaseURL: refusing.insightsBaseURL, experienceBaseURL: refusing.experienceBaseURL,
                     store: outbox.store(replica: "a"), clock: clock)
                 try await replicaA.start()
                 try await Self.click(replicaA, 0..<3) { "visitor-\($0 % 2)" }
+                // The credential is refused three times in a row (the limit), the backoff between:
+                // each time the two visitors' batch and then each visitor's half.
                 await replicaA.flush()
-                #expect(refusing.requests(matching: .insights).count == 1)
+                #expect(refusing.requests(matching: .insights).count == 3)
+                #expect(outbox.rows.allSatisfy { $0.owner == "a" }, "one refusal does not give the events back")
+                clock.advance(by: .seconds(1))
+                await replicaA.flush()
+                clock.advance(by: .seconds(2))
+                await replicaA.flush()
+                #expect(refusing.requests(matching: .insights).count == 9)
                 #expect(outbox.rows.count == 3, "refused events are not deleted from the store")
                 #expect(outbox.rows.allSatisfy { $0.owner == nil }, "they are given back")
                 try await Self.click(replicaA, 3..<5) { "visitor-\($0 % 2)" }
                 await replicaA.flush()
                 #expect(outbox.rows.count == 5 && outbox.rows.allSatisfy { $0.owner == nil }, "A stores later events and claims none")
-                #expect(refusing.requests(matching: .insights).count == 1, "nothing is sent after the refusal")
+                #expect(refusing.requests(matching: .insights).count == 9, "nothing is sent after the refusal")
 
                 let replicaB = Self.service(
                     insightsBaseURL: server.insightsBaseURL, experienceBaseURL: server.experienceBaseURL,
