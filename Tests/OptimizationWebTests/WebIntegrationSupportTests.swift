@@ -121,9 +121,11 @@ import Testing
         let clock = ManualClock()
         let tickets = OptimizationReplayTickets(keys: Self.keys, lifetime: .seconds(60), clock: clock)
         let replay = OptimizationHandoff.Replay(routeKey: "/first", events: [["type": "page"]], locale: "de-DE")
-        let sealed = try #require(tickets.issue(replay, profileId: "p1"))
+        let nonce = VisitorNonce.make()
+        let sealed = try #require(tickets.issue(replay, visitorNonce: nonce))
         let ticket = try #require(ReplayTicket(sealed: sealed, codec: tickets.codec))
-        #expect(ticket.profileId == "p1" && ticket.replay == replay && ticket.id.count == 32)
+        #expect(ticket.visitorNonce == nonce && ticket.replay == replay && ticket.id.count == 32)
+        #expect(ticket.issuer == tickets.issuer && tickets.issuer != nil, "a ledger of this process: the ticket names its issuer")
         #expect(ReplayTicket(sealed: Self.cookies(clock).value(for: VisitorState(consent: true)), codec: tickets.codec) == nil, "visitor state is no ticket")
         clock.advance(by: .seconds(60))
         #expect(ReplayTicket(sealed: sealed, codec: tickets.codec) == nil, "expired")
@@ -131,7 +133,7 @@ import Testing
 
     @Test func theLedgerClaimsEachIdOnceUntilItsRecordExpires() {
         let clock = ManualClock()
-        let ledger = ReplayLedger(retention: .seconds(10), capacity: 2, clock: clock)
+        let ledger = InMemoryReplayLedger(retention: .seconds(10), capacity: 2, clock: clock)
         #expect(ledger.claim("a") == .claimed)
         #expect(ledger.claim("a") == .alreadyCommitted)
         #expect(ledger.claim("b") == .claimed)
@@ -147,7 +149,7 @@ import Testing
         }
         let statuses: [OptimizationReplayTickets.CommitOutcome: Int] = [
             .committed: 204, .invalidTicket: 403, .otherVisitor: 403, .blockedByConsent: 403,
-            .alreadyCommitted: 409, .ledgerFull: 503, .invalidReplay: 422, .notDelivered: 502,
+            .alreadyCommitted: 409, .ledgerFull: 503, .ledgerUnavailable: 503, .invalidReplay: 422, .notDelivered: 502,
         ]
         for (outcome, status) in statuses { #expect(outcome.statusCode == status) }
     }

@@ -9,8 +9,9 @@ import OptimizationContent
 ///
 /// The text is a ``SignedValueCodec`` value (format version `v1`) for the purpose
 /// ``purpose`` (`visitor-state`), whose sealed value is a JSON object with, each only when
-/// known: `"p"` (the profile id, a string), `"c"` (consent, a boolean) and `"s"` (the selections,
-/// a JSON array as the Experience API returns them). A value that opens but has another shape
+/// known: `"p"` (the profile id, a string), `"c"` (consent, a boolean), `"s"` (the selections,
+/// a JSON array as the Experience API returns them) and `"n"` (the visitor's nonce, a string of
+/// ``VisitorNonce`` form). A value that opens but has another shape
 /// (a member of the wrong type) is refused and counted as `malformed`.
 ///
 /// Browsers keep a cookie up to about 4 KB: callers writing a cookie should check the length of
@@ -45,7 +46,8 @@ public struct VisitorStateCodec: Sendable {
     }
 
     /// The sealed text of `state`, signed with the first key, expiring ``lifetime`` from now.
-    /// Never fails; a profile id longer than ``maximumProfileIdLength`` is left out.
+    /// Never fails; a profile id longer than ``maximumProfileIdLength`` and a nonce not of
+    /// ``VisitorNonce`` form are left out.
     public func seal(_ state: VisitorState) -> String {
         // {"p":<id>,"c":<consent>,"s":<selections>}, each member only when known, in one string.
         let profileId = state.profileId.flatMap { $0.utf8.count <= Self.maximumProfileIdLength ? $0 : nil }
@@ -53,6 +55,8 @@ public struct VisitorStateCodec: Sendable {
         if let profileId { capacity += 7 + profileId.utf8.count + 8 }  // escapes may need more
         if state.consent != nil { capacity += 10 }
         if let selections = state.selections { capacity += 5 + selections.jsonText.utf8.count }
+        let nonce = state.nonce.flatMap { VisitorNonce.isWellFormed($0) ? $0 : nil }
+        if let nonce { capacity += 7 + nonce.utf8.count }
         var text = "{"
         text.reserveCapacity(capacity)
         var separator = ""
@@ -70,6 +74,14 @@ public struct VisitorStateCodec: Sendable {
             text += separator
             text += "\"s\":"
             text += selections.jsonText
+            separator = ","
+        }
+        if let nonce {
+            // Base64url characters only: no escaping needed.
+            text += separator
+            text += "\"n\":\""
+            text += nonce
+            text += "\""
         }
         text += "}"
         return codec.seal(valueText: text)
@@ -98,6 +110,10 @@ public struct VisitorStateCodec: Sendable {
         if let member = payload.member("c", of: value) {
             guard let consent = payload.bool(at: member) else { return refused() }
             state.consent = consent
+        }
+        if let member = payload.member("n", of: value) {
+            guard let nonce = payload.string(at: member), VisitorNonce.isWellFormed(nonce) else { return refused() }
+            state.nonce = nonce
         }
         if let member = payload.member("s", of: value) {
             // Verified, so written by `seal` from an earlier `SelectedOptimizations`: its text as is.

@@ -25,6 +25,7 @@ public final class OptimizationRequestState: Sendable {
     /// seals it again even when the state did not change (``setCookieHeader(with:)``).
     public let cookieRenewalDue: Bool
     private let stored = Mutex<VisitorState?>(nil)
+    private let issuedNonce = Mutex<String?>(nil)
 
     /// A prepared request: `request` for the visitor whose cookie gave `visitorState`;
     /// `cookieRenewalDue` when that cookie should be sealed again.
@@ -65,6 +66,19 @@ public final class OptimizationRequestState: Sendable {
         stored.withLock { $0 = state }
     }
 
+    /// The visitor's nonce (``VisitorState/nonce``): the one its state carries, else one issued
+    /// now (the same for every call of this request) that the response's state stores, so the
+    /// visitor's browser holds it from this response on. Bind the app's tickets to it.
+    public func visitorNonce() -> String {
+        if let nonce = storedVisitorState?.nonce ?? visitorState.nonce { return nonce }
+        return issuedNonce.withLock { issued in
+            if let issued { return issued }
+            let nonce = VisitorNonce.make()
+            issued = nonce
+            return nonce
+        }
+    }
+
     /// The state given to ``store(_:)``, if any.
     public var storedVisitorState: VisitorState? {
         stored.withLock { $0 }
@@ -73,14 +87,20 @@ public final class OptimizationRequestState: Sendable {
     /// The state the response stores, as of now: the one given to ``store(_:)`` when there is one;
     /// otherwise ``visitorState`` with, when the request may persist the profile
     /// (`OptimizationRequest/canPersistProfile`, the visitor consented), the profile id and
-    /// selections the request holds now (after its Experience calls).
+    /// selections the request holds now (after its Experience calls). Either way it carries the
+    /// nonce ``visitorNonce()`` issued, when the state has none.
     public var responseVisitorState: VisitorState {
-        if let stored = storedVisitorState { return stored }
-        var next = visitorState
-        if request.canPersistProfile {
-            if let id = request.profileId { next.profileId = id }
-            if let selections = request.selectedOptimizations { next.selections = selections }
+        var next: VisitorState
+        if let stored = storedVisitorState {
+            next = stored
+        } else {
+            next = visitorState
+            if request.canPersistProfile {
+                if let id = request.profileId { next.profileId = id }
+                if let selections = request.selectedOptimizations { next.selections = selections }
+            }
         }
+        if next.nonce == nil, let issued = issuedNonce.withLock({ $0 }) { next.nonce = issued }
         return next
     }
 

@@ -1,61 +1,34 @@
-import OrderedCollections
-import Synchronization
-import HostPlatform
-
-/// The replays this process committed, so each replay ticket commits at most once: a bounded
-/// in-memory set of ticket ids, each kept for ``retention`` (at least a ticket's lifetime, so a
-/// ticket cannot outlive its record) on the app's clock.
+/// Where the ids of committed replay tickets are recorded, so that each ticket commits at most
+/// once (``OptimizationReplayTickets``).
 ///
-/// Thread-safe: share one between requests (``OptimizationReplayTickets`` holds it).
+/// Two kinds:
+/// - a record of this process alone (``InMemoryReplayLedger``): ``isSharedAcrossProcesses`` is
+///   false, and ``OptimizationReplayTickets`` then binds each ticket it issues to this process,
+///   so another replica or this process after a restart refuses it (instead of committing it
+///   again);
+/// - a record every replica shares (a database table with a unique key, such as
+///   `PostgresReplayLedger` of the PostgreSQL integration): ``isSharedAcrossProcesses`` is true
+///   and a ticket issued by one replica commits once on whichever replica it reaches.
 ///
-/// Per process: with several replicas a ticket could be committed once per replica unless the
-/// record is shared (a database table with a unique key, for example).
-public final class ReplayLedger: Sendable {
-    /// What ``claim(_:)`` found.
-    public enum Claim: Sendable, Equatable {
-        /// First use: the caller commits the replay.
-        case claimed
-        /// The ticket was already used.
-        case alreadyCommitted
-        /// ``capacity`` unexpired records are held: nothing is claimed until one expires.
-        case full
-    }
+/// **Threading.** Implementations are thread-safe; ``claim(_:)`` may be called from any task and
+/// holds no lock across a suspension.
+public protocol ReplayLedger: Sendable {
+    /// True when every process that issues and commits the same tickets sees this record.
+    var isSharedAcrossProcesses: Bool { get }
 
-    /// How long each id is kept.
-    public let retention: Duration
-    /// The most ids kept at once.
-    public let capacity: Int
-    private let clock: any HostClock
-    private let retentionMilliseconds: Double
-    /// Id → when its record expires (ms since the Unix epoch), in claim order (so expiry order).
-    private let records = Mutex<OrderedDictionary<String, Double>>([:])
+    /// Records `id` as committed unless it already is.
+    /// - Returns: ``ReplayClaim/claimed`` for the first claim of an unexpired id.
+    /// - Throws: when the record cannot be reached (the ticket is then not committed; the caller
+    ///   may present it again).
+    func claim(_ id: String) async throws -> ReplayClaim
+}
 
-    /// - Parameters:
-    ///   - retention: how long an id is kept; at least 1 ms.
-    ///   - capacity: the most ids kept at once; at least 1.
-    ///   - clock: the time of expiry.
-    public init(retention: Duration, capacity: Int, clock: any HostClock) {
-        let (seconds, attoseconds) = retention.components
-        retentionMilliseconds = max(1, Double(seconds) * 1000 + Double(attoseconds) / 1e15)
-        self.retention = retention
-        self.capacity = max(1, capacity)
-        self.clock = clock
-    }
-
-    /// Records `id` as committed unless it already is (or the ledger is full of unexpired ids).
-    public func claim(_ id: String) -> Claim {
-        let now = clock.now()
-        return records.withLock { records in
-            while let first = records.elements.first, first.value <= now { records.removeFirst() }
-            if records[id] != nil { return .alreadyCommitted }
-            guard records.count < capacity else { return .full }
-            records[id] = now + retentionMilliseconds
-            return .claimed
-        }
-    }
-
-    /// Ids currently kept.
-    public var count: Int {
-        records.withLock { $0.count }
-    }
+/// What ``ReplayLedger/claim(_:)`` found.
+public enum ReplayClaim: Sendable, Equatable {
+    /// First use: the caller commits the replay.
+    case claimed
+    /// The ticket was already used.
+    case alreadyCommitted
+    /// The record holds as many unexpired ids as it may: nothing is claimed until one expires.
+    case full
 }

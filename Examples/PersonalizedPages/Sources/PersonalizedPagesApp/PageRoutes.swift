@@ -116,7 +116,7 @@ public struct PageRoutes: Sendable {
         var page = PageRenderer.page(sections: resolved, options: .init(
             consent: state.consent, mode: "first", richText: Self.mergeTags(of: optimization), strictConsent: strictConsent,
             debugExperienceCall: Self.wantsDebug(request) ? experienceCall : nil))
-        // The state the visitor holds after this response: the replay is bound to its profile id.
+        // The state the visitor holds after this response (with the nonce the ticket is bound to).
         var next = state
         if optimization.canPersistProfile, let id = handoff.profileId { next.profileId = id }
         var scripts = ""
@@ -124,14 +124,14 @@ public struct PageRoutes: Sendable {
             // `<` escaped so the JSON cannot close the script element.
             scripts += #"<script type="application/json" id="optimization-handoff">"# + json.replacingOccurrences(of: "<", with: "\\u003c") + "</script>\n"
         }
-        if let replay = handoff.replay, let ticket = tickets.issue(replay, profileId: next.profileId) {
+        if let replay = handoff.replay, let ticket = tickets.issue(replay, for: context.optimization) {
             // The sealed text is only `A–Z a–z 0–9 - _ .`: safe in JSON and HTML as it is.
             scripts += #"<script type="application/json" id="optimization-replay">{"ticket":""# + ticket + "\"}</script>\n"
         }
         page = page.replacingOccurrences(of: "</body>", with: scripts + "</body>")
         var response = html(page)
         response.headers[.cacheControl] = "private, no-store"
-        // The profile id only (the preflight stored nothing): written when it changed.
+        // The profile id only (the preflight stored nothing), and the visitor's nonce: written when it changed.
         context.optimization.store(next)
         return response
     }

@@ -96,6 +96,27 @@ import Testing
         }
     }
 
+    @Test func aTicketOfAVisitorWithoutAProfileCommitsOnlyForThatVisitorsBrowser() async throws {
+        try await withLocalAPIServer { server in
+            // A visitor that has not consented has no profile id in its state.
+            try await withApp(server) { baseURL, _ in
+                try await withHTTPClient { client in
+                    var owner = Visitor(baseURL: baseURL, client: client)
+                    let body = try Self.ticketBody(try await owner.get("/first"))
+                    let ownerState = try #require(TestVisitorState.open(owner.cookies["pp_state"]), "the page stored the visitor's nonce")
+                    #expect(ownerState.profileId == nil && ownerState.nonce != nil)
+                    // Another visitor without a profile: its own first page gave it another nonce.
+                    var other = Visitor(baseURL: baseURL, client: client)
+                    _ = try await other.get("/first")
+                    #expect(try await other.post("/replay", json: body).status == 403)
+                    var stranger = Visitor(baseURL: baseURL, client: client)
+                    #expect(try await stranger.post("/replay", json: body).status == 403, "no state at all")
+                    #expect(server.requests(matching: .experience).allSatisfy { $0.queryValue("type") == "preflight" }, "nothing committed")
+                }
+            }
+        }
+    }
+
     @Test func anExpiredTicketOrStateIsNotTrusted() async throws {
         let clock = ManualClock(start: Date().timeIntervalSince1970 * 1000)
         try await withLocalAPIServer { server in

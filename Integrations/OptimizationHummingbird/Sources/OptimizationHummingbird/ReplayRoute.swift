@@ -7,18 +7,29 @@ extension OptimizationReplayTickets.CommitOutcome {
     public var status: HTTPResponse.Status { HTTPResponse.Status(code: statusCode) }
 }
 
+extension OptimizationReplayTickets {
+    /// A sealed ticket for `replay`, bound to the visitor of `context` (its nonce, issued now and
+    /// stored by the response's state cookie when it has none): `issue(_:for:)` of the library
+    /// for a Hummingbird request. Nil before ``OptimizationMiddleware`` ran, or when the library
+    /// issues no ticket (see `issue(_:visitorNonce:)`).
+    public func issue(_ replay: OptimizationHandoff.Replay, for context: OptimizationContext) -> String? {
+        context.state.flatMap { issue(replay, for: $0) }
+    }
+}
+
 extension RouterMethods where Context: OptimizationRequestContext {
     /// Mounts the replay route: `POST path` with the body `{"ticket": "<sealed ticket>"}` (at most
-    /// 1 MB), as a handoff page carries it (`OptimizationReplayTickets.issue(_:profileId:)`).
+    /// 1 MB), as a handoff page carries it (`OptimizationReplayTickets.issue(_:for:)`).
     /// The ticket's replay is committed once, for the visitor it was issued to, with that
     /// visitor's request (`OptimizationReplayTickets.commit(_:for:visitorState:logger:)`).
     ///
     /// 403 before anything is read when a browser sent it on behalf of another site
     /// (`CrossSiteRequestCheck`, as the consent route). 204 committed; 422 a body that is not
     /// `{"ticket": string}`; 403 a forged, tampered or
-    /// expired ticket, a ticket issued to another visitor (the state cookie's profile id differs)
-    /// or consent blocking it now; 409 already committed by this process; 503 the ledger is full;
-    /// 502 the Experience API did not take it. Only 204 and 502 make an upstream call.
+    /// expired ticket, one issued by another process when the ledger is not shared, a ticket
+    /// issued to another visitor (the state cookie's nonce differs) or consent blocking it now;
+    /// 409 already committed; 503 the ledger is full or cannot be reached; 502 the Experience
+    /// API did not take it. Only 204 and 502 make an upstream call.
     ///
     /// Needs ``OptimizationMiddleware`` before it (500 otherwise).
     /// - Parameters:

@@ -84,7 +84,7 @@ func withTestApp<T: Sendable>(
         let optimization = try context.optimization.request
         let handoff = try await optimization.prepareRequestHandoff(routeKey: request.uri.path).handoff
         guard let replay = handoff.replay else { return "no replay" }
-        return app.tickets.issue(replay, profileId: context.optimization.responseVisitorState.profileId) ?? "no ticket"
+        return app.tickets.issue(replay, for: context.optimization) ?? "no ticket"
     }
     router.get("/state") { _, context -> String in
         context.optimization.visitorState.profileId ?? "new"

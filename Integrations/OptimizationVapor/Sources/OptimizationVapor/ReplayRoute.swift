@@ -3,15 +3,16 @@ import Vapor
 
 extension RoutesBuilder {
     /// Mounts the replay route: `POST path` with the body `{"ticket": "<sealed ticket>"}` (at most
-    /// 1 MB), as a handoff page carries it (`OptimizationReplayTickets.issue(_:profileId:)`). The
+    /// 1 MB), as a handoff page carries it (`OptimizationReplayTickets.issue(_:for:)`). The
     /// ticket's replay is committed once, for the visitor it was issued to, with that visitor's
     /// request (`OptimizationReplayTickets.commit(_:for:visitorState:logger:)`).
     ///
     /// 403 before anything is read when a browser sent it on behalf of another site
     /// (`CrossSiteRequestCheck`, as the consent route). 204 committed; 422 a body that is not
     /// `{"ticket": string}`; 403 a forged, tampered or
-    /// expired ticket, a ticket issued to another visitor (the state cookie's profile id differs)
-    /// or consent blocking it now; 409 already committed by this process; 503 the ledger is full;
+    /// expired ticket, one issued by another process when the ledger is not shared, a ticket
+    /// issued to another visitor (the state cookie's nonce differs) or consent blocking it now;
+    /// 409 already committed; 503 the ledger is full or cannot be reached;
     /// 502 the Experience API did not take it; 413 a body over 1 MB. Only 204 and 502 make an
     /// upstream call.
     ///

@@ -121,7 +121,7 @@ private func configureTestRoutes(_ harness: VaporHarness, _ options: HarnessOpti
     visitors.get("first") { request async throws -> String in
         let visitor = try request.optimizationState
         guard let replay = try await visitor.request.prepareRequestHandoff(routeKey: request.url.path).handoff.replay else { return "no replay" }
-        return harness.tickets.issue(replay, profileId: visitor.responseVisitorState.profileId) ?? "no ticket"
+        return harness.tickets.issue(replay, for: visitor) ?? "no ticket"
     }
     visitors.get("state") { request async throws -> String in
         try request.optimizationState.visitorState.profileId ?? "new"
