@@ -81,6 +81,15 @@ enum PostgresSchema {
         );
         CREATE INDEX outbox_dead_letters_profile ON S.outbox_dead_letters (profile_id);
         """,
+        // 5: the committed replay tickets every replica shares (PostgresReplayLedger), pruned in
+        // bulk by expiry.
+        """
+        CREATE TABLE S.replay_claims (
+            ticket_id text PRIMARY KEY,
+            expires_at timestamptz NOT NULL
+        );
+        CREATE INDEX replay_claims_expires_at ON S.replay_claims (expires_at);
+        """,
     ]
 
     /// Creates the schema and applies the missing steps; returns the version found before.

@@ -47,7 +47,7 @@ import Testing
                 try await store.append([outboxEvent(0, profile: "p1")])
                 // As a build of schema version 2 left it.
                 try await databases[0].client.query(
-                    "DROP TABLE optimization.outbox_erasures, optimization.outbox_erasure_horizon, optimization.outbox_dead_letters")
+                    "DROP TABLE optimization.outbox_erasures, optimization.outbox_erasure_horizon, optimization.outbox_dead_letters, optimization.replay_claims")
                 try await databases[0].client.query("UPDATE optimization.schema_version SET version = 2")
                 #expect(try await databases[0].start() == 2)
                 #expect(try await databases[0].schemaVersion() == PostgresSchema.currentVersion)
