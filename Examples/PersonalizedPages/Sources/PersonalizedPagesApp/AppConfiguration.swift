@@ -62,6 +62,13 @@ public struct AppConfiguration: Sendable, Equatable {
     /// empty, so not even the `page` event leaves). False (default): the service's default
     /// allow-list (`identify`, `page`) lets the page view be counted before consent.
     public var strictConsent: Bool
+    /// How long a connection of either listener (the public one and the metrics one) may stay
+    /// open without progress before the server closes it. Progress is a complete request head or
+    /// body chunk read, or a response finished; the time counts from the connection's start. So
+    /// it closes connections that send nothing, half a request line, or headers a byte at a time
+    /// (slowloris: a head not complete within this time), and idle keep-alive connections; a
+    /// request being answered is never cut. Positive; default 30 s.
+    public var idleTimeout: Duration
 
     public init(
         host: String = "127.0.0.1",
@@ -83,7 +90,8 @@ public struct AppConfiguration: Sendable, Equatable {
         secureCookies: Bool = true,
         replayTicketLifetime: Duration = .seconds(600),
         ofrepCredentials: [OFREPConfiguration.Credential] = [],
-        strictConsent: Bool = false
+        strictConsent: Bool = false,
+        idleTimeout: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
@@ -105,6 +113,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.replayTicketLifetime = replayTicketLifetime
         self.ofrepCredentials = ofrepCredentials
         self.strictConsent = strictConsent
+        self.idleTimeout = idleTimeout
     }
 
     /// The repository's `Fixtures/`, found relative to this source file

@@ -26,6 +26,9 @@ import UnixSignals
 /// it, and with ``AppConfiguration/metricsPort`` too the metrics listener serves it at
 /// `GET /metrics` (``MetricsRoute``); the public listener never serves `/metrics`.
 ///
+/// Both listeners close a connection that makes no progress for
+/// ``AppConfiguration/idleTimeout`` (half a request, or idle keep-alive: see there).
+///
 /// Every `GET` route of either listener answers `HEAD` as well: the same status and headers
 /// (`Content-Length` of the `GET` body included), no body.
 ///
@@ -153,6 +156,7 @@ public struct PersonalizedPagesApp: Sendable {
         if let ofrep { router.addOFREPRoutes(ofrep) }
         var application = Application(
             router: router,
+            server: Self.server(idleTimeout: configuration.idleTimeout),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "personalized-pages"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -171,6 +175,7 @@ public struct PersonalizedPagesApp: Sendable {
         MetricsRoute(registry: metricsRegistry).register(on: router)
         return Application(
             router: router,
+            server: Self.server(idleTimeout: configuration.idleTimeout),
             configuration: .init(address: .hostname(configuration.metricsHost, port: port), serverName: "personalized-pages-metrics"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
