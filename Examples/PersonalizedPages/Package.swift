@@ -103,6 +103,8 @@ let package = Package(
             name: "PersonalizedPagesTests",
             dependencies: [
                 "PersonalizedPagesApp",
+                // The command's option parsing and secret sources (@testable import personalized_pages).
+                "personalized-pages",
                 .product(name: "Optimization", package: "swift-optimization-linux"),
                 .product(name: "OptimizationHummingbird", package: "OptimizationHummingbird"),
                 .product(name: "JavaScriptHost", package: "swift-optimization-linux"),

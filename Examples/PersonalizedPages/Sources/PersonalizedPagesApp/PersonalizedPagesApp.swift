@@ -82,14 +82,14 @@ public struct PersonalizedPagesApp: Sendable {
         case .unsigned: contentfulWebhook = .insecureUnsigned
         }
         if configuration.contentful != nil, configuration.contentful?.webhook == nil {
-            logger.notice("no webhook signing secret: POST /webhooks/contentful is not mounted (give --contentful-webhook-secret)")
+            logger.notice("no webhook signing secret: POST /webhooks/contentful is not mounted (set CONTENTFUL_WEBHOOK_SECRET or --contentful-webhook-secret-file)")
         }
         content = try PageContent.load(fixturesDirectory: configuration.fixturesDirectory)
         let metricsFactory = metricsRegistry.map { PrometheusMetricsFactory(registry: $0) }
         let keys: VisitorStateKeys
         if configuration.visitorStateKeys.isEmpty {
             keys = .random()
-            logger.notice("no visitor-state key configured: a random key signs visitor state, which will not survive a restart or be shared with other replicas (set --visitor-state-key)")
+            logger.notice("no visitor-state key configured: a random key signs visitor state, which will not survive a restart or be shared with other replicas (set PP_VISITOR_STATE_KEYS or --visitor-state-key-file)")
         } else {
             keys = try VisitorStateKeys(base64Encoded: configuration.visitorStateKeys)
         }

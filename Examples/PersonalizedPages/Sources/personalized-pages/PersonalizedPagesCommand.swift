@@ -11,6 +11,12 @@ import Prometheus
 /// once the public server is bound and, with `--metrics-port`, `metrics on http://HOST:PORT` once
 /// the metrics listener is (in either order); logs go to stderr. Every flag can also come from the environment
 /// variable named in its help.
+///
+/// **Secrets** (visitor-state keys, OFREP credentials, the webhook signing secret, a PostgreSQL
+/// URL with a password, the CDA token) come from the environment or from a `--…-file` option
+/// (``CommandSecrets``, ``SecretSource``): every local user can read a process's arguments. One
+/// given as an argument is still accepted, for local development, with a warning on stderr at
+/// start-up.
 @main
 struct PersonalizedPagesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,8 +58,11 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     @Option(help: "The repository's Fixtures/ folder (env PP_FIXTURES).")
     var fixtures: String = environment["PP_FIXTURES"] ?? AppConfiguration.defaultFixturesDirectory.path
 
-    @Option(help: "Contentful space of the live entries at /cms/{id} (env PP_CONTENTFUL_SPACE); the token comes from CONTENTFUL_ACCESS_TOKEN.")
+    @Option(help: "Contentful space of the live entries at /cms/{id} (env PP_CONTENTFUL_SPACE); the token comes from CONTENTFUL_ACCESS_TOKEN or --contentful-access-token-file.")
     var contentfulSpace: String? = environment["PP_CONTENTFUL_SPACE"]
+
+    @Option(help: ArgumentHelp("A file holding the Content Delivery API token (instead of CONTENTFUL_ACCESS_TOKEN; a trailing newline is ignored).", valueName: "path"))
+    var contentfulAccessTokenFile: String?
 
     @Option(help: "Contentful environment of the live entries (env PP_CONTENTFUL_ENVIRONMENT).")
     var contentfulEnvironment: String = environment["PP_CONTENTFUL_ENVIRONMENT"] ?? "master"
@@ -61,33 +70,48 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     @Option(help: "Content Delivery API base URL, e.g. a local test server (env PP_CONTENTFUL_BASE_URL); default: the real API.")
     var contentfulBaseURL: String? = environment["PP_CONTENTFUL_BASE_URL"]
 
-    @Option(help: "The space's webhook signing secret (64 characters; env CONTENTFUL_WEBHOOK_SECRET): POST /webhooks/contentful accepts only requests Contentful signed with it. Without it the route is not mounted unless --insecure-webhook is given.")
+    @Option(help: "The space's webhook signing secret (64 characters): POST /webhooks/contentful accepts only requests Contentful signed with it. Without it the route is not mounted unless --insecure-webhook is given. Prefer env CONTENTFUL_WEBHOOK_SECRET or --contentful-webhook-secret-file: an argument is readable by every local user (a warning is printed).")
     var contentfulWebhookSecret: String?
+
+    @Option(help: ArgumentHelp("A file holding the webhook signing secret (a trailing newline is ignored).", valueName: "path"))
+    var contentfulWebhookSecretFile: String?
 
     @Flag(help: "With --contentful-space and no webhook secret: mount POST /webhooks/contentful without authentication (local development only: anyone who reaches it can invalidate entries).")
     var insecureWebhook = false
 
-    @Option(help: "PostgreSQL URL shared by the replicas: the event outbox, and with --contentful-space the entry store and invalidations (env PP_POSTGRES_URL).")
-    var postgres: String? = environment["PP_POSTGRES_URL"]
+    @Option(help: "PostgreSQL URL shared by the replicas: the event outbox, and with --contentful-space the entry store and invalidations (env PP_POSTGRES_URL, or --postgres-file; an argument holding a password is readable by every local user: a warning is printed).")
+    var postgres: String?
+
+    @Option(help: ArgumentHelp("A file holding the PostgreSQL URL (a trailing newline is ignored).", valueName: "path"))
+    var postgresFile: String?
 
     @Option(help: "With --postgres: how long a replica's claim on shared-outbox events lasts, in ms; after a replica died the others deliver its events once it passed (env PP_OUTBOX_LEASE_MS).")
     var outboxLeaseMs: Int = Int(environment["PP_OUTBOX_LEASE_MS"] ?? "") ?? 30_000
 
     @Option(help: ArgumentHelp(
-        "A key signing visitor-state cookies and replay tickets: base64 of at least 32 bytes (openssl rand -base64 32). Repeat to rotate: the first signs, all verify. Env PP_VISITOR_STATE_KEYS (comma-separated). Without one, a random per-process key.",
+        "A key signing visitor-state cookies and replay tickets: base64 of at least 32 bytes (openssl rand -base64 32). Repeat to rotate: the first signs, all verify. Prefer env PP_VISITOR_STATE_KEYS (comma-separated) or --visitor-state-key-file: an argument is readable by every local user (a warning is printed). Without one, a random per-process key.",
         valueName: "base64"))
     var visitorStateKey: [String] = []
+
+    @Option(help: ArgumentHelp("A file holding the visitor-state keys, one per line, the signing one first.", valueName: "path"))
+    var visitorStateKeyFile: String?
 
     @Option(help: "How long a /first page's replay ticket may be committed, in ms (env PP_REPLAY_TICKET_LIFETIME_MS).")
     var replayTicketLifetimeMs: Int = Int(environment["PP_REPLAY_TICKET_LIFETIME_MS"] ?? "") ?? 600_000
 
     @Option(help: ArgumentHelp(
-        "A bearer token OpenFeature clients present to POST /ofrep/v1/evaluate/flags[/{key}] (repeatable; env PP_OFREP_TOKENS, comma-separated). Without a token or --ofrep-api-key the OFREP routes are not mounted.",
+        "A bearer token OpenFeature clients present to POST /ofrep/v1/evaluate/flags[/{key}] (repeatable). Prefer env PP_OFREP_TOKENS (comma-separated) or --ofrep-token-file: an argument is readable by every local user (a warning is printed). Without a token or an API key the OFREP routes are not mounted.",
         valueName: "token"))
     var ofrepToken: [String] = []
 
-    @Option(help: ArgumentHelp("An X-API-Key OpenFeature clients may present to the OFREP routes instead (repeatable; env PP_OFREP_API_KEYS, comma-separated).", valueName: "key"))
+    @Option(help: ArgumentHelp("A file holding the OFREP bearer tokens, one per line.", valueName: "path"))
+    var ofrepTokenFile: String?
+
+    @Option(help: ArgumentHelp("An X-API-Key OpenFeature clients may present to the OFREP routes instead (repeatable). Prefer env PP_OFREP_API_KEYS (comma-separated) or --ofrep-api-key-file (a warning is printed).", valueName: "key"))
     var ofrepApiKey: [String] = []
+
+    @Option(help: ArgumentHelp("A file holding the OFREP API keys, one per line.", valueName: "path"))
+    var ofrepApiKeyFile: String?
 
     @Flag(help: "Cookies without Secure, for plain-HTTP development (env PP_INSECURE_COOKIES=1).")
     var insecureCookies = false
@@ -95,35 +119,38 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     @Flag(help: "Send nothing before the visitor consents, not even the page view (env PP_STRICT_CONSENT=1).")
     var strictConsent = false
 
+    @Option(help: "How long a connection of either listener may make no progress (no complete request head or body chunk read, no response finished) before it is closed, in ms: connections holding half a request (slowloris) and idle keep-alive ones (env PP_IDLE_TIMEOUT_MS).")
+    var idleTimeoutMs: Int = Int(environment["PP_IDLE_TIMEOUT_MS"] ?? "") ?? 30_000
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env LOG_LEVEL).")
     var logLevel: String = environment["LOG_LEVEL"] ?? "info"
 
-    /// `--visitor-state-key`, else `PP_VISITOR_STATE_KEYS` split at commas.
-    var visitorStateKeys: [String] {
-        if !visitorStateKey.isEmpty { return visitorStateKey }
-        return (Self.environment["PP_VISITOR_STATE_KEYS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
-    /// `--ofrep-token`s and `--ofrep-api-key`s, else `PP_OFREP_TOKENS` / `PP_OFREP_API_KEYS` split at commas.
-    var ofrepCredentials: [OFREPConfiguration.Credential] {
-        func list(_ given: [String], _ variable: String) -> [String] {
-            if !given.isEmpty { return given }
-            return (Self.environment[variable] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
-        return list(ofrepToken, "PP_OFREP_TOKENS").map { .bearerToken($0) } + list(ofrepApiKey, "PP_OFREP_API_KEYS").map { .apiKey($0) }
-    }
-
-    /// `--contentful-webhook-secret`, else `CONTENTFUL_WEBHOOK_SECRET`; nil when neither is set.
-    var webhookSecret: String? {
-        contentfulWebhookSecret ?? Self.environment["CONTENTFUL_WEBHOOK_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+    /// Every secret from its argument, file or environment variable, with the warnings for those
+    /// given as arguments (``SecretSource``'s contract).
+    /// - Throws: `ValidationError` when a secret is given both as an argument and as a file, or a
+    ///   file cannot be read or holds no value.
+    func secrets(environment: [String: String] = Self.environment) throws -> CommandSecrets {
+        let keys = try CommandSecrets.visitorStateKeys.resolve(arguments: visitorStateKey, file: visitorStateKeyFile, environment: environment)
+        let tokens = try CommandSecrets.ofrepTokens.resolve(arguments: ofrepToken, file: ofrepTokenFile, environment: environment)
+        let apiKeys = try CommandSecrets.ofrepAPIKeys.resolve(arguments: ofrepApiKey, file: ofrepApiKeyFile, environment: environment)
+        let webhook = try CommandSecrets.webhookSecret.resolve(
+            arguments: contentfulWebhookSecret.map { [$0] } ?? [], file: contentfulWebhookSecretFile, environment: environment)
+        var postgresURL = try CommandSecrets.postgresURL.resolve(arguments: postgres.map { [$0] } ?? [], file: postgresFile, environment: environment)
+        if let url = postgresURL.values.first, !CommandSecrets.hasPassword(url) { postgresURL.warning = nil }
+        let accessToken = try CommandSecrets.contentfulAccessToken.resolve(arguments: [], file: contentfulAccessTokenFile, environment: environment)
+        return CommandSecrets(
+            visitorStateKeys: keys.values, ofrepTokens: tokens.values, ofrepAPIKeys: apiKeys.values,
+            webhookSecret: webhook.values.first, postgresURL: postgresURL.values.first, contentfulAccessToken: accessToken.values.first,
+            warnings: [keys, tokens, apiKeys, webhook, postgresURL].compactMap(\.warning))
     }
 
     func validate() throws {
-        if !visitorStateKeys.isEmpty {
+        let secrets = try secrets()
+        if !secrets.visitorStateKeys.isEmpty {
             do {
-                _ = try VisitorStateKeys(base64Encoded: visitorStateKeys)
+                _ = try VisitorStateKeys(base64Encoded: secrets.visitorStateKeys)
             } catch {
-                throw ValidationError("--visitor-state-key: \(error)")
+                throw ValidationError("the visitor-state keys: \(error)")
             }
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
@@ -132,20 +159,20 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
         guard outboxLeaseMs >= 100 else { throw ValidationError("--outbox-lease-ms must be at least 100") }
         guard replayTicketLifetimeMs >= 1000 else { throw ValidationError("--replay-ticket-lifetime-ms must be at least 1000") }
         guard experienceTimeoutMs > 0 else { throw ValidationError("--experience-timeout-ms must be positive") }
+        guard idleTimeoutMs >= 100 else { throw ValidationError("--idle-timeout-ms must be at least 100") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
-        if contentfulSpace != nil, (Self.environment["CONTENTFUL_ACCESS_TOKEN"] ?? "").isEmpty {
-            throw ValidationError("--contentful-space needs the environment variable CONTENTFUL_ACCESS_TOKEN")
+        if contentfulSpace != nil, secrets.contentfulAccessToken == nil {
+            throw ValidationError("--contentful-space needs the environment variable CONTENTFUL_ACCESS_TOKEN or --contentful-access-token-file")
         }
-        if let secret = webhookSecret {
+        if let secret = secrets.webhookSecret {
             guard secret.utf16.count == 64 else { throw ValidationError("the webhook signing secret must be exactly 64 characters") }
             if insecureWebhook { throw ValidationError("give either a webhook signing secret or --insecure-webhook, not both") }
         }
     }
 
-    func run() async throws {
-        var logger = Logger(label: "personalized-pages", factory: { StreamLogHandler.standardError(label: $0) })
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let configuration = AppConfiguration(
+    /// The app's configuration from the flags, the environment and `secrets`.
+    func appConfiguration(secrets: CommandSecrets) -> AppConfiguration {
+        AppConfiguration(
             host: host, port: port, metricsHost: metricsHost, metricsPort: metricsPort ?? Int(Self.environment["PP_METRICS_PORT"] ?? ""), clientId: clientId, environment: environment,
             experienceBaseURL: experienceBaseURL ?? Self.environment["PP_EXPERIENCE_BASE_URL"],
             insightsBaseURL: insightsBaseURL ?? Self.environment["PP_INSIGHTS_BASE_URL"],
@@ -154,16 +181,27 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
             fixturesDirectory: URL(fileURLWithPath: fixtures, isDirectory: true),
             contentful: contentfulSpace.map {
                 ContentfulSettings(spaceId: $0, environment: contentfulEnvironment,
-                                   accessToken: Self.environment["CONTENTFUL_ACCESS_TOKEN"] ?? "", baseURL: contentfulBaseURL,
-                                   webhook: webhookSecret.map { .signed(secret: $0) } ?? (insecureWebhook ? .unsigned : nil))
+                                   accessToken: secrets.contentfulAccessToken ?? "", baseURL: contentfulBaseURL,
+                                   webhook: secrets.webhookSecret.map { .signed(secret: $0) } ?? (insecureWebhook ? .unsigned : nil))
             },
-            postgresURL: postgres,
+            postgresURL: secrets.postgresURL,
             sharedOutboxLease: .milliseconds(outboxLeaseMs),
-            visitorStateKeys: visitorStateKeys,
+            visitorStateKeys: secrets.visitorStateKeys,
             secureCookies: !(insecureCookies || Self.environment["PP_INSECURE_COOKIES"] == "1"),
             replayTicketLifetime: .milliseconds(replayTicketLifetimeMs),
-            ofrepCredentials: ofrepCredentials,
-            strictConsent: strictConsent || Self.environment["PP_STRICT_CONSENT"] == "1")
+            ofrepCredentials: secrets.ofrepTokens.map { .bearerToken($0) } + secrets.ofrepAPIKeys.map { .apiKey($0) },
+            strictConsent: strictConsent || Self.environment["PP_STRICT_CONSENT"] == "1",
+            idleTimeout: .milliseconds(idleTimeoutMs))
+    }
+
+    func run() async throws {
+        let secrets = try secrets()
+        for warning in secrets.warnings {
+            try? FileHandle.standardError.write(contentsOf: Data("personalized-pages: \(warning)\n".utf8))
+        }
+        var logger = Logger(label: "personalized-pages", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let configuration = appConfiguration(secrets: secrets)
         // The process's metrics backend: GET /metrics of the metrics listener serves this registry.
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
