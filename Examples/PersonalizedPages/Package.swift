@@ -96,6 +96,9 @@ let package = Package(
             name: "http-fuzz",
             dependencies: [
                 .product(name: "OptimizationTesting", package: "swift-optimization-linux"),
+                // Seals pp_state values, replay tickets and OFREP targeting tokens with the app's key.
+                .product(name: "Optimization", package: "swift-optimization-linux"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

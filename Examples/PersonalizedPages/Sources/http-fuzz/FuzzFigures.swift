@@ -6,6 +6,12 @@ struct FuzzFigures: Encodable {
     var requests = 0
     /// Status code → count.
     var statuses: [String: Int] = [:]
+    /// Request kind (`generic`, `replay`, `ofrep`) → status code (or `closed`, `timeout`) → count:
+    /// which answers the targeted requests reached.
+    var statusesByKind: [String: [String: Int]] = [:]
+    /// Whether the fuzzer held the app's visitor-state key (insider seals) and OFREP token.
+    var sealedWithAppKey = false
+    var hadOFREPToken = false
     /// Connections the server closed or reset before a status line (expected for malformed requests).
     var closedWithoutResponse = 0
     /// Requests without a status line within the read timeout.
@@ -25,6 +31,13 @@ struct FuzzFigures: Encodable {
 
     mutating func record(_ outcome: ExchangeOutcome, request: HostileRequest, index: Int) {
         requests += 1
+        let outcomeName: String = switch outcome {
+        case .status(let code): String(code)
+        case .closedWithoutResponse: "closed"
+        case .timedOut: "timeout"
+        case .refused: "refused"
+        }
+        statusesByKind[request.kind, default: [:]][outcomeName, default: 0] += 1
         switch outcome {
         case .status(let code):
             statuses[String(code), default: 0] += 1

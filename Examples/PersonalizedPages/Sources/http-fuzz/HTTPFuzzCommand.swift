@@ -7,6 +7,10 @@ import Foundation
 /// (``FuzzFigures``) on stdout. Exits 1 on any 5xx response (run it with healthy upstreams, so
 /// none is expected), when the app process (`--pid`) died or stopped listening, or when its peak
 /// resident memory passed `--max-rss-mib`.
+///
+/// Reads the app's visitor-state key (`PP_VISITOR_STATE_KEYS`) and OFREP token
+/// (`PP_OFREP_TOKENS`) from the environment when given (``FuzzSecrets``), to send values sealed
+/// with the app's own key and requests carrying the right credential.
 @main
 struct HTTPFuzzCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,13 +51,16 @@ struct HTTPFuzzCommand: ParsableCommand {
         let probe = ProcessProbe(pid: pid)
         guard probe.isAlive else { throw ValidationError("no process \(pid)") }
         var random = SeededGenerator(seed: seed)
+        let secrets = FuzzSecrets(environment: ProcessInfo.processInfo.environment)
         var figures = FuzzFigures(seed: seed)
+        figures.sealedWithAppKey = secrets.hasAppKey
+        figures.hadOFREPToken = secrets.ofrepToken != nil
         let clock = ContinuousClock()
         let started = clock.now
         let deadline = started + .seconds(seconds)
         var index = 0
         while index < requests, clock.now < deadline {
-            let request = HostileRequest.make(&random, maxBodyBytes: maxBodyBytes)
+            let request = HostileRequest.make(&random, maxBodyBytes: maxBodyBytes, secrets: secrets)
             let outcome = RawHTTPExchange.send(
                 request.bytes, port: UInt16(port), timeoutSeconds: readTimeout, isHead: request.isHead, halfClose: request.halfClose)
             figures.record(outcome, request: request, index: index)

@@ -2,32 +2,47 @@ import Foundation
 
 /// One hostile request, as the raw bytes written on the connection: a random method (including
 /// garbage tokens), path (the service's routes, long, percent-encoded, traversal, invalid UTF-8),
-/// headers (the service's cookies with junk and base64 noise, duplicates, malformed lines,
-/// `Accept-Language` junk, `Origin`, `Content-Type`, mismatched `Content-Length`, broken chunked
-/// framing) and body (random bytes, JSON-ish junk, deep nesting, form junk, up to a few MB).
-/// Made from a ``SeededGenerator``, so a seed replays the same sequence.
+/// headers (the signed `pp_state` cookie as ``SealedNoise`` makes it, duplicates, malformed
+/// lines, `Accept-Language` junk, `Origin`, `Content-Type`, mismatched `Content-Length`, broken
+/// chunked framing) and body (random bytes, JSON-ish junk, deep nesting, form junk, up to a few
+/// MB); about a third are well-framed requests aimed at `POST /replay` and the OFREP routes
+/// (``TargetedRequest``). Made from a ``SeededGenerator``, so a seed replays the same sequence
+/// of request kinds (the seals of the sealed values carry their time).
 struct HostileRequest {
     var bytes: [UInt8]
     /// The method token as sent (printable prefix), for the report.
     var method: String
     /// The route the path aims at (its first segment, printable), for the report.
     var route: String
+    /// `generic` (the malformed-request generator), `replay` or `ofrep` (``TargetedRequest``).
+    var kind: String = "generic"
     var isHead: Bool
     /// The request's framing may promise more body than it sends: the client ends its side.
     var halfClose: Bool
 
     static let routes = ["/", "/plain", "/handoff", "/events", "/first", "/replay", "/consent", "/healthz", "/metrics",
-                         "/cms/hero-home", "/webhooks/contentful", "/favicon.ico"]
-    static let cookieNames = ["pp_consent", "pp_profile", "pp_selections"]
+                         "/cms/hero-home", "/webhooks/contentful", "/favicon.ico", "/ofrep/v1/evaluate/flags",
+                         "/ofrep/v1/evaluate/flags/hero-flag"]
+    /// The app's one cookie (`PersonalizedPagesApp.stateCookieName`).
+    static let stateCookieName = "pp_state"
 
-    static func make(_ random: inout SeededGenerator, maxBodyBytes: Int) -> HostileRequest {
+    static func make(_ random: inout SeededGenerator, maxBodyBytes: Int, secrets: FuzzSecrets) -> HostileRequest {
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<18: return TargetedRequest.replay(&random, secrets)
+        case 18..<36: return TargetedRequest.ofrep(&random, secrets)
+        default: return makeGeneric(&random, maxBodyBytes: maxBodyBytes, secrets: secrets)
+        }
+    }
+
+    /// A request malformed anywhere: method, target, framing, headers, body.
+    static func makeGeneric(_ random: inout SeededGenerator, maxBodyBytes: Int, secrets: FuzzSecrets) -> HostileRequest {
         let method = makeMethod(&random)
         let (path, route) = makePath(&random)
         let body = makeBody(&random, method: method, route: route, maxBytes: maxBodyBytes)
         var head = Array((method + " ").utf8) + path + Array(" \(random.pick(["HTTP/1.1", "HTTP/1.1", "HTTP/1.1", "HTTP/1.0", "HTTP/2.0", "HTTP/1.1 junk", "http/1.1"]))\r\n".utf8)
         var lines: [[UInt8]] = []
         if random.chance(95) { lines.append(Array("Host: \(random.pick(["127.0.0.1", "localhost", "", "evil.example:99999", String(repeating: "h", count: 300)]))".utf8)) }
-        lines += makeHeaders(&random)
+        lines += makeHeaders(&random, secrets: secrets)
         var halfClose = false
         var bodyToSend = body
         switch Int.random(in: 0..<100, using: &random) {
@@ -95,10 +110,13 @@ struct HostileRequest {
 
     // MARK: Headers
 
-    static func makeHeaders(_ random: inout SeededGenerator) -> [[UInt8]] {
+    static func makeHeaders(_ random: inout SeededGenerator, secrets: FuzzSecrets) -> [[UInt8]] {
         var lines: [[UInt8]] = []
         for _ in 0..<Int.random(in: 0...3, using: &random) {
-            lines.append(Array("Cookie: \(makeCookieHeader(&random))".utf8))
+            lines.append(Array("Cookie: \(makeCookieHeader(&random, secrets: secrets))".utf8))
+        }
+        if random.chance(15) {
+            lines.append(Array("Sec-Fetch-Site: \(random.pick(["same-origin", "same-site", "cross-site", "none", "", junkText(&random, count: 10)]))".utf8))
         }
         if random.chance(40) {
             lines.append(Array("Accept-Language: \(random.pick(["de-DE,de;q=0.9", "*", "", ";;;,,,", "x", String(repeating: "en-", count: 500), "de-DE\u{1}", "q=1;de", junkText(&random, count: 60)]))".utf8))
@@ -118,31 +136,18 @@ struct HostileRequest {
         return lines
     }
 
-    static func makeCookieHeader(_ random: inout SeededGenerator) -> String {
+    /// A `Cookie` header: mostly `pp_state` (``SealedNoise/stateCookie(_:_:)``), sometimes twice
+    /// (which one counts?), beside junk cookies, with odd separators.
+    static func makeCookieHeader(_ random: inout SeededGenerator, secrets: FuzzSecrets) -> String {
         var pairs: [String] = []
         for _ in 0..<Int.random(in: 1...4, using: &random) {
-            let name = random.chance(85) ? random.pick(cookieNames) : junkText(&random, count: Int.random(in: 0...10, using: &random))
-            let value: String = switch name {
-            case "pp_consent": random.pick(["yes", "no", "", "YES", "maybe", "yes;", "\"yes\"", junkText(&random, count: 8)])
-            case "pp_profile": random.pick(["visitor-\(Int.random(in: 0..<50, using: &random))", "", String(repeating: "p", count: Int.random(in: 1...9000, using: &random)), junkText(&random, count: 40), "../../x", "%00"])
-            case "pp_selections": selectionsNoise(&random)
-            default: junkText(&random, count: Int.random(in: 0...30, using: &random))
-            }
-            pairs.append(random.chance(5) ? value : "\(name)=\(value)")
+            let name = random.chance(80) ? stateCookieName
+                : random.pick(["PP_STATE", "pp_state ", " pp_state", "pp_stat", junkText(&random, count: Int.random(in: 0...10, using: &random))])
+            let value = name == stateCookieName || random.chance(50)
+                ? SealedNoise.stateCookie(&random, secrets) : junkText(&random, count: Int.random(in: 0...30, using: &random))
+            pairs.append(random.chance(5) ? value : "\(name)=\(random.chance(5) ? "\"\(value)\"" : value)")
         }
         return pairs.joined(separator: random.pick(["; ", ";", ";;", " ; ", ", "]))
-    }
-
-    /// `pp_selections` values: the `v1.` format around base64 noise, JSON junk or nothing.
-    static func selectionsNoise(_ random: inout SeededGenerator) -> String {
-        let payload: [UInt8] = switch Int.random(in: 0..<4, using: &random) {
-        case 0: random.bytes(Int.random(in: 0...300, using: &random))
-        case 1: Array(jsonJunk(&random, budget: 200).utf8)
-        case 2: Array(#"[{"experienceId":"x","variantIndex":1e300,"variants":{"a":"b"}}]"#.utf8)
-        default: Array("[\(String(repeating: "[", count: 2_000))".utf8)
-        }
-        let base64 = Data(payload).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        return random.pick(["v1.", "v1.", "v2.", "", "v1"]) + (random.chance(80) ? base64 : junkText(&random, count: 50))
     }
 
     // MARK: Bodies
