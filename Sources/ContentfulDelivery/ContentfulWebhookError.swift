@@ -24,6 +24,30 @@ public enum ContentfulWebhookError: Error, Sendable, Equatable, CustomStringConv
     /// The signature does not match the request (its method, path, signed headers or body changed,
     /// or it was signed with another secret), or is not 64 hexadecimal digits.
     case signatureMismatch
+    /// The request target has more than one `?`: what follows the second is not signed, so the
+    /// request is not taken.
+    case unsignedTarget
+    /// A request with this signature was already taken within the time to live (a captured
+    /// webhook sent again).
+    case replayed
+
+    /// A fixed word for the refusal, for logs and metrics: never any text of the request.
+    public var reason: String {
+        switch self {
+        case .invalidSecret: return "invalid_secret"
+        case .invalidTimeToLive: return "invalid_time_to_live"
+        case .missingSignature: return "missing_signature"
+        case .missingTimestamp: return "missing_timestamp"
+        case .invalidTimestamp: return "invalid_timestamp"
+        case .missingSignedHeaders: return "missing_signed_headers"
+        case .missingSignedHeader: return "missing_signed_header"
+        case .expired: return "expired"
+        case .timestampInFuture: return "timestamp_in_future"
+        case .signatureMismatch: return "signature_mismatch"
+        case .unsignedTarget: return "unsigned_target"
+        case .replayed: return "replayed"
+        }
+    }
 
     /// One sentence saying what was refused.
     public var description: String {
@@ -38,6 +62,8 @@ public enum ContentfulWebhookError: Error, Sendable, Equatable, CustomStringConv
         case .expired: return "the webhook request was signed too long ago"
         case .timestampInFuture: return "the webhook request's timestamp is too far in the future"
         case .signatureMismatch: return "the webhook request's signature does not match"
+        case .unsignedTarget: return "the webhook request's target has a second ?, whose text is not signed"
+        case .replayed: return "a webhook request with this signature was already taken"
         }
     }
 }

@@ -50,9 +50,37 @@ public struct ContentfulWebhookVerifier: Sendable {
     ///   (also when `now` is not finite), ``ContentfulWebhookError/timestampInFuture`` or
     ///   ``ContentfulWebhookError/signatureMismatch``.
     public func verify(_ request: ContentfulWebhookRequest, now: Double) throws(ContentfulWebhookError) {
+        let head = try verifyHead(method: request.method, path: request.path, headers: request.headers, now: now)
+        let canonical = ContentfulWebhookCanonicalRequest.make(
+            method: request.method, path: request.path, headers: head.signedHeaders, timestamp: head.timestamp, body: request.body)
+        guard let received = Self.bytes(ofHex: head.signature),
+              HMAC<SHA256>.isValidAuthenticationCode(received, authenticating: canonical.bytes, using: SymmetricKey(data: secretBytes))
+        else { throw .signatureMismatch }
+    }
+
+    /// What ``verifyHead(method:path:headers:now:)`` found: the signature to check against the
+    /// body, the timestamp, and the signed headers by normalized name.
+    public struct VerifiedHead: Sendable, Equatable {
+        /// The `x-contentful-signature` value (not yet checked).
+        public var signature: String
+        /// The `x-contentful-timestamp`, Unix time in milliseconds.
+        public var timestamp: Int64
+        /// The signed headers other than the timestamp and the list, by lower-case name.
+        public var signedHeaders: [String: String]
+    }
+
+    /// Everything of ``verify(_:now:)`` that needs no body: the signature, timestamp and
+    /// signed-headers fields are present, every listed header is there, the timestamp is within
+    /// the time to live, and the target has at most one `?`. Call it before reading the body, so
+    /// an unsigned or stale request costs no body read.
+    /// - Throws: the errors of ``verify(_:now:)`` but ``ContentfulWebhookError/signatureMismatch``,
+    ///   and ``ContentfulWebhookError/unsignedTarget``.
+    public func verifyHead(
+        method: String, path: String, headers: [(name: String, value: String)], now: Double
+    ) throws(ContentfulWebhookError) -> VerifiedHead {
         typealias Canonical = ContentfulWebhookCanonicalRequest
         var byName: [String: [String]] = [:]
-        for header in request.headers {
+        for header in headers {
             byName[Canonical.normalizedName(header.name), default: []].append(Canonical.trimmed(header.value))
         }
         func value(_ name: String) -> String? { byName[name].map { $0.joined(separator: ", ") } }
@@ -61,6 +89,7 @@ public struct ContentfulWebhookVerifier: Sendable {
         guard let timestampText = value(Canonical.timestampHeader) else { throw .missingTimestamp }
         guard let timestamp = Self.timestamp(timestampText) else { throw .invalidTimestamp }
         guard let listed = value(Canonical.signedHeadersHeader) else { throw .missingSignedHeaders }
+        guard path.utf8.filter({ $0 == UInt8(ascii: "?") }).count <= 1 else { throw .unsignedTarget }
 
         let age = now - Double(timestamp)
         let limit = Double(timeToLive.components.seconds) * 1000 + Double(timeToLive.components.attoseconds) / 1e15
@@ -74,10 +103,7 @@ public struct ContentfulWebhookVerifier: Sendable {
             guard let headerValue = value(name) else { throw .missingSignedHeader(String(listedName)) }
             signed[name] = headerValue
         }
-        let canonical = Canonical.make(method: request.method, path: request.path, headers: signed, timestamp: timestamp, body: request.body)
-        guard let received = Self.bytes(ofHex: signature),
-              HMAC<SHA256>.isValidAuthenticationCode(received, authenticating: canonical.bytes, using: SymmetricKey(data: secretBytes))
-        else { throw .signatureMismatch }
+        return VerifiedHead(signature: signature, timestamp: timestamp, signedHeaders: signed)
     }
 
     /// The Unix time in milliseconds `text` holds: 1 to 16 decimal digits.

@@ -8,8 +8,14 @@ import HostPlatform
 /// it the request's method, path with query, header fields and body, and answers with
 /// ``Outcome/statusCode``.
 ///
-/// **Threading.** An immutable `Sendable` value: share one between requests; `invalidate` runs on
-/// the calling task.
+/// **Hardening.** The signature, timestamp and signed-headers fields, the timestamp's freshness
+/// and the target are checked before the body is read (``refusal(method:path:headers:logger:)``);
+/// a signature already taken within the time to live is refused (a captured webhook sent again);
+/// a target with a second `?` (whose text Contentful does not sign) is refused; refusals are
+/// logged with a fixed reason word, never text of the request.
+///
+/// **Threading.** A `Sendable` value: share one between requests (copies share the record of
+/// taken signatures); `invalidate` runs on the calling task.
 public struct ContentfulWebhookReceiver: Sendable {
     /// The largest webhook body read, in bytes: 1 MiB.
     public static let maximumBodyBytes = 1 << 20
@@ -19,6 +25,7 @@ public struct ContentfulWebhookReceiver: Sendable {
     /// The current time a webhook's timestamp is checked against.
     public let clock: any HostClock
     private let invalidate: @Sendable (_ id: String) async throws -> Void
+    private let takenSignatures = WebhookSignatureLedger()
 
     /// - Parameters:
     ///   - authentication: how requests are authenticated.
@@ -54,21 +61,45 @@ public struct ContentfulWebhookReceiver: Sendable {
         }
     }
 
+    /// The answer to a webhook whose head alone already fails authentication (missing signature,
+    /// timestamp or signed-headers fields, a listed header absent, a stale or future timestamp, a
+    /// second `?`), so the route answers without reading the body; nil to read the body and call
+    /// ``receive(_:logger:)``. Always nil without authentication.
+    /// - Parameters:
+    ///   - logger: a refusal is logged at notice level with its fixed reason word.
+    public func refusal(method: String, path: String, headers: [(name: String, value: String)], logger: Logger) -> Outcome? {
+        guard case .verified(let verifier) = authentication else { return nil }
+        do throws(ContentfulWebhookError) {
+            _ = try verifier.verifyHead(method: method, path: path, headers: headers, now: clock.now())
+            return nil
+        } catch {
+            logger.notice("webhook refused", metadata: ["reason": "\(error.reason)"])
+            return .unauthenticated
+        }
+    }
+
     /// Authenticates `request` (with ``ContentfulWebhookAuthentication/verified(_:)``: Contentful's
     /// `x-contentful-signature` over the method, path with query, signed headers and body, and a
     /// timestamp within the verifier's time to live of ``clock``), then invalidates its `sys.id`.
     /// - Parameters:
     ///   - request: the HTTP request as received (path with query, every header field, the body).
-    ///   - logger: refusals are logged at notice level with the reason, never the body.
+    ///   - logger: refusals are logged at notice level with a fixed reason word, never text of
+    ///     the request.
     /// - Returns: what was done.
     /// - Throws: any error of `invalidate` other than a `ContentfulDeliveryError` (the integration
     ///   answers 500).
     public func receive(_ request: ContentfulWebhookRequest, logger: Logger) async throws -> Outcome {
         if case .verified(let verifier) = authentication {
+            let now = clock.now()
             do throws(ContentfulWebhookError) {
-                try verifier.verify(request, now: clock.now())
+                try verifier.verify(request, now: now)
+                let head = try verifier.verifyHead(method: request.method, path: request.path, headers: request.headers, now: now)
+                let timeToLive = Double(verifier.timeToLive.components.seconds) * 1000 + Double(verifier.timeToLive.components.attoseconds) / 1e15
+                guard takenSignatures.record(head.signature, forgetAfter: Double(head.timestamp) + timeToLive, now: now) else {
+                    throw .replayed
+                }
             } catch {
-                logger.notice("webhook refused", metadata: ["reason": "\(error)"])
+                logger.notice("webhook refused", metadata: ["reason": "\(error.reason)"])
                 return .unauthenticated
             }
         }

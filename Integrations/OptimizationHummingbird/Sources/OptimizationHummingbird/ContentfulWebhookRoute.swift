@@ -14,13 +14,15 @@ extension RouterMethods {
     /// - With `ContentfulWebhookAuthentication.verified(_:)` every request must carry
     ///   Contentful's signature (`x-contentful-signature` over the method, path with query,
     ///   signed headers and body) and a timestamp within the verifier's time to live of `clock`:
-    ///   401 otherwise (unsigned, tampered, stale or from the future), and nothing is invalidated.
+    ///   401 otherwise (unsigned, tampered, stale or from the future, a target with a second `?`,
+    ///   or a signature already taken: a replay), and nothing is invalidated. A request whose
+    ///   head fails is answered before its body is read.
     /// - 204 invalidated; 422 for a body that is not JSON with a string `sys.id`, or when
     ///   `invalidate` throws a `ContentfulDeliveryError` (an id that is not a Contentful id). Any
     ///   other error `invalidate` throws is passed on (Hummingbird answers 500).
     ///
-    /// Needs no ``OptimizationMiddleware``. Refusals are logged at notice level with the reason,
-    /// never the body.
+    /// Needs no ``OptimizationMiddleware``. Refusals are logged at notice level with a fixed
+    /// reason word, never text of the request.
     /// - Parameters:
     ///   - path: the route's path; default `/webhooks/contentful`.
     ///   - authentication: how requests are authenticated; nil mounts nothing.
@@ -38,11 +40,14 @@ extension RouterMethods {
         guard let authentication else { return self }
         let receiver = ContentfulWebhookReceiver(authentication: authentication, clock: clock, invalidate: invalidate)
         post(path) { request, context -> Response in
+            let headers = request.headers.map { (name: $0.name.rawName, value: $0.value) }
+            // Unsigned, stale or incomplete heads are refused before the body is read.
+            if let refusal = receiver.refusal(method: request.method.rawValue, path: request.uri.string, headers: headers, logger: context.logger) {
+                return Response(status: HTTPResponse.Status(code: refusal.statusCode))
+            }
             let body = try await request.body.collect(upTo: ContentfulWebhookReceiver.maximumBodyBytes)
             let webhook = ContentfulWebhookRequest(
-                method: request.method.rawValue, path: request.uri.string,
-                headers: request.headers.map { (name: $0.name.rawName, value: $0.value) },
-                body: Array(body.readableBytesView))
+                method: request.method.rawValue, path: request.uri.string, headers: headers, body: Array(body.readableBytesView))
             let outcome = try await receiver.receive(webhook, logger: context.logger)
             return Response(status: HTTPResponse.Status(code: outcome.statusCode))
         }

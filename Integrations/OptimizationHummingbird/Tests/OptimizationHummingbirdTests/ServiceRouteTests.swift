@@ -39,6 +39,16 @@ import Testing
                 #expect(try await Self.send(stale, client).status == .unauthorized, "older than 30 s")
                 #expect(app.invalidated.all == ["entry-1"], "nothing refused was invalidated")
 
+                // A captured webhook sent again within its time to live is a replay.
+                let captured = signer.signed(Self.webhook("entry-4"), timestamp: now())
+                #expect(try await Self.send(captured, client).status == .noContent)
+                #expect(try await Self.send(captured, client).status == .unauthorized, "replayed")
+                #expect(app.invalidated.all == ["entry-1", "entry-4"])
+                // An unsigned request is refused before its body is read: 401, not 413, for a body
+                // over the route's 1 MiB limit.
+                let huge = [UInt8](repeating: UInt8(ascii: "x"), count: ContentfulWebhookReceiver.maximumBodyBytes + 1)
+                #expect(try await Self.send(Self.webhook("entry-5"), body: huge, client).status == .unauthorized)
+
                 let noId = signer.signed(ContentfulWebhookRequest(method: "POST", path: "/webhooks/contentful", headers: [], body: Array(#"{"sys":{}}"#.utf8)), timestamp: now())
                 #expect(try await Self.send(noId, client).status == .unprocessableContent)
             }

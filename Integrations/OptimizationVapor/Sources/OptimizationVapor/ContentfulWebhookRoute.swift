@@ -13,13 +13,15 @@ extension RoutesBuilder {
     /// - With `ContentfulWebhookAuthentication.verified(_:)` every request must carry Contentful's
     ///   signature (`x-contentful-signature` over the method, path with query, signed headers and
     ///   body) and a timestamp within the verifier's time to live of `clock`: 401 otherwise
-    ///   (unsigned, tampered, stale or from the future), and nothing is invalidated.
+    ///   (unsigned, tampered, stale or from the future, a target with a second `?`, or a
+    ///   signature already taken: a replay), and nothing is invalidated. A request whose head
+    ///   fails is answered before its body is read.
     /// - 204 invalidated; 422 for a body that is not JSON with a string `sys.id`, or when
     ///   `invalidate` throws a `ContentfulDeliveryError`; 413 for a body over 1 MB. Any other
     ///   error `invalidate` throws is passed on (Vapor answers 500).
     ///
-    /// Needs no ``OptimizationMiddleware``. Refusals are logged at notice level with the reason,
-    /// never the body.
+    /// Needs no ``OptimizationMiddleware``. Refusals are logged at notice level with a fixed
+    /// reason word, never text of the request.
     /// - Parameters:
     ///   - path: the route's path; default `/webhooks/contentful`.
     ///   - authentication: how requests are authenticated; nil mounts nothing.
@@ -37,13 +39,16 @@ extension RoutesBuilder {
         guard let authentication else { return nil }
         let receiver = ContentfulWebhookReceiver(authentication: authentication, clock: clock, invalidate: invalidate)
         return on(.POST, path, body: .stream) { request async throws -> Response in
+            let pathWithQuery = request.url.query.map { "\(request.url.path)?\($0)" } ?? request.url.path
+            let headers = request.headers.map { (name: $0.name, value: $0.value) }
+            // Unsigned, stale or incomplete heads are refused before the body is read.
+            if let refusal = receiver.refusal(method: request.method.rawValue, path: pathWithQuery, headers: headers, logger: request.logger) {
+                return Response(status: HTTPResponseStatus(statusCode: refusal.statusCode))
+            }
             guard let body = try await request.bodyBytes(upTo: ContentfulWebhookReceiver.maximumBodyBytes) else {
                 throw Abort(.payloadTooLarge)
             }
-            let pathWithQuery = request.url.query.map { "\(request.url.path)?\($0)" } ?? request.url.path
-            let received = ContentfulWebhookRequest(
-                method: request.method.rawValue, path: pathWithQuery,
-                headers: request.headers.map { (name: $0.name, value: $0.value) }, body: body)
+            let received = ContentfulWebhookRequest(method: request.method.rawValue, path: pathWithQuery, headers: headers, body: body)
             let outcome = try await receiver.receive(received, logger: request.logger)
             return Response(status: HTTPResponseStatus(statusCode: outcome.statusCode))
         }
