@@ -58,6 +58,11 @@ public struct AppConfiguration: Sendable, Equatable {
     /// The bearer tokens and API keys OpenFeature clients present to the OFREP routes
     /// (`POST /ofrep/v1/evaluate/flags[/{key}]`). Empty: the routes are not mounted.
     public var ofrepCredentials: [OFREPConfiguration.Credential]
+    /// False (default): an OFREP request's `targetingKey` must be a sealed targeting token the
+    /// app issued for its visitor (signed with ``visitorStateKeys``, valid for a day; see
+    /// `PersonalizedPagesApp.ofrepTargetingTokens`). True: it is a profile id trusted as it is,
+    /// only for deployments where every OFREP credential holder is one of the operator's servers.
+    public var ofrepTrustsProfileIds: Bool
     /// True: nothing is sent before the visitor consents (the service's pre-consent allow-list is
     /// empty, so not even the `page` event leaves). False (default): the service's default
     /// allow-list (`identify`, `page`) lets the page view be counted before consent.
@@ -90,6 +95,7 @@ public struct AppConfiguration: Sendable, Equatable {
         secureCookies: Bool = true,
         replayTicketLifetime: Duration = .seconds(600),
         ofrepCredentials: [OFREPConfiguration.Credential] = [],
+        ofrepTrustsProfileIds: Bool = false,
         strictConsent: Bool = false,
         idleTimeout: Duration = .seconds(30)
     ) {
@@ -112,6 +118,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.secureCookies = secureCookies
         self.replayTicketLifetime = replayTicketLifetime
         self.ofrepCredentials = ofrepCredentials
+        self.ofrepTrustsProfileIds = ofrepTrustsProfileIds
         self.strictConsent = strictConsent
         self.idleTimeout = idleTimeout
     }

@@ -51,6 +51,10 @@ public struct PersonalizedPagesApp: Sendable {
     let contentfulWebhook: ContentfulWebhookAuthentication?
     /// Answers the OFREP routes; nil without ``AppConfiguration/ofrepCredentials`` (not mounted).
     let ofrep: OFREPEvaluator?
+    /// Seals the OFREP targeting tokens of the app's visitors
+    /// (`OFREPTargetingToken.seal(profileId:with:)`), valid for a day; the OFREP routes accept
+    /// them as `targetingKey` unless ``AppConfiguration/ofrepTrustsProfileIds`` is set.
+    public let ofrepTargetingTokens: SignedValueCodec
     /// The service's transport, which records the exchanges `GET /floor` repeats (``FloorRoute``).
     let floorExchange: FloorExchange
     /// The HTTP client of the service and of `GET /floor`; shut down after the service.
@@ -98,11 +102,14 @@ public struct PersonalizedPagesApp: Sendable {
             secure: configuration.secureCookies, name: Self.stateCookieName)
         let ticketCodec = SignedValueCodec(
             keys: keys, purpose: ReplayTicket.purpose, lifetime: configuration.replayTicketLifetime, clock: clock, metricsFactory: metricsFactory)
-        replayTickets = OptimizationReplayTickets(
-            codec: ticketCodec, ledger: ReplayLedger(retention: ticketCodec.lifetime, capacity: 100_000, clock: clock))
         database = try configuration.postgresURL.map {
             OptimizationDatabase(configuration: try PostgresConfiguration(connectionString: $0), metricsFactory: metricsFactory, logger: logger)
         }
+        // With the database, every replica shares one record of committed tickets; without it,
+        // tickets are bound to this process (another replica or a restart refuses them).
+        let ledger: any ReplayLedger = database.map { PostgresReplayLedger(database: $0, retention: ticketCodec.lifetime) }
+            ?? InMemoryReplayLedger(retention: ticketCodec.lifetime, capacity: 100_000, clock: clock)
+        replayTickets = OptimizationReplayTickets(codec: ticketCodec, ledger: ledger)
         let api: OptimizationAPIConfig? =
             configuration.experienceBaseURL == nil && configuration.insightsBaseURL == nil
             ? nil
@@ -133,8 +140,16 @@ public struct PersonalizedPagesApp: Sendable {
                         leaseRenewalInterval: configuration.sharedOutboxLease / 3)
                 }),
             environment: .init(logger: logger, transport: floorExchange, metricsFactory: metricsFactory))
+        ofrepTargetingTokens = SignedValueCodec(
+            keys: keys, purpose: OFREPTargetingToken.purpose, lifetime: .seconds(86_400), clock: clock, metricsFactory: metricsFactory)
         ofrep = configuration.ofrepCredentials.isEmpty
-            ? nil : try OFREPEvaluator(service: service, configuration: OFREPConfiguration(credentials: configuration.ofrepCredentials))
+            ? nil
+            : try OFREPEvaluator(
+                service: service,
+                configuration: OFREPConfiguration(
+                    credentials: configuration.ofrepCredentials,
+                    targetingKeys: configuration.ofrepTrustsProfileIds ? .profileIds : .sealedTokens(ofrepTargetingTokens)),
+                metricsFactory: metricsFactory)
     }
 
     /// The public Hummingbird application (routes of ``PageRoutes``, `HEAD` for each `GET`);

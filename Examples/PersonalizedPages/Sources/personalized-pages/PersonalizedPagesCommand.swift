@@ -113,6 +113,9 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A file holding the OFREP API keys, one per line.", valueName: "path"))
     var ofrepApiKeyFile: String?
 
+    @Flag(help: "OFREP targeting keys are profile ids trusted as they are, not the app's sealed targeting tokens: only when every OFREP credential holder is one of your own servers (env PP_OFREP_TRUSTS_PROFILE_IDS=1).")
+    var ofrepTrustsProfileIds = false
+
     @Flag(help: "Cookies without Secure, for plain-HTTP development (env PP_INSECURE_COOKIES=1).")
     var insecureCookies = false
 
@@ -190,6 +193,7 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
             secureCookies: !(insecureCookies || Self.environment["PP_INSECURE_COOKIES"] == "1"),
             replayTicketLifetime: .milliseconds(replayTicketLifetimeMs),
             ofrepCredentials: secrets.ofrepTokens.map { .bearerToken($0) } + secrets.ofrepAPIKeys.map { .apiKey($0) },
+            ofrepTrustsProfileIds: ofrepTrustsProfileIds || Self.environment["PP_OFREP_TRUSTS_PROFILE_IDS"] == "1",
             strictConsent: strictConsent || Self.environment["PP_STRICT_CONSENT"] == "1",
             idleTimeout: .milliseconds(idleTimeoutMs))
     }

@@ -118,6 +118,34 @@ import Testing
         }
     }
 
+    /// A `/first` page's replay ticket, issued by replica A, commits once across the fleet: on B
+    /// (the ledger is the shared database's), then never again on A, on B, or on A restarted.
+    @Test func aReplayTicketCommitsOnceAcrossReplicasAndRestarts() async throws {
+        try await withPostgresTestServer { database in
+            try await withLocalAPIServer { api in
+                let arguments = ["--experience-base-url", api.experienceBaseURL, "--insights-base-url", api.insightsBaseURL, "--postgres", database.connectionString()]
+                var a = try await AppProcess.start(arguments)
+                defer { a.kill() }
+                let b = try await AppProcess.start(arguments)
+                defer { b.kill() }
+                try await withHTTPClient { client in
+                    var onA = Visitor(baseURL: a.baseURL, client: client, cookies: ["pp_state": TestVisitorState.cookie(consent: true)])
+                    let body = try TrustedVisitorStateTests.ticketBody(try await onA.get("/first"))
+                    var onB = Visitor(baseURL: b.baseURL, client: client, cookies: onA.cookies)
+                    #expect(try await onB.post("/replay", json: body).status == 204, "committed on another replica")
+                    #expect(try await onA.post("/replay", json: body).status == 409, "and refused by the issuing one")
+                    #expect(try await onB.post("/replay", json: body).status == 409)
+                    try await a.terminate()
+                    a = try await AppProcess.start(arguments)
+                    var afterRestart = Visitor(baseURL: a.baseURL, client: client, cookies: onA.cookies)
+                    #expect(try await afterRestart.post("/replay", json: body).status == 409, "and after a restart")
+                }
+                try await a.terminate()
+                try await b.terminate()
+            }
+        }
+    }
+
     /// Replica A stores the events of its pages in the shared outbox and cannot reach the
     /// Insights API; it is killed with SIGKILL. Replica B, started once A's leases expired,
     /// delivers every one of them (at least once, a profile's in the order A stored them).
