@@ -73,6 +73,12 @@ public struct ContentfulWebhookVerifier: Sendable {
     /// signed-headers fields are present, every listed header is there, the timestamp is within
     /// the time to live, and the target has at most one `?`. Call it before reading the body, so
     /// an unsigned or stale request costs no body read.
+    /// - Parameters:
+    ///   - method: the HTTP method, as received.
+    ///   - path: the request target as received (path and query).
+    ///   - headers: every header field of the request.
+    ///   - now: the current Unix time in milliseconds.
+    /// - Returns: the signature to check against the body, the timestamp and the signed headers.
     /// - Throws: the errors of ``verify(_:now:)`` but ``ContentfulWebhookError/signatureMismatch``,
     ///   and ``ContentfulWebhookError/unsignedTarget``.
     public func verifyHead(

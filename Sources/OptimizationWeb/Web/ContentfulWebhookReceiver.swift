@@ -66,6 +66,9 @@ public struct ContentfulWebhookReceiver: Sendable {
     /// second `?`), so the route answers without reading the body; nil to read the body and call
     /// ``receive(_:logger:)``. Always nil without authentication.
     /// - Parameters:
+    ///   - method: the HTTP method, as received.
+    ///   - path: the request target as received (path and query).
+    ///   - headers: every header field of the request.
     ///   - logger: a refusal is logged at notice level with its fixed reason word.
     public func refusal(method: String, path: String, headers: [(name: String, value: String)], logger: Logger) -> Outcome? {
         guard case .verified(let verifier) = authentication else { return nil }
