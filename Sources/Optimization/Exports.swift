@@ -45,6 +45,7 @@
 @_exported import class OptimizationWeb.InMemoryReplayLedger
 @_exported import enum OptimizationWeb.ReplayClaim
 @_exported import enum OptimizationWeb.VisitorNonce
+@_exported import class OptimizationWeb.ConsentWithdrawals
 @_exported import enum OptimizationWeb.OFREPTargetingToken
 @_exported import struct OptimizationWeb.ReplayTicket
 @_exported import struct OptimizationWeb.VisitorCookieReading

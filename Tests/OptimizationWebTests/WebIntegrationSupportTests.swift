@@ -113,8 +113,11 @@ import Testing
         }
         #expect(ConsentChoice(formBody: [0xFF, 0xFE]) == nil, "not UTF-8")
         let known = VisitorState(profileId: "p", consent: nil, selections: nil)
-        #expect(ConsentChoice.accept.applied(to: known) == VisitorState(profileId: "p", consent: true))
-        #expect(ConsentChoice.decline.applied(to: known) == VisitorState(consent: false), "declining forgets the profile")
+        let accepted = ConsentChoice.accept.applied(to: known)
+        #expect(accepted.profileId == "p" && accepted.consent == true && accepted.selections == nil)
+        #expect(accepted.nonce.map(VisitorNonce.isWellFormed) == true, "accepting gives the visitor a nonce")
+        #expect(ConsentChoice.accept.applied(to: accepted).nonce == accepted.nonce, "and keeps the one it has")
+        #expect(ConsentChoice.decline.applied(to: accepted) == VisitorState(consent: false, nonce: accepted.nonce), "declining forgets the profile, keeps the nonce")
     }
 
     @Test func aReplayTicketOpensOnlyWithItsPurposeAndBeforeItExpires() throws {

@@ -25,16 +25,18 @@ public enum ConsentChoice: String, Sendable, Equatable {
     }
 
     /// The state the visitor's cookie stores after this choice, from the state it carried:
-    /// accepting keeps the state and records the consent; declining replaces it with the choice
-    /// alone (no profile id, no selections).
+    /// accepting keeps the state, records the consent and gives the visitor a nonce when it has
+    /// none (so a later decline can be held against this cookie's copies: `ConsentWithdrawals`);
+    /// declining replaces it with the choice and the nonce alone (no profile id, no selections).
     public func applied(to state: VisitorState) -> VisitorState {
         switch self {
         case .accept:
             var next = state
             next.consent = true
+            if next.nonce == nil { next.nonce = VisitorNonce.make() }
             return next
         case .decline:
-            return VisitorState(consent: false)
+            return VisitorState(consent: false, nonce: state.nonce)
         }
     }
 

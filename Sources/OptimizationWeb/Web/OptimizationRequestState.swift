@@ -108,8 +108,15 @@ public final class OptimizationRequestState: Sendable {
     /// `cookies`; nil when that state equals ``visitorState`` and the cookie is not due for
     /// renewal (``cookieRenewalDue``): the browser keeps the cookie it has, so expiry slides only
     /// once per half lifetime, not with each visit.
+    ///
+    /// When the response's state declines consent that the request's state did not decline, the
+    /// decline is recorded in the cookies' `ConsentWithdrawals` (when there are any), so copies of
+    /// the older cookie no longer carry consent.
     public func setCookieHeader(with cookies: VisitorCookies) -> String? {
         let next = responseVisitorState
+        if next.consent == false, visitorState.consent != false, let nonce = next.nonce {
+            cookies.withdrawals?.recordDecline(nonce: nonce)
+        }
         return next == visitorState && !cookieRenewalDue ? nil : cookies.setCookieHeader(for: next)
     }
 }

@@ -11,12 +11,17 @@ public struct VisitorCookieReading: Sendable, Equatable {
     /// (`VisitorStateCodec/isRenewalDue(expiresAt:)`): the response should seal the state again,
     /// even unchanged, so a returning visitor's cookie does not lapse.
     public let renewalDue: Bool
+    /// True when the cookie carried consent but was sealed before its visitor declined
+    /// (`ConsentWithdrawals`): ``state`` is the decline, and ``renewalDue`` writes it back.
+    public let consentWithdrawn: Bool
 
     /// A reading of `state`; `wasRejected` tells that a cookie was present but refused;
-    /// `renewalDue` that an opened cookie should be sealed again.
-    public init(state: VisitorState, wasRejected: Bool, renewalDue: Bool = false) {
+    /// `renewalDue` that an opened cookie should be sealed again; `consentWithdrawn` that its
+    /// consent was older than the visitor's decline.
+    public init(state: VisitorState, wasRejected: Bool, renewalDue: Bool = false, consentWithdrawn: Bool = false) {
         self.state = state
         self.wasRejected = wasRejected
         self.renewalDue = renewalDue
+        self.consentWithdrawn = consentWithdrawn
     }
 }

@@ -14,6 +14,10 @@ import OptimizationServiceFace
 /// **Writing.** Cookies are `HttpOnly`, `SameSite=Lax`, `Path=/` and, unless ``secure`` is
 /// false (plain-HTTP development only), `Secure`; `Max-Age` is ``maxAge-property`` seconds.
 ///
+/// **Withdrawn consent.** With ``withdrawals``, a cookie that carries consent and was sealed
+/// before its visitor (same nonce) declined reads as declined (``VisitorCookieReading/consentWithdrawn``)
+/// and is written again as such; ``OptimizationRequestState`` records each decline it writes.
+///
 /// **Renewal.** A cookie that opens with less than half the codec's lifetime left reads as
 /// ``VisitorCookieReading/renewalDue``, and ``OptimizationRequestState`` then seals it again
 /// even when the state did not change: a returning visitor keeps its state, and an unchanged
@@ -42,17 +46,24 @@ public struct VisitorCookies: Sendable {
     public let name: String
     /// The cookie's `Max-Age` in seconds.
     public let maxAge: Int
+    /// The declines this process took, or nil to trust a cookie's consent until it expires.
+    public let withdrawals: ConsentWithdrawals?
 
     /// - Parameters:
     ///   - codec: seals and opens the cookie's value; give it a lifetime of at least `maxAge`.
     ///   - secure: mark cookies `Secure` (the default); false only for plain-HTTP development.
     ///   - name: the cookie's name; default ``defaultName``.
     ///   - maxAge: the cookie's `Max-Age` in seconds; default ``maxAge-type.property`` (one year).
-    public init(codec: VisitorStateCodec, secure: Bool = true, name: String = VisitorCookies.defaultName, maxAge: Int = VisitorCookies.maxAge) {
+    ///   - withdrawals: the declines to hold older cookies against; default nil (none).
+    public init(
+        codec: VisitorStateCodec, secure: Bool = true, name: String = VisitorCookies.defaultName, maxAge: Int = VisitorCookies.maxAge,
+        withdrawals: ConsentWithdrawals? = nil
+    ) {
         self.codec = codec
         self.secure = secure
         self.name = name
         self.maxAge = maxAge
+        self.withdrawals = withdrawals
     }
 
     /// The state in a `Cookie` header (`name=value; name2=value2`; the first cookie named
@@ -78,6 +89,11 @@ public struct VisitorCookies: Sendable {
                   bytes[pairStart..<equals].elementsEqual(name.utf8)
             else { continue }
             if let (state, expiresAt) = codec.openWithExpiry(String(cookieHeader[bytes.index(after: equals)..<end])) {
+                if state.consent == true, let withdrawals, let nonce = state.nonce, let declinedAt = withdrawals.declinedAt(nonce: nonce),
+                   expiresAt - Self.milliseconds(codec.lifetime) <= declinedAt {
+                    // Sealed before the visitor declined: the decline stands, and is written back.
+                    return VisitorCookieReading(state: VisitorState(consent: false, nonce: nonce), wasRejected: false, renewalDue: true, consentWithdrawn: true)
+                }
                 return VisitorCookieReading(state: state, wasRejected: false, renewalDue: codec.isRenewalDue(expiresAt: expiresAt))
             }
             return VisitorCookieReading(state: VisitorState(), wasRejected: true)
@@ -100,6 +116,10 @@ public struct VisitorCookies: Sendable {
     /// ``value(for:)``.
     public func setCookieHeader(for state: VisitorState) -> String {
         "\(name)=\(value(for: state)); Max-Age=\(maxAge); Path=\(Self.path); \(secure ? "Secure; " : "")HttpOnly; SameSite=\(Self.sameSite)"
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 
     /// The request consent the engine gets from `state`: the one choice sets both event and

@@ -97,9 +97,11 @@ public struct PersonalizedPagesApp: Sendable {
         } else {
             keys = try VisitorStateKeys(base64Encoded: configuration.visitorStateKeys)
         }
+        // Declines this process took: an older copy of a visitor's cookie cannot bring consent back.
         visitorCookies = VisitorCookies(
             codec: VisitorStateCodec(keys: keys, lifetime: .seconds(VisitorCookies.maxAge), clock: clock, metricsFactory: metricsFactory),
-            secure: configuration.secureCookies, name: Self.stateCookieName)
+            secure: configuration.secureCookies, name: Self.stateCookieName,
+            withdrawals: ConsentWithdrawals(retention: .seconds(VisitorCookies.maxAge), clock: clock))
         let ticketCodec = SignedValueCodec(
             keys: keys, purpose: ReplayTicket.purpose, lifetime: configuration.replayTicketLifetime, clock: clock, metricsFactory: metricsFactory)
         database = try configuration.postgresURL.map {

@@ -117,6 +117,30 @@ import Testing
         }
     }
 
+    @Test func aDeclinedVisitorsOlderCookieCannotRestoreConsent() async throws {
+        try await withLocalAPIServer { server in
+            try await withApp(server) { baseURL, _ in
+                try await withHTTPClient { client in
+                    var visitor = Visitor(baseURL: baseURL, client: client)
+                    #expect(try await visitor.post("/consent", form: "consent=accept").status == 303)
+                    _ = try await visitor.get("/")
+                    let consentedCopy = try #require(visitor.cookies["pp_state"])
+                    #expect(TestVisitorState.open(consentedCopy)?.consent == true)
+                    #expect(try await visitor.post("/consent", form: "consent=decline").status == 303)
+                    let sentBefore = server.requests(matching: .experience).count
+                    // The copy taken before the decline, presented again.
+                    var replaying = Visitor(baseURL: baseURL, client: client, cookies: ["pp_state": consentedCopy])
+                    let page = try await replaying.get("/")
+                    #expect(page.status == 200)
+                    #expect(TestVisitorState.open(replaying.cookies["pp_state"])?.consent == false, "the decline is written back")
+                    let calls = server.requests(matching: .experience).dropFirst(sentBefore)
+                    let declinedProfile = try #require(TestVisitorState.open(consentedCopy)?.profileId)
+                    #expect(!calls.isEmpty && !calls.contains { $0.path.contains(declinedProfile) }, "nothing for the declined profile")
+                }
+            }
+        }
+    }
+
     @Test func anExpiredTicketOrStateIsNotTrusted() async throws {
         let clock = ManualClock(start: Date().timeIntervalSince1970 * 1000)
         try await withLocalAPIServer { server in
