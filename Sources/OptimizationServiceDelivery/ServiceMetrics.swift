@@ -25,8 +25,6 @@ import OptimizationEngine
 ///
 /// Every metric object is created once, here; recording is lock-free in the no-op case.
 package final class ServiceMetrics: Sendable {
-    package static let eventMethods = ["identify", "page", "screen", "track", "trackView", "trackClick", "trackHover", "trackFlagView"]
-
     package let resolveDuration: Timer
     private let variantResolves: Counter
     private let baselineResolves: Counter
@@ -66,7 +64,8 @@ package final class ServiceMetrics: Sendable {
         })
         experienceDuration = Timer(label: "optimization_experience_request_duration", dimensions: [], factory: factory)
         var events: [String: Counter] = [:]
-        for method in Self.eventMethods {
+        // Every event method the faces offer, from the one list of them.
+        for method in EventMethod.allCases.map(\.rawValue) {
             for result in ["accepted", "blocked"] {
                 events[method + "/" + result] = Counter(
                     label: "optimization_events_total", dimensions: [("method", method), ("result", result)], factory: factory)
