@@ -43,6 +43,7 @@
 @_exported import class OptimizationWeb.OptimizationRequestState
 @_exported import protocol OptimizationWeb.ReplayLedger
 @_exported import class OptimizationWeb.InMemoryReplayLedger
+@_exported import class OptimizationWeb.ReplayIssuanceLimit
 @_exported import enum OptimizationWeb.ReplayClaim
 @_exported import enum OptimizationWeb.VisitorNonce
 @_exported import class OptimizationWeb.ConsentWithdrawals

@@ -35,14 +35,18 @@ public struct OptimizationReplayTickets: Sendable {
     /// The issuer this instance writes into its tickets and requires of the tickets it commits;
     /// nil when the ledger is shared across processes.
     public let issuer: String?
+    /// How many tickets one client may be issued (``issue(_:visitorNonce:client:)``); nil for no bound.
+    public let issuanceLimit: ReplayIssuanceLimit?
 
     /// - Parameters:
     ///   - codec: seals and opens tickets; its purpose should be ``ReplayTicket/purpose``.
     ///   - ledger: records committed tickets; keep ids at least as long as a ticket lives.
-    public init(codec: SignedValueCodec, ledger: any ReplayLedger) {
+    ///   - issuanceLimit: bounds the tickets issued per client; default nil (no bound).
+    public init(codec: SignedValueCodec, ledger: any ReplayLedger, issuanceLimit: ReplayIssuanceLimit? = nil) {
         self.codec = codec
         self.ledger = ledger
         self.issuer = ledger.isSharedAcrossProcesses ? nil : ReplayTicket.randomHex()
+        self.issuanceLimit = issuanceLimit
     }
 
     /// Tickets sealed with `keys` (the visitor-state keys will do: the purpose keeps tickets and
@@ -59,10 +63,15 @@ public struct OptimizationReplayTickets: Sendable {
 
     /// A sealed ticket for `replay`, bound to the visitor whose state carries `visitorNonce`, or
     /// nil when the replay's events cannot be written as JSON, its route's path is longer than
-    /// ``maximumRouteKeyBytes``, or the ticket would be too long to open. The sealed text is only
-    /// `A–Z a–z 0–9 - _ .`: safe in JSON and HTML as it is.
-    public func issue(_ replay: OptimizationHandoff.Replay, visitorNonce: String) -> String? {
+    /// ``maximumRouteKeyBytes``, the ticket would be too long to open, or `client` had its bound
+    /// of tickets (``issuanceLimit``). The sealed text is only `A–Z a–z 0–9 - _ .`: safe in JSON
+    /// and HTML as it is.
+    /// - Parameters:
+    ///   - client: the key ``issuanceLimit`` counts tickets by (the connection's address, say);
+    ///     nil counts nothing.
+    public func issue(_ replay: OptimizationHandoff.Replay, visitorNonce: String, client: String? = nil) -> String? {
         guard VisitorNonce.isWellFormed(visitorNonce) else { return nil }
+        if let client, let issuanceLimit, !issuanceLimit.admit(client: client) { return nil }
         var replay = replay
         if replay.routeKey.utf8.count > Self.maximumRouteKeyBytes {
             let path = replay.routeKey.prefix { $0 != "?" }
@@ -72,10 +81,10 @@ public struct OptimizationReplayTickets: Sendable {
         return ReplayTicket(visitorNonce: visitorNonce, issuer: issuer, replay: replay).sealed(with: codec)
     }
 
-    /// ``issue(_:visitorNonce:)`` for the visitor of `state`: its nonce, issued now when its
-    /// state has none (the response's state cookie then stores it).
-    public func issue(_ replay: OptimizationHandoff.Replay, for state: OptimizationRequestState) -> String? {
-        issue(replay, visitorNonce: state.visitorNonce())
+    /// ``issue(_:visitorNonce:client:)`` for the visitor of `state`: its nonce, issued now when
+    /// its state has none (the response's state cookie then stores it).
+    public func issue(_ replay: OptimizationHandoff.Replay, for state: OptimizationRequestState, client: String? = nil) -> String? {
+        issue(replay, visitorNonce: state.visitorNonce(), client: client)
     }
 
     /// The sealed ticket text of a replay route's body, `{"ticket": "<sealed ticket>"}` (UTF-8

@@ -124,7 +124,7 @@ public struct PageRoutes: Sendable {
             // `<` escaped so the JSON cannot close the script element.
             scripts += #"<script type="application/json" id="optimization-handoff">"# + json.replacingOccurrences(of: "<", with: "\\u003c") + "</script>\n"
         }
-        if let replay = handoff.replay, let ticket = tickets.issue(replay, for: context.optimization) {
+        if let replay = handoff.replay, let ticket = tickets.issue(replay, for: context.optimization, client: context.remoteAddress?.ipAddress) {
             // The sealed text is only `A–Z a–z 0–9 - _ .`: safe in JSON and HTML as it is.
             scripts += #"<script type="application/json" id="optimization-replay">{"ticket":""# + ticket + "\"}</script>\n"
         }

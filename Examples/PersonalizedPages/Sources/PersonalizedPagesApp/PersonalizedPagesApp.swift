@@ -111,7 +111,9 @@ public struct PersonalizedPagesApp: Sendable {
         // tickets are bound to this process (another replica or a restart refuses them).
         let ledger: any ReplayLedger = database.map { PostgresReplayLedger(database: $0, retention: ticketCodec.lifetime) }
             ?? InMemoryReplayLedger(retention: ticketCodec.lifetime, capacity: 100_000, clock: clock)
-        replayTickets = OptimizationReplayTickets(codec: ticketCodec, ledger: ledger)
+        // At most 30 tickets a minute per connection address: a client fetching ticket after
+        // ticket cannot fill the record of committed tickets for everyone.
+        replayTickets = OptimizationReplayTickets(codec: ticketCodec, ledger: ledger, issuanceLimit: ReplayIssuanceLimit(clock: clock))
         let api: OptimizationAPIConfig? =
             configuration.experienceBaseURL == nil && configuration.insightsBaseURL == nil
             ? nil

@@ -117,6 +117,23 @@ import Testing
         }
     }
 
+    @Test func oneClientIsIssuedAtMostThirtyTicketsAMinute() async throws {
+        try await withLocalAPIServer { server in
+            try await withApp(server) { baseURL, _ in
+                try await withHTTPClient { client in
+                    var issued = 0
+                    for _ in 0..<31 {
+                        var visitor = Visitor(baseURL: baseURL, client: client)   // no cookies: a new visitor each time
+                        let page = try await visitor.get("/first")
+                        #expect(page.status == 200)
+                        if page.body.contains(#"id="optimization-replay""#) { issued += 1 }
+                    }
+                    #expect(issued == 30, "the 31st page from this address carries no ticket")
+                }
+            }
+        }
+    }
+
     @Test func aDeclinedVisitorsOlderCookieCannotRestoreConsent() async throws {
         try await withLocalAPIServer { server in
             try await withApp(server) { baseURL, _ in

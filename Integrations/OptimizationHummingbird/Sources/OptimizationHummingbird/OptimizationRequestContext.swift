@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 import Optimization
 
 /// A Hummingbird request context that carries the visitor's ``OptimizationContext``: the
@@ -21,18 +22,22 @@ public protocol OptimizationRequestContext: RequestContext {
     var optimization: OptimizationContext { get set }
 }
 
-/// The simplest ``OptimizationRequestContext``: Hummingbird's basic context plus ``optimization``.
-/// One per request, as every Hummingbird context.
-public struct BasicOptimizationRequestContext: OptimizationRequestContext {
+/// The simplest ``OptimizationRequestContext``: Hummingbird's basic context plus ``optimization``
+/// and the connection's ``remoteAddress`` (a `RemoteAddressRequestContext`). One per request, as
+/// every Hummingbird context.
+public struct BasicOptimizationRequestContext: OptimizationRequestContext, RemoteAddressRequestContext {
     /// Hummingbird's per-request storage (logger, parameters, endpoint).
     public var coreContext: CoreRequestContextStorage
     /// The visitor's Optimization request and state (set by ``OptimizationMiddleware``).
     public var optimization: OptimizationContext
+    /// The address of the connection's peer (a proxy's, behind one); nil when unknown.
+    public let remoteAddress: SocketAddress?
 
     /// A context for a request arriving from `source`, before any middleware.
     public init(source: Source) {
         coreContext = .init(source: source)
         optimization = OptimizationContext()
+        remoteAddress = source.channel.remoteAddress
     }
 }
 

@@ -12,8 +12,10 @@ extension OptimizationReplayTickets {
     /// stored by the response's state cookie when it has none): `issue(_:for:)` of the library
     /// for a Hummingbird request. Nil before ``OptimizationMiddleware`` ran, or when the library
     /// issues no ticket (see `issue(_:visitorNonce:)`).
-    public func issue(_ replay: OptimizationHandoff.Replay, for context: OptimizationContext) -> String? {
-        context.state.flatMap { issue(replay, for: $0) }
+    /// - Parameters:
+    ///   - client: the key the tickets' issuance limit counts by (see `issue(_:visitorNonce:client:)`).
+    public func issue(_ replay: OptimizationHandoff.Replay, for context: OptimizationContext, client: String? = nil) -> String? {
+        context.state.flatMap { issue(replay, for: $0, client: client) }
     }
 }
 
