@@ -5,7 +5,7 @@ import HostPlatform
 
 /// Issues and commits the replay tickets of handoff pages: a page that hands its evaluation to
 /// the browser (`OptimizationRequest.prepareRequestHandoff(routeKey:initialEvents:page:)`)
-/// carries its replay as a sealed ``ReplayTicket`` (``issue(_:for:)``), and an integration's
+/// carries its replay as a sealed ``ReplayTicket`` (``issue(_:for:client:)``), and an integration's
 /// replay route commits each ticket once, for the visitor it was issued to
 /// (``commit(_:for:visitorState:logger:)``).
 ///
@@ -67,6 +67,8 @@ public struct OptimizationReplayTickets: Sendable {
     /// of tickets (``issuanceLimit``). The sealed text is only `A–Z a–z 0–9 - _ .`: safe in JSON
     /// and HTML as it is.
     /// - Parameters:
+    ///   - replay: the page's replay (`OptimizationHandoff.replay`).
+    ///   - visitorNonce: the nonce of the visitor the ticket is for (``VisitorState/nonce``).
     ///   - client: the key ``issuanceLimit`` counts tickets by (the connection's address, say);
     ///     nil counts nothing.
     public func issue(_ replay: OptimizationHandoff.Replay, visitorNonce: String, client: String? = nil) -> String? {
@@ -83,6 +85,10 @@ public struct OptimizationReplayTickets: Sendable {
 
     /// ``issue(_:visitorNonce:client:)`` for the visitor of `state`: its nonce, issued now when
     /// its state has none (the response's state cookie then stores it).
+    /// - Parameters:
+    ///   - replay: the page's replay (`OptimizationHandoff.replay`).
+    ///   - state: the visitor's request state.
+    ///   - client: the key ``issuanceLimit`` counts tickets by; nil counts nothing.
     public func issue(_ replay: OptimizationHandoff.Replay, for state: OptimizationRequestState, client: String? = nil) -> String? {
         issue(replay, visitorNonce: state.visitorNonce(), client: client)
     }

@@ -9,10 +9,12 @@ extension OptimizationReplayTickets.CommitOutcome {
 
 extension OptimizationReplayTickets {
     /// A sealed ticket for `replay`, bound to the visitor of `context` (its nonce, issued now and
-    /// stored by the response's state cookie when it has none): `issue(_:for:)` of the library
+    /// stored by the response's state cookie when it has none): `issue(_:for:client:)` of the library
     /// for a Hummingbird request. Nil before ``OptimizationMiddleware`` ran, or when the library
-    /// issues no ticket (see `issue(_:visitorNonce:)`).
+    /// issues no ticket (see `issue(_:visitorNonce:client:)`).
     /// - Parameters:
+    ///   - replay: the page's replay (`OptimizationHandoff.replay`).
+    ///   - context: the request's context, prepared by ``OptimizationMiddleware``.
     ///   - client: the key the tickets' issuance limit counts by (see `issue(_:visitorNonce:client:)`).
     public func issue(_ replay: OptimizationHandoff.Replay, for context: OptimizationContext, client: String? = nil) -> String? {
         context.state.flatMap { issue(replay, for: $0, client: client) }
@@ -21,7 +23,7 @@ extension OptimizationReplayTickets {
 
 extension RouterMethods where Context: OptimizationRequestContext {
     /// Mounts the replay route: `POST path` with the body `{"ticket": "<sealed ticket>"}` (at most
-    /// 1 MB), as a handoff page carries it (`OptimizationReplayTickets.issue(_:for:)`).
+    /// 1 MB), as a handoff page carries it (`OptimizationReplayTickets.issue(_:for:client:)`).
     /// The ticket's replay is committed once, for the visitor it was issued to, with that
     /// visitor's request (`OptimizationReplayTickets.commit(_:for:visitorState:logger:)`).
     ///

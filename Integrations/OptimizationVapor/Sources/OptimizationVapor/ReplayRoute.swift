@@ -3,7 +3,7 @@ import Vapor
 
 extension RoutesBuilder {
     /// Mounts the replay route: `POST path` with the body `{"ticket": "<sealed ticket>"}` (at most
-    /// 1 MB), as a handoff page carries it (`OptimizationReplayTickets.issue(_:for:)`). The
+    /// 1 MB), as a handoff page carries it (`OptimizationReplayTickets.issue(_:for:client:)`). The
     /// ticket's replay is committed once, for the visitor it was issued to, with that visitor's
     /// request (`OptimizationReplayTickets.commit(_:for:visitorState:logger:)`).
     ///
