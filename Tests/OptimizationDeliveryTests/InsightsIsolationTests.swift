@@ -11,56 +11,58 @@ import Testing
 /// local API server (scripted by a marker in the refused visitor's event) or a scripted transport.
 @Suite("Insights queue: one visitor cannot hurt another's events", .hangBound)
 struct InsightsIsolationTests {
-    @Test func a413ForOneVisitorsEventLosesNoOtherVisitorsEvents() async throws {
+    /// Runs `body` with an Insights queue delivering to the test kit's API server over HTTP, on a
+    /// manual clock, and the queue's reports.
+    private func withQueueOfLocalServer(_ body: (LocalOptimizationAPIServer, InsightsQueue, Reports) async throws -> Void) async throws {
         try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let reports = Reports()
                 let queue = makeQueue(
                     transport: transport, clock: ManualClock(), reports: reports,
                     url: server.insightsBaseURL + "v1/organizations/org/environments/main/events")
-                try queue.enqueue(events(2, profile: "victim-a") + events(1, profile: "attacker") + events(2, profile: "victim-b"))
-                // Every request that carries the attacker's event is refused: the whole batch, the
-                // half holding it, and its own request.
-                server.enqueue(.status(413), .status(413), .status(413), for: .bodyContains("attacker-e0"))
-                await queue.flush()
-
-                #expect(server.pendingScriptedResponseCount == 0, "the three requests carrying the refused event were sent")
-                #expect(server.requests(matching: .insights).count == 5, "the batch, its halves, the refused half's halves")
-                #expect(queue.count == 0 && !queue.isDisabled)
-                let delivered = reports.removed.filter { $0.reason == .delivered }.flatMap(\.ids)
-                #expect(delivered.sorted() == ["victim-a-e0", "victim-a-e1", "victim-b-e0", "victim-b-e1"])
-                #expect(reports.removed.filter { $0.reason == .dropped }.flatMap(\.ids) == ["attacker-e0"])
-                let dropped = try #require(reports.queueEvents.first { $0.type == .batchDropped })
-                #expect(dropped.context["status"] == 413 && dropped.context["droppedCount"] == 1)
-                #expect(reports.types == [.batchDropped], "one report: the refused visitor's batch")
-                // What the server accepted: both victims' events, nothing of the attacker's.
-                let accepted = server.requests(matching: .insights).filter { !$0.body.contains("attacker-e0") }.flatMap(\.deliveredEvents)
-                #expect(accepted.compactMap { $0["messageId"]?.stringValue }.sorted() == delivered.sorted())
+                try await body(server, queue, reports)
             }
         }
     }
 
-    @Test func aWAFRefusingOneVisitorWith403DropsOnlyThatVisitorsEventsAndDeliveryGoesOn() async throws {
-        try await LocalOptimizationAPIServer.withRunning { server in
-            try await withHTTPTransport(for: server) { transport in
-                let reports = Reports()
-                let queue = makeQueue(
-                    transport: transport, clock: ManualClock(), reports: reports,
-                    url: server.insightsBaseURL + "v1/organizations/org/environments/main/events")
-                try queue.enqueue(events(1, profile: "attacker") + events(2, profile: "victim"))
-                server.enqueue(.status(403), .status(403), for: .bodyContains("attacker-e0"))
-                await queue.flush()
+    @Test func a413ForOneVisitorsEventLosesNoOtherVisitorsEvents() async throws {
+        try await withQueueOfLocalServer { server, queue, reports in
+            try queue.enqueue(events(2, profile: "victim-a") + events(1, profile: "attacker") + events(2, profile: "victim-b"))
+            // Every request that carries the attacker's event is refused: the whole batch, the
+            // half holding it, and its own request.
+            server.enqueue(.status(413), .status(413), .status(413), for: .bodyContains("attacker-e0"))
+            await queue.flush()
 
-                #expect(server.pendingScriptedResponseCount == 0)
-                #expect(!queue.isDisabled && queue.count == 0 && queue.consecutiveCredentialRefusals == 0)
-                #expect(reports.removed.filter { $0.reason == .delivered }.flatMap(\.ids) == ["victim-e0", "victim-e1"])
-                #expect(reports.removed.filter { $0.reason == .dropped }.flatMap(\.ids) == ["attacker-e0"])
-                #expect(reports.types == [.batchDropped])
-                #expect(reports.queueEvents.first?.context["status"] == 403)
-                try queue.enqueue(events(1, profile: "victim", from: 2))
-                await queue.flush()
-                #expect(reports.removed.last?.ids == ["victim-e2"] && reports.removed.last?.reason == .delivered, "delivery goes on")
-            }
+            #expect(server.pendingScriptedResponseCount == 0, "the three requests carrying the refused event were sent")
+            #expect(server.requests(matching: .insights).count == 5, "the batch, its halves, the refused half's halves")
+            #expect(queue.count == 0 && !queue.isDisabled)
+            let delivered = reports.removed.filter { $0.reason == .delivered }.flatMap(\.ids)
+            #expect(delivered.sorted() == ["victim-a-e0", "victim-a-e1", "victim-b-e0", "victim-b-e1"])
+            #expect(reports.removed.filter { $0.reason == .dropped }.flatMap(\.ids) == ["attacker-e0"])
+            let dropped = try #require(reports.queueEvents.first { $0.type == .batchDropped })
+            #expect(dropped.context["status"] == 413 && dropped.context["droppedCount"] == 1)
+            #expect(reports.types == [.batchDropped], "one report: the refused visitor's batch")
+            // What the server accepted: both victims' events, nothing of the attacker's.
+            let accepted = server.requests(matching: .insights).filter { !$0.body.contains("attacker-e0") }.flatMap(\.deliveredEvents)
+            #expect(accepted.compactMap { $0["messageId"]?.stringValue }.sorted() == delivered.sorted())
+        }
+    }
+
+    @Test func aWAFRefusingOneVisitorWith403DropsOnlyThatVisitorsEventsAndDeliveryGoesOn() async throws {
+        try await withQueueOfLocalServer { server, queue, reports in
+            try queue.enqueue(events(1, profile: "attacker") + events(2, profile: "victim"))
+            server.enqueue(.status(403), .status(403), for: .bodyContains("attacker-e0"))
+            await queue.flush()
+
+            #expect(server.pendingScriptedResponseCount == 0)
+            #expect(!queue.isDisabled && queue.count == 0 && queue.consecutiveCredentialRefusals == 0)
+            #expect(reports.removed.filter { $0.reason == .delivered }.flatMap(\.ids) == ["victim-e0", "victim-e1"])
+            #expect(reports.removed.filter { $0.reason == .dropped }.flatMap(\.ids) == ["attacker-e0"])
+            #expect(reports.types == [.batchDropped])
+            #expect(reports.queueEvents.first?.context["status"] == 403)
+            try queue.enqueue(events(1, profile: "victim", from: 2))
+            await queue.flush()
+            #expect(reports.removed.last?.ids == ["victim-e2"] && reports.removed.last?.reason == .delivered, "delivery goes on")
         }
     }
 
