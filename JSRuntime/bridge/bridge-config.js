@@ -3,7 +3,9 @@
 // (JSRuntime/README.md "initialize config") and returns the normalised settings
 // ({clientId, environment, locale, logLevel, allowedEventTypes, channel, library, entryCacheSize,
 // api, defaults, persisted}); it throws an Error whose message names the key
-// (`initialize config "<key>" must be <type> when provided.`).
+// (`initialize config "<key>" must be <type> when provided.`), also for a key it does not know
+// (`initialize config "<key>" is not a known key.`): a host sending a setting this core no longer
+// reads (such as `queuePolicy`) learns it at once instead of running without it.
 // `__optimization.bridgeConfig.DEFAULT_ENTRY_CACHE_SIZE` is 1000.
 (function () {
   'use strict';
@@ -23,6 +25,19 @@
   var LOG_LEVEL_NAMES = Object.keys(host.LOG_LEVELS);
   function configError(text) {
     return new Error('initialize config ' + text);
+  }
+
+  var CONFIG_KEYS = ['spaceId', 'clientId', 'apiVersion', 'environment', 'locale', 'logLevel', 'allowedEventTypes', 'channel',
+    'library', 'entryCacheSize', 'api', 'defaults', 'persisted'];
+  var DEFAULTS_KEYS = ['consent', 'persistenceConsent', 'profile', 'changes', 'selectedOptimizations', 'anonymousId'];
+  var API_KEYS = ['experienceBaseUrl', 'insightsBaseUrl', 'enabledFeatures', 'preflight'];
+
+  // Throws for the first key of `object` not in `known`; `prefix` names the enclosing key.
+  function refuseUnknownKeys(object, known, prefix) {
+    var keys = Object.keys(object);
+    for (var index = 0; index < keys.length; index++) {
+      if (known.indexOf(keys[index]) === -1) throw configError('"' + (prefix || '') + keys[index] + '" is not a known key.');
+    }
   }
 
   // `prefix` names the enclosing key ("defaults.") in the message.
@@ -49,10 +64,11 @@
     return LOG_LEVEL_NAMES.indexOf(value) !== -1;
   }
 
-  function readDefaults(value) {
+  function readDefaults(value, name) {
     if (absent(value)) return {};
-    if (!guards.isRecord(value)) throw configError('"defaults" must be an object when provided.');
-    var owner = 'defaults.';
+    if (!guards.isRecord(value)) throw configError('"' + name + '" must be an object when provided.');
+    var owner = name + '.';
+    refuseUnknownKeys(value, DEFAULTS_KEYS, owner);
     return {
       consent: optional(value, 'consent', isBoolean, 'a boolean', owner),
       persistenceConsent: optional(value, 'persistenceConsent', isBoolean, 'a boolean', owner),
@@ -69,6 +85,7 @@
     if (absent(value)) return {};
     if (!guards.isRecord(value)) throw configError('"api" must be an object when provided.');
     var owner = 'api.';
+    refuseUnknownKeys(value, API_KEYS, owner);
     return {
       experienceBaseUrl: optional(value, 'experienceBaseUrl', isString, 'a string', owner),
       insightsBaseUrl: optional(value, 'insightsBaseUrl', isString, 'a string', owner),
@@ -79,6 +96,7 @@
 
   function readConfig(config) {
     if (!guards.isRecord(config)) throw configError('must be an object.');
+    refuseUnknownKeys(config, CONFIG_KEYS);
     var tenant = ns.apiResponse.readTenant(config, configError, false);
     var allowed = optional(config, 'allowedEventTypes', isStringArray, 'an array of strings');
     return {
@@ -92,10 +110,10 @@
       library: optional(config, 'library', isLibrary, 'an object with string "name" and "version"'),
       entryCacheSize: optional(config, 'entryCacheSize', isPositiveInteger, 'a positive integer') || DEFAULT_ENTRY_CACHE_SIZE,
       api: readApi(config.api),
-      defaults: readDefaults(config.defaults),
+      defaults: readDefaults(config.defaults, 'defaults'),
       // What the host persisted (same shape as defaults); resolved against `defaults`
       // by ns.resolveStatefulDefaults (configured values win).
-      persisted: readDefaults(config.persisted),
+      persisted: readDefaults(config.persisted, 'persisted'),
     };
   }
 

@@ -228,6 +228,10 @@
       [{ clientId: 'c', environment: 'main', channel: 5 }, /"channel" must be a string/],
       [{ clientId: 'c', environment: 'main', api: 'x' }, /"api" must be an object/],
       [{ clientId: 'c', environment: 'main', defaults: { consent: 'yes' } }, /"defaults.consent" must be a boolean/],
+      [{ clientId: 'c', environment: 'main', queuePolicy: { flushIntervalMs: 1000 } }, /^initialize config "queuePolicy" is not a known key\.$/],
+      [{ clientId: 'c', environment: 'main', api: { experienceBaseURL: 'http://x' } }, /"api\.experienceBaseURL" is not a known key/],
+      [{ clientId: 'c', environment: 'main', defaults: { profileId: 'p' } }, /"defaults\.profileId" is not a known key/],
+      [{ clientId: 'c', environment: 'main', persisted: { consent: true, extra: 1 } }, /"persisted\.extra" is not a known key/],
       [{ clientId: 'c', environment: 'main', defaults: { selectedOptimizations: {} } }, /"defaults.selectedOptimizations" must be an array/],
     ];
     cases.forEach(function (testCase) {
