@@ -16,8 +16,9 @@ import Synchronization
 ///   survives a crash of the process; ``OutboxConfiguration/durability`` says what survives a
 ///   crash of the machine.
 /// - **Ownership.** One outbox per directory: a POSIX record lock on `outbox.lock` is held until
-///   ``close()``; a second opener (this or any process) gets ``OutboxError/directoryLocked(path:)``.
-///   Child processes do not inherit the lock.
+///   ``close()``; a second opener gets ``OutboxError/directoryOwnedInThisProcess(path:)`` in
+///   this process and ``OutboxError/directoryLocked(path:)`` in another. Child processes do not
+///   inherit the lock.
 /// - **Bounds.** ``OutboxConfiguration/maxEvents``, ``OutboxConfiguration/maxBytes`` and
 ///   ``OutboxConfiguration/timeToLive`` drop the oldest events, reported on ``drops``.
 /// - **Privacy.** Files are mode 0600 in a 0700 directory. ``purge()`` removes every event;
@@ -59,7 +60,8 @@ public final class DurableOutbox: Sendable {
     ///   - configuration: bounds, time to live, durability and the drop callback.
     ///   - clock: time for `acceptedAt`, the time to live and the periodic `fsync`.
     ///   - logger: recovery issues at `warning`, drops at `notice` (counts only).
-    /// - Throws: ``OutboxError/directoryLocked(path:)`` when another outbox owns the directory;
+    /// - Throws: ``OutboxError/directoryLocked(path:)`` when another process's outbox owns the
+    ///   directory, ``OutboxError/directoryOwnedInThisProcess(path:)`` when another of this process's does;
     ///   ``OutboxError/cannotOpen(path:errno:)`` when it cannot be created or locked. Damaged
     ///   content never throws: see ``recovery``.
     public convenience init(

@@ -31,14 +31,14 @@ enum OutboxDirectoryLock {
 
     /// Opens (creating with mode 0600) `path`, a file inside `directory`, and locks it.
     /// - Returns: the descriptor holding the lock; give it back to ``release(_:)``.
-    /// - Throws: ``OutboxError/directoryLocked(path:)`` when this or another process owns
-    ///   `directory`, ``OutboxError/cannotOpen(path:errno:)`` when it cannot be opened or locked.
+    /// - Throws: ``OutboxError/directoryOwnedInThisProcess(path:)`` when this process owns
+    ///   `directory`, ``OutboxError/directoryLocked(path:)`` when another process does, ``OutboxError/cannotOpen(path:errno:)`` when it cannot be opened or locked.
     static func acquire(_ path: String, directory: String) throws(OutboxError) -> Int32 {
         var status = stat()
         guard stat(directory, &status) == 0 else { throw .cannotOpen(path: directory, errno: errno) }
         let identity = DirectoryIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
         let result: Result<Int32, OutboxError> = owned.withLock { owned in
-            if owned.values.contains(identity) { return .failure(.directoryLocked(path: directory)) }
+            if owned.values.contains(identity) { return .failure(.directoryOwnedInThisProcess(path: directory)) }
             let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else { return .failure(.cannotOpen(path: path, errno: errno)) }
             var lock = flock()

@@ -1,9 +1,12 @@
 /// Why an outbox operation failed. Every failure of the file system is one of these; nothing in
 /// the outbox traps on bad input or bad files.
 public enum OutboxError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Another process (or another ``DurableOutbox`` in this process) holds the directory's lock
-    /// file. Only one outbox may own a directory at a time.
+    /// Another process holds the directory's lock file. Only one outbox may own a directory at a
+    /// time.
     case directoryLocked(path: String)
+    /// Another ``DurableOutbox`` of this process owns the directory (reached by this or another
+    /// path): close it first.
+    case directoryOwnedInThisProcess(path: String)
     /// The directory or its lock file could not be created or opened (`errno` from the system).
     case cannotOpen(path: String, errno: Int32)
     /// Writing, syncing or removing a file failed (`errno` from the system, e.g. `ENOSPC`).
@@ -20,6 +23,8 @@ public enum OutboxError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .directoryLocked(let path):
             return "the outbox directory \(path) is in use by another process (its lock file is held)"
+        case .directoryOwnedInThisProcess(let path):
+            return "the outbox directory \(path) is already open in this process (close that outbox first)"
         case .cannotOpen(let path, let code):
             return "cannot open the outbox at \(path): \(Self.describe(code))"
         case .ioFailure(let path, let operation, let code):

@@ -20,8 +20,9 @@ package protocol OutboxFileSystem: Sendable {
     /// Opens (creating with mode 0600) `path` and takes an exclusive lock without waiting: one
     /// owner of `directory` across this and every other process.
     /// - Returns: the handle holding the lock; ``unlockFile(_:)`` releases it.
-    /// - Throws: ``OutboxError/directoryLocked(path:)`` (with `directory`) when another owner
-    ///   holds it, ``OutboxError/cannotOpen(path:errno:)``.
+    /// - Throws: ``OutboxError/directoryOwnedInThisProcess(path:)`` or
+    ///   ``OutboxError/directoryLocked(path:)`` (with `directory`) when an owner in this or
+    ///   another process holds it, ``OutboxError/cannotOpen(path:errno:)``.
     func lockFile(_ path: String, directory: String) throws(OutboxError) -> Int32
     /// Releases the lock taken by ``lockFile(_:directory:)`` and closes its handle.
     func unlockFile(_ handle: Int32)

@@ -353,7 +353,8 @@ struct OutboxTests {
     @Test func oneOutboxPerDirectoryInAProcess() throws {
         defer { fixture.remove() }
         let first = try fixture.open()
-        #expect(throws: OutboxError.directoryLocked(path: fixture.directory.path)) { try fixture.open() }
+        #expect(throws: OutboxError.directoryOwnedInThisProcess(path: fixture.directory.path)) { try fixture.open() }
+        #expect(OutboxError.directoryOwnedInThisProcess(path: "/d").description.contains("already open in this process"))
         try first.append(OutboxFixture.event("m1"))
         first.close()
         let second = try fixture.open()
@@ -367,7 +368,7 @@ struct OutboxTests {
         defer { first.close() }
         let alias = fixture.directory.deletingLastPathComponent().appendingPathComponent("alias")
         try FileManager.default.createSymbolicLink(at: alias, withDestinationURL: fixture.directory)
-        #expect(throws: OutboxError.directoryLocked(path: alias.path)) {
+        #expect(throws: OutboxError.directoryOwnedInThisProcess(path: alias.path)) {
             try DurableOutbox(directory: alias, logger: Logger(label: "outbox-test"))
         }
         // The refused opener did not release the owner's lock: the owner still appends and

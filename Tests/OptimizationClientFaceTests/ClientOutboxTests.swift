@@ -120,7 +120,7 @@ struct ClientOutboxTests {
             try second.initialize(config: OptimizationConfig(clientId: "org-1"))
         } throws: { error in
             guard case .configError(let message) = error as? OptimizationError else { return false }
-            return message.contains("in use by another process")
+            return message.contains("already open in this process")
         }
         #expect(!second.isInitialized)
         first.destroy()

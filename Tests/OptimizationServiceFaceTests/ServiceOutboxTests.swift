@@ -84,7 +84,7 @@ struct ServiceOutboxTests {
             Issue.record("expected a configError, got \(String(describing: error))")
             return
         }
-        #expect(message.contains("in use"), "\(message)")
+        #expect(message.contains("already open in this process"), "\(message)")
 
         for profile in ["alice", "bob", "alice"] {
             try await first.forRequest(RequestOptions(consent: true, profileId: profile)).trackClick(TrackClickPayload(componentId: profile))
