@@ -45,12 +45,19 @@ struct ServiceTests {
 
     @Test func startUpIsBoundedByItsDeadline() async throws {
         // An engine whose JSRuntime never finishes loading (the watchdog stops it after 3 s of
-        // CPU time): start gives up at its 200 ms deadline. `.startTimedOut` (not the watchdog's
-        // load error) proves the deadline decided, without a wall-clock bound in the test.
-        var environment = OptimizationService.Environment(transport: RecordingFetchTransport(), executionTimeLimit: .seconds(3))
+        // CPU time): start gives up at its 200 ms deadline, on the service's manual clock, which
+        // the test moves once the deadline is armed. `.startTimedOut` (not the watchdog's load
+        // error) proves the deadline decided; no wall clock races it.
+        let clock = ManualClock()
+        var environment = OptimizationService.Environment(clock: clock, transport: RecordingFetchTransport(), executionTimeLimit: .seconds(3))
         environment.scripts = [EmbeddedScript(path: "spin.js", source: "for (;;) {}")]
         let service = OptimizationService(config: OptimizationConfig(clientId: "org-1"), options: .init(engines: 1), environment: environment)
-        let error = await caughtError { try await service.start(timeout: .milliseconds(200)) }
+        let started = Task { await caughtError { try await service.start(timeout: .milliseconds(200)) } }
+        while clock.pendingTimerCount == 0 { await Task.yield() }
+        clock.advance(by: .milliseconds(199))
+        #expect(clock.pendingTimerCount == 1, "not before its deadline")
+        clock.advance(by: .milliseconds(1))
+        let error = await started.value
         guard case .startTimedOut = error as? OptimizationError else {
             Issue.record("expected startTimedOut, got \(String(describing: error))")
             return

@@ -1,9 +1,10 @@
 import Dispatch
 import Synchronization
+import HostPlatform
 import OptimizationEngine
 
-/// Builds `count` engines in parallel on GCD threads with a deadline: the bounded start-up of
-/// ``OptimizationService/start(timeout:)``.
+/// Builds `count` engines in parallel on GCD threads with a deadline on the service's clock: the
+/// bounded start-up of ``OptimizationService/start(timeout:)``.
 ///
 /// The first failure (for example JSRuntime failing to load) or the deadline ends the wait;
 /// engines finished before are closed, and engines that finish later close themselves, so a
@@ -13,14 +14,17 @@ final class EngineStartup: Sendable {
         var built: [OptimizationRuntime] = []
         var finished = false
         var continuation: CheckedContinuation<[OptimizationRuntime], any Error>?
+        var deadline: (any HostTimer)?
     }
 
     private let count: Int
     private let make: @Sendable () throws(OptimizationError) -> OptimizationRuntime
+    private let clock: any HostClock
     private let state = Mutex(State())
 
-    init(count: Int, make: @escaping @Sendable () throws(OptimizationError) -> OptimizationRuntime) {
+    init(count: Int, clock: any HostClock, make: @escaping @Sendable () throws(OptimizationError) -> OptimizationRuntime) {
         self.count = count
+        self.clock = clock
         self.make = make
     }
 
@@ -42,10 +46,14 @@ final class EngineStartup: Sendable {
                         }
                     }
                 }
-                let nanoseconds = max(0, timeout.components.seconds) * 1_000_000_000 + max(0, timeout.components.attoseconds / 1_000_000_000)
-                DispatchQueue(label: "optimization.engine-start.deadline").asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { [self] in
+                let deadline = clock.schedule(after: max(timeout, .zero)) { [self] in
                     finish(with: .failure(.startTimedOut("the engines were not ready within \(timeout)")))
                 }
+                let finished = state.withLock { state -> Bool in
+                    state.deadline = deadline
+                    return state.finished
+                }
+                if finished { deadline.cancel() }
             }
         } catch let error as OptimizationError {
             throw error
@@ -73,16 +81,18 @@ final class EngineStartup: Sendable {
     }
 
     private func finish(with result: Result<[OptimizationRuntime], OptimizationError>) {
-        let (continuation, leftovers) = state.withLock { state -> (CheckedContinuation<[OptimizationRuntime], any Error>?, [OptimizationRuntime]) in
-            guard !state.finished else { return (nil, []) }
+        let (continuation, leftovers, deadline) = state.withLock {
+            state -> (CheckedContinuation<[OptimizationRuntime], any Error>?, [OptimizationRuntime], (any HostTimer)?) in
+            guard !state.finished else { return (nil, [], nil) }
             state.finished = true
-            defer { state.continuation = nil }
+            defer { state.continuation = nil; state.deadline = nil }
             if case .failure = result {
                 defer { state.built = [] }
-                return (state.continuation, state.built)
+                return (state.continuation, state.built, state.deadline)
             }
-            return (state.continuation, [])
+            return (state.continuation, [], state.deadline)
         }
+        deadline?.cancel()
         for runtime in leftovers { runtime.close() }
         continuation?.resume(with: result.mapError { $0 as any Error })
     }

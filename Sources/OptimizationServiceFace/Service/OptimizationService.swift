@@ -238,8 +238,8 @@ public final class OptimizationService: Sendable {
 
     /// Builds the engine pool and the delivery path: each engine is a new JavaScriptCore
     /// context group with JSRuntime loaded (~10 ms each; they are built in parallel).
-    /// - Parameter timeout: the longest start-up may take (wall clock); engines built after it
-    ///   are released.
+    /// - Parameter timeout: the longest start-up may take, on the environment's clock (wall-clock
+    ///   time by default); engines built after it are released.
     /// - Throws: `OptimizationError/configError(_:)` for an invalid configuration (for example
     ///   `defaults`, which hold visitor state), `OptimizationError/resourceLoadError(_:)` when
     ///   JSRuntime cannot load (naming the script), `OptimizationError/startTimedOut(_:)` when
@@ -276,7 +276,7 @@ public final class OptimizationService: Sendable {
         let (transport, ownedTransport) = try makeTransport()
         // The pool's engines, built in parallel on GCD threads: loading JSRuntime is blocking CPU
         // work that must not occupy Swift's cooperative pool. Delivery runs no engine.
-        let startup = EngineStartup(count: engineCount) { [self] () throws(OptimizationError) in
+        let startup = EngineStartup(count: engineCount, clock: environment.clock) { [self] () throws(OptimizationError) in
             try makeRuntime(transport: transport)
         }
         let runtimes: [OptimizationRuntime]
