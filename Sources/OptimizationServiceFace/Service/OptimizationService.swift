@@ -184,6 +184,8 @@ public final class OptimizationService: Sendable {
     }
 
     private let phase = Mutex(Phase.idle)
+    /// Tasks waiting for the service to run (``waitUntilRunning()``).
+    let readiness = ServiceReadiness()
     /// The pool resolution uses, published without a lock while running or stopping (nil
     /// otherwise): every resolve on every thread reads it, and a lock or a retain here would make
     /// those threads write one shared cache line per call. ``poolKeptAlive`` owns the pool, so a
@@ -234,6 +236,15 @@ public final class OptimizationService: Sendable {
         return false
     }
 
+    /// Suspends until the service runs: returns true once ``start(timeout:)`` succeeded (at once
+    /// when it already did), false once ``shutdown()`` was called or the waiting task is
+    /// cancelled. A failed start leaves waiters waiting for a later start. For code that serves
+    /// requests beside the task that starts the service (a readiness probe, a route that needs
+    /// the engines). Any task; never throws.
+    public func waitUntilRunning() async -> Bool {
+        await readiness.wait()
+    }
+
     // MARK: Lifecycle
 
     /// Builds the engine pool and the delivery path: each engine is a new JavaScriptCore
@@ -265,6 +276,7 @@ public final class OptimizationService: Sendable {
             phase.withLock { $0 = .running(running) }
             resolutionPool.store(Unmanaged.passUnretained(running.pool), ordering: .releasing)
             environment.logger.info("optimization service started", metadata: ["engines": "\(running.pool.engines.count)"])
+            readiness.settle(running: true)
         } catch {
             phase.withLock { $0 = .idle }
             throw error
@@ -379,6 +391,7 @@ public final class OptimizationService: Sendable {
                 return nil
             }
         }
+        readiness.settle(running: false)
         guard let running else { return }
         let flushed = await withDeadline(options.shutdownFlushTimeout, on: environment.clock) { await running.flush() }
         if !flushed {
