@@ -1,4 +1,5 @@
 import Crypto
+import HostPlatform
 
 /// Checks that a webhook request comes from Contentful: its `x-contentful-signature` must be the
 /// HMAC-SHA256 of the request (method, path with query, the headers named in
@@ -49,13 +50,16 @@ public struct ContentfulWebhookVerifier: Sendable {
     ///   ``ContentfulWebhookError/missingSignedHeader(_:)``, ``ContentfulWebhookError/expired``
     ///   (also when `now` is not finite), ``ContentfulWebhookError/timestampInFuture`` or
     ///   ``ContentfulWebhookError/signatureMismatch``.
-    public func verify(_ request: ContentfulWebhookRequest, now: Double) throws(ContentfulWebhookError) {
+    /// - Returns: the verified head (the signature, timestamp and signed headers).
+    @discardableResult
+    public func verify(_ request: ContentfulWebhookRequest, now: Double) throws(ContentfulWebhookError) -> VerifiedHead {
         let head = try verifyHead(method: request.method, path: request.path, headers: request.headers, now: now)
         let canonical = ContentfulWebhookCanonicalRequest.make(
             method: request.method, path: request.path, headers: head.signedHeaders, timestamp: head.timestamp, body: request.body)
         guard let received = Self.bytes(ofHex: head.signature),
               HMAC<SHA256>.isValidAuthenticationCode(received, authenticating: canonical.bytes, using: SymmetricKey(data: secretBytes))
         else { throw .signatureMismatch }
+        return head
     }
 
     /// What ``verifyHead(method:path:headers:now:)`` found: the signature to check against the
@@ -98,7 +102,7 @@ public struct ContentfulWebhookVerifier: Sendable {
         guard path.utf8.filter({ $0 == UInt8(ascii: "?") }).count <= 1 else { throw .unsignedTarget }
 
         let age = now - Double(timestamp)
-        let limit = Double(timeToLive.components.seconds) * 1000 + Double(timeToLive.components.attoseconds) / 1e15
+        let limit = timeToLive.inMilliseconds
         guard age.isFinite, age < limit else { throw .expired }
         guard -age < limit else { throw .timestampInFuture }
 

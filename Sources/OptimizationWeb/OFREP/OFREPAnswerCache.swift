@@ -41,7 +41,7 @@ final class OFREPAnswerCache: Sendable {
 
     init(clock: any HostClock, timeToLive: Duration, capacity: Int) {
         self.clock = clock
-        self.timeToLive = Double(timeToLive.components.seconds) * 1_000 + Double(timeToLive.components.attoseconds) / 1e15
+        self.timeToLive = timeToLive.inMilliseconds
         self.capacity = capacity
     }
 

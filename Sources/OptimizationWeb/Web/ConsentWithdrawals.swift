@@ -35,8 +35,7 @@ public final class ConsentWithdrawals: Sendable {
     ///   - capacity: the most declines remembered; default 100,000.
     ///   - clock: the time of declines; give the codec's clock.
     public init(retention: Duration, capacity: Int = 100_000, clock: any HostClock = SystemClock()) {
-        let (seconds, attoseconds) = retention.components
-        retentionMilliseconds = max(1, Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+        retentionMilliseconds = max(1, retention.inMilliseconds)
         self.retention = retention
         self.capacity = max(1, capacity)
         self.clock = clock
@@ -65,17 +64,8 @@ public final class ConsentWithdrawals: Sendable {
     public var count: Int { records.withLock { $0.count } }
 
     private func removeExpired(_ records: inout OrderedDictionary<String, Double>, now: Double) {
-        let expired = Self.expiredCount(records.values, before: now - retentionMilliseconds)
+        let limit = now - retentionMilliseconds
+        let expired = records.expiredPrefixCount { $0 <= limit }
         if expired > 0 { records.removeFirst(expired) }
-    }
-
-    /// How many of `times` (ascending) are at or before `limit`: a binary search.
-    private static func expiredCount(_ times: OrderedDictionary<String, Double>.Values, before limit: Double) -> Int {
-        var low = 0, high = times.count
-        while low < high {
-            let middle = (low + high) / 2
-            if times[middle] <= limit { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 }

@@ -95,10 +95,8 @@ public struct ContentfulWebhookReceiver: Sendable {
         if case .verified(let verifier) = authentication {
             let now = clock.now()
             do throws(ContentfulWebhookError) {
-                try verifier.verify(request, now: now)
-                let head = try verifier.verifyHead(method: request.method, path: request.path, headers: request.headers, now: now)
-                let timeToLive = Double(verifier.timeToLive.components.seconds) * 1000 + Double(verifier.timeToLive.components.attoseconds) / 1e15
-                guard takenSignatures.record(head.signature, forgetAfter: Double(head.timestamp) + timeToLive, now: now) else {
+                let head = try verifier.verify(request, now: now)
+                guard takenSignatures.record(head.signature, forgetAfter: Double(head.timestamp) + verifier.timeToLive.inMilliseconds, now: now) else {
                     throw .replayed
                 }
             } catch {

@@ -31,8 +31,7 @@ public final class InMemoryReplayLedger: ReplayLedger {
     ///   - capacity: the most ids kept at once; at least 1.
     ///   - clock: the time of expiry.
     public init(retention: Duration, capacity: Int, clock: any HostClock) {
-        let (seconds, attoseconds) = retention.components
-        retentionMilliseconds = max(1, Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+        retentionMilliseconds = max(1, retention.inMilliseconds)
         self.retention = retention
         self.capacity = max(1, capacity)
         self.clock = clock
@@ -45,23 +44,13 @@ public final class InMemoryReplayLedger: ReplayLedger {
     public func claim(_ id: String) -> ReplayClaim {
         let now = clock.now()
         return records.withLock { records in
-            let expired = Self.expiredCount(records.values, now: now)
+            let expired = records.expiredPrefixCount { $0 <= now }
             if expired > 0 { records.removeFirst(expired) }
             if records[id] != nil { return .alreadyCommitted }
             guard records.count < capacity else { return .full }
             records[id] = now + retentionMilliseconds
             return .claimed
         }
-    }
-
-    /// How many records at the front of `expiries` (ascending) expired at `now`: a binary search.
-    private static func expiredCount(_ expiries: OrderedDictionary<String, Double>.Values, now: Double) -> Int {
-        var low = 0, high = expiries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if expiries[middle] <= now { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 
     /// Ids currently kept (expired ones included until the next claim removes them).

@@ -39,7 +39,7 @@ public final class ReplayIssuanceLimit: Sendable {
         self.window = window
         self.maximumClients = max(1, maximumClients)
         self.clock = clock
-        windowMilliseconds = max(1, Double(window.components.seconds) * 1000 + Double(window.components.attoseconds) / 1e15)
+        windowMilliseconds = max(1, window.inMilliseconds)
     }
 
     /// Counts one ticket for `client`; false (nothing counted) when the client had its bound in
@@ -47,7 +47,8 @@ public final class ReplayIssuanceLimit: Sendable {
     public func admit(client: String) -> Bool {
         let now = clock.now()
         return windows.withLock { windows in
-            let expired = Self.expiredCount(windows.values, before: now - windowMilliseconds)
+            let limit = now - windowMilliseconds
+            let expired = windows.expiredPrefixCount { $0.start <= limit }
             if expired > 0 { windows.removeFirst(expired) }
             if var current = windows[client] {
                 guard current.issued < ticketsPerWindow else { return false }
@@ -63,13 +64,4 @@ public final class ReplayIssuanceLimit: Sendable {
 
     /// Clients tracked now.
     public var clientCount: Int { windows.withLock { $0.count } }
-
-    private static func expiredCount(_ windows: OrderedDictionary<String, Window>.Values, before limit: Double) -> Int {
-        var low = 0, high = windows.count
-        while low < high {
-            let middle = (low + high) / 2
-            if windows[middle].start <= limit { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
 }

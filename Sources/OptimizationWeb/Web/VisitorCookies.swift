@@ -1,3 +1,4 @@
+import HostPlatform
 import OptimizationServiceFace
 
 /// The visitor's state on the visitor's side: one cookie holding the profile id, the consent
@@ -90,7 +91,7 @@ public struct VisitorCookies: Sendable {
             else { continue }
             if let (state, expiresAt) = codec.openWithExpiry(String(cookieHeader[bytes.index(after: equals)..<end])) {
                 if state.consent == true, let withdrawals, let nonce = state.nonce, let declinedAt = withdrawals.declinedAt(nonce: nonce),
-                   expiresAt - Self.milliseconds(codec.lifetime) <= declinedAt {
+                   expiresAt - codec.lifetime.inMilliseconds <= declinedAt {
                     // Sealed before the visitor declined: the decline stands, and is written back.
                     return VisitorCookieReading(state: VisitorState(consent: false, nonce: nonce), wasRejected: false, renewalDue: true, consentWithdrawn: true)
                 }
@@ -116,10 +117,6 @@ public struct VisitorCookies: Sendable {
     /// ``value(for:)``.
     public func setCookieHeader(for state: VisitorState) -> String {
         "\(name)=\(value(for: state)); Max-Age=\(maxAge); Path=\(Self.path); \(secure ? "Secure; " : "")HttpOnly; SameSite=\(Self.sameSite)"
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 
     /// The request consent the engine gets from `state`: the one choice sets both event and
