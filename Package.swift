@@ -133,6 +133,8 @@ let package = Package(
                 "ViewTracking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             plugins: ["EmbedJSRuntimePlugin"]
         ),
@@ -167,6 +169,8 @@ let package = Package(
                 "ViewTracking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The service's delivery path: every visitor's Insights events in sharded queues, the
@@ -226,6 +230,7 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -357,7 +362,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationClientFaceTests",
-            dependencies: ["OptimizationServiceDelivery", "OptimizationClientFace", "OptimizationServiceFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationClientFace", "OptimizationServiceFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing")]
         ),
         .testTarget(
             name: "OptimizationServiceDeliveryTests",
@@ -369,7 +374,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationWebTests",
-            dependencies: ["OptimizationServiceDelivery", "OptimizationWeb", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationWeb", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "OptimizationTestingTests",

@@ -71,6 +71,7 @@
 @_exported import struct OptimizationEngine.OptimizationState
 @_exported import struct OptimizationEngine.PersistedState
 @_exported import protocol OptimizationEngine.OptimizationStore
+@_exported import enum OptimizationEngine.OptimizationTelemetry
 
 // Delivery: the policy numbers and what the queue reports (the queues themselves are internal).
 @_exported import enum OptimizationDelivery.DeliveryOutcome
