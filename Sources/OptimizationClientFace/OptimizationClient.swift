@@ -9,6 +9,8 @@ import OptimizationJSON
 import OptimizationContent
 import EventOutbox
 import OptimizationEngine
+import CoreMetrics
+import Tracing
 
 /// The engine's public façade: resolves Contentful entries to their baseline or variant for a
 /// visitor, on top of the shared JavaScript core running in JavaScriptCore.
@@ -45,6 +47,14 @@ public final class OptimizationClient: Sendable {
         public var outbox: OutboxConfiguration
         /// The outbox's file access (tests inject faults such as a full disk); nil: the real one.
         package var outboxFileSystem: (any OutboxFileSystem)?
+        /// Receives a `feature_flag.evaluation` event on the task's current span for every
+        /// ``OptimizationClient/getFlag(_:)`` (the article “Observability” (Optimization's
+        /// documentation) lists the attributes). Nil: `InstrumentationSystem.tracer` (no-op unless
+        /// the application bootstraps one).
+        public var tracer: (any Tracer)?
+        /// Receives the client's metrics (`optimization_flag_evaluations_total`). Nil: the
+        /// process-wide `MetricsSystem.factory` (no-op unless the application bootstraps a backend).
+        public var metricsFactory: (any MetricsFactory)?
 
         /// Creates an environment.
         /// - Parameters:
@@ -58,6 +68,8 @@ public final class OptimizationClient: Sendable {
         ///     outbox) are kept; default ``OptimizationStorage/automatic``.
         ///   - outbox: durability policy, bounds and time to live of the outbox; default
         ///     `OutboxConfiguration()`.
+        ///
+        /// ``tracer`` and ``metricsFactory`` start nil; set them on the environment.
         public init(
             logger: Logger = Logger(label: "Optimization", factory: { _ in SwiftLogNoOpLogHandler() }),
             clock: any HostClock = SystemClock(),
@@ -85,6 +97,8 @@ public final class OptimizationClient: Sendable {
     package let queueEventBroadcaster = EventBroadcaster<QueueEvent>()
     /// The host's last ``setOnline(_:)``; a new engine starts in it.
     let isOnline = Mutex(true)
+    /// Where ``getFlag(_:)`` reports its evaluations (the environment's tracer and metrics).
+    let flagEvaluations: FeatureFlagTelemetry
 
     /// The event types a client lets through before the visitor consents when
     /// `OptimizationConfig/allowedEventTypes` is nil: a screen-based host (a kiosk, a sign)
@@ -97,6 +111,8 @@ public final class OptimizationClient: Sendable {
     ///   system clock, a transport created at `initialize` and ``OptimizationStorage/automatic``.
     public init(environment: Environment = Environment()) {
         self.environment = environment
+        flagEvaluations = FeatureFlagTelemetry(
+            tracer: environment.tracer ?? InstrumentationSystem.tracer, metricsFactory: environment.metricsFactory ?? MetricsSystem.factory)
     }
 
     deinit {

@@ -112,7 +112,7 @@ public final class ExperienceSender: Sendable {
         while true {
             let response: FetchResponse
             do {
-                response = try await transport.send(request)
+                response = try await DeliveryAttempt.$resendCount.withValue(failures) { try await transport.send(request) }
             } catch {
                 return Task.isCancelled ? .closed : .failed(String(describing: error))
             }

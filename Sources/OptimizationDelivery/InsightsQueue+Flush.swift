@@ -41,7 +41,8 @@ extension InsightsQueue {
                 state.retry.cancelRetry()
                 return nil
             }
-            let snapshot = Snapshot(batches: Array(state.buckets.values), generation: state.generation)
+            let snapshot = Snapshot(
+                batches: Array(state.buckets.values), generation: state.generation, resends: state.retry.circuit.consecutiveFailures)
             state.inFlight = Set(snapshot.batches.lazy.flatMap(\.events).map(\.id))
             let task = Task { [self] in await self.send(snapshot) }
             state.active = task
@@ -64,8 +65,10 @@ extension InsightsQueue {
             }
             let outcome: DeliveryOutcome
             do {
-                let response = try await transport.send(
-                    FetchRequest(url: url, method: "POST", headers: ["Content-Type": "application/json"], body: request.body))
+                let response = try await DeliveryAttempt.$resendCount.withValue(snapshot.resends) {
+                    try await transport.send(
+                        FetchRequest(url: url, method: "POST", headers: ["Content-Type": "application/json"], body: request.body))
+                }
                 outcome = DeliveryOutcome(response: response, api: "Insights", now: clock.now())
             } catch {
                 outcome = DeliveryOutcome(transportError: error, api: "Insights")

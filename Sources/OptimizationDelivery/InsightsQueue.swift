@@ -108,6 +108,8 @@ public final class InsightsQueue: Sendable {
     struct Snapshot: Sendable {
         var batches: [Bucket]
         var generation: Int
+        /// Failed flights in a row before this one (`DeliveryAttempt/resendCount`).
+        var resends = 0
         var count: Int { batches.reduce(0) { $0 + $1.events.count } }
     }
 

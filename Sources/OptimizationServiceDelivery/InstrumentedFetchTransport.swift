@@ -1,15 +1,22 @@
 import Tracing
 import HostPlatform
+import OptimizationDelivery
+import OptimizationEngine
 import OptimizationTransport
 
 /// The service's transport with tracing and delivery metrics: one client span per Experience or
-/// Insights HTTP request (`Experience API request` / `Insights API request`), a child of the
-/// `ServiceContext` of the call that caused it (an event call's request, or `flush()`; timer
-/// flushes start a root span), with `http.request.method`, `http.response.status_code`,
-/// `optimization.api` and `optimization.outcome` (success, retry, drop, disable, transport_error,
-/// cancelled: the request was cancelled because its caller gave up);
+/// Insights HTTP request (`OptimizationTelemetry/experienceRequestSpanName`,
+/// `OptimizationTelemetry/insightsRequestSpanName`), a child of the `ServiceContext` of the call
+/// that caused it (a request call's `optimization.request` span, or `flush()`'s; timer flushes
+/// start a root span), following OpenTelemetry's HTTP client conventions:
+/// `http.request.method`, `url.template` (``APIRequestTarget``: no profile id, no query),
+/// `server.address`, `server.port`, `http.response.status_code`, `http.request.resend_count`
+/// (from `DeliveryAttempt`, on resends only), `error.type` on failure, and
+/// `optimization.retry_after_ms` (a `Retry-After` in seconds, as milliseconds),
+/// `optimization.api` and `optimization.outcome` (success, retry, drop, disable,
+/// transport_error, cancelled: the request was cancelled because its caller gave up);
 /// and the Insights batch counters. With the default no-op tracer it costs one span object per
-/// request.
+/// request and no attribute.
 package struct InstrumentedFetchTransport: FetchTransport {
     package let inner: any FetchTransport
     package let tracer: any Tracer
@@ -30,17 +37,34 @@ package struct InstrumentedFetchTransport: FetchTransport {
     }
 
     package func send(_ request: FetchRequest) async throws -> FetchResponse {
+        typealias Key = OptimizationTelemetry.Attribute
         let isInsights = request.url.hasPrefix(insightsBaseURL)
-        let span = tracer.startSpan(isInsights ? "Insights API request" : "Experience API request", ofKind: .client)
+        let span = tracer.startSpan(
+            isInsights ? OptimizationTelemetry.insightsRequestSpanName : OptimizationTelemetry.experienceRequestSpanName, ofKind: .client)
         defer { span.end() }
-        span.attributes["http.request.method"] = request.method
-        span.attributes["optimization.api"] = isInsights ? "insights" : "experience"
+        let recording = span.isRecording
+        if recording {
+            let target = APIRequestTarget(url: request.url)
+            span.attributes[Key.httpRequestMethod] = request.method
+            span.attributes[Key.api] = isInsights ? "insights" : "experience"
+            span.attributes[Key.urlTemplate] = target.urlTemplate
+            if let address = target.serverAddress { span.attributes[Key.serverAddress] = address }
+            if let port = target.serverPort { span.attributes[Key.serverPort] = port }
+            let resends = DeliveryAttempt.resendCount
+            if resends > 0 { span.attributes[Key.httpRequestResendCount] = resends }
+        }
         do {
             let response = try await inner.send(request)
             let outcome = statusKinds.kind(of: response.status)
-            span.attributes["http.response.status_code"] = response.status
-            span.attributes["optimization.outcome"] = outcome
-            if outcome != "success" { span.setStatus(SpanStatus(code: .error)) }
+            if recording {
+                span.attributes[Key.httpResponseStatusCode] = response.status
+                span.attributes[Key.outcome] = outcome
+                if let retryAfter = Self.retryAfterMilliseconds(response.headers) { span.attributes[Key.retryAfterMilliseconds] = retryAfter }
+                if outcome != "success" {
+                    span.attributes[Key.errorType] = String(response.status)
+                    span.setStatus(SpanStatus(code: .error))
+                }
+            }
             if isInsights {
                 metrics.insightsBatch(outcome == "success" ? "sent" : outcome == "retry" ? "retried" : "dropped")
             }
@@ -49,9 +73,10 @@ package struct InstrumentedFetchTransport: FetchTransport {
             if Self.isCancellation(error) {
                 // The caller gave up (an Experience budget ran out, an engine closed): the
                 // request was cancelled on purpose, not failed.
-                span.attributes["optimization.outcome"] = "cancelled"
+                span.attributes[Key.outcome] = "cancelled"
             } else {
-                span.attributes["optimization.outcome"] = "transport_error"
+                span.attributes[Key.outcome] = "transport_error"
+                span.attributes[Key.errorType] = "transport_error"
                 span.recordError(error)
                 span.setStatus(SpanStatus(code: .error))
             }
@@ -65,4 +90,13 @@ package struct InstrumentedFetchTransport: FetchTransport {
         error is CancellationError || (error as? DeliveryError) == .cancelled
     }
 
+    /// A `Retry-After` header (any case) in delta-seconds, as milliseconds; nil without one or
+    /// for an HTTP date.
+    static func retryAfterMilliseconds(_ headers: [String: String]) -> Int? {
+        for (name, value) in headers where name.lowercased() == "retry-after" {
+            guard let seconds = Int(value.filter { $0 != " " && $0 != "\t" }), seconds >= 0 else { return nil }
+            return seconds.multipliedReportingOverflow(by: 1000).overflow ? Int.max : seconds * 1000
+        }
+        return nil
+    }
 }

@@ -1,6 +1,8 @@
 import CoreMetrics
 import Dispatch
 import OptimizationEngine
+import OptimizationJSON
+import Tracing
 
 /// The metrics of an `OptimizationService` (swift-metrics). Without a bootstrapped backend
 /// (`MetricsSystem.bootstrap`) or an injected factory they are no-ops. Names and dimensions (also
@@ -10,6 +12,8 @@ import OptimizationEngine
 /// |---|---|---|
 /// | `optimization_resolve_duration` | timer (ns) | — |
 /// | `optimization_resolves_total` | counter | `outcome`: variant, baseline, empty_variant, fallback |
+/// | `optimization_variant_resolutions_total` | counter | `experience` (experience id), `variant` (index, `0` the baseline); at most 256 sets, then `_other` |
+/// | `optimization_flag_evaluations_total` | counter | `key`, `variant`, `reason`; at most 256 sets, then `_other` (`flagEvaluations`) |
 /// | `optimization_engine_pool_wait` | timer (ns), only calls that had to wait | — |
 /// | `optimization_engine_pool_busy` | gauge | — |
 /// | `optimization_experience_requests_total` | counter | `outcome`: success, timeout, circuit_open, failed, refused |
@@ -46,8 +50,18 @@ package final class ServiceMetrics: Sendable {
     private let sharedOutboxErased: Counter
     private let sharedOutboxDeadLetters: Counter
     private let refusedEvents: Counter
+    /// Resolutions that matched a selected experience, by experience id and variant index.
+    private let variantResolutions: BoundedCounters
+    /// Flag evaluations of the service's requests: their events and counter.
+    package let flagEvaluations: FeatureFlagTelemetry
 
-    package init(factory: any MetricsFactory) {
+    /// - Parameters:
+    ///   - factory: creates every metric.
+    ///   - tracer: receives the flag evaluations' events; default the no-op tracer.
+    package init(factory: any MetricsFactory, tracer: any Tracer = NoOpTracer()) {
+        variantResolutions = BoundedCounters(
+            label: OptimizationTelemetry.Metric.variantResolutions, dimensionNames: ["experience", "variant"], factory: factory)
+        flagEvaluations = FeatureFlagTelemetry(tracer: tracer, metricsFactory: factory)
         resolveDuration = Timer(label: "optimization_resolve_duration", dimensions: [], factory: factory)
         func resolves(_ outcome: OptimizationRuntime.Outcome) -> Counter {
             Counter(label: "optimization_resolves_total", dimensions: [("outcome", outcome.rawValue)], factory: factory)
@@ -117,6 +131,15 @@ package final class ServiceMetrics: Sendable {
         case .emptyVariant: emptyVariantResolves.increment()
         case .fallback: fallbackResolves.increment()
         }
+    }
+
+    /// One resolution that matched a selection (`ResolvedOptimizedEntry.selectedOptimization`,
+    /// `{experienceId, variantIndex}`): counted by experience and variant index. A selection
+    /// without an experience id counts nothing.
+    package func variantResolved(selection: JSONValue) {
+        guard variantResolutions.isRecording, let experienceId = selection["experienceId"]?.stringValue else { return }
+        let index = selection["variantIndex"]?.intValue ?? 0
+        variantResolutions.increment([experienceId, String(index)])
     }
 
     /// Records how one Experience call went (the outcomes an Experience call can have; the others

@@ -110,8 +110,10 @@ struct ServiceObservabilityTests {
                 let spans = tracer.finishedSpans
                 let experience = spans.filter { $0.operationName == "Experience API request" }
                 let insights = spans.filter { $0.operationName == "Insights API request" }
-                #expect(experience.count == 2 && insights.count == 1)
-                #expect(experience.first?.parentSpanID == parent, "a child of the caller's span")
+                let calls = spans.filter { $0.operationName == "optimization.request" }
+                #expect(experience.count == 2 && insights.count == 1 && calls.count == 3)
+                #expect(calls.first?.parentSpanID == parent, "the request's call is a child of the caller's span")
+                #expect(experience.first?.parentSpanID == calls.first?.spanID, "the Experience request is a child of its call's span")
                 #expect(insights.first?.parentSpanID == parent, "flush() called inside the span")
                 #expect(experience.first?.kind == .client)
                 #expect(experience.first?.attributes["http.response.status_code"]?.toSpanAttribute() == 200)
@@ -120,7 +122,8 @@ struct ServiceObservabilityTests {
                 #expect(experience.last?.attributes["http.response.status_code"]?.toSpanAttribute() == 500)
                 #expect(experience.last?.attributes["optimization.outcome"]?.toSpanAttribute() == "retry")
                 #expect(experience.last?.status?.code == .error)
-                #expect(experience.last?.parentSpanID == nil, "no caller span: a root span")
+                #expect(calls.last?.parentSpanID == nil, "no caller span: the call's span is a root span")
+                #expect(experience.last?.parentSpanID == calls.last?.spanID)
             }
         }
     }

@@ -10,6 +10,7 @@ import OptimizationJSON
 import OptimizationContent
 import EventOutbox
 import OptimizationEngine
+import Tracing
 
 /// One incoming request of an ``OptimizationService``: the visitor's consent, profile, locale and
 /// selections for this request only (``OptimizationService/forRequest(_:)``). Nothing of it is
@@ -26,6 +27,13 @@ import OptimizationEngine
 /// is gated by the request's consent and the service's allow-list (default
 /// `["identify", "page"]`); a blocked call returns `.blocked(.consent)`, sends nothing, and is
 /// reported once on ``OptimizationService/blockedEvents``.
+///
+/// **Tracing.** Each event call, ``prepareRequestHandoff(routeKey:initialEvents:page:)`` and
+/// ``commitReplay(_:)`` runs in an `optimization.request` span (`OptimizationTelemetry/requestSpanName`),
+/// a child of the task's current span, whose Experience API request span is its child;
+/// ``getFlag(_:)`` records a `feature_flag.evaluation` event on the current span. With the
+/// no-op tracer none of it costs more than one check. The article “Observability” lists the
+/// attributes; none of them holds visitor data.
 ///
 /// **Threading.** Safe from any thread or task; calls of one request are meant to run in order
 /// (the request's state follows the last Experience answer).
@@ -109,17 +117,56 @@ public final class OptimizationRequest: Sendable {
 
     /// A custom flag's value from the request's changes (`.null` when absent). Reading a flag
     /// sends nothing (stateless model; use ``trackFlagView(componentId:experienceId:variantIndex:)``).
+    ///
+    /// Each read is a flag evaluation: a `feature_flag.evaluation` event on the task's current
+    /// span and a count on `optimization_flag_evaluations_total` (reason `targeting_match` for a
+    /// selected variant, `default` for a baseline, `error` with `error.type` `flag_not_found`,
+    /// `provider_not_ready` or `general` otherwise). Nothing when neither a tracer nor a metrics
+    /// backend is set.
     public func getFlag(_ name: String) -> JSONValue {
         let changes = state.withLock { $0.changes }
-        guard let running = service.running, let changesText = try? JSONValue.array(changes ?? []).jsonText() else { return .null }
+        let read = readFlag(name, changes: changes)
+        let telemetry = service.metrics.flagEvaluations
+        guard telemetry.isRecording else { return read.value }
+        switch read {
+        case .value(let value): telemetry.record(FeatureFlagEvaluation(key: name, value: value, changes: changes ?? []))
+        case .notRunning: telemetry.record(FeatureFlagEvaluation(key: name, reason: .error, errorType: "provider_not_ready"))
+        case .failed: telemetry.record(FeatureFlagEvaluation(key: name, reason: .error, errorType: "general"))
+        }
+        return read.value
+    }
+
+    /// The value ``getFlag(_:)`` returns, without recording an evaluation (for an evaluator that
+    /// records its own, such as OFREP's).
+    package func flagValue(_ name: String) -> JSONValue {
+        readFlag(name, changes: state.withLock { $0.changes }).value
+    }
+
+    /// How reading a flag went.
+    private enum FlagRead {
+        case value(JSONValue)
+        /// The service does not run.
+        case notRunning
+        /// The engine failed (logged).
+        case failed
+
+        var value: JSONValue {
+            if case .value(let value) = self { return value }
+            return .null
+        }
+    }
+
+    private func readFlag(_ name: String, changes: [JSONValue]?) -> FlagRead {
+        guard let running = service.running else { return .notRunning }
+        guard let changesText = try? JSONValue.array(changes ?? []).jsonText() else { return .failed }
         do {
             let text = try running.pool.withEngine { runtime in
                 try runtime.engine.call(BridgeContract.Service.getFlag, .string(name), .json(changesText)).stringValue
             }.result
-            return text.flatMap { try? JSONValue(jsonText: $0) } ?? .null
+            return .value(text.flatMap { try? JSONValue(jsonText: $0) } ?? .null)
         } catch {
             logger.warning("flag read failed", metadata: ["error": "\(error)"])
-            return .null
+            return .failed
         }
     }
 
@@ -151,7 +198,9 @@ public final class OptimizationRequest: Sendable {
     ///   `OptimizationError/eventNotStored(_:)`, `OptimizationError/bridgeError(_:)` for an
     ///   invalid payload.
     public func record(_ method: EventMethod, payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> EventResult {
-        try await call(method, payload)
+        try await traced(method.rawValue, outcome: { $0.outcome.telemetryName }) { span throws(OptimizationError) in
+            try await call(method, payload, span: span)
+        }
     }
 
     // MARK: Handoff to the browser (API v2)
@@ -195,6 +244,14 @@ public final class OptimizationRequest: Sendable {
     public func prepareRequestHandoff(
         routeKey: String, initialEvents: [HandoffEvent] = [], page: OrderedDictionary<String, JSONValue> = [:]
     ) async throws(OptimizationError) -> (handoff: OptimizationHandoff, data: JSONValue?) {
+        try await traced("prepareRequestHandoff", outcome: { $0.data == nil ? "accepted" : "delivered" }) { span throws(OptimizationError) in
+            try await prepareHandoff(routeKey: routeKey, initialEvents: initialEvents, page: page, span: span)
+        }
+    }
+
+    private func prepareHandoff(
+        routeKey: String, initialEvents: [HandoffEvent], page: OrderedDictionary<String, JSONValue>, span: (any Span)?
+    ) async throws(OptimizationError) -> (handoff: OptimizationHandoff, data: JSONValue?) {
         let running = try service.requireRunning()
         let input: JSONValue = ["routeKey": .string(routeKey), "initialEvents": .array(initialEvents.map(\.payload)), "page": .object(page)]
         let inputText: String
@@ -205,7 +262,8 @@ public final class OptimizationRequest: Sendable {
         }
         let privateHandoff = OptimizationHandoff(cache: .init(scope: .privateRequest), profileId: profileId)
         guard let exchange = try await exchange(
-            BridgeContract.Service.prepareHandoff, [.json(inputText)], method: "prepareRequestHandoff", callsExperience: true, running: running)
+            BridgeContract.Service.prepareHandoff, [.json(inputText)], method: "prepareRequestHandoff", callsExperience: true, running: running,
+            span: span)
         else {
             return (privateHandoff, nil)
         }
@@ -216,6 +274,12 @@ public final class OptimizationRequest: Sendable {
             throw .bridgeError("prepareRequestHandoff answered without a handoff")
         }
         let data = experienceOutcome(of: exchange, method: "prepareRequestHandoff")?.1
+        if let span {
+            var attributes: SpanAttributes = [:]
+            attributes[OptimizationTelemetry.Attribute.replayEventCount] = handoff.replay?.events.count ?? 0
+            attributes[OptimizationTelemetry.Attribute.handoffCacheScope] = handoff.cache.scope.rawValue
+            span.addEvent(SpanEvent(name: OptimizationTelemetry.handoffPreparedEventName, attributes: attributes))
+        }
         return (handoff, data)
     }
 
@@ -238,6 +302,12 @@ public final class OptimizationRequest: Sendable {
     ///   events followed by one `page` event (1…200 events, at most 50 `identify`, a route key
     ///   starting with `/`); `OptimizationError.shutDown` after shutdown.
     public func commitReplay(_ replay: OptimizationHandoff.Replay) async throws(OptimizationError) -> EventResult {
+        try await traced("commitReplay", outcome: { $0.outcome.telemetryName }) { span throws(OptimizationError) in
+            try await commit(replay, span: span)
+        }
+    }
+
+    private func commit(_ replay: OptimizationHandoff.Replay, span: (any Span)?) async throws(OptimizationError) -> EventResult {
         let running = try service.requireRunning()
         let replayText: String
         do {
@@ -246,7 +316,8 @@ public final class OptimizationRequest: Sendable {
             throw .bridgeError("commitReplay replay cannot be serialized: \(error)")
         }
         guard let exchange = try await exchange(
-            BridgeContract.Service.commitReplay, [.json(replayText)], method: "commitReplay", callsExperience: true, running: running)
+            BridgeContract.Service.commitReplay, [.json(replayText)], method: "commitReplay", callsExperience: true, running: running,
+            span: span)
         else {
             return EventResult(outcome: .timedOut(after: budget))
         }
@@ -255,12 +326,48 @@ public final class OptimizationRequest: Sendable {
         }
         guard exchange.answer["accepted"]?.boolValue == true else { return EventResult(outcome: .blocked(.consent)) }
         let (outcome, data) = experienceOutcome(of: exchange, method: "commitReplay") ?? (.accepted, nil)
+        if let span {
+            var attributes: SpanAttributes = [:]
+            attributes[OptimizationTelemetry.Attribute.replayEventCount] = replay.events.count
+            attributes[OptimizationTelemetry.Attribute.outcome] = outcome.telemetryName
+            span.addEvent(SpanEvent(name: OptimizationTelemetry.replayCommittedEventName, attributes: attributes))
+        }
         return EventResult(outcome: outcome, event: replay.events.last, data: data)
     }
 
     // MARK: The call
 
-    private func call(_ event: EventMethod, _ payload: OrderedDictionary<String, JSONValue>) async throws(OptimizationError) -> EventResult {
+    /// Runs `body` in an `optimization.request` span for `method` (a child of the task's current
+    /// span, current while `body` runs) and sets its outcome (`outcome` of the result) or its
+    /// error; without a tracer (the no-op one) it runs `body` with no span.
+    private func traced<Value>(
+        _ method: String, outcome: (Value) -> String, _ body: ((any Span)?) async throws(OptimizationError) -> Value
+    ) async throws(OptimizationError) -> Value {
+        guard service.tracesRequests else { return try await body(nil) }
+        let span = service.tracer.startSpan(OptimizationTelemetry.requestSpanName, ofKind: .internal)
+        defer { span.end() }
+        span.attributes[OptimizationTelemetry.Attribute.requestMethod] = method
+        let result = await ServiceContext.$current.withValue(span.context) { () async -> Result<Value, OptimizationError> in
+            do throws(OptimizationError) {
+                return .success(try await body(span))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let value):
+            span.attributes[OptimizationTelemetry.Attribute.outcome] = outcome(value)
+            return value
+        case .failure(let error):
+            span.attributes[OptimizationTelemetry.Attribute.errorType] = error.telemetryName
+            span.setStatus(SpanStatus(code: .error))
+            throw error
+        }
+    }
+
+    private func call(
+        _ event: EventMethod, _ payload: OrderedDictionary<String, JSONValue>, span: (any Span)?
+    ) async throws(OptimizationError) -> EventResult {
         let running = try service.requireRunning()
         let method = event.rawValue
         let sticky = event == .trackView && payload["sticky"] == .bool(true)
@@ -276,7 +383,7 @@ public final class OptimizationRequest: Sendable {
         }
         guard let exchange = try await exchange(
             BridgeContract.Service.call, [.string(method), .json(payloadText)], method: method, callsExperience: callsExperience,
-            sendsProfile: sticky, running: running)
+            sendsProfile: sticky, running: running, span: span)
         else {
             return EventResult(outcome: .timedOut(after: budget))
         }
@@ -342,9 +449,11 @@ public final class OptimizationRequest: Sendable {
     ///   profile's earlier call (no request was made).
     /// - Parameter sendsProfile: the engine receives the request's whole profile (a sticky view,
     ///   whose Insights event falls back to it); otherwise only its id, all the shared core reads.
+    /// - Parameter span: the call's `optimization.request` span, which gets the budget, the
+    ///   profile wait and the engine wait; nil when not tracing.
     private func exchange(
         _ function: BridgeFunction, _ arguments: [JavaScriptValue], method: String, callsExperience: Bool, sendsProfile: Bool = false,
-        running: OptimizationService.Running
+        running: OptimizationService.Running, span: (any Span)?
     ) async throws(OptimizationError) -> (answer: BridgeDocument, experience: JSONValue?, started: UInt64)? {
         let current = state.withLock { $0 }
         let budget = budget
@@ -360,7 +469,13 @@ public final class OptimizationRequest: Sendable {
         defer { if let heldProfile { service.profileCalls.release(heldProfile) } }
         let admitted = callsExperience && running.delivery.admitExperienceCall()
         // What is left of the budget after waiting for the profile.
-        let remaining = budget.inMilliseconds - max(0, clock.now() - waitStarted)
+        let waited = max(0, clock.now() - waitStarted)
+        let remaining = budget.inMilliseconds - waited
+        if let span {
+            span.attributes[OptimizationTelemetry.Attribute.callsExperience] = callsExperience
+            if callsExperience { span.attributes[OptimizationTelemetry.Attribute.budgetMilliseconds] = Int(budget.inMilliseconds.rounded()) }
+            if waited > 0 { span.attributes[OptimizationTelemetry.Attribute.profileWaitMilliseconds] = Int(waited.rounded()) }
+        }
         let requestText: String
         do {
             // A profile that is its id alone (a request's before any answer) goes as it is.
@@ -379,7 +494,8 @@ public final class OptimizationRequest: Sendable {
                 try await runtime.channel.requestDocument(function, arguments: arguments + [.json(requestText)], on: runtime.engine)
             }.document
             if let pending = answer["experienceRequest"] {
-                answer = try await deliver(pending, context: answer["context"], method: method, budgetMilliseconds: remaining, running: running)
+                answer = try await deliver(
+                    pending, context: answer["context"], method: method, budgetMilliseconds: remaining, running: running, span: span)
             }
         } catch {
             if admitted { running.delivery.recordExperienceOutcome(nil) }
@@ -404,7 +520,8 @@ public final class OptimizationRequest: Sendable {
     ///   was interpreted; `OptimizationError/bridgeError(_:)` for a request the engine built
     ///   wrong or an interpretation that failed.
     private func deliver(
-        _ pending: BridgeDocument, context: BridgeDocument?, method: String, budgetMilliseconds: Double, running: OptimizationService.Running
+        _ pending: BridgeDocument, context: BridgeDocument?, method: String, budgetMilliseconds: Double, running: OptimizationService.Running,
+        span: (any Span)?
     ) async throws(OptimizationError) -> BridgeDocument {
         guard let context, let url = pending["url"]?.stringValue, let httpMethod = pending["method"]?.stringValue else {
             throw .bridgeError("\(method): the shared core built an Experience request without a url, a method or a context")
@@ -429,11 +546,13 @@ public final class OptimizationRequest: Sendable {
         }
         let text: String?
         do {
-            text = try RequestLogging.$requestId.withValue(options.requestId) {
+            let interpreted = try RequestLogging.$requestId.withValue(options.requestId) {
                 try running.pool.withEngine { runtime in
                     try runtime.engine.call(BridgeContract.Service.interpretExperience, arguments: arguments).stringValue
-                }.result
+                }
             }
+            text = interpreted.result
+            span?.attributes[OptimizationTelemetry.Attribute.engineWaited] = interpreted.waited
         } catch {
             if !service.isRunning { throw .notInitialized }
             throw .bridgeError("\(method): the Experience answer could not be interpreted: \(error)")

@@ -54,8 +54,10 @@ public final class OptimizationService: Sendable {
         /// Receives the service's metrics (“Serving many visitors” (Optimization’s documentation) lists them). Nil: the process-wide
         /// `MetricsSystem.factory` (no-op unless the application bootstraps a backend).
         public var metricsFactory: (any MetricsFactory)?
-        /// Traces every Experience and Insights request. Nil: `InstrumentationSystem.tracer`
-        /// (no-op unless the application bootstraps one).
+        /// Traces every request call (`OptimizationTelemetry/requestSpanName`), Experience and
+        /// Insights request, and records flag evaluations on the current span (the article
+        /// “Observability” lists the names). Nil: `InstrumentationSystem.tracer` (no-op unless
+        /// the application bootstraps one).
         public var tracer: (any Tracer)?
         /// For tests: the scripts the engines load instead of the embedded JSRuntime.
         var scripts: [EmbeddedScript]?
@@ -202,15 +204,20 @@ public final class OptimizationService: Sendable {
     /// Experience calls run one at a time per profile id.
     let profileCalls: ProfileCallSerializer
     let metrics: ServiceMetrics
-    let tracer: any Tracer
+    /// The environment's tracer, or `InstrumentationSystem.tracer`.
+    package let tracer: any Tracer
+    /// False for the no-op tracer: requests then start no span and build no attribute.
+    let tracesRequests: Bool
 
     /// Creates a service; nothing runs until ``start(timeout:)`` (or ``run()``).
     public init(config: OptimizationConfig, options: Options = Options(), environment: Environment = Environment()) {
         self.config = config
         self.options = options
         self.environment = environment
-        metrics = ServiceMetrics(factory: environment.metricsFactory ?? MetricsSystem.factory)
-        tracer = environment.tracer ?? InstrumentationSystem.tracer
+        let tracer = environment.tracer ?? InstrumentationSystem.tracer
+        self.tracer = tracer
+        tracesRequests = !(tracer is NoOpTracer)
+        metrics = ServiceMetrics(factory: environment.metricsFactory ?? MetricsSystem.factory, tracer: tracer)
         profileCalls = ProfileCallSerializer(clock: environment.clock)
     }
 
@@ -458,6 +465,7 @@ public final class OptimizationService: Sendable {
         let elapsed = DispatchTime.now().uptimeNanoseconds - started
         if waited { metrics.poolWait.recordNanoseconds(Int64(clamping: elapsed)) }
         metrics.resolved(answer.outcome, nanoseconds: elapsed)
+        if let selection = answer.resolved.selectedOptimization { metrics.variantResolved(selection: selection) }
         return answer.resolved
     }
 

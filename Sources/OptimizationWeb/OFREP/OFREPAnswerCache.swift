@@ -14,6 +14,8 @@ final class OFREPAnswerCache: Sendable {
     struct Answer: Sendable {
         var selectedOptimizations: SelectedOptimizations?
         var changes: [JSONValue]
+        /// True when the answer was served from the cache (evaluated for an earlier request).
+        var isCached = false
     }
 
     private enum Slot {
@@ -73,7 +75,9 @@ final class OFREPAnswerCache: Sendable {
         let task: Task<Result<Answer, OFREPEvaluationFailure>, Never>
         let stamp: UInt64
         switch lookup {
-        case .fresh(let answer): return .success(answer)
+        case .fresh(var answer):
+            answer.isCached = true
+            return .success(answer)
         case .join(let joined): return await joined.value
         case .start(let started, let startedStamp): (task, stamp) = (started, startedStamp)
         }

@@ -8,6 +8,7 @@ import Logging
 import OptimizationJSON
 import OptimizationEngine
 import OrderedCollections
+import Tracing
 
 /// Serves Contentful custom flags (the `Variable` changes of a profile's Experience answer) over
 /// the OpenFeature Remote Evaluation Protocol, so any OpenFeature client, in any language, reads
@@ -49,6 +50,14 @@ import OrderedCollections
 /// service's allow-list does not admit `page` before consent, an unconsented visitor gets
 /// `400 INVALID_CONTEXT` and nothing leaves the process.
 ///
+/// **Telemetry.** Every flag a response names (one per single-flag request, each of a bulk
+/// answer) and every single-flag request that fails to evaluate records an OpenTelemetry
+/// `feature_flag.evaluation` event on the task's current span (the service's tracer, as
+/// `OptimizationRequest/getFlag(_:)` does) and counts on `optimization_flag_evaluations_total`:
+/// reason `targeting_match` / `default` as above, `cached` when the profile's answer came from
+/// the cache, `error` with `error.type` the OFREP error code in lower case. The targeting key is
+/// never recorded.
+///
 /// **Threading.** Every method is safe from any task. Logs carry no profile id or flag value
 /// above debug level.
 public final class OFREPEvaluator: Sendable {
@@ -71,14 +80,15 @@ public final class OFREPEvaluator: Sendable {
     private let logger: Logger
     private let unauthorized: Atomic<Int>
     private let unauthorizedCounter: Counter
+    private let flagEvaluations: FeatureFlagTelemetry
 
     /// Creates an evaluator for `service` (which must be started before requests arrive).
     /// - Parameters:
     ///   - service: evaluates profiles and reads flags.
     ///   - configuration: credentials, cache and evaluation policy.
     ///   - logger: receives diagnostics; default the service's logger.
-    ///   - metricsFactory: receives `optimization_ofrep_unauthorized_total`; nil (the default)
-    ///     uses `MetricsSystem.factory`.
+    ///   - metricsFactory: receives `optimization_ofrep_unauthorized_total` and
+    ///     `optimization_flag_evaluations_total`; nil (the default) uses `MetricsSystem.factory`.
     /// - Throws: ``OFREPConfigurationError`` without a credential, with a credential shorter than
     ///   ``OFREPConfiguration/minimumCredentialLength`` bytes, or with a bound that is not positive.
     public init(
@@ -111,6 +121,7 @@ public final class OFREPEvaluator: Sendable {
         self.logger = logger ?? service.environment.logger
         self.unauthorized = Atomic(0)
         self.unauthorizedCounter = Counter(label: "optimization_ofrep_unauthorized_total", factory: metricsFactory ?? MetricsSystem.factory)
+        self.flagEvaluations = FeatureFlagTelemetry(tracer: service.tracer, metricsFactory: metricsFactory ?? MetricsSystem.factory)
     }
 
     /// How many requests this evaluator refused with 401.
@@ -135,13 +146,17 @@ public final class OFREPEvaluator: Sendable {
         let context: OFREPContext
         switch OFREPContext.read(request, maximumBytes: configuration.maximumBodyBytes, targetingKeys: configuration.targetingKeys) {
         case .success(let read): context = read
-        case .failure(let failure): return Self.json(400, ["key": .string(key), "errorCode": .string(failure.code.rawValue), "errorDetails": .string(failure.details)])
+        case .failure(let failure):
+            recordFailure(key: key, code: failure.code)
+            return Self.json(400, ["key": .string(key), "errorCode": .string(failure.code.rawValue), "errorDetails": .string(failure.details)])
         }
         switch await answer(for: context) {
         case .failure(let failure):
+            recordFailure(key: key, code: failure.errorCode)
             return response(for: failure, key: key)
         case .success(let answer):
             guard let flag = flag(key, in: answer, profileId: context.profileId) else {
+                recordFailure(key: key, code: .flagNotFound)
                 return Self.json(404, ["key": .string(key), "errorCode": .string(OFREPErrorCode.flagNotFound.rawValue), "errorDetails": "the profile has no flag with this key"])
             }
             return Self.json(200, flag)
@@ -262,8 +277,13 @@ public final class OFREPEvaluator: Sendable {
             return nil
         }
         let value = service.forRequest(RequestOptions(
-            profileId: profileId, selectedOptimizations: answer.selectedOptimizations, changes: answer.changes)).getFlag(key)
+            profileId: profileId, selectedOptimizations: answer.selectedOptimizations, changes: answer.changes)).flagValue(key)
         let variantIndex = change["meta"]?["variantIndex"]?.numberValue?.intValue ?? 0
+        if flagEvaluations.isRecording {
+            flagEvaluations.record(FeatureFlagEvaluation(
+                key: key, variant: FeatureFlagEvaluation.variantName(index: variantIndex),
+                reason: answer.isCached ? .cached : variantIndex > 0 ? .targetingMatch : .default))
+        }
         var flag: OrderedDictionary<String, JSONValue> = [
             "key": .string(key), "value": value, "reason": .string(variantIndex > 0 ? "TARGETING_MATCH" : "DEFAULT"),
             "variant": .string(variantIndex > 0 ? "variant-\(variantIndex)" : "baseline"),
@@ -272,6 +292,12 @@ public final class OFREPEvaluator: Sendable {
         if let experienceId = change["meta"]?["experienceId"]?.stringValue { metadata["experienceId"] = .string(experienceId) }
         flag["metadata"] = .object(metadata)
         return flag
+    }
+
+    /// Records a single-flag request that failed as an `error` evaluation of `key`.
+    private func recordFailure(key: String, code: OFREPErrorCode) {
+        guard flagEvaluations.isRecording else { return }
+        flagEvaluations.record(FeatureFlagEvaluation(key: key, reason: .error, errorType: code.rawValue.lowercased()))
     }
 
     private func response(for failure: OFREPEvaluationFailure, key: String?) -> OFREPResponse {
@@ -340,4 +366,12 @@ enum OFREPEvaluationFailure: Error, Sendable {
     case overloaded
     /// Anything else; the text carries no visitor data.
     case general(String)
+
+    /// The OFREP error code the failure is reported with.
+    var errorCode: OFREPErrorCode {
+        switch self {
+        case .consentRefused: return .invalidContext
+        case .overloaded, .general: return .general
+        }
+    }
 }
