@@ -6,7 +6,7 @@ import Tracing
 
 /// The metrics of an `OptimizationService` (swift-metrics). Without a bootstrapped backend
 /// (`MetricsSystem.bootstrap`) or an injected factory they are no-ops. Names and dimensions (also
-/// in “Serving many visitors” (Optimization’s documentation)):
+/// in “Observability” (Optimization’s documentation), with their OpenTelemetry names and units):
 ///
 /// | name | type | dimensions |
 /// |---|---|---|

@@ -51,7 +51,7 @@ public final class OptimizationService: Sendable {
         public var transport: (any FetchTransport)?
         /// Longest time one call into JavaScript may run.
         public var executionTimeLimit: Duration?
-        /// Receives the service's metrics (“Serving many visitors” (Optimization’s documentation) lists them). Nil: the process-wide
+        /// Receives the service's metrics (“Observability” (Optimization’s documentation) lists them). Nil: the process-wide
         /// `MetricsSystem.factory` (no-op unless the application bootstraps a backend).
         public var metricsFactory: (any MetricsFactory)?
         /// Traces every request call (`OptimizationTelemetry/requestSpanName`), Experience and
