@@ -52,7 +52,8 @@ public final class OptimizationClient: Sendable {
         /// documentation) lists the attributes). Nil: `InstrumentationSystem.tracer` (no-op unless
         /// the application bootstraps one).
         public var tracer: (any Tracer)?
-        /// Receives the client's metrics (`optimization_flag_evaluations_total`). Nil: the
+        /// Receives the client's metrics (`optimization_flag_evaluations_total`,
+        /// `optimization_variant_resolutions_total`). Nil: the
         /// process-wide `MetricsSystem.factory` (no-op unless the application bootstraps a backend).
         public var metricsFactory: (any MetricsFactory)?
 
@@ -99,6 +100,8 @@ public final class OptimizationClient: Sendable {
     let isOnline = Mutex(true)
     /// Where ``getFlag(_:)`` reports its evaluations (the environment's tracer and metrics).
     let flagEvaluations: FeatureFlagTelemetry
+    /// Counts resolutions by experience and variant index (the environment's metrics).
+    let variantResolutions: VariantResolutionCounter
 
     /// The event types a client lets through before the visitor consents when
     /// `OptimizationConfig/allowedEventTypes` is nil: a screen-based host (a kiosk, a sign)
@@ -111,8 +114,9 @@ public final class OptimizationClient: Sendable {
     ///   system clock, a transport created at `initialize` and ``OptimizationStorage/automatic``.
     public init(environment: Environment = Environment()) {
         self.environment = environment
-        flagEvaluations = FeatureFlagTelemetry(
-            tracer: environment.tracer ?? InstrumentationSystem.tracer, metricsFactory: environment.metricsFactory ?? MetricsSystem.factory)
+        let metricsFactory = environment.metricsFactory ?? MetricsSystem.factory
+        flagEvaluations = FeatureFlagTelemetry(tracer: environment.tracer ?? InstrumentationSystem.tracer, metricsFactory: metricsFactory)
+        variantResolutions = VariantResolutionCounter(factory: metricsFactory)
     }
 
     deinit {
@@ -249,13 +253,19 @@ public final class OptimizationClient: Sendable {
     ///     `SelectedOptimizations/empty` for "nothing selected".
     /// - Returns: the baseline or variant. Before ``initialize(config:)``, and on any internal
     ///   failure (logged), the baseline.
+    ///
+    /// With a metrics backend (``Environment/metricsFactory``) a resolution that matched a
+    /// selection is counted on `optimization_variant_resolutions_total` by experience id and
+    /// variant index; without one it costs one check.
     public func resolveOptimizedEntry(
         baseline: ContentfulEntry, selectedOptimizations: SelectedOptimizations? = nil
     ) -> ResolvedOptimizedEntry {
         guard let runtime = runtime.withLock({ $0 }) else {
             return ResolvedOptimizedEntry(entry: baseline.renderedBaseline)
         }
-        return runtime.resolve(baseline, selections: selectedOptimizations ?? runtime.channel.selections.current)
+        let resolved = runtime.resolve(baseline, selections: selectedOptimizations ?? runtime.channel.selections.current)
+        if variantResolutions.isRecording, let selection = resolved.selectedOptimization { variantResolutions.record(selection: selection) }
+        return resolved
     }
 
     /// Convenience for a one-off JSON value. It serializes `baseline` on every call; prefer a

@@ -51,7 +51,7 @@ package final class ServiceMetrics: Sendable {
     private let sharedOutboxDeadLetters: Counter
     private let refusedEvents: Counter
     /// Resolutions that matched a selected experience, by experience id and variant index.
-    private let variantResolutions: BoundedCounters
+    private let variantResolutions: VariantResolutionCounter
     /// Flag evaluations of the service's requests: their events and counter.
     package let flagEvaluations: FeatureFlagTelemetry
 
@@ -59,8 +59,7 @@ package final class ServiceMetrics: Sendable {
     ///   - factory: creates every metric.
     ///   - tracer: receives the flag evaluations' events; default the no-op tracer.
     package init(factory: any MetricsFactory, tracer: any Tracer = NoOpTracer()) {
-        variantResolutions = BoundedCounters(
-            label: OptimizationTelemetry.Metric.variantResolutions, dimensionNames: ["experience", "variant"], factory: factory)
+        variantResolutions = VariantResolutionCounter(factory: factory)
         flagEvaluations = FeatureFlagTelemetry(tracer: tracer, metricsFactory: factory)
         resolveDuration = Timer(label: "optimization_resolve_duration", dimensions: [], factory: factory)
         func resolves(_ outcome: OptimizationRuntime.Outcome) -> Counter {
@@ -137,9 +136,7 @@ package final class ServiceMetrics: Sendable {
     /// `{experienceId, variantIndex}`): counted by experience and variant index. A selection
     /// without an experience id counts nothing.
     package func variantResolved(selection: JSONValue) {
-        guard variantResolutions.isRecording, let experienceId = selection["experienceId"]?.stringValue else { return }
-        let index = selection["variantIndex"]?.intValue ?? 0
-        variantResolutions.increment([experienceId, String(index)])
+        variantResolutions.record(selection: selection)
     }
 
     /// Records how one Experience call went (the outcomes an Experience call can have; the others
