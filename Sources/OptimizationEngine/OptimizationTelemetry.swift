@@ -9,7 +9,7 @@
 ///
 /// No attribute value and no metric label ever carries visitor data: no profile id, anonymous id,
 /// trait, event payload or URL holding an id (``Attribute/featureFlagContextId`` is never
-/// recorded unless an application opts in).
+/// recorded).
 public enum OptimizationTelemetry {
     /// The value of ``Attribute/featureFlagProviderName``.
     public static let providerName = "Contentful Optimization"
