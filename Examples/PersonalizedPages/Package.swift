@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 // A Hummingbird 2 service that renders personalized pages with the Optimization library
@@ -33,6 +33,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // SHA-256 of the pages' inline stylesheet, for the Content-Security-Policy.
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        // OpenTelemetry export (OTLP over HTTP, on when OTEL_EXPORTER_OTLP_ENDPOINT is set): the
+        // executable only. The OTLPHTTP trait alone, so the gRPC exporter is not built.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
         // The application: routes, page rendering, cookies, configuration. Tests build it.
@@ -67,6 +71,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // `local-api-server`: the library's test kit API server, for running the example locally.

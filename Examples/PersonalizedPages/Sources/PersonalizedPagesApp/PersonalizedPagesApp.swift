@@ -1,3 +1,4 @@
+import CoreMetrics
 import Hummingbird
 import JavaScriptHost
 import Logging
@@ -39,6 +40,8 @@ public struct PersonalizedPagesApp: Sendable {
     public let content: PageContent
     /// Where `GET /metrics` of the metrics listener reads from; nil: no metrics listener.
     public let metricsRegistry: PrometheusCollectorRegistry?
+    /// Telemetry export run first in the service group (so it stops last); nil: none.
+    public let telemetry: AppTelemetry?
     /// The database shared by the replicas (``AppConfiguration/postgresURL``); started by
     /// ``makeServiceGroup(gracefulShutdownSignals:onListening:onMetricsListening:)`` before the service.
     let database: OptimizationDatabase?
@@ -66,6 +69,9 @@ public struct PersonalizedPagesApp: Sendable {
     ///   - metricsRegistry: the Prometheus registry the service's metrics go to and the metrics
     ///     listener serves (when ``AppConfiguration/metricsPort`` is set); nil: no metrics
     ///     listener, the service records into `MetricsSystem.factory`.
+    ///   - telemetry: exporters run in the app's service group, first, so they flush after the
+    ///     Optimization service (``AppTelemetry``); its metrics factory, when there is one, gets
+    ///     every metric the registry gets. Nil: no export.
     ///   - clock: the time of visitor-state and replay-ticket expiry and of the single-use replay
     ///     record (not the service's timers); default wall-clock time.
     /// - Throws: ``PageContentError`` when the fixtures cannot be read; `PostgresIntegrationError`
@@ -76,9 +82,13 @@ public struct PersonalizedPagesApp: Sendable {
     /// The visitor-state cookie's name.
     public static let stateCookieName = "pp_state"
 
-    public init(configuration: AppConfiguration, metricsRegistry: PrometheusCollectorRegistry? = nil, clock: any HostClock = SystemClock(), logger: Logger) throws {
+    public init(
+        configuration: AppConfiguration, metricsRegistry: PrometheusCollectorRegistry? = nil, telemetry: AppTelemetry? = nil,
+        clock: any HostClock = SystemClock(), logger: Logger
+    ) throws {
         self.configuration = configuration
         self.metricsRegistry = metricsRegistry
+        self.telemetry = telemetry
         self.logger = logger
         switch configuration.contentful?.webhook {
         case nil: contentfulWebhook = nil
@@ -89,7 +99,11 @@ public struct PersonalizedPagesApp: Sendable {
             logger.notice("no webhook signing secret: POST /webhooks/contentful is not mounted (set CONTENTFUL_WEBHOOK_SECRET or --contentful-webhook-secret-file)")
         }
         content = try PageContent.load(fixturesDirectory: configuration.fixturesDirectory)
-        let metricsFactory = metricsRegistry.map { PrometheusMetricsFactory(registry: $0) }
+        let metricsFactory: (any MetricsFactory)? = switch (metricsRegistry.map { PrometheusMetricsFactory(registry: $0) }, telemetry?.metricsFactory) {
+        case (let prometheus?, let exported?): MultiplexMetricsHandler(factories: [prometheus, exported])
+        case (let prometheus?, nil): prometheus
+        case (nil, let exported): exported
+        }
         let keys: VisitorStateKeys
         if configuration.visitorStateKeys.isEmpty {
             keys = .random()
@@ -164,9 +178,14 @@ public struct PersonalizedPagesApp: Sendable {
 
     /// The public application with the live-content routes of `backend` when there is one; it
     /// runs the Optimization service beside its server (`addOptimizationService`: started before
-    /// the server listens, flushed after it stops).
+    /// the server listens, flushed after it stops). With ``telemetry``, Hummingbird's
+    /// `TracingMiddleware` gives every request a server span.
     func makeApplication(backend: ContentBackend?, onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let router = Router(context: BasicOptimizationRequestContext.self, options: .autoGenerateHeadEndpoints)
+        // With telemetry, a server span per request (named by its route, continuing a caller's
+        // W3C `traceparent`): the library's `optimization.request` spans and flag-evaluation
+        // events of the request go under it.
+        if telemetry != nil { router.add(middleware: TracingMiddleware()) }
         router.add(middleware: OptimizationMiddleware(service: service, cookies: visitorCookies))
         let pages = PageRoutes(service: service, content: content, tickets: replayTickets)
         pages.register(on: router)
@@ -201,10 +220,11 @@ public struct PersonalizedPagesApp: Sendable {
     }
 
     /// Starts the database (schema migration), the engines and the live-content backend (entry
-    /// store, invalidation bus), then returns the group running the database, the backend, the
-    /// metrics listener and the public application, which runs the service beside its HTTP server
-    /// (in that order, so they shut down in reverse: the server, then the service, which gives
-    /// its claimed events back to the shared outbox before the database closes). Run it with `run()`; end it with `triggerGracefulShutdown()` or a signal.
+    /// store, invalidation bus), then returns the group running the ``telemetry`` exporters, the
+    /// database, the backend, the metrics listener and the public application, which runs the
+    /// service beside its HTTP server (in that order, so they shut down in reverse: the server,
+    /// then the service, which gives its claimed events back to the shared outbox before the
+    /// database closes, and the exporters last, flushing the spans of the service's final flush). Run it with `run()`; end it with `triggerGracefulShutdown()` or a signal.
     /// `onListening` gets the public port, `onMetricsListening` the metrics listener's.
     /// - Throws: ``OptimizationError`` when the engines cannot start within 30 s; a
     ///   `PostgresIntegrationError` or `ContentfulDeliveryError` when the database or the backend
@@ -231,7 +251,10 @@ public struct PersonalizedPagesApp: Sendable {
                 throw error
             }
         }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: TransportLifetime(transport: httpTransport))]
+        // Telemetry first, so it is told to stop last: the spans and metrics of the service's
+        // final flush are exported before the exporters stop.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = telemetry.map { [.init(service: $0.service)] } ?? []
+        services.append(.init(service: TransportLifetime(transport: httpTransport)))
         if let database { services.append(.init(service: DatabaseLifetime(database: database))) }
         if let backend { services.append(.init(service: backend)) }
         if let metrics = makeMetricsApplication(onListening: onMetricsListening) { services.append(.init(service: metrics)) }

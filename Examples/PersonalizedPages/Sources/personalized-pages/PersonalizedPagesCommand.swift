@@ -17,6 +17,10 @@ import Prometheus
 /// (``CommandSecrets``, ``SecretSource``): every local user can read a process's arguments. One
 /// given as an argument is still accepted, for local development, with a warning on stderr at
 /// start-up.
+///
+/// **OpenTelemetry.** With `OTEL_EXPORTER_OTLP_ENDPOINT` set, traces and metrics are exported
+/// over OTLP/HTTP as the `OTEL_*` variables say (``OTLPExport``); the exporters flush after the
+/// Optimization service on shutdown. A start-up log line says whether export is on and where to.
 @main
 struct PersonalizedPagesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -206,12 +210,23 @@ struct PersonalizedPagesCommand: AsyncParsableCommand {
         var logger = Logger(label: "personalized-pages", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let configuration = appConfiguration(secrets: secrets)
-        // The process's metrics backend: GET /metrics of the metrics listener serves this registry.
+        // OpenTelemetry export (OTLP/HTTP), on when OTEL_EXPORTER_OTLP_ENDPOINT is set: tracing is
+        // bootstrapped before the app creates its service, which traces with the global tracer.
+        let telemetry: AppTelemetry?
+        do {
+            telemetry = try OTLPExport.bootstrap(environment: Self.environment, logger: logger)
+        } catch {
+            throw ValidationError("OpenTelemetry export (OTEL_* environment): \(error)")
+        }
+        logger.notice("\(OTLPExport.summary(environment: Self.environment))")
+        // The process's metrics backend: GET /metrics of the metrics listener serves this registry
+        // (and, with OTLP export on, the same metrics are exported).
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let prometheus = PrometheusMetricsFactory(registry: registry)
+        MetricsSystem.bootstrap(telemetry?.metricsFactory.map { MultiplexMetricsHandler(factories: [prometheus, $0]) } ?? prometheus)
         let app: PersonalizedPagesApp
         do {
-            app = try PersonalizedPagesApp(configuration: configuration, metricsRegistry: registry, logger: logger)
+            app = try PersonalizedPagesApp(configuration: configuration, metricsRegistry: registry, telemetry: telemetry, logger: logger)
         } catch {
             throw ValidationError("\(error)")
         }

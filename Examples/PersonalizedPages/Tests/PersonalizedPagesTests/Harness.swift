@@ -44,9 +44,9 @@ struct AppListeners: Sendable {
 }
 
 /// As `withApp(_:clock:configure:_:)`; with `metricsRegistry` the service records into it and the
-/// metrics listener serves it on another ephemeral port.
+/// metrics listener serves it on another ephemeral port; `telemetry` runs in the app's group.
 func withApp<T>(
-    _ server: LocalOptimizationAPIServer, metricsRegistry: PrometheusCollectorRegistry?,
+    _ server: LocalOptimizationAPIServer, metricsRegistry: PrometheusCollectorRegistry?, telemetry: AppTelemetry? = nil,
     clock: any HostClock = SystemClock(), configure: (inout AppConfiguration) -> Void = { _ in },
     _ body: (_ listeners: AppListeners, _ app: PersonalizedPagesApp) async throws -> T
 ) async throws -> T {
@@ -57,7 +57,7 @@ func withApp<T>(
         visitorStateKeys: [TestVisitorState.key])
     configure(&configuration)
     let app = try PersonalizedPagesApp(
-        configuration: configuration, metricsRegistry: metricsRegistry, clock: clock,
+        configuration: configuration, metricsRegistry: metricsRegistry, telemetry: telemetry, clock: clock,
         logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     let (metricsPorts, metricsContinuation) = AsyncStream<Int>.makeStream()

@@ -1,0 +1,128 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Optimization
+import OptimizationTesting
+import Testing
+
+/// OpenTelemetry export end to end: the real `personalized-pages` executable, run as a child
+/// process with `OTEL_EXPORTER_OTLP_ENDPOINT` pointing at the test kit's `LocalOTLPReceiver`,
+/// serves a personalized page and an OFREP flag and is shut down with SIGTERM; the receiver
+/// decodes what the swift-otel exporters sent (OTLP/HTTP, protobuf).
+///
+/// The batch span processor's delay and the metrics interval are set to ten minutes, so nothing is
+/// exported before shutdown: every span the receiver sees came from the exporters' final flush,
+/// and the spans of the Insights views the Optimization service flushed at shutdown arriving
+/// prove the exporters stopped after the service.
+@Suite struct OTLPExportTests {
+    static let ofrepToken = "otlp-export-test-ofrep-token-0123456789"
+
+    @Test func aPersonalizedRequestIsExportedAsOneTraceAndFlushedAfterTheService() async throws {
+        let executable = GracefulShutdownTests.executable
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the package first: \(executable.path)")
+        let receiver = LocalOTLPReceiver()
+        try await receiver.start()
+        defer { Task { try? await receiver.stop() } }
+        try await withLocalAPIServer { server in
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = [
+                "--port", "0", "--engines", "1", "--client-id", "otlp-test",
+                "--experience-base-url", server.experienceBaseURL, "--insights-base-url", server.insightsBaseURL,
+                "--log-level", "notice",
+            ]
+            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OTEL_") }
+            environment["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.endpoint
+            environment["OTEL_BSP_SCHEDULE_DELAY"] = "600000"
+            environment["OTEL_METRIC_EXPORT_INTERVAL"] = "600000"
+            environment["PP_VISITOR_STATE_KEYS"] = TestVisitorState.key
+            environment["PP_OFREP_TOKENS"] = Self.ofrepToken
+            environment["PP_OFREP_TRUSTS_PROFILE_IDS"] = "1"
+            process.environment = environment
+            let stdout = Pipe()
+            let stderr = Pipe()
+            process.standardOutput = stdout
+            process.standardError = stderr
+            let exited = AsyncStream<Int32>.makeStream()
+            process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+            let errors = Task { stderr.fileHandleForReading.readDataToEndOfFile() }
+
+            let port = try await GracefulShutdownTests.listeningPort(stdout.fileHandleForReading)
+            let baseURL = "http://127.0.0.1:\(port)"
+            try await withHTTPClient { client in
+                var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_state": TestVisitorState.cookie(consent: true)])
+                let page = try await visitor.get("/")
+                #expect(page.status == 200)
+                let flag = try await HTTPExchange.send(
+                    client, .POST, baseURL + "/ofrep/v1/evaluate/flags/free-shipping-threshold",
+                    headers: [("Authorization", "Bearer \(Self.ofrepToken)"), ("Content-Type", "application/json")],
+                    body: #"{"context":{"targetingKey":"otlp-visitor-1"}}"#)
+                #expect(flag.status == 200)
+            }
+            #expect(receiver.traceExports.isEmpty, "nothing is exported before shutdown (ten-minute batch delay)")
+
+            process.terminate()  // SIGTERM
+            let status = try await GracefulShutdownTests.withHangBound { await exited.stream.first { _ in true } }
+            #expect(status == 0)
+            let log = String(decoding: await errors.value, as: UTF8.self)
+            #expect(log.contains("OTLP export on: traces to \(receiver.endpoint)/v1/traces (http/protobuf), metrics to \(receiver.endpoint)/v1/metrics (http/protobuf)"), "\(log)")
+
+            let spans = receiver.spans
+            if let dump = ProcessInfo.processInfo.environment["OTLP_TRACE_DUMP"] {
+                try Self.describe(spans).write(toFile: dump, atomically: true, encoding: .utf8)
+            }
+            #expect(receiver.decodingErrors.isEmpty)
+            #expect(receiver.refusedRequests.isEmpty)
+            #expect(spans.allSatisfy { $0.resourceAttributes["service.name"] == .string("personalized-pages") })
+
+            // GET /: the server span, and the Experience call in its trace, under it.
+            let pageSpan = try #require(spans.first { $0.kind == .server && $0.attributes["http.route"] == .string("/") }, "\(Self.describe(spans))")
+            #expect(pageSpan.parentSpanID == nil)
+            let experience = try #require(
+                spans.first { $0.name == OptimizationTelemetry.experienceRequestSpanName && Self.ancestors(of: $0, in: spans).contains(pageSpan.spanID) },
+                "\(Self.describe(spans))")
+            #expect(experience.kind == .client)
+            #expect(experience.traceID == pageSpan.traceID)
+            #expect(experience.attributes[OptimizationTelemetry.Attribute.api] == .string("experience"))
+            #expect(experience.attributes[OptimizationTelemetry.Attribute.httpResponseStatusCode] == .int(200))
+
+            // The OFREP route: its server span, with the preflight Experience call under it.
+            let flagSpan = try #require(
+                spans.first { $0.kind == .server && $0.attributes["http.route"] == .string("/ofrep/v1/evaluate/flags/{key}") }, "\(Self.describe(spans))")
+            #expect(spans.contains { $0.name == OptimizationTelemetry.experienceRequestSpanName && Self.ancestors(of: $0, in: spans).contains(flagSpan.spanID) })
+
+            // The views flushed at shutdown: their Insights request was traced, then exported.
+            #expect(server.insightsEvents.filter { $0["type"] == "component" }.count == 3)
+            #expect(spans.contains { $0.name == OptimizationTelemetry.insightsRequestSpanName && $0.attributes[OptimizationTelemetry.Attribute.outcome] == .string("success") })
+
+            // Metrics: the final reading at shutdown carries the library's metrics.
+            let metricNames = try receiver.metricsExports.flatMap(OTLPTraceExport.metricNames(fromExportRequest:))
+            #expect(metricNames.contains("optimization_experience_requests_total"), "\(metricNames)")
+        }
+    }
+
+    /// The span ids of `span`'s parent, its parent's parent, … as far as `spans` holds them.
+    static func ancestors(of span: OTLPSpan, in spans: [OTLPSpan]) -> [String] {
+        var chain: [String] = []
+        var parent = span.parentSpanID
+        while let id = parent, !chain.contains(id) {
+            chain.append(id)
+            parent = spans.first { $0.spanID == id && $0.traceID == span.traceID }?.parentSpanID
+        }
+        return chain
+    }
+
+    /// One line per span: name, kind, ids, parent, attributes and events, in arrival order.
+    static func describe(_ spans: [OTLPSpan]) -> String {
+        spans.map { span in
+            var line = "\(span.name) [\(span.kind)] trace=\(span.traceID) span=\(span.spanID) parent=\(span.parentSpanID ?? "-")"
+            line += " " + span.attributes.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            for event in span.events {
+                line += "\n    event \(event.name) " + event.attributes.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            }
+            return line
+        }.joined(separator: "\n")
+    }
+}
