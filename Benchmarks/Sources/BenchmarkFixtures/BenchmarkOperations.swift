@@ -48,6 +48,34 @@ public enum BenchmarkOperations {
         _ = try await request.page()
     }
 
+    /// The request options of `request_track_view`: a consenting returning visitor (one of 100)
+    /// with the event context a web request carries (`page` url and path, `userAgent`), as the
+    /// Hummingbird and Vapor middlewares build it.
+    public static func webRequestOptions(index: Int) -> RequestOptions {
+        RequestOptions(
+            visitorState: VisitorState(profileId: "visitor-\(index % 100)", consent: true), host: "127.0.0.1:8080", path: "/events",
+            query: nil, acceptLanguage: "en-US,en;q=0.9", userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko)")
+    }
+
+    /// `web_request_views`: what the example's events page asks of the service: `forRequest`
+    /// for a web request (``webRequestOptions(index:)``) and three server-rendered views
+    /// (duration 0, a fresh view id each), accepted into the Insights queue. Throws when a view
+    /// is not accepted.
+    public static func webRequestViews(on service: OptimizationService, index: Int) async throws {
+        let request = service.forRequest(webRequestOptions(index: index))
+        for entry in 0..<3 {
+            let result = try await request.trackView(TrackViewPayload(
+                componentId: "entry-\(entry)", viewId: "view-\(index)-\(entry)", experienceId: "experience-1", variantIndex: 1,
+                viewDuration: .milliseconds(0)))
+            guard result.outcome == .accepted else { throw ViewNotAccepted() }
+        }
+    }
+
+    /// A view of `web_request_views` was not accepted.
+    public struct ViewNotAccepted: Error, CustomStringConvertible {
+        public var description: String { "a view of web_request_views was not accepted" }
+    }
+
     /// Three entries of a page, each a new revision (the resolves of ``personalizedRequest(on:page:index:)``).
     public static func pageEntries() throws -> [ContentfulEntry] {
         try coldEntries(count: 3, firstRevision: 900_000)

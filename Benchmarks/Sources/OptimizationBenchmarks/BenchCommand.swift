@@ -43,7 +43,8 @@ struct BenchCommand: ParsableCommand {
             op_<operation>_ns / _allocs / _per_s_per_core: per operation, one thread: nanoseconds,
               malloc calls (package-benchmark's interposer, preloaded by re-executing the
               benchmark) and evaluations per second per core, for warm_resolve, cold_resolve,
-              event_accept, personalized_request (forRequest + page() + 3 resolves + 3
+              event_accept, web_request_views (forRequest for a web request + 3
+              trackView), personalized_request (forRequest + page() + 3 resolves + 3
               trackView) and visitor_state_open_seal (a sealed visitor state with a profile id,
               consent and 20 selections opened, then sealed again). --check-allocations FILE
               fails when one exceeds its ceiling.

@@ -16,6 +16,9 @@ import OptimizationTesting
 /// - `cold_resolve`: a new entry revision each time (entries prepared beforehand).
 /// - `event_accept`: one service `trackClick` accepted into the Insights queue (with its share
 ///   of the flushes to a loopback API server).
+/// - `web_request_views`: what the example's events page asks of the service: `forRequest` for
+///   a web request (page url and path, user agent) and three server-rendered `trackView`s: the
+///   in-process counterpart of the load test's (events − handoff).
 /// - `personalized_request`: what a personalized page asks of the service: `forRequest`, one
 ///   `page()` Experience call to the loopback API server, three resolves, three `trackView`s.
 /// - `visitor_state_open_seal`: a sealed visitor state (profile id, consent, the 20 bench
@@ -60,6 +63,9 @@ enum PerOperationBench {
         var report: [(String, Double)] = []
         report += try measureAsync("event_accept", iterations: iterations, server: server) { index in
             try await BenchmarkOperations.acceptEvent(on: service, index: index)
+        }
+        report += try measureAsync("web_request_views", iterations: max(1, iterations / 3), server: server) { index in
+            try await BenchmarkOperations.webRequestViews(on: service, index: index)
         }
         let page = try BenchmarkOperations.pageEntries()
         report += try measureAsync("personalized_request", iterations: max(1, iterations / 10), server: server) { index in
