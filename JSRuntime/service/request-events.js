@@ -47,13 +47,16 @@
 //                 `code` = the API's error code of a v2 envelope, e.g. ERR_PROFILE_OVERLOAD,
 //                 which the host retries within the budget before it hands over the last answer).
 //   Insights      trackView (non-sticky), trackClick, trackHover, trackFlagView:
-//                 {accepted: true, events: [event], insights: [{profile, event}]}: the host puts
-//                 them into its process-wide queue. Require a profile id.
+//                 {accepted: true, events: [event], insights: [{event: 0}]}: the host puts
+//                 them into its process-wide queue. An Insights item names its event by its
+//                 index in `events` (the event is written once) and carries `profile` only when
+//                 it is not the request's own. Require a profile id.
 //   sticky view   trackView with sticky === true: the view goes to the Experience API first (a
 //                 request as above), then interpret() answers {accepted, events: [sticky view,
-//                 view], experience: X, insights: [{profile, event: view}]}: a second view event
-//                 (own messageId) for Insights, with the profile the Experience API returned (or
-//                 the request's; no `insights` without a profile id).
+//                 view], experience: X, insights: [{event: 1, profile?}]}: a second view event
+//                 (own messageId) for Insights, with the profile the Experience API returned
+//                 (`profile`), or the request's (no `profile`); no `insights` without a profile
+//                 id.
 // `interpret(context, status, headers, bodyText, failure, finishers?)` → the call's final outcome
 // (or an Error for a context that names no finisher): `context` as the call returned it; `status`
 // the HTTP status and `headers` an object of the answer's headers (names in any case), or, with
@@ -71,6 +74,9 @@
 
   // The event catalog (core/payload-rules.js EVENT_METHODS): each call's rules, builder and path.
   var CATALOG = rules.EVENT_METHODS;
+
+  // The Insights part of an answer whose one event goes to Insights with the request's profile.
+  var REQUEST_PROFILE_INSIGHTS = Object.freeze([Object.freeze({ event: 0 })]);
 
   function isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -157,10 +163,10 @@
     }
 
     function finishStickyView(context, outcome) {
-      var profile = outcome.ok && isRecord(outcome.data) && profileIdOf(outcome.data.profile) !== undefined
-        ? outcome.data.profile : context.profile;
+      var answered = outcome.ok && isRecord(outcome.data) && profileIdOf(outcome.data.profile) !== undefined;
       var result = { accepted: true, events: context.events, experience: outcome };
-      if (profileIdOf(profile) !== undefined) result.insights = [{ profile: profile, event: context.events[1] }];
+      if (answered) result.insights = [{ event: 1, profile: outcome.data.profile }];
+      else if (profileIdOf(context.profile) !== undefined) result.insights = [{ event: 1 }];
       return result;
     }
 
@@ -197,12 +203,12 @@
         }
         if (method !== 'trackView') {
           event = builder[entry.build](input);
-          return { accepted: true, events: [event], insights: [{ profile: scope.profile, event: event }] };
+          return { accepted: true, events: [event], insights: REQUEST_PROFILE_INSIGHTS };
         }
         delete input.sticky;
         delete input.stickyTrackingKey;
         var view = builder.buildView(input);
-        if (!sticky) return { accepted: true, events: [view], insights: [{ profile: scope.profile, event: view }] };
+        if (!sticky) return { accepted: true, events: [view], insights: REQUEST_PROFILE_INSIGHTS };
         var stickyView = view;
         view = builder.buildView(input);
         var context = { then: 'stickyView', events: [stickyView, view] };

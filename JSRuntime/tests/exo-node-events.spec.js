@@ -17,7 +17,8 @@
   jsTest('exo_node_view: the entity, view id and duration on top of the universal fields; no componentId', function () {
     var outcome = events().run('trackNodeView', Object.assign({ entryIds: ['entry-1'], parameters: { size: 'l' } }, VIEW), { consent: true, profile: PROFILE });
     assert.equal(outcome.accepted, true);
-    var event = outcome.insights[0].event;
+    assert.deepEqual(outcome.insights, [{ event: 0 }]);
+    var event = outcome.events[outcome.insights[0].event];
     assert.equal(event.type, 'exo_node_view');
     assert.equal(event.entityId, 'experience-123');
     assert.equal(event.entityKind, 'Experience');
@@ -32,12 +33,12 @@
 
   jsTest('exo_node_click and exo_node_hover carry what their interaction adds', function () {
     var click = events().run('trackNodeClick', { entityId: 'f-1', entityKind: 'Fragment', optimizationId: 'opt-1', variantId: 'v-1', variantIndex: 1 },
-      { consent: true, profile: PROFILE }).insights[0].event;
+      { consent: true, profile: PROFILE }).events[0];
     assert.equal(click.type, 'exo_node_click');
     assert.equal(click.optimizationId, 'opt-1');
     assert.equal(click.variantIndex, 1);
     var hover = events().run('trackNodeHover', { entityId: 'c-1', entityKind: 'InlineComponent', hoverId: 'h-1', hoverDurationMs: 0 },
-      { consent: true, profile: PROFILE }).insights[0].event;
+      { consent: true, profile: PROFILE }).events[0];
     assert.equal(hover.type, 'exo_node_hover');
     assert.equal(hover.hoverDurationMs, 0);
   });

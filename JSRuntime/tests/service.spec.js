@@ -211,9 +211,8 @@
       assert.ok(error.message.indexOf(pair[0] + ' requires a request-bound profile id') === 0, error.message);
       var ok = pipeline.run(pair[0], pair[1], { consent: true, profile: { id: 'p-9' } });
       assert.equal(ok.accepted, true);
-      assert.equal(ok.insights.length, 1);
-      assert.deepEqual(ok.insights[0].profile, { id: 'p-9' });
-      assert.equal(ok.insights[0].event, ok.events[0]);
+      assert.deepEqual(ok.insights, [{ event: 0 }], 'the event by its index, the request\'s profile unnamed');
+      assert.equal(JSON.stringify(ok).split('"messageId"').length - 1, 1, 'the event is written once');
     });
     assert.equal(pipeline.run('trackClick', { componentId: 'c', variantIndex: 1 }, { consent: true, profile: { id: 'p' } }).events[0].type, 'component_click');
     assert.equal(pipeline.run('trackHover', { componentId: 'c', hoverId: 'h', hoverDurationMs: 5 }, { consent: true, profile: { id: 'p' } }).events[0].type, 'component_hover');
@@ -230,8 +229,23 @@
       assert.equal(sent.type, 'component');
       assert.equal(result.insights.length, 1);
       assert.equal(result.insights[0].profile.id, 'p-new');
-      assert.notEqual(result.insights[0].event.messageId, sent.messageId, 'own messageId');
       assert.equal(result.events.length, 2);
+      assert.equal(result.insights[0].event, 1, 'the second view, by its index');
+      assert.notEqual(result.events[1].messageId, sent.messageId, 'own messageId');
+      assert.equal(result.events[0].messageId, sent.messageId);
+    });
+  });
+
+  jsTest('service: a sticky view whose Experience call failed goes to Insights with the request profile, unnamed', function () {
+    __testHost.fetchHandler = function () { return { status: 503, body: {} }; };
+    var view = { componentId: 'c', viewId: 'v-1', variantIndex: 1, viewDurationMs: 2000, sticky: true };
+    return send(events(), 'trackView', view, { consent: true, profile: { id: 'p-1', traits: { a: 1 } } }).then(function (result) {
+      assert.equal(result.experience.ok, false);
+      assert.deepEqual(result.insights, [{ event: 1 }], 'the request\'s profile: the host has it');
+      return send(events(), 'trackView', view, { consent: true });
+    }).then(function (result) {
+      assert.equal(result.experience.ok, false);
+      assert.equal(result.insights, undefined, 'no profile id: nothing for Insights');
     });
   });
 

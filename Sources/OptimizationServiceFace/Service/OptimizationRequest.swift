@@ -396,19 +396,24 @@ public final class OptimizationRequest: Sendable {
         service.metrics.event(method, accepted: true)
         let (outcome, data) = experienceOutcome(of: exchange, method: method) ?? (.accepted, nil)
         if let items = answer["insights"]?.elements, !items.isEmpty {
-            // Handed on as the engine wrote them: no tree, no second serialization.
-            // A sticky view's profile is the one its Experience answer returned; any other event's
-            // is the request's, which went to the engine as its id alone and is not read back.
-            let requestProfileText = sticky ? nil : state.withLock { $0.profileText }
+            // Each item names its event in `events` by index (written once, handed on as the
+            // engine wrote it: no tree, no second serialization) and carries a profile only when
+            // it is not the request's (a sticky view's, as its Experience answer returned it).
+            // The request's profile went to the engine as its id alone and is not read back.
+            let events = answer["events"]
+            let request = state.withLock { ($0.profile?["id"]?.stringValue, $0.profileText) }
             let insights = try items.map { item throws(OptimizationError) -> InsightsEvent in
-                guard let profile = item["profile"], let event = item["event"],
-                      let messageId = event["messageId"]?.stringValue, !messageId.isEmpty
+                let profile = item["profile"]
+                guard let index = item["event"]?.value.intValue, let event = events?[index],
+                      let messageId = event["messageId"]?.stringValue, !messageId.isEmpty,
+                      let profileId = profile.map({ $0["id"]?.stringValue }) ?? request.0,
+                      let profileJSON = profile?.jsonText ?? request.1
                 else {
                     service.metrics.insightsRefused(count: 1)
                     throw .bridgeError("the shared core built an Insights event without a profile, an event or a messageId")
                 }
                 return InsightsEvent(
-                    profileId: profile["id"]?.stringValue ?? "", profileJSON: requestProfileText ?? profile.jsonText, messageId: messageId,
+                    profileId: profileId, profileJSON: profileJSON, messageId: messageId,
                     consent: event["context"]?["gdpr"]?["isConsentGiven"]?.boolValue == true, eventJSON: event.jsonText)
             }
             if let relay = running.sharedOutbox {
