@@ -70,8 +70,46 @@
     return value !== null && typeof value === 'object' && !Array.isArray(value);
   }
 
+  // A copy with JSON's meaning (what JSON.parse(JSON.stringify(value)) gives), built directly
+  // for plain JSON values: no text in between. A value JSON would transform (a toJSON method,
+  // a non-finite number, a function or undefined inside, a non-plain object) takes the JSON
+  // round trip itself, so the result is the same either way.
   function clone(value) {
-    return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+    if (value === undefined) return undefined;
+    var copy = copyPlain(value, 0);
+    return copy !== NOT_PLAIN ? copy : JSON.parse(JSON.stringify(value));
+  }
+
+  var NOT_PLAIN = {};
+  // Deeper than this, the JSON round trip decides (and reports a cycle as JSON does).
+  var MAX_PLAIN_DEPTH = 64;
+
+  function copyPlain(value, depth) {
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+    if (typeof value === 'number') return isFinite(value) ? value : NOT_PLAIN;
+    if (typeof value !== 'object' || depth >= MAX_PLAIN_DEPTH) return NOT_PLAIN;
+    var copy, item, i;
+    if (Array.isArray(value)) {
+      copy = new Array(value.length);
+      for (i = 0; i < value.length; i++) {
+        item = copyPlain(value[i], depth + 1);
+        if (item === NOT_PLAIN) return NOT_PLAIN;
+        copy[i] = item;
+      }
+      return copy;
+    }
+    var prototype = Object.getPrototypeOf(value);
+    if ((prototype !== Object.prototype && prototype !== null) || typeof value.toJSON === 'function') return NOT_PLAIN;
+    copy = {};
+    var keys = Object.keys(value);
+    for (i = 0; i < keys.length; i++) {
+      // An own "__proto__" key (JSON.parse makes one) would set the copy's prototype.
+      if (keys[i] === '__proto__') return NOT_PLAIN;
+      item = copyPlain(value[keys[i]], depth + 1);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      copy[keys[i]] = item;
+    }
+    return copy;
   }
 
   // Deep merge of plain objects (arrays and scalars of `patch` replace); returns a new object.
@@ -87,7 +125,8 @@
   }
 
   function campaignFromUrl(url) {
-    if (typeof url !== 'string' || url.length === 0) return {};
+    // Without a `?` a URL has no query, so no UTM parameter: no parse.
+    if (typeof url !== 'string' || url.indexOf('?') === -1) return {};
     var URLClass = globalThis.URL || (ns.polyfills && ns.polyfills.URL);
     var params;
     try {

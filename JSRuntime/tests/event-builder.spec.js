@@ -49,6 +49,35 @@
     assert.deepEqual(campaignFromUrl('https://a.test/?utm_campaign=a+b'), { name: 'a b' });
   });
 
+  jsTest('campaign: a URL without a query gives {} however it reads, a fragment included', function () {
+    var campaignFromUrl = ns.eventBuilder.campaignFromUrl;
+    assert.deepEqual(campaignFromUrl('https://a.test/utm_source=x#utm_medium=y'), {});
+    assert.deepEqual(campaignFromUrl('https://a.test/#?utm_source=x'), {}, 'a "?" in the fragment starts no query');
+    assert.deepEqual(campaignFromUrl('https://a.test/p?x=1#?utm_source=y'), {});
+    assert.deepEqual(campaignFromUrl('https://a.test/p?%75tm_source=encoded'), { source: 'encoded' }, 'encoded names still count');
+  });
+
+  jsTest('a copied page and properties mean what their JSON means: no key the JSON would drop, no shared object', function () {
+    var odd = JSON.parse('{"__proto__": {"polluted": true}, "title": "t"}');
+    var page = { url: 'https://a.test/', nested: { list: [1, 'two', null, { deep: true }] }, when: new Date(Date.UTC(2026, 0, 1)),
+      skipped: undefined, fn: function () {}, infinite: Infinity, holes: [undefined, 1], odd: odd };
+    var event = builder().buildTrack({ event: 'e', page: page, properties: { page: page } });
+    var expected = JSON.parse(JSON.stringify(page));
+    assert.deepEqual(event.context.page, expected);
+    assert.deepEqual(event.properties.page, expected);
+    assert.equal(event.context.page.when, '2026-01-01T00:00:00.000Z');
+    assert.equal(event.context.page.infinite, null);
+    assert.deepEqual(event.context.page.holes, [null, 1]);
+    assert.equal(Object.prototype.hasOwnProperty.call(event.context.page.odd, '__proto__'), true, 'an own key, as JSON.parse made it');
+    assert.equal({}.polluted, undefined);
+    assert.equal(Object.getPrototypeOf(event.context.page.odd), Object.prototype);
+    var plain = { url: 'https://a.test/', nested: { list: [1, { deep: true }] } };
+    var copied = builder().buildTrack({ event: 'e', page: plain }).context.page;
+    assert.deepEqual(copied, plain);
+    assert.notEqual(copied.nested, plain.nested, 'a copy, not the caller\'s object');
+    assert.notEqual(copied.nested.list[1], plain.nested.list[1]);
+  });
+
   jsTest('E4: screen event shape; no context.page; isConsentGiven false before consent', function () {
     var event = builder().buildScreenView({ name: 'Home', properties: {} });
     assert.equal(event.type, 'screen');
