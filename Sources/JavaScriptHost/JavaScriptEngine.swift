@@ -93,6 +93,11 @@ public final class JavaScriptEngine: @unchecked Sendable {
     private(set) var context: JSGlobalContextRef?
     private var nextHandleToken = 0
     private var handles: [Int: (function: JSObjectRef, this: JSObjectRef)] = [:]
+    /// The property names of each function path called so far (`"__service.call"` →
+    /// `__service`, `call`), made once: a call still looks every property up, but splits and
+    /// converts no text. At most ``maximumCachedPaths`` paths; released with the context.
+    private var pathNames: [String: [JSStringRef]] = [:]
+    private static let maximumCachedPaths = 256
     var timers: [Int: any HostTimer] = [:]
     var fetches: [Int: Task<Void, Never>] = [:]
     /// Fetch tasks started and not yet back from the transport (cancelled ones included).
@@ -167,6 +172,8 @@ public final class JavaScriptEngine: @unchecked Sendable {
                 JSValueUnprotect(context, handle.this)
             }
             handles.removeAll()
+            for names in pathNames.values { names.forEach(JSStringRelease) }
+            pathNames.removeAll()
             entryHook = nil
             if configuration.executionTimeLimit != nil { JSContextGroupClearExecutionTimeLimit(group) }
             JSGlobalContextRelease(context)
@@ -400,11 +407,20 @@ public final class JavaScriptEngine: @unchecked Sendable {
     private func resolveFunction(_ path: String, in context: JSGlobalContextRef) throws -> (JSObjectRef, JSObjectRef) {
         var this: JSObjectRef = JSContextGetGlobalObject(context)
         var current: JSValueRef = this
-        for (index, name) in path.split(separator: ".").enumerated() {
+        let names: [JSStringRef]
+        var owned = false
+        if let cached = pathNames[path] {
+            names = cached
+        } else {
+            names = path.split(separator: ".").map { makeJSString(String($0)) }
+            if pathNames.count < Self.maximumCachedPaths { pathNames[path] = names } else { owned = true }
+        }
+        defer { if owned { names.forEach(JSStringRelease) } }
+        for (index, name) in names.enumerated() {
             guard let object = JSValueToObject(context, current, nil) else { throw JavaScriptError.notAFunction(path) }
             if index > 0 { this = object }
             var exception: JSValueRef?
-            let next = withJSString(String(name)) { JSObjectGetProperty(context, object, $0, &exception) }
+            let next = JSObjectGetProperty(context, object, name, &exception)
             if let exception { throw error(from: exception, in: context) }
             guard let next else { throw JavaScriptError.notAFunction(path) }
             current = next
