@@ -190,8 +190,18 @@ import Testing
         #expect(options.eventContext["page"]?["url"] == "http://shop.example/a?b=1")
         #expect(options.eventContext["page"]?["search"] == "?b=1")
         #expect(options.eventContext["userAgent"] == "agent/1")
-        for unusable in ["*", "x", "<script>", String(repeating: "a", count: 40)] {
+        for unusable in ["*", "x", "<script>", String(repeating: "a", count: 40), "", ",", " ;q=1", "  , de", "dé-DE", "de DE"] {
             #expect(RequestOptions(visitorState: state, host: nil, path: "/", query: nil, acceptLanguage: unusable, userAgent: nil).locale == nil, "\(unusable)")
+        }
+    }
+
+    @Test func theLocaleIsTheFirstLanguageRangeOfAcceptLanguageWithoutItsParametersOrSpaces() {
+        let state = VisitorState(profileId: "p9", consent: true)
+        let cases: [(String, String)] = [
+            ("de-CH", "de-CH"), ("  fr-CA\t;q=0.8, en", "fr-CA"), (",,en_GB;q=1", "en_GB"), ("pt-BR;q=0.9,*", "pt-BR"), ("\tzh-Hant-TW ", "zh-Hant-TW"),
+        ]
+        for (header, locale) in cases {
+            #expect(RequestOptions(visitorState: state, host: nil, path: "/", query: nil, acceptLanguage: header, userAgent: nil).locale == locale, "\(header)")
         }
     }
 

@@ -39,11 +39,15 @@ extension RequestOptions {
 
     /// The first language of an `Accept-Language` header (`de-DE,de;q=0.9` → `de-DE`), or nil.
     static func firstLanguage(_ header: String) -> String? {
-        let first = header.split(separator: ",").first?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? ""
-        guard (2...35).contains(first.utf8.count), first != "*",
-              first.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F })
+        // The first language range without its parameters or the spaces and tabs around it (no
+        // Foundation: this runs on every request that sends the header).
+        guard var tag = header.utf8.split(separator: UInt8(ascii: ",")).first?.split(separator: UInt8(ascii: ";")).first else { return nil }
+        while let first = tag.first, first == 0x20 || first == 0x09 { tag = tag.dropFirst() }
+        while let last = tag.last, last == 0x20 || last == 0x09 { tag = tag.dropLast() }
+        guard (2...35).contains(tag.count), !tag.elementsEqual("*".utf8),
+              tag.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F })
         else { return nil }
-        return first
+        return String(Substring(tag))
     }
 
     /// The most bytes of `Host` in `page.url` (a DNS name is at most 253, a port 6 more).
