@@ -121,6 +121,28 @@ struct JavaScriptEngineTests {
         #expect(throws: JavaScriptError.notAFunction("missing.path")) { try engine.call("missing.path") }
     }
 
+    @Test func aCallFindsTheFunctionThePathNamesNowEvenAfterItWasReplaced() throws {
+        let engine = try JavaScriptEngine()
+        try engine.evaluate("globalThis.api = {answer: function () { return this.tag; }, tag: 'first'}")
+        #expect(try engine.call("api.answer") == .string("first"))
+        try engine.evaluate("api.answer = function () { return 'replaced'; }")
+        #expect(try engine.call("api.answer") == .string("replaced"))
+        try engine.evaluate("globalThis.api = {answer: function () { return this.tag; }, tag: 'second object'}")
+        #expect(try engine.call("api.answer") == .string("second object"), "`this` is the object the path names now")
+        try engine.evaluate("delete globalThis.api")
+        #expect(throws: JavaScriptError.notAFunction("api.answer")) { try engine.call("api.answer") }
+        // More paths than the engine keeps names for still resolve, each call.
+        try engine.evaluate("for (var i = 0; i < 300; i++) globalThis['f' + i] = new Function('return ' + i);")
+        for round in 0..<2 {
+            for index in [0, 255, 256, 299] {
+                #expect(try engine.call("f\(index)") == .number(Double(index)), "round \(round)")
+            }
+        }
+        for index in 0..<300 { _ = try engine.call("f\(index)") }
+        #expect(try engine.call("f299") == .number(299))
+        #expect(throws: JavaScriptError.notAFunction("a..b")) { try engine.call("a..b") }
+    }
+
     @Test func cyclicResultIsAnErrorNotACrash() throws {
         let engine = try JavaScriptEngine()
         #expect(throws: JavaScriptError.self) { try engine.evaluate("const a = {}; a.self = a; a") }
