@@ -51,15 +51,17 @@ import Testing
 
             let port = try await GracefulShutdownTests.listeningPort(stdout.fileHandleForReading)
             let baseURL = "http://127.0.0.1:\(port)"
-            try await withHTTPClient { client in
+            let profileId = try await withHTTPClient { client in
                 var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_state": TestVisitorState.cookie(consent: true)])
                 let page = try await visitor.get("/")
                 #expect(page.status == 200)
+                let profileId = try #require(TestVisitorState.open(visitor.cookies["pp_state"])?.profileId)
                 let flag = try await HTTPExchange.send(
                     client, .POST, baseURL + "/ofrep/v1/evaluate/flags/free-shipping-threshold",
                     headers: [("Authorization", "Bearer \(Self.ofrepToken)"), ("Content-Type", "application/json")],
                     body: #"{"context":{"targetingKey":"otlp-visitor-1"}}"#)
                 #expect(flag.status == 200)
+                return profileId
             }
             #expect(receiver.traceExports.isEmpty, "nothing is exported before shutdown (ten-minute batch delay)")
 
@@ -67,40 +69,80 @@ import Testing
             let status = try await GracefulShutdownTests.withHangBound { await exited.stream.first { _ in true } }
             #expect(status == 0)
             let log = String(decoding: await errors.value, as: UTF8.self)
-            #expect(log.contains("OTLP export on: traces to \(receiver.endpoint)/v1/traces (http/protobuf), metrics to \(receiver.endpoint)/v1/metrics (http/protobuf)"), "\(log)")
 
-            let spans = receiver.spans
-            if let dump = ProcessInfo.processInfo.environment["OTLP_TRACE_DUMP"] {
-                try Self.describe(spans).write(toFile: dump, atomically: true, encoding: .utf8)
-            }
-            #expect(receiver.decodingErrors.isEmpty)
-            #expect(receiver.refusedRequests.isEmpty)
-            #expect(spans.allSatisfy { $0.resourceAttributes["service.name"] == .string("personalized-pages") })
-
-            // GET /: the server span, and the Experience call in its trace, under it.
-            let pageSpan = try #require(spans.first { $0.kind == .server && $0.attributes["http.route"] == .string("/") }, "\(Self.describe(spans))")
-            #expect(pageSpan.parentSpanID == nil)
-            let experience = try #require(
-                spans.first { $0.name == OptimizationTelemetry.experienceRequestSpanName && Self.ancestors(of: $0, in: spans).contains(pageSpan.spanID) },
-                "\(Self.describe(spans))")
-            #expect(experience.kind == .client)
-            #expect(experience.traceID == pageSpan.traceID)
-            #expect(experience.attributes[OptimizationTelemetry.Attribute.api] == .string("experience"))
-            #expect(experience.attributes[OptimizationTelemetry.Attribute.httpResponseStatusCode] == .int(200))
-
-            // The OFREP route: its server span, with the preflight Experience call under it.
-            let flagSpan = try #require(
-                spans.first { $0.kind == .server && $0.attributes["http.route"] == .string("/ofrep/v1/evaluate/flags/{key}") }, "\(Self.describe(spans))")
-            #expect(spans.contains { $0.name == OptimizationTelemetry.experienceRequestSpanName && Self.ancestors(of: $0, in: spans).contains(flagSpan.spanID) })
-
-            // The views flushed at shutdown: their Insights request was traced, then exported.
-            #expect(server.insightsEvents.filter { $0["type"] == "component" }.count == 3)
-            #expect(spans.contains { $0.name == OptimizationTelemetry.insightsRequestSpanName && $0.attributes[OptimizationTelemetry.Attribute.outcome] == .string("success") })
-
-            // Metrics: the final reading at shutdown carries the library's metrics.
-            let metricNames = try receiver.metricsExports.flatMap(OTLPTraceExport.metricNames(fromExportRequest:))
-            #expect(metricNames.contains("optimization_experience_requests_total"), "\(metricNames)")
+            let views = server.insightsEvents.filter { $0["type"] == "component" }.count
+            try Self.checkExport(receiver: receiver, log: log, profileId: profileId, deliveredViews: views)
         }
+    }
+
+    /// What the receiver got from the process whose stderr is `log`: the page's and the OFREP
+    /// route's traces, the Insights request of the shutdown flush and the metrics.
+    static func checkExport(receiver: LocalOTLPReceiver, log: String, profileId: String, deliveredViews: Int) throws {
+        #expect(log.contains("OTLP export on: traces to \(receiver.endpoint)/v1/traces (http/protobuf), metrics to \(receiver.endpoint)/v1/metrics (http/protobuf)"), "\(log)")
+        let spans = receiver.spans
+        if let dump = ProcessInfo.processInfo.environment["OTLP_TRACE_DUMP"] {
+            try Self.describe(spans).write(toFile: dump, atomically: true, encoding: .utf8)
+        }
+        #expect(receiver.decodingErrors.isEmpty)
+        #expect(receiver.refusedRequests.isEmpty)
+        #expect(spans.allSatisfy { $0.resourceAttributes["service.name"] == .string("personalized-pages") })
+
+        // GET /: the server span, the library's request span of page() under it, the
+        // Experience call under that, all in one trace.
+        let pageSpan = try #require(spans.first { $0.kind == .server && $0.attributes["http.route"] == .string("/") }, "\(Self.describe(spans))")
+        #expect(pageSpan.parentSpanID == nil)
+        let requestSpan = try #require(
+            spans.first {
+                $0.name == OptimizationTelemetry.requestSpanName && $0.parentSpanID == pageSpan.spanID
+                    && $0.attributes[OptimizationTelemetry.Attribute.requestMethod] == .string("page")
+            },
+            "\(Self.describe(spans))")
+        #expect(requestSpan.traceID == pageSpan.traceID)
+        let experience = try #require(
+            spans.first { $0.name == OptimizationTelemetry.experienceRequestSpanName && $0.parentSpanID == requestSpan.spanID },
+            "\(Self.describe(spans))")
+        #expect(experience.kind == .client)
+        #expect(experience.traceID == pageSpan.traceID)
+        #expect(experience.attributes[OptimizationTelemetry.Attribute.api] == .string("experience"))
+        #expect(experience.attributes[OptimizationTelemetry.Attribute.httpResponseStatusCode] == .int(200))
+        // The page's three views are request spans of the same trace.
+        #expect(spans.count { $0.parentSpanID == pageSpan.spanID && $0.attributes[OptimizationTelemetry.Attribute.requestMethod] == .string("trackView") } == 3)
+
+        // The OFREP route: its server span, the preflight's Experience call in its trace, and
+        // the flag's feature_flag.evaluation event on it, without the visitor.
+        let flagSpan = try #require(
+            spans.first { $0.kind == .server && $0.attributes["http.route"] == .string("/ofrep/v1/evaluate/flags/{key}") }, "\(Self.describe(spans))")
+        #expect(spans.contains { $0.name == OptimizationTelemetry.experienceRequestSpanName && Self.ancestors(of: $0, in: spans).contains(flagSpan.spanID) })
+        let event = try #require(flagSpan.events.first { $0.name == OptimizationTelemetry.featureFlagEvaluationEventName }, "\(Self.describe(spans))")
+        #expect(event.attributes[OptimizationTelemetry.Attribute.featureFlagKey] == .string("free-shipping-threshold"))
+        #expect(event.attributes[OptimizationTelemetry.Attribute.featureFlagProviderName] == .string(OptimizationTelemetry.providerName))
+        #expect(event.attributes[OptimizationTelemetry.Attribute.featureFlagResultReason] == .string("targeting_match"))
+        #expect(event.attributes[OptimizationTelemetry.Attribute.featureFlagContextId] == nil)
+        // No span of the library or of the routes names the visitor (AsyncHTTPClient's own
+        // spans, which record the request's URL, are not the app's to shape).
+        let naming = spans.filter { Self.isTheAppsOrTheLibrarys($0) && Self.mentions($0, "otlp-visitor-1", profileId) }
+        #expect(naming.isEmpty, "\(Self.describe(naming))")
+
+        // The views flushed at shutdown: their Insights request was traced, then exported.
+        #expect(deliveredViews == 3)
+        #expect(spans.contains { $0.name == OptimizationTelemetry.insightsRequestSpanName && $0.attributes[OptimizationTelemetry.Attribute.outcome] == .string("success") })
+
+        // Metrics: the final reading at shutdown carries the library's metrics.
+        let metricNames = try receiver.metricsExports.flatMap(OTLPTraceExport.metricNames(fromExportRequest:))
+        #expect(metricNames.contains("optimization_experience_requests_total"), "\(metricNames)")
+    }
+
+    /// True for the routes' server spans and the library's spans.
+    static func isTheAppsOrTheLibrarys(_ span: OTLPSpan) -> Bool {
+        if case .server = span.kind { return true }
+        return [OptimizationTelemetry.requestSpanName, OptimizationTelemetry.experienceRequestSpanName, OptimizationTelemetry.insightsRequestSpanName]
+            .contains(span.name)
+    }
+
+    /// True when an attribute of `span` or of one of its events holds one of `texts`.
+    static func mentions(_ span: OTLPSpan, _ texts: String...) -> Bool {
+        let values = (span.attributes + span.events.flatMap(\.attributes)).map(\.value.description)
+        return values.contains { value in texts.contains { value.contains($0) } }
     }
 
     /// The span ids of `span`'s parent, its parent's parent, … as far as `spans` holds them.
