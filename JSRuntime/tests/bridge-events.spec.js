@@ -80,7 +80,7 @@
     ['B7', 'trackClick', { componentId: 1, variantIndex: 0 }, 'trackClick payload must include a string "componentId".'],
   ];
 
-  jsTest('B1–B7: invalid payloads settle ok=false with the spec message; the core is not called', withBridge({ defaults: { consent: true } }, function (rec) {
+  jsTest('invalid event payloads settle ok=false with a message naming the field; the core is not called', withBridge({ defaults: { consent: true } }, function (rec) {
     VALIDATION.forEach(function (c) {
       __bridge[c[1]](c[2], c[0]);
     });
@@ -118,7 +118,7 @@
     assert.deepEqual(__testHost.insights, { accepted: [], queued: [], profiles: [], purges: 0, failAccept: null }, 'no Insights native called');
   });
 
-  jsTest('B8: unknown optimizationContextId on trackView/trackClick is not an error', withBridge({
+  jsTest('an unknown optimizationContextId on trackView/trackClick is not an error', withBridge({
     allowedEventTypes: ['component', 'component_click'], defaults: { consent: true, profile: PF },
   }, function (rec) {
     __bridge.trackView({ componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 1, optimizationContextId: 'ctx-1' }, 'v1');
@@ -130,13 +130,13 @@
     });
   }));
 
-  jsTest('B9: the event methods are functions on __bridge', function () {
+  jsTest('the event methods are functions on __bridge', function () {
     ['identify', 'page', 'screen', 'trackCurrentScreen', 'track', 'trackView', 'trackClick', 'consent', 'hasConsent', 'setOnline',
       'experienceRequest', 'experienceAnswered', 'releaseExperienceWaiters']
       .forEach(function (name) { assert.equal(typeof __bridge[name], 'function', name); });
   });
 
-  jsTest('C1 (bridge, allowedEventTypes []): identify, page, screen blocked, each reported once', withBridge({ allowedEventTypes: [] }, function (rec) {
+  jsTest('through the bridge with an empty allow-list, identify, page and screen are blocked and each reported once', withBridge({ allowedEventTypes: [] }, function (rec) {
     __bridge.identify({ userId: 'user-1' }, 'r1');
     __bridge.page({}, 'r2');
     __bridge.screen({ name: 'Home', properties: {} }, 'r3');
@@ -160,7 +160,7 @@
     return Promise.all([expectSettle('r1', true, { accepted: true }), expectSettle('r2', true, { accepted: false })]);
   }));
 
-  jsTest('C2 (bridge): a blocked track is reported once with its payload', withBridge({ allowedEventTypes: [] }, function (rec) {
+  jsTest('through the bridge, a blocked track is reported once with its payload', withBridge({ allowedEventTypes: [] }, function (rec) {
     __bridge.track({ event: 'purchase' }, 'r1');
     assert.deepEqual(rec.blocked, [{ reason: 'consent', method: 'track', args: [{ event: 'purchase' }] }]);
     return expectSettle('r1', true, { accepted: false });
@@ -394,7 +394,7 @@
     return Promise.all([expectSettle('r1', true, { accepted: false }), expectSettle('r2', true, { accepted: true })]);
   }));
 
-  jsTest('E10 (bridge): a resolved context enriches both sticky view emissions, never the queue', withBridge({
+  jsTest('through the bridge, a resolved context enriches both sticky view emissions, never the queue', withBridge({
     defaults: { consent: true, profile: PF },
   }, function (rec) {
     var resolved = JSON.parse(__bridge.resolveOptimizedEntry(fx.optimizedEntry(), fx.selectedOptimizations()));

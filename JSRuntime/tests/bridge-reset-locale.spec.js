@@ -23,7 +23,7 @@
     };
   }
 
-  jsTest('E12: config locale " de_DE " → "de-DE"; setLocale(" fr_FR ") → "fr-FR" used by events; "*" throws, state unchanged', withBridge({ locale: ' de_DE ', defaults: { consent: true } }, function (rec) {
+  jsTest('the configured locale " de_DE " becomes "de-DE"; setLocale(" fr_FR ") gives "fr-FR", used by events; "*" throws, state unchanged', withBridge({ locale: ' de_DE ', defaults: { consent: true } }, function (rec) {
     assert.equal(JSON.parse(__bridge.getState()).locale, 'de-DE');
     __bridge.page({}, 'p1');
     assert.equal(rec.emitted[0].context.locale, 'de-DE');

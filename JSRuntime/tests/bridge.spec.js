@@ -10,7 +10,7 @@
     __bridge.initialize(Object.assign({ clientId: 'test-client', environment: 'main' }, extra || {}));
   }
 
-  jsTest('B9: every own key of __bridge is a function', function () {
+  jsTest('every own key of __bridge is a function', function () {
     var keys = Object.keys(__bridge);
     assert.ok(keys.length >= 7);
     keys.forEach(function (key) {
@@ -41,7 +41,7 @@
     assert.deepEqual(Object.keys(none), ['entry'], 'no selection, no context id');
   });
 
-  jsTest('R18: omitted selections use the state; explicit [] and null do not', function () {
+  jsTest('omitted selections use the state; explicit [] and null do not', function () {
     init({ defaults: { selectedOptimizations: fx.selectedOptimizations() } });
     var omitted = JSON.parse(__bridge.resolveOptimizedEntry(fx.optimizedEntry()));
     assert.equal(omitted.entry.sys.id, ids.EU_VARIANT);

@@ -47,7 +47,7 @@
     });
   });
 
-  jsTest('C20: consent false, allow ["component","flag"]', function () {
+  jsTest('without consent, an allow-list of component and flag lets entry and flag views through but not clicks', function () {
     var c = controller({ consent: false, allowedEventTypes: ['component', 'flag'] }).consent;
     assert.equal(c.hasConsent('trackView'), true);
     assert.equal(c.hasConsent('trackFlagView'), true);
@@ -68,7 +68,7 @@
     assert.throws(function () { read({ events: 'true' }); }, /consent "events" must be a boolean/);
   });
 
-  jsTest('C5: no defaults; consent(true) sets both, consent(false) clears both', function () {
+  jsTest('without defaults, consent(true) sets event and persistence consent and consent(false) clears both', function () {
     var t = controller();
     assert.equal(t.state.get().consent, undefined);
     assert.equal(t.state.get().persistenceConsent, undefined);
@@ -80,7 +80,7 @@
     assert.equal(t.state.get().persistenceConsent, false);
   });
 
-  jsTest('C6: defaults {consent:true}; partial objects touch only their key', function () {
+  jsTest('with both consents given, a partial consent object touches only its key; only withdrawing event consent purges', function () {
     var t = controller({ consent: true, persistenceConsent: true });
     t.consent.set({ persistence: false });
     assert.equal(t.state.get().consent, true);
@@ -118,7 +118,7 @@
     assert.equal(seenSize, 0);
   });
 
-  jsTest('C11: optimizationPossible follows consent and the allow-list', function () {
+  jsTest('optimizationPossible follows consent and the allow-list', function () {
     assert.equal(controller({ allowedEventTypes: [] }).state.get().optimizationPossible, false);
     assert.equal(controller({ allowedEventTypes: ['page'] }).state.get().optimizationPossible, true);
     var t = controller({ allowedEventTypes: [] });

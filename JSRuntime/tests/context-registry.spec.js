@@ -3,7 +3,7 @@
   'use strict';
   var ns = globalThis.__optimization;
 
-  jsTest('R19: capacity 1000 evicts the least recently accessed context; ids are never shared', function () {
+  jsTest('the context registry keeps 1000 contexts, evicting the least recently accessed; ids are never shared', function () {
     var registry = ns.createContextRegistry();
     var ids = [];
     for (var i = 0; i < 1001; i++) ids.push(registry.register({ n: i }));
@@ -15,7 +15,7 @@
     assert.equal(Object.keys(unique).length, 1001);
   });
 
-  jsTest('R19: a lookup refreshes recency, so the next eviction takes another context', function () {
+  jsTest('a context lookup refreshes recency, so the next eviction takes another context', function () {
     var registry = ns.createContextRegistry({ capacity: 3 });
     var a = registry.register('a');
     var b = registry.register('b');
@@ -26,7 +26,7 @@
     assert.equal(registry.lookup(a), 'a');
   });
 
-  jsTest('R20: a context idle for more than 30 minutes is gone, exactly at the boundary it is kept', function () {
+  jsTest('a context idle for more than 30 minutes is gone, exactly at the boundary it is kept', function () {
     var registry = ns.createContextRegistry();
     assert.equal(__testHost.now(), Date.UTC(2026, 0, 1));
     var first = registry.register('first');

@@ -29,7 +29,7 @@
     return ns.createExperienceApi(Object.assign({ clientId: 'org-1', environment: 'main' }, extra || {}));
   }
 
-  jsTest('A1: create profile is a text/plain POST of {events, options.features} to …/profiles', function () {
+  jsTest('creating a profile is a text/plain POST of {events, options.features} to …/profiles', function () {
     answer({ status: 200, body: envelope('p-new') });
     return experienceApi({ enabledFeatures: ['location'] }).upsertProfile({ events: [TRACK] }).then(function (outcome) {
       var request = __testHost.fetches[0];
@@ -43,7 +43,7 @@
     });
   });
 
-  jsTest('A2/A3/A6: update path, preflight after locale, default features; locale only when set', function () {
+  jsTest('an update posts to …/profiles/{id}, ?type=preflight follows ?locale= (sent only when set), the features default to ip-enrichment and location', function () {
     answer({ status: 200, body: envelope('p 1') });
     var locale;
     var api = experienceApi({ preflight: true, getLocale: function () { return locale; } });
@@ -59,7 +59,7 @@
     });
   });
 
-  jsTest('A4: an empty event array is rejected before any request', function () {
+  jsTest('an empty event array is rejected before any request', function () {
     return assert.rejects(experienceApi().upsertProfile({ events: [] }), /at least one event/).then(function () {
       assert.equal(__testHost.fetches.length, 0);
     });

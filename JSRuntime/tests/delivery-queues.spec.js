@@ -99,7 +99,7 @@
     return statuses.filter(function (s, i) { return i === 0 || s !== statuses[i - 1]; });
   }
 
-  jsTest('online track: one upsert; Q13 idle → pending → success; raw data to the caller; selections applied', withDelivery({}, function (rec) {
+  jsTest('online track: one upsert; the request state goes idle → pending → success; raw data to the caller; selections applied', withDelivery({}, function (rec) {
     var during;
     rec.api.script.experience.push(function () {
       during = state().experienceRequestState;
@@ -189,7 +189,7 @@
     });
   }));
 
-  jsTest('Q14: a timed-out request fails with reason "timeout"; another transport failure with "api-error"', withDelivery({}, function (rec) {
+  jsTest('a timed-out request fails with reason "timeout"; another transport failure with "api-error"', withDelivery({}, function (rec) {
     rec.api.script.experience.push({ error: 'request timed out after 25 ms' }, { error: 'connection reset by peer' });
     __bridge.identify({ userId: 'u' }, 'i1');
     return drain().then(function () {
@@ -342,7 +342,7 @@
     });
   }));
 
-  jsTest('through the bridge: interceptors shape the state, the caller receives the raw data; Q19 canOptimize', withDelivery({}, function (rec) {
+  jsTest('through the bridge: interceptors shape the state, the caller receives the raw data; canOptimize turns true with the answer and false on reset', withDelivery({}, function (rec) {
     var registry = ns.stateInterceptors;
     var remove = registry && typeof registry.add === 'function'
       ? registry.add(function () { return { selectedOptimizations: [] }; }) : function () {};
@@ -360,7 +360,7 @@
     });
   }));
 
-  jsTest('A6 through the bridge: ?locale= is the state locale; setLocale changes it; enabledFeatures shape the body', withDelivery({
+  jsTest('through the bridge, ?locale= is the state locale; setLocale changes it; enabledFeatures shape the body', withDelivery({
     locale: ' de_DE ', api: { enabledFeatures: ['location'] },
   }, function () {
     __bridge.track({ event: 'a' }, 't1');

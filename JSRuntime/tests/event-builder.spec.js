@@ -17,7 +17,7 @@
 
   var UTM_URL = 'https://example.test/?utm_campaign=Spring%20Sale&utm_source=newsletter&utm_medium=email&utm_term=shoes&utm_content=hero';
 
-  jsTest('E1: campaign comes from the UTM parameters of the page URL, never the referrer', function () {
+  jsTest('campaign comes from the UTM parameters of the page URL, never the referrer', function () {
     var event = builder().buildTrack({
       event: 'cta_clicked',
       page: { path: '/', query: {}, referrer: 'https://referrer.test/?utm_campaign=Ignored', search: '', url: UTM_URL },
@@ -25,7 +25,7 @@
     assert.deepEqual(event.context.campaign, { name: 'Spring Sale', source: 'newsletter', medium: 'email', term: 'shoes', content: 'hero' });
   });
 
-  jsTest('E2: an explicit campaign wins over UTM parameters', function () {
+  jsTest('an explicit campaign wins over UTM parameters', function () {
     var event = builder().buildTrack({
       event: 'cta_clicked', campaign: { name: 'Explicit campaign' },
       page: { path: '/', query: {}, referrer: '', search: '', url: UTM_URL },
@@ -33,7 +33,7 @@
     assert.deepEqual(event.context.campaign, { name: 'Explicit campaign' });
   });
 
-  jsTest('E3: an empty page URL gives {} even with UTM parameters in the referrer', function () {
+  jsTest('an empty page URL gives the campaign {} even with UTM parameters in the referrer', function () {
     var event = builder().buildTrack({
       event: 'x', page: { path: '', query: {}, referrer: 'https://r.test/?utm_source=ref', search: '', url: '' },
     });
@@ -78,7 +78,7 @@
     assert.notEqual(copied.nested.list[1], plain.nested.list[1]);
   });
 
-  jsTest('E4: screen event shape; no context.page; isConsentGiven false before consent', function () {
+  jsTest('a screen event has its name in context.screen and properties, no context.page, and isConsentGiven false before consent', function () {
     var event = builder().buildScreenView({ name: 'Home', properties: {} });
     assert.equal(event.type, 'screen');
     assert.equal(event.name, 'Home');
@@ -93,7 +93,7 @@
 
   var PROVIDER_PAGE = { path: '/', query: {}, referrer: '', search: '', title: 'Home', url: 'https://example.test/' };
 
-  jsTest('E5: page properties deep-merge the provider page; context.page equals the properties', function () {
+  jsTest('page properties deep-merge the provider page; context.page equals the properties', function () {
     var b = builder({ getPageProperties: function () { return PROVIDER_PAGE; } });
     var event = b.buildPageView({
       properties: { path: '/products', query: { audience: 'beta' }, search: '?audience=beta', url: 'https://example.test/products?audience=beta' },
@@ -107,7 +107,7 @@
     assert.equal('screen' in event.context, false);
   });
 
-  jsTest('E6: an explicit page becomes context.page; properties are still merged', function () {
+  jsTest('an explicit page becomes context.page; properties are still merged', function () {
     var b = builder({ getPageProperties: function () { return PROVIDER_PAGE; } });
     var explicit = { path: '/p', query: {}, referrer: '', search: '', title: 'P', url: 'https://example.test/p' };
     var event = b.buildPageView({ page: explicit, properties: { path: '/q' } });
@@ -116,7 +116,7 @@
     assert.equal(event.properties.title, 'Home');
   });
 
-  jsTest('E7: page campaign comes from properties.url before context.page.url', function () {
+  jsTest('the page campaign comes from properties.url before context.page.url', function () {
     var event = builder().buildPageView({
       page: { path: '/', query: {}, referrer: '', search: '', url: 'https://example.test/?utm_source=context&utm_medium=page' },
       properties: { url: 'https://example.test/?utm_campaign=Properties%20campaign' },
@@ -124,7 +124,7 @@
     assert.deepEqual(event.context.campaign, { name: 'Properties campaign' });
   });
 
-  jsTest('E8: provider URL campaign; an override URL without UTM gives {}', function () {
+  jsTest('the page campaign comes from the provider page URL; an override URL without UTM parameters gives {}', function () {
     var b = builder({
       getPageProperties: function () {
         return { path: '/', query: {}, referrer: '', search: '', title: '', url: 'https://example.test/?utm_campaign=Default%20campaign' };
@@ -134,7 +134,7 @@
     assert.deepEqual(b.buildPageView({ properties: { url: 'https://example.test/override' } }).context.campaign, {});
   });
 
-  jsTest('E9: unknown input keys (optimizationContextId, sticky, profile) never reach payloads', function () {
+  jsTest('unknown input keys (optimizationContextId, sticky, profile) never reach payloads', function () {
     var b = builder();
     var view = b.buildView({
       componentId: 'c', viewId: 'v', viewDurationMs: 1, optimizationContextId: 'ctx-1', sticky: true,
@@ -227,7 +227,7 @@
     assert.deepEqual(Object.keys(input), ['event', 'properties']);
   });
 
-  jsTest('E12 (events): the normalized SDK locale is the default context.locale', function () {
+  jsTest('the normalized SDK locale is the default context.locale of events', function () {
     __bridge.initialize({ clientId: 'c', environment: 'main', locale: ' de_DE ', defaults: { consent: true } });
     assert.equal(JSON.parse(__bridge.getState()).locale, 'de-DE');
     var emitted = [];
@@ -242,7 +242,7 @@
     }
   });
 
-  jsTest('E13: normalizeLocale / normalizeExplicitLocale', function () {
+  jsTest('normalizeLocale gives "de-DE" for " de_DE " and undefined for "*", "und" or ""; normalizeExplicitLocale throws for null', function () {
     var locale = ns.locale;
     assert.equal(locale.normalizeLocale(' de_DE '), 'de-DE');
     ['*', 'und', 'UND', '', 'not a locale'].forEach(function (value) {

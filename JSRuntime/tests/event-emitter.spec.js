@@ -55,7 +55,7 @@
     return __testHost.experience.queued.map(function (q) { return q.event; });
   }
 
-  jsTest('C1: no allow-list, no consent: identify, page and screen are blocked', function () {
+  jsTest('without an allow-list or consent, identify, page and screen are blocked', function () {
     var t = makeCore();
     return Promise.all([
       result(t.core.identify({ userId: 'user-1' })),
@@ -70,7 +70,7 @@
     });
   });
 
-  jsTest('C2: a blocked track is reported once with its original payload', function () {
+  jsTest('a blocked track is reported once with its original payload', function () {
     var t = makeCore();
     var payload = { event: 'purchase' };
     return result(t.core.track(payload)).then(function (r) {
@@ -96,7 +96,7 @@
     assert.ok(__testHost.logs.some(function (l) { return l.level === 'debug' && l.message.indexOf(sentinel) !== -1; }));
   });
 
-  jsTest('C3: with consent, repeated entry views are never blocked', function () {
+  jsTest('with consent, repeated entry views are never blocked', function () {
     var t = makeCore({ consent: true, profile: PF });
     var view = { componentId: 'hero-banner', viewId: 'hero-banner-view-id', viewDurationMs: 1000 };
     return Promise.all([result(t.core.trackView(view)), result(t.core.trackView(view))]).then(function (results) {
@@ -107,7 +107,7 @@
     });
   });
 
-  jsTest('C4: gdpr.isConsentGiven is false before consent and true after, per event', function () {
+  jsTest('gdpr.isConsentGiven is false before consent and true after, per event', function () {
     var t = makeCore({ allowedEventTypes: ['identify'] });
     t.core.identify({ userId: 'user-1' });
     t.consent.set({ events: true });
@@ -119,7 +119,7 @@
     assert.equal(t.emitted[0].userId, 'user-1');
   });
 
-  jsTest('C7: withdrawing consent purges the host\'s Experience queue', function () {
+  jsTest('withdrawing consent purges the host\'s Experience queue', function () {
     var t = makeCore({ consent: true });
     t.core.track({ event: 'queued-experience-event' });
     assert.equal(__testHost.experience.queued.length, 1);
@@ -128,7 +128,7 @@
     assert.equal(__testHost.experience.queued.length, 0);
   });
 
-  jsTest('C8: withdrawing consent purges the host\'s Insights queue (held events too)', function () {
+  jsTest('withdrawing consent purges the host\'s Insights queue (held events too)', function () {
     var t = makeCore({ consent: true, profile: PF });
     t.core.trackClick({ componentId: 'hero-banner' });
     t.state.set({ profile: undefined });
@@ -140,7 +140,7 @@
     assert.equal(__testHost.insights.queued.length, 0);
   });
 
-  jsTest('C9: allow ["flag"]: entry views blocked, flag views pass', function () {
+  jsTest('an allow-list of flag blocks entry views and lets flag views pass', function () {
     var t = makeCore({ allowedEventTypes: ['flag'], profile: PF });
     t.core.trackView({ componentId: 'entry-card', viewDurationMs: 100, viewId: 'entry-card-view' });
     t.core.trackFlagView({ componentId: 'dark-mode' });
@@ -151,7 +151,7 @@
     assert.equal(t.emitted[0].type, 'component');
   });
 
-  jsTest('C10: allow ["component"]: entry and flag views both pass', function () {
+  jsTest('an allow-list of component lets entry and flag views both pass', function () {
     var t = makeCore({ allowedEventTypes: ['component'], profile: PF });
     t.core.trackView({ componentId: 'entry-card', viewDurationMs: 100, viewId: 'entry-card-view' });
     t.core.trackFlagView({ componentId: 'dark-mode' });
@@ -159,7 +159,7 @@
     assert.deepEqual(t.emitted.map(function (e) { return e.componentType; }), ['Entry', 'Variable']);
   });
 
-  jsTest('C12: allow ["page"] offline: page resolves {accepted:true} and is queued', function () {
+  jsTest('an allow-list of page lets a page through offline: it resolves {accepted:true} and is queued', function () {
     var t = makeCore({ allowedEventTypes: ['page'] });
     t.state.set({ online: false });
     return result(t.core.page({})).then(function (r) {
@@ -168,7 +168,7 @@
     });
   });
 
-  jsTest('C13: a blocked screen queues nothing', function () {
+  jsTest('a blocked screen queues nothing', function () {
     var t = makeCore();
     return result(t.core.screen({ name: 'Home', properties: {}, screen: { name: 'Home' } })).then(function (r) {
       assert.deepEqual(r, { accepted: false });
@@ -275,7 +275,7 @@
     });
   });
 
-  jsTest('E10: views with a live context publish `optimization`; queued payloads never have it', function () {
+  jsTest('views with a live context publish `optimization`; queued payloads never have it', function () {
     var t = makeCore({ consent: true, profile: PF });
     var resolved = ns.resolver.resolveOptimizedEntry(fx.optimizedEntry(), fx.selectedOptimizations());
     var contextId = t.contexts.register(resolved.context);
@@ -301,7 +301,7 @@
     assert.equal(t.emitted[2].optimization.contextId, contextId, 'clicks are enriched too');
   });
 
-  jsTest('E11 / B8: flag views are never enriched; unknown context ids add nothing', function () {
+  jsTest('flag views are never enriched; unknown context ids add nothing', function () {
     var t = makeCore({ consent: true, profile: PF });
     t.core.trackFlagView({ componentId: 'dark-mode', optimizationContextId: 'ctx-1' });
     t.core.trackView({ componentId: 'c', viewId: 'v', viewDurationMs: 1, optimizationContextId: 'ctx-1' });

@@ -44,7 +44,7 @@
     return Promise.resolve().then(function () {}).then(function () {});
   }
 
-  jsTest('F1: getFlag folds changes (later duplicates win) and unwraps {value: object}', function () {
+  jsTest('getFlag folds changes (later duplicates win) and unwraps {value: object}', function () {
     var ch = [change('dark-mode', true), change('price', { value: { amount: 10, currency: 'USD' } })];
     assert.equal(ns.flags.getFlag('dark-mode', ch), true);
     assert.deepEqual(ns.flags.getFlag('price', ch), { amount: 10, currency: 'USD' });
@@ -61,7 +61,7 @@
     assert.notEqual(ns.flags.canonical(undefined), ns.flags.canonical(null));
   });
 
-  jsTest('F2: consent + profile: getFlag returns the value and tracks one flag view with the first change\'s meta', function () {
+  jsTest('with consent and a profile, getFlag returns the value and tracks one flag view with the first change\'s meta', function () {
     var t = setup({ consent: true, profile: PF, changes: flags() });
     assert.equal(t.tracker.getFlag('dark-mode'), true);
     assert.deepEqual(t.calls.views, [{ componentId: 'dark-mode', experienceId: HERO, variantIndex: 0 }]);
@@ -101,7 +101,7 @@
     assert.equal(u.calls.blocked.length, 2, 'consent changed from undecided to false: reported again once');
   });
 
-  jsTest('F4: no profile ⇒ nothing tracked and nothing remembered; tracked once the profile exists', function () {
+  jsTest('without a profile a flag read is neither tracked nor remembered; it is tracked once the profile exists', function () {
     var t = setup({ consent: true, changes: flags() });
     t.tracker.getFlag('dark-mode');
     assert.equal(t.calls.views.length, 0);
@@ -112,7 +112,7 @@
     assert.equal(t.calls.views.length, 1);
   });
 
-  jsTest('F5: another profile id ⇒ another flag view', function () {
+  jsTest('a flag read under another profile id is another flag view', function () {
     var t = setup({ consent: true, profile: PF, changes: flags() });
     t.tracker.getFlag('dark-mode');
     t.state.set({ profile: Object.assign({}, PF, { id: OTHER_PROFILE_ID }) });
@@ -120,7 +120,7 @@
     assert.equal(t.calls.views.length, 2);
   });
 
-  jsTest('F6: value true → false → true ⇒ 3 flag views', function () {
+  jsTest('a flag value going true → false → true gives 3 flag views', function () {
     var t = setup({ consent: true, profile: PF, changes: flags() });
     t.tracker.getFlag('dark-mode');
     t.state.set({ changes: [change('dark-mode', false)] });
@@ -130,7 +130,7 @@
     assert.equal(t.calls.views.length, 3);
   });
 
-  jsTest('F7: deep-equal object values in another key order ⇒ one flag view', function () {
+  jsTest('deep-equal object flag values in another key order give one flag view', function () {
     var t = setup({ consent: true, profile: PF, changes: [change('obj', { a: 1, b: 2 })] });
     assert.deepEqual(t.tracker.getFlag('obj'), { a: 1, b: 2 });
     t.state.set({ changes: [change('obj', { b: 2, a: 1 })] });
@@ -138,7 +138,7 @@
     assert.equal(t.calls.views.length, 1);
   });
 
-  jsTest('F2–F7: a pending (async) view suppresses duplicates; a rejected one is logged and retried', function () {
+  jsTest('a pending (async) flag view suppresses duplicates; a rejected one is logged and retried', function () {
     ns.host.setLogLevel('warn');
     var resolvers = [];
     var t = setup({ consent: true, profile: PF, changes: flags() }, function () {
@@ -160,7 +160,7 @@
     });
   });
 
-  jsTest('F8: a subscriber sees [undefined, true, false]; 3 flag views', function () {
+  jsTest('a flag subscriber sees the current value, then each distinct value ([undefined, true, false]), each a flag view', function () {
     var t = setup({ consent: true, profile: PF });
     var values = [];
     t.tracker.observe('s1', 'dark-mode', function (value) { values.push(value); });
@@ -175,7 +175,7 @@
     ]);
   });
 
-  jsTest('F9: catch-up flag view on the first consent only', function () {
+  jsTest('an observed flag gets a catch-up flag view on the first consent only', function () {
     var t = setup({ profile: PF, changes: flags() });
     var values = [];
     t.tracker.observe('s1', 'dark-mode', function (value) { values.push(value); });
@@ -186,7 +186,7 @@
     assert.equal(t.calls.views.length, 1);
   });
 
-  jsTest('F9: catch-up when the profile arrives and when its id changes; unobserve stops pushes', function () {
+  jsTest('an observed flag gets a catch-up flag view when the profile arrives and when its id changes; unobserve stops pushes', function () {
     var t = setup({ consent: true, changes: flags() });
     var values = [];
     t.tracker.observe('s1', 'dark-mode', function (value) { values.push(value); });

@@ -4,7 +4,7 @@
   var fx = globalThis.fixtures;
   var guards = globalThis.__optimization.guards;
 
-  jsTest('R24: isRecord accepts plain and null-prototype objects only', function () {
+  jsTest('isRecord accepts plain and null-prototype objects only', function () {
     [[], null, 'value', 1, true, undefined].forEach(function (value) {
       assert.equal(guards.isRecord(value), false, 'isRecord(' + String(value) + ')');
     });
@@ -12,7 +12,7 @@
     assert.equal(guards.isRecord(Object.create(null)), true);
   });
 
-  jsTest('R24: entry links vs resolved entries', function () {
+  jsTest('isEntryLink accepts only entry links with a string id, and isResolvedEntry refuses a link', function () {
     var link = { sys: { type: 'Link', linkType: 'Entry', id: 'abc' } };
     assert.equal(guards.isEntryLink(link), true);
     assert.equal(guards.isResolvedEntry(link), false);
@@ -38,7 +38,7 @@
     assert.equal(guards.isResolvedEntry(numericId), false);
   });
 
-  jsTest('R21: normalizeOptimizationConfig fills only missing keys and copies arrays', function () {
+  jsTest('normalizeOptimizationConfig fills only missing keys and copies arrays', function () {
     var empty = { distribution: [], traffic: 0, components: [], sticky: false };
     assert.deepEqual(guards.normalizeOptimizationConfig(undefined), empty);
     assert.deepEqual(guards.normalizeOptimizationConfig(null), empty);
@@ -50,7 +50,7 @@
       { distribution: [], traffic: 1, components: [], sticky: true });
   });
 
-  jsTest('R22: a component with a non-string baseline id invalidates the experience', function () {
+  jsTest('a component with a non-string baseline id invalidates the experience', function () {
     var experience = fx.experience({ id: 'exp1', components: [] });
     experience.fields.nt_config = { components: [{ type: 'EntryReplacement', baseline: { id: 123 }, variants: [] }] };
     assert.equal(guards.isOptimizationEntry(experience), false);

@@ -3,7 +3,7 @@
   'use strict';
   var locale = globalThis.__optimization.locale;
 
-  jsTest('E13: normalizeLocale trims, maps "_" to "-" and rejects invalid values', function () {
+  jsTest('normalizeLocale trims, maps "_" to "-" and rejects invalid values', function () {
     assert.equal(locale.normalizeLocale(' de_DE '), 'de-DE');
     assert.equal(locale.normalizeLocale('en-US'), 'en-US');
     assert.equal(locale.normalizeLocale('zh_Hant_TW'), 'zh-Hant-TW');
@@ -15,14 +15,14 @@
     });
   });
 
-  jsTest('E13: normalizeExplicitLocale throws for non-strings and invalid strings', function () {
+  jsTest('normalizeExplicitLocale throws for non-strings and invalid strings', function () {
     assert.equal(locale.normalizeExplicitLocale(' fr_FR '), 'fr-FR');
     assert.throws(function () { locale.normalizeExplicitLocale(null); }, /^locale must be a locale string\.$/);
     assert.throws(function () { locale.normalizeExplicitLocale(7); }, /locale string/);
     assert.throws(function () { locale.normalizeExplicitLocale('*'); }, /^locale must be a valid locale string, received "\*"\.$/);
   });
 
-  jsTest('E12: initialize normalizes the configured locale; an invalid one throws', function () {
+  jsTest('initialize normalizes the configured locale; an invalid one throws', function () {
     __bridge.initialize({ clientId: 'test-client', environment: 'main', locale: ' de_DE ' });
     assert.equal(JSON.parse(__bridge.getState()).locale, 'de-DE');
     assert.throws(function () {

@@ -33,7 +33,7 @@
     return fx.entry('nM127uVevlpDWytfZRyum', 'nt_mergetag', fields);
   }
 
-  jsTest('M1: normalizeSelectors', function () {
+  jsTest('normalizeSelectors gives the selector, then each form with one more "_" read as "." from the left', function () {
     assert.deepEqual(mergeTags.normalizeSelectors('a_b_c'), ['a_b_c', 'a.b_c', 'a.b.c']);
     assert.deepEqual(mergeTags.normalizeSelectors('a.b_c'), ['a.b_c', 'a.b.c']);
     assert.deepEqual(mergeTags.normalizeSelectors('a.b_c.d'), ['a.b_c.d', 'a.b.c.d']);
@@ -41,7 +41,7 @@
     assert.deepEqual(mergeTags.normalizeSelectors('plain'), ['plain']);
   });
 
-  jsTest('M2: getValueFromProfile', function () {
+  jsTest('getValueFromProfile finds values by dotted or underscored selectors; objects, inherited keys and string properties give undefined', function () {
     var pf = profile();
     var cases = [
       ['traits.firstname', 'John'], ['traits_firstname', 'John'], ['traits.nested.foo', 'bar'],
@@ -54,7 +54,7 @@
     });
   });
 
-  jsTest('M3: resolve', function () {
+  jsTest('resolve gives the profile value, else the fallback, else undefined; an entry that is no merge tag is warned about', function () {
     ns.host.setLogLevel('warn');
     var pf = profile();
     assert.equal(mergeTags.resolve({}, pf), undefined);

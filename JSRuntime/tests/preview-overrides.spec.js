@@ -50,7 +50,7 @@
     return { state: state, registry: registry, manager: manager, notified: changes };
   }
 
-  jsTest('P1: activateAudience sets its experiences to variant 1 and records the audience', function () {
+  jsTest('activateAudience sets its experiences to variant 1 and records the audience', function () {
     var t = setup({ selectedOptimizations: bl(), profile: { id: 'p', audiences: [AUD] } });
     t.manager.activateAudience(AUD, [HERO, EMPTY]);
     assert.deepEqual(indices(t.state.get().selectedOptimizations), { [HERO]: 1, [EMPTY]: 1, [MISSING]: 0 });
@@ -64,7 +64,7 @@
     assert.equal(t.state.get().selectedOptimizations[0].sticky, false, 'other keys kept');
   });
 
-  jsTest('P2: overrides of experiences missing from the selections are appended', function () {
+  jsTest('overrides of experiences missing from the selections are appended', function () {
     var t = setup({ selectedOptimizations: bl() });
     t.manager.activateAudience(AUD, ['9AbC1DeF3GhI5JkL7MnOpQ', '1CdE3FgH5IjK7LmN9OpQrS']);
     var selections = t.state.get().selectedOptimizations;
@@ -76,14 +76,14 @@
     assert.deepEqual(t.manager.snapshot().defaultAudienceQualifications, { [AUD]: false }, 'no profile ⇒ not qualified');
   });
 
-  jsTest('P3: setVariantOverride changes one experience; the baseline keeps the natural index', function () {
+  jsTest('setVariantOverride changes one experience; the baseline keeps the natural index', function () {
     var t = setup({ selectedOptimizations: bl() });
     t.manager.setVariantOverride(HERO, 3);
     assert.deepEqual(indices(t.state.get().selectedOptimizations), { [HERO]: 3, [EMPTY]: 2, [MISSING]: 0 });
     assert.equal(t.manager.baseline()[0].variantIndex, 1);
   });
 
-  jsTest('P4: every mutation recomputes from the cached baseline, not from the signal', function () {
+  jsTest('every override mutation recomputes from the cached baseline, not from the signal', function () {
     var t = setup({ selectedOptimizations: bl() });
     t.manager.setVariantOverride(HERO, 3);
     t.state.set({ selectedOptimizations: [] });
@@ -91,7 +91,7 @@
     assert.deepEqual(indices(t.state.get().selectedOptimizations), { [HERO]: 3, [EMPTY]: 5, [MISSING]: 0 });
   });
 
-  jsTest('P5: the interceptor captures new API data as the baseline and re-applies active overrides', function () {
+  jsTest('the preview interceptor captures new API data as the baseline and re-applies active overrides', function () {
     var t = setup({ selectedOptimizations: bl() });
     t.manager.setVariantOverride(HERO, 7);
     var incoming = [
@@ -111,7 +111,7 @@
     assert.deepEqual(plain.selectedOptimizations, bl(), 'no overrides: data unchanged');
   });
 
-  jsTest('P6: applyChangeOverrides derives InlineVariable flags of overridden experiences', function () {
+  jsTest('applyChangeOverrides derives InlineVariable flags of overridden experiences', function () {
     var apply = ns.previewOverrides.applyChangeOverrides;
     var definitions = definitionsOf(flagExperiences());
     var baseline = [

@@ -1,4 +1,4 @@
-// tests/resolver.spec.js — variant resolution vectors R1–R17 and R23.
+// tests/resolver.spec.js — variant resolution vectors.
 (function () {
   'use strict';
   var fx = globalThis.fixtures;
@@ -18,7 +18,7 @@
     return __testHost.logs.filter(function (l) { return l.level === 'debug'; }).map(function (l) { return l.message; });
   }
 
-  jsTest('R1: no selections resolve to the baseline without a selection', function () {
+  jsTest('no selections resolve to the baseline without a selection', function () {
     var oe = fx.optimizedEntry();
     var result = resolve(oe);
     assert.equal(result.entry, oe);
@@ -31,7 +31,7 @@
     assert.equal(resolve(oe, null).entry, oe);
   });
 
-  jsTest('R2: an entry without nt_experiences is not optimized', function () {
+  jsTest('an entry without nt_experiences is not optimized', function () {
     var oe = fx.optimizedEntry();
     var plain = Object.assign({}, oe, { fields: { internalTitle: 'Plain', text: 'No experiences' } });
     var result = resolve(plain, fx.selectedOptimizations());
@@ -39,7 +39,7 @@
     assert.equal(result.selectedOptimization, undefined);
   });
 
-  jsTest('R3: selections without a matching experience give the baseline', function () {
+  jsTest('selections without a matching experience give the baseline', function () {
     var oe = fx.optimizedEntry();
     var selections = fx.selectedOptimizations().filter(function (s) {
       return s.experienceId !== ids.EU && s.experienceId !== ids.NA;
@@ -50,7 +50,7 @@
     assert.equal(result.context, undefined);
   });
 
-  jsTest('R4: variantIndex 0 gives the baseline with the selection', function () {
+  jsTest('variantIndex 0 gives the baseline with the selection', function () {
     var oe = fx.optimizedEntry();
     var variants = {};
     variants[ids.OE] = ids.OE;
@@ -63,7 +63,7 @@
     assert.equal('selectedVariant' in result.context, false);
   });
 
-  jsTest('R5: an out-of-range variantIndex gives the baseline with the selection', function () {
+  jsTest('an out-of-range variantIndex gives the baseline with the selection', function () {
     var oe = fx.optimizedEntry();
     var variants = {};
     variants[ids.OE] = 'non-existing';
@@ -74,7 +74,7 @@
     assert.equal(result.variantIndexInList, -1);
   });
 
-  jsTest('R6: an experience with empty nt_variants gives the baseline with the selection', function () {
+  jsTest('an experience with empty nt_variants gives the baseline with the selection', function () {
     var oe = fx.optimizedEntry();
     eu(oe).fields.nt_variants = [];
     var result = resolve(oe, fx.selectedOptimizations());
@@ -84,7 +84,7 @@
     assert.equal(result.isEmptyVariant, false);
   });
 
-  jsTest('R7: the selected variant replaces the baseline', function () {
+  jsTest('the selected variant replaces the baseline', function () {
     var oe = fx.optimizedEntry();
     var so = fx.selectedOptimizations();
     var result = resolve(oe, so);
@@ -113,14 +113,14 @@
     return [fx.selection(ids.HERO_EXPERIENCE, 1, { baseline: 'variant' })];
   }
 
-  jsTest('R8: the variant may have another content type than the baseline', function () {
+  jsTest('the variant may have another content type than the baseline', function () {
     var graph = heroBaseline();
     var result = resolve(graph.baseline, heroSelections());
     assert.equal(result.entry, graph.variant);
     assert.equal(result.entry.sys.contentType.sys.id, 'hero');
   });
 
-  jsTest('R9: rich-text embeds forming an object cycle still resolve', function () {
+  jsTest('rich-text embeds forming an object cycle still resolve', function () {
     var graph = heroBaseline();
     graph.baseline.fields.body = fx.richText([graph.variant]);
     graph.variant.fields.body = fx.richText([graph.baseline]);
@@ -138,7 +138,7 @@
     assert.equal(result.entry, graph.variant);
   });
 
-  jsTest('R10: the context of a successful resolution', function () {
+  jsTest('a successful resolution reports its baseline, optimization, resolved entry, selection, variant and audience in its context', function () {
     var oe = fx.optimizedEntry();
     var result = resolve(oe, fx.selectedOptimizations());
     assert.equal(result.entry.sys.id, ids.EU_VARIANT);
@@ -164,7 +164,7 @@
     return { baseline: baseline, selections: [fx.selection(experienceId, 1, variants)] };
   }
 
-  jsTest('R11: an empty variant gives the baseline flagged isEmptyVariant', function () {
+  jsTest('an empty variant gives the baseline flagged isEmptyVariant', function () {
     host.setLogLevel('debug');
     var c = emptyVariantCase('', ids.EMPTY_EXPERIENCE);
     var result = resolve(c.baseline, c.selections);
@@ -179,7 +179,7 @@
     assert.ok(!messages.some(function (m) { return m.indexOf('Could not resolve') !== -1; }), 'no failure log');
   });
 
-  jsTest('R12: a variant entry missing from nt_variants gives the baseline, not an empty variant', function () {
+  jsTest('a variant entry missing from nt_variants gives the baseline, not an empty variant', function () {
     host.setLogLevel('debug');
     var c = emptyVariantCase(ids.MISSING_VARIANT, ids.MISSING_VARIANT_EXPERIENCE);
     var result = resolve(c.baseline, c.selections);
@@ -190,7 +190,7 @@
     assert.ok(debugMessages().indexOf('Could not resolve optimized entry variant: could not find a valid replacement variant entry for ' + ids.OE) !== -1);
   });
 
-  jsTest('R13: the matched optimization entry; none for empty selections', function () {
+  jsTest('the resolution context names the matched optimization entry; empty selections give none', function () {
     var oe = fx.optimizedEntry();
     var result = resolve(oe, fx.selectedOptimizations());
     assert.equal(result.context.optimizationEntry.fields.nt_experience_id, ids.EU);
@@ -200,7 +200,7 @@
     assert.equal(none.experienceIndex, -1);
   });
 
-  jsTest('R14: the selected variant config; none for index 999 or without components', function () {
+  jsTest('the resolution context names the selected variant config; none for variant index 999 or an experience without components', function () {
     var oe = fx.optimizedEntry();
     var result = resolve(oe, [fx.selection(ids.EU, 1)]);
     assert.equal(result.context.selectedVariant.id, ids.EU_VARIANT);
@@ -213,7 +213,7 @@
     assert.equal('selectedVariant' in bare.context, false);
   });
 
-  jsTest('R15: an unknown variant id or an unresolved variant link gives the baseline', function () {
+  jsTest('an unknown variant id or an unresolved variant link gives the baseline', function () {
     var oe = fx.optimizedEntry();
     eu(oe).fields.nt_config.components[0].variants[0].id = 'non-existing-variant-id';
     var unknown = resolve(oe, [fx.selection(ids.EU, 1)]);
@@ -228,7 +228,7 @@
     assert.equal(result.variantIndexInList, -1);
   });
 
-  jsTest('R16: variantIndex wins over a disagreeing variants map, which stays unchanged', function () {
+  jsTest('variantIndex wins over a disagreeing variants map, which stays unchanged', function () {
     var oe = fx.optimizedEntry();
     var variants = {};
     variants[ids.OE] = ids.OE;
@@ -239,7 +239,7 @@
     assert.equal(selections[0].variants[ids.OE], ids.OE);
   });
 
-  jsTest('R17: several entries resolve independently, each with its own baseline', function () {
+  jsTest('several entries resolve independently, each with its own baseline', function () {
     var plain = fx.entry('plain-entry', 'content', { internalTitle: 'Plain' });
     var oe = fx.optimizedEntry();
     var selections = [fx.selection(ids.EU, 1)];
@@ -250,7 +250,7 @@
     assert.equal(results[1].context.baselineEntry, oe);
   });
 
-  jsTest('R23: an nt_experiences element that is neither link nor entry gives the baseline', function () {
+  jsTest('an nt_experiences element that is neither link nor entry gives the baseline', function () {
     var oe = fx.optimizedEntry();
     oe.fields.nt_experiences = [{ sys: { id: 'missing-link-shape' } }];
     var result = resolve(oe, [fx.selection('missing-link-shape', 1)]);

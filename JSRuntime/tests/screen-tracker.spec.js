@@ -16,7 +16,7 @@
     };
   }
 
-  jsTest('B10: an accepted key is not emitted again', function () {
+  jsTest('the current-screen tracker does not emit an accepted key again', function () {
     var tracker = ns.createCurrentStateTracker();
     var c = counter();
     assert.deepEqual(tracker.track('home', c.emit('home')), { accepted: true });
@@ -25,7 +25,7 @@
     assert.equal(tracker.hasAccepted('home'), true);
   });
 
-  jsTest('B10: the same key while the first emission is in flight is not emitted', function () {
+  jsTest('the current-screen tracker does not emit a key while its first emission is in flight', function () {
     var tracker = ns.createCurrentStateTracker();
     var release;
     var calls = 0;
@@ -43,7 +43,7 @@
     });
   });
 
-  jsTest('B10: a not-accepted or rejected emission is retried next time', function () {
+  jsTest('the current-screen tracker retries a not-accepted or rejected emission next time', function () {
     var tracker = ns.createCurrentStateTracker();
     var c = counter(function (key, n) { return { accepted: n > 1 }; });
     assert.deepEqual(tracker.track('home', c.emit('home')), { accepted: false });
@@ -60,7 +60,7 @@
       });
   });
 
-  jsTest('B10: "home", "details", reset, "details" emits three times; isAllowed false never emits', function () {
+  jsTest('the current-screen tracker emits "home", "details", reset, "details" three times; isAllowed false never emits', function () {
     var tracker = ns.createCurrentStateTracker();
     var c = counter();
     tracker.track('home', c.emit('home'));
@@ -73,7 +73,7 @@
     assert.equal(c.calls.length, 3);
   });
 
-  jsTest('B10: undefined works as a key', function () {
+  jsTest('the current-screen tracker accepts undefined as a key', function () {
     var tracker = ns.createCurrentStateTracker();
     var c = counter();
     tracker.track(undefined, c.emit(undefined));

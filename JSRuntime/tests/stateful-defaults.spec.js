@@ -5,14 +5,14 @@
   var resolve = globalThis.__optimization.resolveStatefulDefaults;
   var profile = { id: 'p-1' };
 
-  jsTest('C17: a configured consent wins and implies persistence consent', function () {
+  jsTest('a configured consent wins over a persisted one and implies persistence consent', function () {
     var result = resolve({ consent: true }, { consent: false, persistenceConsent: false });
     assert.equal(result.consent, true);
     assert.equal(result.persistenceConsent, true);
     assert.equal(result.canLoadPersistedContinuity, true);
   });
 
-  jsTest('C18: without persistence consent nothing persisted is loaded', function () {
+  jsTest('without persistence consent nothing persisted is loaded', function () {
     var result = resolve({}, { persistenceConsent: false, profile: profile, changes: [], anonymousId: 'p-1' });
     assert.equal(result.canLoadPersistedContinuity, false);
     assert.equal(result.profile, undefined);

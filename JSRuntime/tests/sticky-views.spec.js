@@ -3,7 +3,7 @@
   'use strict';
   var sticky = globalThis.__optimization.stickyViews;
 
-  jsTest('B11: shouldSendStickyEntryView / shouldRememberStickyEntryView', function () {
+  jsTest('a sticky entry view is sent only when sticky and not yet accepted, and remembered only when sent sticky and accepted', function () {
     assert.equal(sticky.shouldSendStickyEntryView(true, false), true);
     assert.equal(sticky.shouldSendStickyEntryView(true, true), false);
     assert.equal(sticky.shouldSendStickyEntryView(false, false), false);
