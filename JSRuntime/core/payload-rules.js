@@ -1,6 +1,6 @@
 // core/payload-rules.js
 // Contract: `__optimization.payloadRules` — validation of event-method payloads with their error
-// messages, shared by the stateful bridge (bridge/events.js) and the request-scoped service
+// messages, shared by the stateful bridge (bridge/bridge-events.js) and the request-scoped service
 // (service/request-events.js).
 //   validate(method, payload, rules) → Error | null   `rules` is a list of [key, type, required]
 //       with type "string" | "number" | "boolean" | "object". Messages:
