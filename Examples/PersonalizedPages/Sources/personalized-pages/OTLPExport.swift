@@ -60,25 +60,28 @@ enum OTLPExport {
         if environment["OTEL_\(upper)_EXPORTER"]?.lowercased() == "none" { return "nowhere (OTEL_\(upper)_EXPORTER=none)" }
         let url: String
         if let own = environment["OTEL_EXPORTER_OTLP_\(upper)_ENDPOINT"], !own.isEmpty {
-            url = own
+            url = redacted(own)
         } else {
-            let shared = environment["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? ""
-            url = (shared.hasSuffix("/") ? shared : shared + "/") + "v1/\(signal)"
+            let shared = redacted(environment["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "")
+            url = shared == notAURL ? shared : (shared.hasSuffix("/") ? shared : shared + "/") + "v1/\(signal)"
         }
         let protocolName = environment["OTEL_EXPORTER_OTLP_\(upper)_PROTOCOL"] ?? environment["OTEL_EXPORTER_OTLP_PROTOCOL"] ?? "http/protobuf"
-        return "\(redacted(url)) (\(protocolName))"
+        return "\(url) (\(protocolName))"
     }
+
+    /// What ``redacted(_:)`` shows for a value that is not a URL.
+    static let notAURL = "<not a URL>"
 
     /// `url` without user info, query and fragment; a value that is no URL is not shown.
     static func redacted(_ url: String) -> String {
         guard var components = URLComponents(string: url), components.scheme != nil, components.host != nil else {
-            return "<not a URL>"
+            return notAURL
         }
         components.user = nil
         components.password = nil
         components.query = nil
         components.fragment = nil
-        return components.string ?? "<not a URL>"
+        return components.string ?? notAURL
     }
 
     /// Bootstraps tracing (process-global) and creates the metrics backend when the environment
@@ -93,7 +96,11 @@ enum OTLPExport {
         guard isEnabled(environment: environment) else { return nil }
         var configuration = OTel.Configuration.default
         configuration.serviceName = serviceName
-        configuration.diagnosticLogger = .custom(logger)
+        // swift-otel logs each OTEL_* value it applies (at info): header values (credentials) and
+        // endpoints' user info never reach the log (OTLPDiagnosticLogHandler); warnings and errors
+        // only, unless OTEL_LOG_LEVEL says otherwise.
+        configuration.diagnosticLogger = .custom(Logger(label: logger.label, factory: { _ in OTLPDiagnosticLogHandler(wrapping: logger.handler) }))
+        configuration.diagnosticLogLevel = .warning
         configuration.logs.enabled = false
         configuration.traces.otlpExporter.protocol = .httpProtobuf
         configuration.metrics.otlpExporter.protocol = .httpProtobuf
@@ -106,5 +113,66 @@ enum OTLPExport {
             services: [.init(service: tracing.service), .init(service: metrics.service)],
             logger: logger))
         return AppTelemetry(service: service, metricsFactory: metrics.factory)
+    }
+}
+
+/// swift-otel's diagnostic log handler: forwards to the app's handler with the values of
+/// configuration changes redacted. swift-otel logs `environment_key`, `environment_value`,
+/// `previous_value` and `new_value` for every `OTEL_*` variable it applies: for a `…HEADERS`
+/// variable the values are replaced by `<redacted>`, for an `…ENDPOINT` one they are shown
+/// without user info, query and fragment (``OTLPExport/redacted(_:)``).
+struct OTLPDiagnosticLogHandler: LogHandler {
+    static let valueKeys = ["environment_value", "previous_value", "new_value"]
+
+    var inner: any LogHandler
+
+    init(wrapping inner: any LogHandler) {
+        self.inner = inner
+    }
+
+    var metadataProvider: Logger.MetadataProvider? {
+        get { inner.metadataProvider }
+        set { inner.metadataProvider = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { inner.metadata }
+        set { inner.metadata = newValue }
+    }
+
+    var logLevel: Logger.Level {
+        get { inner.logLevel }
+        set { inner.logLevel = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: key] }
+        set { inner[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        // swift-otel sets the keys on its logger (the handler's metadata) as well as on the
+        // event: redact the two together, and hand the inner handler the result as its own.
+        var handler = inner
+        handler.metadata = Self.redacted(inner.metadata.merging(event.metadata ?? [:]) { $1 })
+        var event = event
+        event.metadata = nil
+        handler.log(event: event)
+    }
+
+    /// `metadata` with the values of a header or endpoint variable redacted.
+    static func redacted(_ metadata: Logger.Metadata) -> Logger.Metadata {
+        guard let key = metadata["environment_key"].map({ "\($0)".uppercased() }) else { return metadata }
+        var metadata = metadata
+        for valueKey in valueKeys {
+            guard let value = metadata[valueKey] else { continue }
+            if key.contains("HEADERS") {
+                metadata[valueKey] = "<redacted>"
+            } else if key.contains("ENDPOINT") {
+                let text = "\(value)"
+                metadata[valueKey] = .string(text.isEmpty ? text : OTLPExport.redacted(text))
+            }
+        }
+        return metadata
     }
 }

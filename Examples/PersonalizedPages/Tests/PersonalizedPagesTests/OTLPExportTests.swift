@@ -16,6 +16,7 @@ import Testing
 /// prove the exporters stopped after the service.
 @Suite struct OTLPExportTests {
     static let ofrepToken = "otlp-export-test-ofrep-token-0123456789"
+    static let collectorToken = "collector-token-never-logged-5f3a"
 
     @Test func aPersonalizedRequestIsExportedAsOneTraceAndFlushedAfterTheService() async throws {
         let executable = GracefulShutdownTests.executable
@@ -35,6 +36,10 @@ import Testing
             environment["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.endpoint
             environment["OTEL_BSP_SCHEDULE_DELAY"] = "600000"
             environment["OTEL_METRIC_EXPORT_INTERVAL"] = "600000"
+            // A credential header, with swift-otel's diagnostics at info (it logs every OTEL_*
+            // value it applies): the value must not reach the log.
+            environment["OTEL_EXPORTER_OTLP_HEADERS"] = "x-collector-token=\(Self.collectorToken)"
+            environment["OTEL_LOG_LEVEL"] = "info"
             environment["PP_VISITOR_STATE_KEYS"] = TestVisitorState.key
             environment["PP_OFREP_TOKENS"] = Self.ofrepToken
             environment["PP_OFREP_TRUSTS_PROFILE_IDS"] = "1"
@@ -79,6 +84,8 @@ import Testing
     /// route's traces, the Insights request of the shutdown flush and the metrics.
     static func checkExport(receiver: LocalOTLPReceiver, log: String, profileId: String, deliveredViews: Int) throws {
         #expect(log.contains("OTLP export on: traces to \(receiver.endpoint)/v1/traces (http/protobuf), metrics to \(receiver.endpoint)/v1/metrics (http/protobuf)"), "\(log)")
+        #expect(log.contains("environment_key=OTEL_EXPORTER_OTLP_TRACES_HEADERS environment_value=<redacted>"), "\(log)")
+        #expect(!log.contains(collectorToken))
         let spans = receiver.spans
         if let dump = ProcessInfo.processInfo.environment["OTLP_TRACE_DUMP"] {
             try Self.describe(spans).write(toFile: dump, atomically: true, encoding: .utf8)
