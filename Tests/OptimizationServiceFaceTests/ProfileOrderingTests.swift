@@ -107,7 +107,7 @@ struct ProfileOrderingTests {
             let second = Task {
                 try await service.forRequest(RequestOptions(consent: true, profileId: "p-1", experienceTimeout: .seconds(1))).page().outcome
             }
-            while service.profileCalls.waitingCount == 0 { await Task.yield() }
+            try await yieldUntil { service.profileCalls.waitingCount > 0 }
             clock.advance(by: .seconds(1))
             #expect(try await second.value == .timedOut(after: .seconds(1)))
             #expect(server.requests(matching: .experience).count == 1, "the second call never reached the API")
@@ -132,8 +132,9 @@ struct ProfileOrderingTests {
                 // The retry waits its backoff on the service's clock: the first timer due before the
                 // budget (10 s) ends.
                 var backoffDue: Double?
-                while backoffDue == nil {
-                    if let due = clock.nextDueTime, due < budgetEnds { backoffDue = due } else { await Task.yield() }
+                try await yieldUntil {
+                    if let due = clock.nextDueTime, due < budgetEnds { backoffDue = due }
+                    return backoffDue != nil
                 }
                 clock.advance(by: .milliseconds(max(0, (backoffDue ?? 0) - clock.now())))
             }
@@ -159,7 +160,7 @@ struct ProfileOrderingTests {
             for attempt in 1...2 {
                 try await server.waitForRequests(count: attempt, matching: .experience)
                 // The engine has read the answer once the retry is due one backoff from now.
-                while clock.nextDueTime != clock.now() + 1_000 { await Task.yield() }
+                try await yieldUntil { clock.nextDueTime == clock.now() + 1_000 }
                 clock.advance(by: .seconds(1))
             }
             let result = try await call.value

@@ -16,14 +16,14 @@ struct ServiceReadinessTests {
     }
 
     /// Waits (yielding, no timer) until `count` tasks wait on `service`.
-    static func waiters(_ count: Int, on service: OptimizationService) async {
-        while service.readiness.waiterCount < count { await Task.yield() }
+    static func waiters(_ count: Int, on service: OptimizationService) async throws {
+        try await yieldUntil { service.readiness.waiterCount >= count }
     }
 
     @Test func aWaiterResumesWhenTheServiceRunsAndLaterOnesReturnAtOnce() async throws {
         let service = Self.service()
         let early = Task { await service.waitUntilRunning() }
-        await Self.waiters(1, on: service)
+        try await Self.waiters(1, on: service)
         try await service.start()
         #expect(await early.value)
         #expect(await service.waitUntilRunning(), "running: at once")
@@ -37,17 +37,17 @@ struct ServiceReadinessTests {
         }
         let service = Self.service(scripts: broken)
         let waiter = Task { await service.waitUntilRunning() }
-        await Self.waiters(1, on: service)
+        try await Self.waiters(1, on: service)
         await #expect(throws: OptimizationError.self) { try await service.start() }
         #expect(service.readiness.waiterCount == 1, "a failed start leaves the waiter waiting")
         await service.shutdown()
         #expect(await waiter.value == false)
     }
 
-    @Test func aCancelledWaiterReturnsFalse() async {
+    @Test func aCancelledWaiterReturnsFalse() async throws {
         let service = Self.service()
         let waiter = Task { await service.waitUntilRunning() }
-        await Self.waiters(1, on: service)
+        try await Self.waiters(1, on: service)
         waiter.cancel()
         #expect(await waiter.value == false)
         #expect(service.readiness.waiterCount == 0)

@@ -98,6 +98,17 @@ package func eventually(_ description: String, _ condition: @Sendable () -> Bool
     }
 }
 
+/// Yields until `condition` holds, for a state another task of this test reaches without a timer
+/// (a waiter registered, a timer armed on a manual clock). Throws `CancellationError` when the
+/// test is cancelled (its suite's time limit, ``Testing/Trait/hangBound``), so a wait whose
+/// condition never comes ends as a failure instead of spinning on.
+package func yieldUntil(_ condition: () -> Bool) async throws {
+    while !condition() {
+        try Task.checkCancellation()
+        await Task.yield()
+    }
+}
+
 extension Trait where Self == TimeLimitTrait {
     /// A suite's time limit: the same 10 minutes as ``hangBound``, only ever reached by a hang.
     package static var hangBound: Self { .timeLimit(.minutes(10)) }
