@@ -9,7 +9,7 @@ import Testing
 
 @Suite("Consent through OptimizationClient")
 struct ConsentTests {
-    @Test func c1StrictOptInBlocksIdentifyPageAndScreen() async throws {
+    @Test func strictOptInBlocksIdentifyPageAndScreen() async throws {
         let client = try makeEventClient(allowedEventTypes: [])
         defer { client.destroy() }
         var probe = EventProbe(client)
@@ -23,7 +23,7 @@ struct ConsentTests {
         #expect(client.queueSizes()! == (0, 0))
     }
 
-    @Test func decisions5TheNativeDefaultAllowsIdentifyAndScreenOnly() async throws {
+    @Test func theNativeDefaultAllowsIdentifyAndScreenOnly() async throws {
         let client = try makeEventClient()
         defer { client.destroy() }
         var probe = EventProbe(client)
@@ -39,7 +39,7 @@ struct ConsentTests {
         #expect(client.state.consent == nil)
     }
 
-    @Test func c2ABlockedTrackIsReportedOnceWithItsPayload() async throws {
+    @Test func aBlockedTrackIsReportedOnceWithItsPayload() async throws {
         let client = try makeEventClient(allowedEventTypes: [])
         defer { client.destroy() }
         var probe = EventProbe(client)
@@ -47,7 +47,7 @@ struct ConsentTests {
         #expect(await probe.newBlocked() == [BlockedEvent(reason: "consent", method: "track", args: [["event": "purchase"]])])
     }
 
-    @Test func c3WithConsentRepeatedViewsAreNeverBlocked() async throws {
+    @Test func withConsentRepeatedViewsAreNeverBlocked() async throws {
         let client = try makeEventClient(defaults: StorageDefaults(consent: true))
         defer { client.destroy() }
         var probe = EventProbe(client)
@@ -59,7 +59,7 @@ struct ConsentTests {
         #expect(client.queueSizes()! == (0, 2), "held for a profile, not dropped")
     }
 
-    @Test func c4IsConsentGivenIsEvaluatedWhenEachEventIsBuilt() async throws {
+    @Test func isConsentGivenIsEvaluatedWhenEachEventIsBuilt() async throws {
         let client = try makeEventClient(allowedEventTypes: ["identify"])
         defer { client.destroy() }
         var probe = EventProbe(client)
@@ -72,7 +72,7 @@ struct ConsentTests {
         #expect(events[1]["userId"] == "user-2" && events[1]["context"]?["gdpr"]?["isConsentGiven"] == true)
     }
 
-    @Test func c5ConsentBoolSetsBoth() throws {
+    @Test func consentWithABoolSetsBothEventAndPersistenceConsent() throws {
         let client = try makeEventClient()
         defer { client.destroy() }
         #expect(client.state.consent == nil && client.state.persistenceConsent == nil)
@@ -82,7 +82,7 @@ struct ConsentTests {
         #expect(client.state.consent == false && client.state.persistenceConsent == false)
     }
 
-    @Test func c6PartialConsentTouchesOnlyItsKey() throws {
+    @Test func partialConsentTouchesOnlyItsKey() throws {
         let client = try makeEventClient(defaults: StorageDefaults(consent: true))
         defer { client.destroy() }
         #expect(client.state.consent == true && client.state.persistenceConsent == true, "persistence defaults to consent")
@@ -96,7 +96,7 @@ struct ConsentTests {
         #expect(client.state.consent == true && client.state.persistenceConsent == true)
     }
 
-    @Test func c7AndC8WithdrawingEventConsentPurgesBothQueues() async throws {
+    @Test func withdrawingEventConsentPurgesBothQueues() async throws {
         let client = try makeEventClient(defaults: StorageDefaults(consent: true, profile: ["id": "p-1"]))
         defer { client.destroy() }
         client.setOnline(false)
@@ -114,7 +114,7 @@ struct ConsentTests {
         #expect(client.queueSizes()! == (0, 0))
     }
 
-    @Test func c11OptimizationPossible() throws {
+    @Test func optimizationPossibleFollowsConsentAndTheAllowList() throws {
         let strict = try makeEventClient(allowedEventTypes: [])
         defer { strict.destroy() }
         #expect(!strict.state.optimizationPossible)
@@ -127,7 +127,7 @@ struct ConsentTests {
         #expect(!strict.state.optimizationPossible)
     }
 
-    @Test func c12OfflineAllowListedPageIsAcceptedAndQueued() async throws {
+    @Test func offlineAllowListedPageIsAcceptedAndQueued() async throws {
         let client = try makeEventClient(allowedEventTypes: ["page"])
         defer { client.destroy() }
         client.setOnline(false)
@@ -135,14 +135,14 @@ struct ConsentTests {
         #expect(client.queueSizes()! == (1, 0))
     }
 
-    @Test func c13ABlockedScreenQueuesNothing() async throws {
+    @Test func aBlockedScreenQueuesNothing() async throws {
         let client = try makeEventClient(allowedEventTypes: [])
         defer { client.destroy() }
         #expect(try await client.screen(name: "Home") == EventResult(outcome: .blocked(.consent)))
         #expect(client.queueSizes()! == (0, 0))
     }
 
-    @Test func c14ConsentedScreenIsAccepted() async throws {
+    @Test func aConsentedScreenIsAcceptedAndQueued() async throws {
         // The Experience API's data arrives with the delivery layer; until then the event is queued.
         let client = try makeEventClient(defaults: StorageDefaults(consent: true))
         defer { client.destroy() }
@@ -151,7 +151,7 @@ struct ConsentTests {
         #expect(client.queueSizes()! == (1, 0))
     }
 
-    @Test func c20HasConsentFollowsTheAllowList() throws {
+    @Test func hasConsentFollowsTheAllowList() throws {
         let client = try makeEventClient(allowedEventTypes: ["component", "flag"], defaults: StorageDefaults(consent: false))
         defer { client.destroy() }
         #expect(client.hasConsent("trackView"))

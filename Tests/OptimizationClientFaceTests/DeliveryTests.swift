@@ -57,7 +57,7 @@ struct DeliveryTests {
         }
     }
 
-    @Test func q16ExperienceRequestStateOverHTTP() async throws {
+    @Test func theExperienceRequestStateReportsSuccessAPIErrorAndTimeoutOverHTTP() async throws {
         try await LocalOptimizationAPIServer.withRunning { server in
             let ok = try makeDeliveryClient(server)
             try await ok.page()
@@ -90,7 +90,7 @@ struct DeliveryTests {
         }
     }
 
-    @Test func a1A2A7FeaturesPreflightAndInsightsBatchesOverHTTP() async throws {
+    @Test func enabledFeaturesPreflightAndInsightsBatchesReachTheAPIOverHTTP() async throws {
         try await LocalOptimizationAPIServer.withRunning { server in
             // Bases without the trailing slash join the same way.
             let client = try makeDeliveryClient(
@@ -300,7 +300,7 @@ struct DeliveryTests {
         }
     }
 
-    @Test func q12DestroyFiresForcedBestEffortFlushesOfBothQueues() async throws {
+    @Test func destroyFiresForcedBestEffortFlushesOfBothQueues() async throws {
         try await LocalOptimizationAPIServer.withRunning { server in
             let client = try makeDeliveryClient(server, defaults: StorageDefaults(consent: true, profile: ["id": "p-1"]))
             client.setOnline(false)

@@ -60,7 +60,7 @@ struct EventTests {
         #expect(event["traits"] == ["plan": "pro"])
     }
 
-    @Test func e4ScreenEventBeforeConsent() async throws {
+    @Test func aScreenEventBeforeConsentIsAcceptedWithoutAPageAndWithIsConsentGivenFalse() async throws {
         // The native default allow-list lets `screen` through before consent.
         let client = try makeEventClient()
         defer { client.destroy() }
@@ -76,7 +76,7 @@ struct EventTests {
         #expect(event["context"]?["page"] == nil)
     }
 
-    @Test func e10AResolvedContextEnrichesTheStreamButNotThePayload() async throws {
+    @Test func aResolvedContextEnrichesTheStreamButNotThePayload() async throws {
         let client = try makeEventClient(defaults: StorageDefaults(consent: true, profile: ["id": "p-1"]))
         defer { client.destroy() }
         let entry = try ContentfulEntry(jsonData: fixtureData(heroFixture))
@@ -103,7 +103,7 @@ struct EventTests {
         #expect(client.queueSizes()! == (1, 1))
     }
 
-    @Test func b8UnknownContextIdsAreNotAnError() async throws {
+    @Test func unknownContextIdsAreNotAnError() async throws {
         let client = try makeEventClient(
             allowedEventTypes: ["component", "component_click"], defaults: StorageDefaults(consent: true, profile: ["id": "p"]))
         defer { client.destroy() }
@@ -117,7 +117,7 @@ struct EventTests {
         #expect(events.allSatisfy { $0["optimization"] == nil })
     }
 
-    @Test func e12TheNormalizedLocaleIsTheEventLocale() async throws {
+    @Test func theNormalizedLocaleIsTheEventLocale() async throws {
         let client = try makeEventClient(defaults: StorageDefaults(consent: true), locale: " de_DE ")
         defer { client.destroy() }
         #expect(client.state.locale == "de-DE")
@@ -129,7 +129,7 @@ struct EventTests {
     }
 
     @Test(arguments: ["*", "und", "UND", "", "not a locale"])
-    func e13InvalidLocalesAreConfigErrors(_ locale: String) {
+    func invalidLocalesAreConfigErrors(_ locale: String) {
         let client = OptimizationClient(environment: .init(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .disabled))
         #expect(throws: OptimizationError.self) {
             try client.initialize(config: OptimizationConfig(clientId: "c", locale: locale))
@@ -179,7 +179,7 @@ struct EventTests {
         #expect(runtime.channel.pendingRequestCount == 0)
     }
 
-    @Test func b9EveryOwnKeyOfTheBridgeIsAFunction() throws {
+    @Test func everyOwnKeyOfTheBridgeIsAFunction() throws {
         let client = try makeEventClient()
         defer { client.destroy() }
         let engine = try #require(client.currentRuntime?.engine)

@@ -41,7 +41,7 @@ struct FlagTests {
         #expect(values.isEmpty)
     }
 
-    @Test func f1F2ReturnsTheUnwrappedValueAndSendsOneDeduplicatedFlagView() async throws {
+    @Test func getFlagReturnsTheUnwrappedValueAndSendsOneDeduplicatedFlagView() async throws {
         var defaults = try newVisitorDefaults()
         defaults.changes = [
             ["key": "dark-mode", "type": "Variable", "value": true, "meta": ["experienceId": "6IueRX1pS3iMJncbhUQTba", "variantIndex": 0]],
@@ -63,7 +63,7 @@ struct FlagTests {
         #expect(client.queueSizes()?.insights == 3, "flag views take the Insights path")
     }
 
-    @Test func f3Decisions6PreConsentReadsAreReportedOncePerDistinctFlagAndValue() async throws {
+    @Test func preConsentReadsAreReportedOncePerDistinctFlagAndValue() async throws {
         let client = try makeEventClient(defaults: try newVisitorDefaults(consent: nil))
         defer { client.destroy() }
         var probe = EventProbe(client)
@@ -89,7 +89,7 @@ struct FlagTests {
         #expect(await probe.newBlocked().isEmpty)
     }
 
-    @Test func f4WithoutAProfileNothingIsTrackedOrReported() async throws {
+    @Test func withoutAProfileAFlagReadIsNeitherTrackedNorReported() async throws {
         var defaults = try newVisitorDefaults()
         defaults.profile = nil
         let client = try makeEventClient(defaults: defaults)
@@ -100,7 +100,7 @@ struct FlagTests {
         #expect(await probe.newBlocked().isEmpty)
     }
 
-    @Test func f8F9AFlagStreamYieldsTheCurrentValueFirstThenDistinctValues() async throws {
+    @Test func aFlagStreamYieldsTheCurrentValueFirstThenDistinctValues() async throws {
         let client = try makeEventClient(defaults: try newVisitorDefaults())
         defer { client.destroy() }
         var probe = EventProbe(client)
@@ -120,7 +120,7 @@ struct FlagTests {
         #expect(await iterator.next() == nil, "finishes on destroy")
     }
 
-    @Test func f9CatchUpFlagViewOnlyOnTheFirstConsent() async throws {
+    @Test func aFlagStreamGetsACatchUpFlagViewOnlyOnTheFirstConsent() async throws {
         let client = try makeEventClient(defaults: try newVisitorDefaults(consent: nil))
         defer { client.destroy() }
         var probe = EventProbe(client)

@@ -9,7 +9,7 @@ import Testing
 
 @Suite("Locale and reset through OptimizationClient")
 struct LocaleTests {
-    @Test func e12TheConfiguredLocaleIsNormalisedAndUsedByEvents() async throws {
+    @Test func theConfiguredLocaleIsNormalisedAndUsedByEvents() async throws {
         let client = try makeEventClient(defaults: StorageDefaults(consent: true), locale: " de_DE ")
         defer { client.destroy() }
         var probe = EventProbe(client)
@@ -25,7 +25,7 @@ struct LocaleTests {
     }
 
     @Test(arguments: ["*", "und", "UND", "", "not a locale", "  "])
-    func e13InvalidLocalesThrowAConfigErrorAndLeaveTheStateUnchanged(_ locale: String) throws {
+    func invalidLocalesThrowAConfigErrorAndLeaveTheStateUnchanged(_ locale: String) throws {
         let client = try makeEventClient(locale: "en-US")
         defer { client.destroy() }
         #expect(throws: OptimizationError.configError("locale must be a valid locale string, received \"\(locale)\".")) {
@@ -34,7 +34,7 @@ struct LocaleTests {
         #expect(client.state.locale == "en-US")
     }
 
-    @Test func e13AnInvalidConfiguredLocaleFailsInitialize() {
+    @Test func anInvalidConfiguredLocaleFailsInitialize() {
         let client = OptimizationClient(environment: .init(clock: ManualClock(), transport: UnconfiguredFetchTransport(), storage: .disabled))
         #expect(throws: OptimizationError.self) { try client.initialize(config: OptimizationConfig(clientId: "c", locale: "*")) }
         #expect(!client.isInitialized)

@@ -39,7 +39,7 @@ struct MergeTagTests {
         #expect(client.getMergeTagValue(Self.mergeTag(), profile: Self.profile) == nil)
     }
 
-    @Test func m2M3ValuesForTheCurrentProfile() throws {
+    @Test func mergeTagValuesComeFromTheCurrentProfileOrTheFallback() throws {
         let client = try makeEventClient(defaults: StorageDefaults(profile: Self.profile))
         defer { client.destroy() }
         #expect(client.getMergeTagValue(Self.mergeTag()) == "EU")
@@ -61,7 +61,7 @@ struct MergeTagTests {
         #expect(client.getMergeTagValue(Self.mergeTag(), profile: withoutContinent) == "Nowhere")
     }
 
-    @Test func decisions8PresentScalarsIncludingZeroAndFalseAreReturned() throws {
+    @Test func presentScalarsIncludingZeroAndFalseAreReturned() throws {
         let client = try makeEventClient(defaults: StorageDefaults(profile: Self.profile))
         defer { client.destroy() }
         #expect(client.getMergeTagValue(Self.mergeTag("traits.zero")) == "0")

@@ -47,13 +47,13 @@ struct PersistenceTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = try client(StorageDefaults(consent: true, persistenceConsent: true, profile: Self.profile,
                                                changes: Self.changes, selectedOptimizations: Self.selections))
-        // S19: the anonymous id follows the profile id.
+        // The anonymous id follows the profile id.
         #expect(onDisk.anonymousId == "a19c3f54d2b84e37a93f6d1c0e5b7284")
         #expect(onDisk.profile == Self.profile && onDisk.changes == Self.changes && onDisk.selectedOptimizations == Self.selections)
-        // S18: destroy keeps everything on disk.
+        // destroy() keeps everything on disk.
         first.destroy()
         #expect(onDisk.profile == Self.profile && onDisk.consent == true)
-        // S16: restart restores the profile through the defaults.
+        // A restart restores the profile through the defaults.
         let second = try client()
         #expect(second.state.profile?["id"] == Self.profile["id"])
         #expect(second.state.selectedOptimizations == Self.selections)
@@ -62,7 +62,6 @@ struct PersistenceTests {
     @Test func anonymousIdIsKeptWhenALaterProfileHasNoId() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         try client(StorageDefaults(consent: true, persistenceConsent: true, profile: Self.profile)).destroy()
-        // S20
         _ = try client(StorageDefaults(profile: ["traits": [:]]))
         #expect(onDisk.anonymousId == "a19c3f54d2b84e37a93f6d1c0e5b7284")
     }
@@ -71,7 +70,7 @@ struct PersistenceTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         seed(PersistedState(consent: true, persistenceConsent: true, profile: Self.profile, changes: Self.changes,
                             selectedOptimizations: Self.selections, anonymousId: "a19c"))
-        // S11: configured consent false ⇒ persistence false, nothing loaded, continuity erased.
+        // A configured consent false ⇒ persistence false, nothing loaded, continuity erased.
         let client = try client(StorageDefaults(consent: false))
         #expect(client.state.consent == false && client.state.persistenceConsent == false)
         #expect(client.state.profile == nil && client.state.selectedOptimizations == nil)
@@ -82,7 +81,6 @@ struct PersistenceTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         seed(PersistedState(consent: true, persistenceConsent: true, profile: Self.profile, changes: Self.changes,
                             selectedOptimizations: Self.selections, anonymousId: "a19c"))
-        // S12
         let client = try client()
         #expect(client.state.consent == true && client.state.profile == Self.profile)
         #expect(client.state.changes == Self.changes && client.state.selectedOptimizations == Self.selections)
@@ -90,7 +88,6 @@ struct PersistenceTests {
 
     @Test func deniedPersistenceConsentPurgesStaleContinuityAtStartup() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        // S15
         seed(PersistedState(consent: true, persistenceConsent: false, profile: Self.profile, anonymousId: "a19c"))
         let client = try client()
         #expect(client.state.profile == nil)

@@ -36,7 +36,7 @@ struct PreviewTests {
         #expect(throws: OptimizationError.notInitialized) { try client.loadDefinitions(audiences: ["items": []], experiences: ["items": []]) }
     }
 
-    @Test func p1P2ActivatingAnAudienceSelectsVariant1AndAppendsUnknownExperiences() throws {
+    @Test func activatingAnAudienceSelectsVariant1AndAppendsUnknownExperiences() throws {
         let client = try makeEventClient(defaults: try newVisitorDefaults())
         defer { client.destroy() }
         let natural = Self.indices(client.state.selectedOptimizations)
@@ -60,7 +60,7 @@ struct PreviewTests {
         #expect(Self.indices(client.state.selectedOptimizations) == natural)
     }
 
-    @Test func p3P6Decisions17AVariantOverrideChangesSelectionsResolutionAndFlags() throws {
+    @Test func aVariantOverrideChangesSelectionsResolutionAndFlags() throws {
         let client = try makeEventClient(defaults: try newVisitorDefaults())
         defer { client.destroy() }
         let hero = try ContentfulEntry(jsonData: fixtureData("entries/hero-optimized.json"))

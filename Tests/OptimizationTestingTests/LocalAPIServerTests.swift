@@ -36,7 +36,7 @@ extension Array {
 
 @Suite("LocalOptimizationAPIServer contract")
 struct LocalAPIServerTests {
-    @Test func k1KnownFixtureProfileIsReturned() async throws {
+    @Test func theKnownFixtureProfileIsReturned() async throws {
         try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let id = LocalOptimizationAPIServer.fixtureProfileID
@@ -49,7 +49,7 @@ struct LocalAPIServerTests {
         }
     }
 
-    @Test func k2CreatedProfileCanBeFetchedAndIdsAreFresh() async throws {
+    @Test func aCreatedProfileCanBeFetchedAndIdsAreFresh() async throws {
         try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let created = try await call(transport, "POST", experienceURL(server, "profiles"), body: events("[\(track)]"))
@@ -72,7 +72,7 @@ struct LocalAPIServerTests {
         }
     }
 
-    @Test func k3UpdateKeepsTheRequestedId() async throws {
+    @Test func anUpdateKeepsTheRequestedId() async throws {
         try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let id = "f0837d7dc6344c36a3a0a06c4cde754b"
@@ -86,7 +86,7 @@ struct LocalAPIServerTests {
         }
     }
 
-    @Test func k4UnknownProfileIs404WithErrorCode() async throws {
+    @Test func anUnknownProfileIs404WithItsErrorCode() async throws {
         try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let missing = try await call(transport, "GET", experienceURL(server, "profiles/a19c3f54d2b84e37a93f6d1c0e5b7284"))
@@ -96,7 +96,7 @@ struct LocalAPIServerTests {
         }
     }
 
-    @Test func k5IdentifyGivesTheIdentifiedProfileWhateverThePlatformContext() async throws {
+    @Test func identifyGivesTheIdentifiedProfileWhateverThePlatformContext() async throws {
         try await LocalOptimizationAPIServer.withRunning { server in
             try await withHTTPTransport(for: server) { transport in
                 let anonymous = try await call(transport, "POST", experienceURL(server, "profiles"), body: events("[\(track)]"))
