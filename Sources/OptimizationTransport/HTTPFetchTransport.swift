@@ -116,6 +116,10 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
             connectionPool: pool,
             decompression: .disabled)
         clientConfiguration.httpVersion = .automatic
+        // No span of AsyncHTTPClient's own: it would record each request's full URL, which holds
+        // the visitor's profile id. The library traces its requests itself, with the URL's
+        // template (see "Observability").
+        clientConfiguration.tracing.tracer = nil
         self.client = HTTPClient(
             eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration,
             backgroundActivityLogger: logger)
