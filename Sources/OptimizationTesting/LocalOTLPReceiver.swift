@@ -1,7 +1,6 @@
 import Logging
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 import Synchronization
 
 /// A local OpenTelemetry collector for tests: an OTLP/HTTP receiver (SwiftNIO, HTTP/1.1) on
@@ -30,12 +29,6 @@ public final class LocalOTLPReceiver: Sendable {
     /// The largest export body accepted.
     public static let maxBodyBytes = 16 << 20
 
-    private enum Lifecycle: Sendable {
-        case idle
-        case starting
-        case running(group: MultiThreadedEventLoopGroup, channel: any Channel, port: Int)
-    }
-
     private struct Waiter {
         var condition: @Sendable ([OTLPSpan]) -> Bool
         var continuation: CheckedContinuation<[OTLPSpan], any Error>
@@ -52,7 +45,7 @@ public final class LocalOTLPReceiver: Sendable {
         var nextWaiterID = 1
     }
 
-    private let lifecycle = Mutex(Lifecycle.idle)
+    private let listener: LoopbackHTTPListener
     private let recordings = Mutex(Recordings())
     private let logger: Logger
 
@@ -60,12 +53,11 @@ public final class LocalOTLPReceiver: Sendable {
     /// - Parameter logger: receives the receiver's diagnostics; discards everything by default.
     public init(logger: Logger = Logger(label: "OptimizationTesting.LocalOTLPReceiver", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.logger = logger
-    }
-
-    deinit {
-        if case .running(let group, _, _) = lifecycle.withLock({ $0 }) {
-            group.shutdownGracefully { _ in }
-        }
+        // The connections reach the receiver through a weak reference: the listener the receiver
+        // owns does not keep it alive.
+        let reference = ReceiverReference()
+        listener = LoopbackHTTPListener(name: "local OTLP receiver", logger: logger) { OTLPReceiverHandler(receiver: reference) }
+        reference.set(self)
     }
 
     // MARK: Lifecycle
@@ -73,53 +65,16 @@ public final class LocalOTLPReceiver: Sendable {
     /// Binds `127.0.0.1` on an ephemeral port and starts answering.
     /// - Throws: ``LocalAPIServerError/alreadyStarted``, or the bind error.
     public func start() async throws {
-        try lifecycle.withLock { current in
-            guard case .idle = current else { throw LocalAPIServerError.alreadyStarted }
-            current = .starting
-        }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(OTLPReceiverHandler(receiver: self))
-                    }
-                }
-                .bind(host: "127.0.0.1", port: 0)
-                .get()
-            guard let port = channel.localAddress?.port else {
-                try? await channel.close()
-                throw LocalAPIServerError.notStarted
-            }
-            lifecycle.withLock { $0 = .running(group: group, channel: channel, port: port) }
-            logger.debug("local OTLP receiver started", metadata: ["port": "\(port)"])
-        } catch {
-            lifecycle.withLock { $0 = .idle }
-            try? await group.shutdownGracefully()
-            throw error
-        }
+        try await listener.start()
     }
 
     /// Closes the listening socket and every open connection. Does nothing when not running.
     public func stop() async throws {
-        let running = lifecycle.withLock { current -> (MultiThreadedEventLoopGroup, any Channel)? in
-            guard case .running(let group, let channel, _) = current else { return nil }
-            current = .idle
-            return (group, channel)
-        }
-        guard let (group, channel) = running else { return }
-        try? await channel.close()
-        try await group.shutdownGracefully()
-        logger.debug("local OTLP receiver stopped")
+        try await listener.stop()
     }
 
     /// The bound port; 0 when not running.
-    public var port: Int {
-        if case .running(_, _, let port) = lifecycle.withLock({ $0 }) { return port }
-        return 0
-    }
+    public var port: Int { listener.port }
 
     /// `http://127.0.0.1:<port>` (no trailing slash): the value for `OTEL_EXPORTER_OTLP_ENDPOINT`
     /// (exporters append `/v1/traces` and `/v1/metrics`).
@@ -247,12 +202,12 @@ private final class OTLPReceiverHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let receiver: LocalOTLPReceiver
+    private let receiver: ReceiverReference
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var tooLarge = false
 
-    init(receiver: LocalOTLPReceiver) {
+    init(receiver: ReceiverReference) {
         self.receiver = receiver
     }
 
@@ -274,13 +229,15 @@ private final class OTLPReceiverHandler: ChannelInboundHandler {
             guard let head else { return }
             self.head = nil
             let status: HTTPResponseStatus
-            if tooLarge {
+            if let receiver = receiver.receiver, tooLarge {
                 receiver.refused("\(head.method.rawValue) \(head.uri) (over \(LocalOTLPReceiver.maxBodyBytes) bytes)")
                 status = .payloadTooLarge
-            } else {
+            } else if let receiver = receiver.receiver {
                 status = receiver.receive(
                     method: head.method, uri: head.uri, contentType: head.headers.first(name: "content-type"),
                     contentEncoding: head.headers.first(name: "content-encoding"), body: body)
+            } else {
+                status = .serviceUnavailable
             }
             body = []
             var headers = HTTPHeaders()
@@ -293,5 +250,20 @@ private final class OTLPReceiverHandler: ChannelInboundHandler {
                 done.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             }
         }
+    }
+}
+
+/// The receiver a connection's handler answers for, held weakly (nil once the receiver is gone).
+private final class ReceiverReference: Sendable {
+    private struct Weak {
+        weak var receiver: LocalOTLPReceiver?
+    }
+
+    private let reference = Mutex(Weak())
+
+    var receiver: LocalOTLPReceiver? { reference.withLock { $0.receiver } }
+
+    func set(_ receiver: LocalOTLPReceiver) {
+        reference.withLock { $0.receiver = receiver }
     }
 }

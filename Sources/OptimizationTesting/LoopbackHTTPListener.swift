@@ -5,9 +5,9 @@ import NIOPosix
 import Synchronization
 
 /// The listening half of the test kit's servers: an HTTP/1.1 server on `127.0.0.1` and an
-/// ephemeral port, one event-loop thread, every connection answered by a
-/// `LocalAPIChannelHandler` over one `LocalAPIServerState`. Thread-safe; ``start()`` once
-/// until ``stop()``.
+/// ephemeral port, one event-loop thread, every connection answered by a handler of its own
+/// (`makeHandler`, called on the connection's event loop). Thread-safe; ``start()`` once until
+/// ``stop()``.
 final class LoopbackHTTPListener: Sendable {
     private enum Lifecycle: Sendable {
         case idle
@@ -15,16 +15,23 @@ final class LoopbackHTTPListener: Sendable {
         case running(group: MultiThreadedEventLoopGroup, channel: any Channel, port: Int)
     }
 
-    private let state: LocalAPIServerState
+    private let makeHandler: @Sendable () -> any ChannelHandler
     private let lifecycle = Mutex(Lifecycle.idle)
     private let logger: Logger
     /// Names the server in its log lines ("local API server", …).
     private let name: String
 
-    init(state: LocalAPIServerState, name: String, logger: Logger) {
-        self.state = state
+    /// A listener whose connections each get the handler `makeHandler` makes (after the HTTP/1.1
+    /// server pipeline).
+    init(name: String, logger: Logger, makeHandler: @escaping @Sendable () -> any ChannelHandler) {
+        self.makeHandler = makeHandler
         self.name = name
         self.logger = logger
+    }
+
+    /// A listener whose connections a `LocalAPIChannelHandler` over `state` answers.
+    convenience init(state: LocalAPIServerState, name: String, logger: Logger) {
+        self.init(name: name, logger: logger) { LocalAPIChannelHandler(state: state) }
     }
 
     deinit {
@@ -41,7 +48,7 @@ final class LoopbackHTTPListener: Sendable {
             current = .starting
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let state = self.state
+        let makeHandler = self.makeHandler
         do {
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(ChannelOptions.backlog, value: 256)
@@ -50,7 +57,7 @@ final class LoopbackHTTPListener: Sendable {
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(LocalAPIChannelHandler(state: state))
+                        try channel.pipeline.syncOperations.addHandler(makeHandler())
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0)

@@ -22,7 +22,6 @@ import Testing
     @Test func aTicketOfAVisitorWithoutAProfileIsRefusedToAnotherSuchVisitor() async throws {
         let tickets = OptimizationReplayTickets(keys: Self.keys, clock: ManualClock())
         let ownerNonce = VisitorNonce.make()
-        let owner = VisitorState(consent: true, nonce: ownerNonce)
         let ticket = try #require(tickets.issue(Self.replay, visitorNonce: ownerNonce))
         // Neither has a profile id: the old binding compared nil with nil.
         for other in [VisitorState(consent: true), VisitorState(consent: true, nonce: VisitorNonce.make())] {
