@@ -227,8 +227,10 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // forRequest and one page(): the Experience call built in the request's engine, answered by
-    // the loopback API server, the answer interpreted.
-    Benchmark("experience_answer", configuration: operation(iterations: 200, tolerance: 10)) { benchmark in
+    // the loopback API server, the answer interpreted. Its p90 moves by up to ±6 between runs of
+    // one build (609, 615 and 621 seen; the HTTP client's connection and event-loop timing), so
+    // the tolerance is 15.
+    Benchmark("experience_answer", configuration: operation(iterations: 200, tolerance: 15)) { benchmark in
         do {
             try await BenchmarkOperations.answerExperience(on: try loopback.service, index: loopback.nextIndex())
         } catch {
