@@ -13,8 +13,8 @@ package struct BridgeFunction: Sendable, Hashable, CustomStringConvertible {
     package let arity: Int
 
     /// The dotted path a `JavaScriptEngine` call takes, for example `__bridge.track`
-    /// (`globalThis` functions: the bare name).
-    package var path: String { object == "globalThis" ? name : "\(object).\(name)" }
+    /// (`globalThis` functions: the bare name). Made once: every call into the engine uses it.
+    package let path: String
     package var description: String { "\(path)/\(arity)" }
 
     /// Declared by the generated contract only.
@@ -22,6 +22,7 @@ package struct BridgeFunction: Sendable, Hashable, CustomStringConvertible {
         self.object = object
         self.name = name
         self.arity = arity
+        path = object == "globalThis" ? name : "\(object).\(name)"
     }
 }
 
