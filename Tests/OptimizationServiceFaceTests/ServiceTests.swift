@@ -44,22 +44,19 @@ struct ServiceTests {
     }
 
     @Test func startUpIsBoundedByItsDeadline() async throws {
-        // An engine whose JSRuntime never finishes loading (the watchdog stops it after 3 s of
-        // CPU time): start gives up at its 200 ms deadline, on the service's manual clock, which
-        // the test moves once the deadline is armed. `.startTimedOut` (not the watchdog's load
-        // error) proves the deadline decided; no wall clock races it.
+        // An engine whose JSRuntime does not finish loading until the test lets it: the script
+        // spins until the engine's clock (the service's manual clock) has moved 10 s. Start gives
+        // up at its 200 ms deadline, which the test reaches once the deadline is armed, and the
+        // test then moves the clock on to let the spinning engine finish. `.startTimedOut` proves
+        // the deadline decided; nothing races a wall clock or the CPU-time watchdog, which only
+        // stops the spin should the test fail before it lets it go.
         let clock = ManualClock()
-        var environment = OptimizationService.Environment(clock: clock, transport: RecordingFetchTransport(), executionTimeLimit: .seconds(3))
-        environment.scripts = [EmbeddedScript(path: "spin.js", source: "for (;;) {}")]
+        var environment = OptimizationService.Environment(clock: clock, transport: RecordingFetchTransport(), executionTimeLimit: .seconds(120))
+        environment.scripts = [EmbeddedScript(path: "spin.js", source: "var begun = __nativeNow(); while (__nativeNow() - begun < 10000) {}")]
         let service = OptimizationService(config: OptimizationConfig(clientId: "org-1"), options: .init(engines: 1), environment: environment)
-        let finished = Mutex(false)
-        let started = Task {
-            defer { finished.withLock { $0 = true } }
-            return await caughtError { try await service.start(timeout: .milliseconds(200)) }
-        }
-        // Ends when the deadline is armed, or when start finished first (only on a machine so busy
-        // that this task did not run during the watchdog's 3 s: the guard below then says so).
-        try await yieldUntil { clock.pendingTimerCount > 0 || finished.withLock { $0 } }
+        defer { clock.advance(by: .seconds(20)) }
+        let started = Task { await caughtError { try await service.start(timeout: .milliseconds(200)) } }
+        try await yieldUntil { clock.pendingTimerCount > 0 }
         clock.advance(by: .milliseconds(199))
         #expect(clock.pendingTimerCount == 1, "not before its deadline")
         clock.advance(by: .milliseconds(1))
