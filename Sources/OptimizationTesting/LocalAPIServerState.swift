@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A planned standard answer.
 struct PlannedResponse: Sendable {
@@ -21,12 +20,6 @@ final class LocalAPIServerState: Sendable {
         var response: ScriptedResponse
     }
 
-    private struct Waiter {
-        var condition: @Sendable (LocalAPIServerSnapshot) -> Bool
-        var continuation: CheckedContinuation<LocalAPIServerSnapshot, any Error>
-        var timeoutTask: Task<Void, Never>?
-    }
-
     private struct Inner {
         var requests: [RecordedRequest] = []
         var acceptedConnections = 0
@@ -39,8 +32,6 @@ final class LocalAPIServerState: Sendable {
         var newVisitorData = LocalOptimizationAPIServer.defaultNewVisitorData
         var identifiedVisitorData = LocalOptimizationAPIServer.defaultIdentifiedVisitorData
         var dataProvider: (@Sendable (String) -> JSONValue?)?
-        var waiters: [Int: Waiter] = [:]
-        var nextWaiterID = 1
         /// Experience requests for a profile id received and not answered yet, and the most
         /// there ever were at once, by profile id.
         var profileRequestsInFlight: [String: Int] = [:]
@@ -57,7 +48,8 @@ final class LocalAPIServerState: Sendable {
         }
     }
 
-    private let inner: Mutex<Inner>
+    /// Everything the server remembers; waits see it as a ``LocalAPIServerSnapshot``.
+    private let inner: ObservedState<Inner, LocalAPIServerSnapshot>
     /// Answers ``ScriptedResponse/standard`` instead of the Experience/Insights contract (used by
     /// servers with another contract, such as ``LocalContentfulDeliveryServer``).
     private let responder: (@Sendable (RecordedRequest) -> PlannedResponse)?
@@ -65,7 +57,7 @@ final class LocalAPIServerState: Sendable {
     init(responder: (@Sendable (RecordedRequest) -> PlannedResponse)? = nil) {
         var initial = Inner()
         initial.resetProfiles()
-        inner = Mutex(initial)
+        inner = ObservedState(initial) { $0.snapshot }
         self.responder = responder
     }
 
@@ -74,27 +66,23 @@ final class LocalAPIServerState: Sendable {
     /// Returns the new connection's id.
     func connectionOpened() -> Int {
         let now = ContinuousClock.now
-        let (id, ready) = inner.withLock { inner -> (Int, [Ready]) in
+        return inner.update { inner in
             inner.acceptedConnections += 1
             inner.openConnections += 1
             inner.peakOpenConnections = max(inner.peakOpenConnections, inner.openConnections)
             inner.connections.append(ServerConnection(id: inner.acceptedConnections, openedAt: now, closedAt: nil))
-            return (inner.acceptedConnections, Self.satisfiedWaiters(&inner))
+            return inner.acceptedConnections
         }
-        Self.resume(ready)
-        return id
     }
 
     /// Records that connection `id` (from ``connectionOpened()``) closed.
     func connectionClosed(id: Int) {
         let now = ContinuousClock.now
-        let ready = inner.withLock { inner -> [Ready] in
+        inner.update { inner in
             inner.openConnections -= 1
             // Ids are 1-based and dense: connection `id` is at index `id - 1`.
             if inner.connections.indices.contains(id - 1) { inner.connections[id - 1].closedAt = now }
-            return Self.satisfiedWaiters(&inner)
         }
-        Self.resume(ready)
     }
 
     /// Records a request and takes the script entry that answers it (``ScriptedResponse/standard``
@@ -108,7 +96,7 @@ final class LocalAPIServerState: Sendable {
             let key = name.lowercased()
             headerMap[key] = headerMap[key].map { $0 + ", " + value } ?? value
         }
-        let (request, script, ready) = inner.withLock { inner -> (RecordedRequest, ScriptedResponse, [Ready]) in
+        return inner.update { inner -> (RecordedRequest, ScriptedResponse) in
             let request = RecordedRequest(
                 sequence: inner.requests.count + 1, connectionID: connectionID, method: method.uppercased(),
                 path: path, queryItems: queryItems, headers: headerMap, body: body)
@@ -122,13 +110,11 @@ final class LocalAPIServerState: Sendable {
             if let index = inner.scripts.firstIndex(where: { $0.matcher.matches(request) }) {
                 script = inner.scripts.remove(at: index).response
             }
-            return (request, script, Self.satisfiedWaiters(&inner))
+            return (request, script)
         }
-        Self.resume(ready)
-        return (request, script)
     }
 
-    var snapshot: LocalAPIServerSnapshot { inner.withLock { $0.snapshot } }
+    var snapshot: LocalAPIServerSnapshot { inner.current }
 
     /// Marks `request` answered (its response was written, or its connection dropped).
     func answered(_ request: RecordedRequest) {
@@ -199,68 +185,9 @@ final class LocalAPIServerState: Sendable {
     func wait(
         timeout: Duration, description: String, condition: @escaping @Sendable (LocalAPIServerSnapshot) -> Bool
     ) async throws -> LocalAPIServerSnapshot {
-        let id = inner.withLock { inner -> Int in
-            defer { inner.nextWaiterID += 1 }
-            return inner.nextWaiterID
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LocalAPIServerSnapshot, any Error>) in
-                let immediate = inner.withLock { inner -> Result<LocalAPIServerSnapshot, any Error>? in
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    let snapshot = inner.snapshot
-                    if condition(snapshot) { return .success(snapshot) }
-                    inner.waiters[id] = Waiter(condition: condition, continuation: continuation, timeoutTask: nil)
-                    return nil
-                }
-                if let immediate {
-                    continuation.resume(with: immediate)
-                    return
-                }
-                let timeoutTask = Task { [weak self] in
-                    try? await Task.sleep(for: timeout)
-                    guard !Task.isCancelled, let self else { return }
-                    let seen = self.snapshot
-                    self.fail(
-                        waiter: id,
-                        error: LocalAPIServerError.waitTimedOut(
-                            "\(description) not reached within \(timeout); \(seen.requests.count) request(s), "
-                                + "\(seen.acceptedConnectionCount) connection(s) seen"))
-                }
-                let attached = inner.withLock { inner -> Bool in
-                    guard inner.waiters[id] != nil else { return false }
-                    inner.waiters[id]?.timeoutTask = timeoutTask
-                    return true
-                }
-                if !attached { timeoutTask.cancel() }
-            }
-        } onCancel: {
-            self.fail(waiter: id, error: CancellationError())
-        }
-    }
-
-    private func fail(waiter id: Int, error: any Error) {
-        let waiter = inner.withLock { $0.waiters.removeValue(forKey: id) }
-        waiter?.timeoutTask?.cancel()
-        waiter?.continuation.resume(throwing: error)
-    }
-
-    private typealias Ready = (CheckedContinuation<LocalAPIServerSnapshot, any Error>, LocalAPIServerSnapshot, Task<Void, Never>?)
-
-    private static func satisfiedWaiters(_ inner: inout Inner) -> [Ready] {
-        guard !inner.waiters.isEmpty else { return [] }
-        let snapshot = inner.snapshot
-        var ready: [Ready] = []
-        for (id, waiter) in inner.waiters where waiter.condition(snapshot) {
-            inner.waiters.removeValue(forKey: id)
-            ready.append((waiter.continuation, snapshot, waiter.timeoutTask))
-        }
-        return ready
-    }
-
-    private static func resume(_ ready: [Ready]) {
-        for (continuation, snapshot, timeoutTask) in ready {
-            timeoutTask?.cancel()
-            continuation.resume(returning: snapshot)
+        try await inner.wait(timeout: timeout, condition: condition) { seen in
+            "\(description) not reached within \(timeout); \(seen.requests.count) request(s), "
+                + "\(seen.acceptedConnectionCount) connection(s) seen"
         }
     }
 

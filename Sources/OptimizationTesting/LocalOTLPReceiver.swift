@@ -29,24 +29,17 @@ public final class LocalOTLPReceiver: Sendable {
     /// The largest export body accepted.
     public static let maxBodyBytes = 16 << 20
 
-    private struct Waiter {
-        var condition: @Sendable ([OTLPSpan]) -> Bool
-        var continuation: CheckedContinuation<[OTLPSpan], any Error>
-        var timeoutTask: Task<Void, Never>?
-    }
-
     private struct Recordings {
         var spans: [OTLPSpan] = []
         var traceExports: [[UInt8]] = []
         var metricsExports: [[UInt8]] = []
         var decodingErrors: [String] = []
         var refusedRequests: [String] = []
-        var waiters: [Int: Waiter] = [:]
-        var nextWaiterID = 1
     }
 
     private let listener: LoopbackHTTPListener
-    private let recordings = Mutex(Recordings())
+    /// What the receiver recorded; waits see its spans.
+    private let recordings = ObservedState(Recordings()) { $0.spans }
     private let logger: Logger
 
     /// Creates a stopped receiver; ``start()`` binds it.
@@ -106,44 +99,9 @@ public final class LocalOTLPReceiver: Sendable {
     public func waitForSpans(
         timeout: Duration = defaultHangBound, where condition: @escaping @Sendable ([OTLPSpan]) -> Bool
     ) async throws -> [OTLPSpan] {
-        let id = recordings.withLock { recordings -> Int in
-            defer { recordings.nextWaiterID += 1 }
-            return recordings.nextWaiterID
+        try await recordings.wait(timeout: timeout, condition: condition) { spans in
+            "OTLP spans not as expected within \(timeout); received: \(spans.map(\.name))"
         }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[OTLPSpan], any Error>) in
-                let immediate = recordings.withLock { recordings -> Result<[OTLPSpan], any Error>? in
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    if condition(recordings.spans) { return .success(recordings.spans) }
-                    recordings.waiters[id] = Waiter(condition: condition, continuation: continuation, timeoutTask: nil)
-                    return nil
-                }
-                if let immediate {
-                    continuation.resume(with: immediate)
-                    return
-                }
-                let timeoutTask = Task { [weak self] in
-                    try? await Task.sleep(for: timeout)
-                    guard !Task.isCancelled, let self else { return }
-                    let seen = self.spans.map(\.name)
-                    self.fail(waiter: id, error: LocalAPIServerError.waitTimedOut("OTLP spans not as expected within \(timeout); received: \(seen)"))
-                }
-                let attached = recordings.withLock { recordings -> Bool in
-                    guard recordings.waiters[id] != nil else { return false }
-                    recordings.waiters[id]?.timeoutTask = timeoutTask
-                    return true
-                }
-                if !attached { timeoutTask.cancel() }
-            }
-        } onCancel: {
-            self.fail(waiter: id, error: CancellationError())
-        }
-    }
-
-    private func fail(waiter id: Int, error: any Error) {
-        let waiter = recordings.withLock { $0.waiters.removeValue(forKey: id) }
-        waiter?.timeoutTask?.cancel()
-        waiter?.continuation.resume(throwing: error)
     }
 
     // MARK: Answering (the channel handler's side)
@@ -158,19 +116,9 @@ public final class LocalOTLPReceiver: Sendable {
         case (.POST, "/v1/traces") where isProtobuf && identity:
             do {
                 let spans = try OTLPTraceExport.spans(fromExportRequest: body)
-                let ready = recordings.withLock { recordings -> [(CheckedContinuation<[OTLPSpan], any Error>, [OTLPSpan], Task<Void, Never>?)] in
+                recordings.update { recordings in
                     recordings.spans += spans
                     recordings.traceExports.append(body)
-                    var ready: [(CheckedContinuation<[OTLPSpan], any Error>, [OTLPSpan], Task<Void, Never>?)] = []
-                    for (id, waiter) in recordings.waiters where waiter.condition(recordings.spans) {
-                        recordings.waiters.removeValue(forKey: id)
-                        ready.append((waiter.continuation, recordings.spans, waiter.timeoutTask))
-                    }
-                    return ready
-                }
-                for (continuation, spans, timeoutTask) in ready {
-                    timeoutTask?.cancel()
-                    continuation.resume(returning: spans)
                 }
                 logger.debug("trace export received", metadata: ["spans": "\(spans.count)"])
                 return .ok
