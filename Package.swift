@@ -276,15 +276,9 @@ let package = Package(
             dependencies: [
                 "Optimization",
                 "HostPlatform",
-                "CommandLineReporting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
-        ),
-        // How the `optimization` executable reports a failure: `error: …` on stderr and a sysexits code.
-        .target(
-            name: "CommandLineReporting",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Build-time: turns JSRuntime/ (its roles, in the load order JSRuntime/load-order.js
         // computes, run in JavaScriptCore) into Swift source, so every product carries its

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CommandLineReporting
 import Foundation
 
 /// The `optimization` executable. Parses arguments and calls the library; no optimization logic

@@ -3,7 +3,7 @@ import Foundation
 
 /// A failure an executable of this package reports as `error: <message>` on stderr before it
 /// exits with `exitCode` (a sysexits code).
-package protocol ReportedFailure: Error {
+protocol ReportedFailure: Error {
     /// What went wrong, in words (no visitor data, no secrets).
     var message: String { get }
     /// The process's exit status.
@@ -14,7 +14,7 @@ extension ParsableCommand {
     /// Parses the arguments and runs the command; never returns. A ``ReportedFailure`` exits with
     /// its code, `--help` and `--version` print and exit 0, and any other failure (bad arguments
     /// included) is printed as `error: …` on stderr and exits 64 (usage) or the parser's code.
-    package static func runReportingFailures() -> Never {
+    static func runReportingFailures() -> Never {
         do {
             var command = try parseAsRoot()
             try command.run()
