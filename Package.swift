@@ -117,12 +117,31 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // The words every layer above delivery shares: the configuration both faces take
+        // (OptimizationConfig, OptimizationAPIConfig, StorageDefaults), OptimizationError, the event
+        // methods and results (EventMethod, EventResult, BlockedEvent, FeatureFlagEvaluation), and
+        // the telemetry's names and bounded counters. No JavaScript: the service's delivery path
+        // depends on this target, not on the engine.
+        .target(
+            name: "OptimizationVocabulary",
+            dependencies: [
+                "EventOutbox",
+                "OptimizationDelivery",
+                "OptimizationJSON",
+                "OptimizationTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
         // One JavaScript engine with JSRuntime loaded: the bridge to the shared core, document
         // transfer and the resolution memo, the push-back channel, the Experience and outbox
         // links, and the typed event methods both faces offer (EventRecording). Embeds JSRuntime/.
         .target(
             name: "OptimizationEngine",
             dependencies: [
+                "OptimizationVocabulary",
                 "JavaScriptHost",
                 "HostPlatform",
                 "EventOutbox",
@@ -138,26 +157,13 @@ let package = Package(
             ],
             plugins: ["EmbedJSRuntimePlugin"]
         ),
-        // The configuration both faces take: OptimizationConfig, OptimizationAPIConfig (where the
-        // APIs are), StorageDefaults (a visitor's starting state), log levels and API versions.
-        .target(
-            name: "OptimizationConfiguration",
-            dependencies: [
-                "OptimizationEngine",
-                "OptimizationDelivery",
-                "OptimizationJSON",
-                "OptimizationTransport",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
         // The client face: OptimizationClient, one visitor per process (kiosk, signage, set-top):
         // consent, events, view tracking, flags, merge tags, preview, persistence.
         .target(
             name: "OptimizationClientFace",
             dependencies: [
                 "OptimizationEngine",
-                "OptimizationConfiguration",
+                "OptimizationVocabulary",
                 "OptimizationDelivery",
                 "JavaScriptHost",
                 "HostPlatform",
@@ -180,7 +186,7 @@ let package = Package(
             name: "OptimizationServiceDelivery",
             dependencies: [
                 "OptimizationDelivery",
-                "OptimizationEngine",
+                "OptimizationVocabulary",
                 "EventOutbox",
                 "HostPlatform",
                 "OptimizationJSON",
@@ -198,7 +204,7 @@ let package = Package(
             dependencies: [
                 "OptimizationServiceDelivery",
                 "OptimizationEngine",
-                "OptimizationConfiguration",
+                "OptimizationVocabulary",
                 "OptimizationDelivery",
                 "JavaScriptHost",
                 "HostPlatform",
@@ -243,7 +249,7 @@ let package = Package(
                 "OptimizationClientFace",
                 "OptimizationServiceFace",
                 "OptimizationWeb",
-                "OptimizationConfiguration",
+                "OptimizationVocabulary",
                 "OptimizationEngine",
                 "OptimizationDelivery",
                 "HostPlatform",
@@ -351,8 +357,8 @@ let package = Package(
             dependencies: ["OptimizationServiceDelivery", "OptimizationEngine", "EventOutbox", "OptimizationClientFace", "OptimizationServiceFace", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
-            name: "OptimizationConfigurationTests",
-            dependencies: ["OptimizationConfiguration", "OptimizationEngine", "OptimizationJSON", "OptimizationTesting", .product(name: "Logging", package: "swift-log")]
+            name: "OptimizationVocabularyTests",
+            dependencies: ["OptimizationVocabulary", "OptimizationEngine", "OptimizationJSON", "OptimizationTesting", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "OptimizationClientFaceTests",

@@ -53,25 +53,25 @@
 @_exported import struct OptimizationWeb.VisitorCookies
 
 // Configuration both faces take.
-@_exported import struct OptimizationConfiguration.OptimizationAPIConfig
-@_exported import struct OptimizationConfiguration.OptimizationConfig
-@_exported import enum OptimizationConfiguration.OptimizationAPIVersion
-@_exported import enum OptimizationConfiguration.OptimizationLogLevel
-@_exported import struct OptimizationConfiguration.StorageDefaults
+@_exported import struct OptimizationVocabulary.OptimizationAPIConfig
+@_exported import struct OptimizationVocabulary.OptimizationConfig
+@_exported import enum OptimizationVocabulary.OptimizationAPIVersion
+@_exported import enum OptimizationVocabulary.OptimizationLogLevel
+@_exported import struct OptimizationVocabulary.StorageDefaults
 
 // Results, errors, state and the typed event methods both faces share.
-@_exported import struct OptimizationEngine.BlockedEvent
-@_exported import enum OptimizationEngine.EventMethod
+@_exported import struct OptimizationVocabulary.BlockedEvent
+@_exported import enum OptimizationVocabulary.EventMethod
 @_exported import protocol OptimizationEngine.EventRecording
-@_exported import enum OptimizationEngine.EventOutcome
-@_exported import enum OptimizationEngine.EventBlockReason
-@_exported import struct OptimizationEngine.EventResult
+@_exported import enum OptimizationVocabulary.EventOutcome
+@_exported import enum OptimizationVocabulary.EventBlockReason
+@_exported import struct OptimizationVocabulary.EventResult
 @_exported import struct OptimizationEngine.ExperienceNode
-@_exported import enum OptimizationEngine.OptimizationError
+@_exported import enum OptimizationVocabulary.OptimizationError
 @_exported import struct OptimizationEngine.OptimizationState
 @_exported import struct OptimizationEngine.PersistedState
 @_exported import protocol OptimizationEngine.OptimizationStore
-@_exported import enum OptimizationEngine.OptimizationTelemetry
+@_exported import enum OptimizationVocabulary.OptimizationTelemetry
 
 // Delivery: the policy numbers and what the queue reports (the queues themselves are internal).
 @_exported import enum OptimizationDelivery.DeliveryOutcome

@@ -1,4 +1,4 @@
-import OptimizationConfiguration
+import OptimizationVocabulary
 import OptimizationJSON
 import OptimizationTransport
 

@@ -20,7 +20,7 @@ package struct BridgeSettlement: Sendable {
 /// holds the engine's lock; they only update `Mutex`-guarded state, resume continuations and
 /// yield into broadcasters, never block or call back into the engine. ``request(_:payload:on:)``
 /// may be called from any task; the bridge settles each request exactly once, and a request
-/// still pending when the channel closes fails with ``OptimizationError/notInitialized``.
+/// still pending when the channel closes fails with `OptimizationError.notInitialized`.
 package final class BridgeChannel: Sendable {
     /// Accepted events as published on the bridge's event stream.
     package let events: EventBroadcaster<JSONValue>
@@ -135,8 +135,8 @@ package final class BridgeChannel: Sendable {
     /// `function(payload, requestId, callTime)`: an event call builds its events at that time
     /// without asking the host's clock.
     /// - Returns: the value the bridge settled with and the events the call emitted.
-    /// - Throws: ``OptimizationError/bridgeError(_:)`` with the bridge's message (validation,
-    ///   rejected promise) or a host failure; ``OptimizationError/notInitialized`` when the
+    /// - Throws: `OptimizationError.bridgeError` with the bridge's message (validation,
+    ///   rejected promise) or a host failure; `OptimizationError.notInitialized` when the
     ///   channel is (or gets) closed before the request settles.
     package func request(
         _ function: BridgeFunction, payload: JSONValue, on engine: JavaScriptEngine, callTime: Double? = nil
@@ -262,7 +262,7 @@ package final class BridgeChannel: Sendable {
         events.yield(event)
     }
 
-    /// Fails every pending request with ``OptimizationError/notInitialized`` and refuses new
+    /// Fails every pending request with `OptimizationError.notInitialized` and refuses new
     /// ones; finishes every flag stream. Idempotent.
     package func close() {
         flags.finishAll()

@@ -1,4 +1,5 @@
 import OptimizationJSON
+import OptimizationVocabulary
 
 /// A JSON value the bridge answered with, read in place: the answer's text is indexed once
 /// (`JSONTape`) and a caller builds a `JSONValue` only for the parts it needs, or hands a part
@@ -6,7 +7,7 @@ import OptimizationJSON
 /// Insights items to its delivery queue this way).
 ///
 /// Immutable and `Sendable`; every accessor is O(size of the part it reads).
-package struct BridgeDocument: Sendable {
+package struct BridgeDocument: LazyJSONValue {
     let tape: JSONTape
     let node: Int
 

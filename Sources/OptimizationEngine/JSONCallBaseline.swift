@@ -25,7 +25,7 @@ public final class JSONCallBaseline: Sendable {
     /// Resolves `entryJSON` (a single entry or a CDA collection) for `selectionsJSON` (a JSON
     /// array of selections, or `null`).
     /// - Returns: `{"entry": …, "selectedOptimization"?: …, "isEmptyVariant"?: true}`.
-    /// - Throws: ``OptimizationError/bridgeError(_:)`` when JavaScript throws (invalid JSON) or
+    /// - Throws: `OptimizationError.bridgeError` when JavaScript throws (invalid JSON) or
     ///   returns something other than JSON text, or `JSONError`.
     public func resolve(entryJSON: String, selectionsJSON: String) throws -> JSONValue {
         let result: JavaScriptValue

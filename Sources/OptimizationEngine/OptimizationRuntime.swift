@@ -55,9 +55,9 @@ package final class OptimizationRuntime: Sendable {
     /// Creates an engine, evaluates `scripts` (default: the role's embedded scripts, in load
     /// order) and starts it as `role` says (`__bridge.initialize` or `__service.configure` with
     /// the role's configuration).
-    /// - Throws: ``OptimizationError/resourceLoadError(_:)`` when a script fails to load,
-    ///   ``OptimizationError/configError(_:)`` when the start call refuses the configuration,
-    ///   ``OptimizationError/bridgeError(_:)`` when the role's face is missing.
+    /// - Throws: `OptimizationError.resourceLoadError` when a script fails to load,
+    ///   `OptimizationError.configError` when the start call refuses the configuration,
+    ///   `OptimizationError.bridgeError` when the role's face is missing.
     package init(
         configuration: JavaScriptEngine.Configuration, role: EngineRole,
         channel: BridgeChannel = BridgeChannel(), persistence: PersistenceCoordinator? = nil,
@@ -144,12 +144,7 @@ package final class OptimizationRuntime: Sendable {
     }
 
     /// What a resolve rendered, for metrics.
-    package enum Outcome: String, Sendable {
-        case variant, baseline
-        case emptyVariant = "empty_variant"
-        /// An internal failure: the baseline, logged.
-        case fallback
-    }
+    package typealias Outcome = ResolutionOutcome
 
     /// ``resolve(_:selections:)`` that also tells what was rendered (for metrics), without reading
     /// the result (which would touch memory other threads share).

@@ -27,7 +27,7 @@ package final class OutboxLink: Sendable {
     }
 
     /// Opens the outbox in `directory` for a link.
-    /// - Throws: ``OptimizationError/configError(_:)`` naming the directory when it cannot be
+    /// - Throws: `OptimizationError.configError` naming the directory when it cannot be
     ///   used (another process owns it, or it cannot be created).
     package static func open(
         directory: URL, configuration: OutboxConfiguration, clock: any HostClock, logger: Logger, fileSystem: any OutboxFileSystem

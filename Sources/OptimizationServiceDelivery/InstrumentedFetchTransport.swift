@@ -1,7 +1,7 @@
 import Tracing
 import HostPlatform
 import OptimizationDelivery
-import OptimizationEngine
+import OptimizationVocabulary
 import OptimizationTransport
 
 /// The service's transport with tracing and delivery metrics: one client span per Experience or

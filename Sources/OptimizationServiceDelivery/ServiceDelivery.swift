@@ -3,7 +3,7 @@ import OptimizationDelivery
 import OptimizationJSON
 import HostPlatform
 import EventOutbox
-import OptimizationEngine
+import OptimizationVocabulary
 
 /// The delivery path of an `OptimizationService`: its Insights events in Swift
 /// `InsightsQueue`s split by profile (a stable hash of the profile id, so a profile's events

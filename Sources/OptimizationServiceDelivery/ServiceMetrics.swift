@@ -1,6 +1,6 @@
 import CoreMetrics
 import Dispatch
-import OptimizationEngine
+import OptimizationVocabulary
 import OptimizationJSON
 import Tracing
 
@@ -62,7 +62,7 @@ package final class ServiceMetrics: Sendable {
         variantResolutions = VariantResolutionCounter(factory: factory)
         flagEvaluations = FeatureFlagTelemetry(tracer: tracer, metricsFactory: factory)
         resolveDuration = Timer(label: "optimization_resolve_duration", dimensions: [], factory: factory)
-        func resolves(_ outcome: OptimizationRuntime.Outcome) -> Counter {
+        func resolves(_ outcome: ResolutionOutcome) -> Counter {
             Counter(label: "optimization_resolves_total", dimensions: [("outcome", outcome.rawValue)], factory: factory)
         }
         variantResolves = resolves(.variant)
@@ -122,7 +122,7 @@ package final class ServiceMetrics: Sendable {
     }
 
     /// One resolution: `variant` when a variant entry renders instead of the baseline.
-    package func resolved(_ outcome: OptimizationRuntime.Outcome, nanoseconds: UInt64) {
+    package func resolved(_ outcome: ResolutionOutcome, nanoseconds: UInt64) {
         resolveDuration.recordNanoseconds(Int64(clamping: nanoseconds))
         switch outcome {
         case .variant: variantResolves.increment()

@@ -2,7 +2,7 @@ import EventOutbox
 import Logging
 import Synchronization
 import HostPlatform
-import OptimizationEngine
+import OptimizationVocabulary
 
 /// The running side of a ``SharedOutbox`` in one replica: it stores the events of event calls
 /// (``store(_:)``), claims stored events into the Insights queues as they have room, renews the

@@ -1,4 +1,4 @@
-import OptimizationConfiguration
+import OptimizationVocabulary
 import OrderedCollections
 import OptimizationJSON
 import OptimizationEngine

@@ -1,4 +1,4 @@
-import OptimizationConfiguration
+import OptimizationVocabulary
 import OptimizationDelivery
 import Logging
 import HostPlatform

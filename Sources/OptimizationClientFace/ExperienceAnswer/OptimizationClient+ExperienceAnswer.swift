@@ -1,4 +1,4 @@
-import OptimizationConfiguration
+import OptimizationVocabulary
 import JavaScriptHost
 import OptimizationContent
 import OptimizationEngine

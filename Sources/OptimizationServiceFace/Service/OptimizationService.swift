@@ -1,5 +1,5 @@
 import OptimizationServiceDelivery
-import OptimizationConfiguration
+import OptimizationVocabulary
 import OptimizationDelivery
 import CoreMetrics
 import Foundation

@@ -88,7 +88,7 @@ public struct EventResult: Sendable, Equatable {
     }
 
     /// A result whose event is read from the engine's answer only when ``event`` is asked for.
-    package init(outcome: EventOutcome, eventIn document: BridgeDocument?, data: JSONValue? = nil) {
+    package init(outcome: EventOutcome, eventIn document: (any LazyJSONValue)?, data: JSONValue? = nil) {
         self.outcome = outcome
         self.eventStorage = document.map { .deferred(DeferredJSONValue($0)) } ?? .built(nil)
         self.data = data
@@ -105,12 +105,19 @@ public struct EventResult: Sendable, Equatable {
     }
 }
 
-/// A value of a bridge answer built into a tree on first use, then kept. Thread-safe.
+/// A JSON value that is built into a tree only when ``value`` is read (a value of an engine's
+/// answer, read in place until then).
+package protocol LazyJSONValue: Sendable {
+    /// The value as a tree, built on each read.
+    var value: JSONValue { get }
+}
+
+/// A ``LazyJSONValue`` built into a tree on first use, then kept. Thread-safe.
 final class DeferredJSONValue: Sendable {
-    private let document: BridgeDocument
+    private let document: any LazyJSONValue
     private let built = Mutex<JSONValue?>(nil)
 
-    init(_ document: BridgeDocument) {
+    init(_ document: any LazyJSONValue) {
         self.document = document
     }
 

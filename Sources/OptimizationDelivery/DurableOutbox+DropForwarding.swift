@@ -1,4 +1,3 @@
-import OptimizationDelivery
 import EventOutbox
 import Logging
 import OptimizationJSON

@@ -1,5 +1,4 @@
 import Logging
-import OptimizationEngine
 import OptimizationTransport
 
 extension OptimizationAPIConfig {

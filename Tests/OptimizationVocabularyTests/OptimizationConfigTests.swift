@@ -1,5 +1,5 @@
 import Logging
-import OptimizationConfiguration
+import OptimizationVocabulary
 import OptimizationEngine
 import OptimizationJSON
 import OptimizationTesting
