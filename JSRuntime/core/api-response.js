@@ -1,30 +1,33 @@
 // core/api-response.js
 // Contract: `__optimization.apiResponse`, what the Experience and Insights clients share:
-// URL joining and the classification of every HTTP answer into a delivery
-// outcome. Pure functions; nothing here sends or logs.
+// URL joining, the API routes and the delivery outcome of an HTTP answer. Pure functions;
+// nothing here sends or logs. The kind of each HTTP status is the host's (Swift
+// `DeliveryOutcome.kind(ofStatus:)`, which delivers): the host hands its table over at
+// configure time (`statusKinds`), and nothing here classifies a status itself.
 //   joinUrl(base, path) → string      trailing slashes of `base` and leading slashes of `path` are
 //                                     trimmed and exactly one "/" is put between them, so a base
 //                                     works with or without a trailing slash.
-//   classifyStatus(status) → "success" (2xx) | "disable" (401, 403, 404: wrong client id,
-//                                     environment or base URL — retrying cannot help) | "drop"
-//                                     (any other 4xx: the batch itself is refused) | "retry" (408,
-//                                     429, 5xx and anything else, e.g. an unfollowed 3xx).
+//   readStatusKinds(value, fail) → {fallback, statuses}   the host's table of status kinds:
+//                                     `fallback` and each value of `statuses` ("<status>" →
+//                                     kind) one of "success", "retry", "drop", "disable"; a
+//                                     frozen copy. Throws `fail(text)` (text names what is
+//                                     wrong) for anything else.
+//   kindOf(statusKinds, status) → kind   `statuses[status]`, else `fallback`.
 //   parseRetryAfter(value, now) → ms | undefined   a `Retry-After` header: delay-seconds ("120")
 //                                     or an HTTP date (relative to `now`, never negative).
 //   isTimeout(error) → boolean        an AbortError, or a transport error whose message starts
 //                                     with "request timed out" (the native transport's
 //                                     timeout).
-//   outcomeOfStatus(apiName, response, now) → outcome for a non-2xx response (see below).
-//   outcomeOfResponse(apiName, response, now) → Promise<outcome>   the same, plus `code` when the
-//                                     body is an API envelope whose `error` is `{code: string}`
-//                                     (v2; a v1 envelope's boolean `error` carries none).
-//   errorCodeOf(text) → string | undefined   that `code` of a body text (at most 64 KiB).
+//   outcomeOfStatus(apiName, response, now, statusKinds) → outcome for a non-2xx response (see
+//                                     below), of the status's kind in `statusKinds`; throws a
+//                                     TypeError without a table.
+//   errorCodeOf(text) → string | undefined   the `code` of a body text (at most 64 KiB) that is
+//                                     an API envelope whose `error` is `{code: string}` (v2; a
+//                                     v1 envelope's boolean `error` carries none).
 //   API versions: resolveApiVersion(value) → "v1" | "v2" ("v2" only when asked for);
 //     defaultEnvironment(version) → "main" (v1) | "master" (v2);
 //     experienceProfilesPath(version, tenantId, environment) → "v2/organizations/{id}/environments/
 //       {env}/profiles" (v1) | "v3/spaces/{id}/environments/{env}/profiles" (v2);
-//     experienceEventsPath(version, tenantId, environment) → the batch route: "v2/organizations/
-//       {id}/environments/{env}/events" (v1) | "v3/spaces/{id}/environments/{env}/events" (v2);
 //     insightsEventsPath(version, tenantId, environment) → "v1/organizations/{id}/environments/
 //       {env}/events" (v1) | "v2/spaces/{id}/environments/{env}/events" (v2);
 //     segments percent-encoded; the tenant is the client id (v1) or the space id (v2).
@@ -50,12 +53,27 @@
     return left + '/' + right;
   }
 
-  function classifyStatus(status) {
-    if (status >= 200 && status <= 299) return 'success';
-    if (status === 401 || status === 403 || status === 404) return 'disable';
-    if (status === 408 || status === 429) return 'retry';
-    if (status >= 400 && status <= 499) return 'drop';
-    return 'retry';
+  var KINDS = Object.freeze(['success', 'retry', 'drop', 'disable']);
+
+  function readStatusKinds(value, fail) {
+    var isKind = function (kind) { return KINDS.indexOf(kind) >= 0; };
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !isKind(value.fallback) ||
+      value.statuses === null || typeof value.statuses !== 'object' || Array.isArray(value.statuses)) {
+      throw fail('"statusKinds" must be {fallback, statuses} of the kinds ' + KINDS.join(', ') + '.');
+    }
+    var statuses = {};
+    Object.keys(value.statuses).forEach(function (status) {
+      if (!/^[1-5]\d\d$/.test(status) || !isKind(value.statuses[status])) {
+        throw fail('"statusKinds.statuses" must map HTTP statuses to the kinds ' + KINDS.join(', ') + '.');
+      }
+      statuses[status] = value.statuses[status];
+    });
+    return Object.freeze({ fallback: value.fallback, statuses: Object.freeze(statuses) });
+  }
+
+  function kindOf(statusKinds, status) {
+    var kind = statusKinds.statuses[String(status)];
+    return kind === undefined ? statusKinds.fallback : kind;
   }
 
   function parseRetryAfter(value, now) {
@@ -83,9 +101,12 @@
     return response.statusText ? response.status + ' ' + response.statusText : String(response.status);
   }
 
-  function outcomeOfStatus(apiName, response, now) {
+  function outcomeOfStatus(apiName, response, now, statusKinds) {
+    if (statusKinds === null || typeof statusKinds !== 'object') {
+      throw new TypeError(apiName + ' API answered ' + response.status + ', and the host handed over no status kinds.');
+    }
     var status = response.status;
-    var kind = classifyStatus(status);
+    var kind = kindOf(statusKinds, status);
     var outcome = { ok: false, kind: kind, status: status, reason: apiName + ' API answered ' + statusLabel(response) };
     if (kind === 'success') return { ok: true, status: status };
     if (status === 429 || status === 503) {
@@ -94,19 +115,6 @@
       if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
     }
     return outcome;
-  }
-
-  // The outcome of a non-2xx answer with the API's error code when its body carries one.
-  function outcomeOfResponse(apiName, response, now) {
-    var outcome = outcomeOfStatus(apiName, response, now);
-    if (outcome.ok || typeof response.text !== 'function') return Promise.resolve(outcome);
-    return Promise.resolve(response.text()).then(function (text) {
-      var code = errorCodeOf(text);
-      if (code !== undefined) outcome.code = code;
-      return outcome;
-    }, function () {
-      return outcome;
-    });
   }
 
   // `error.code` of a v2 envelope; undefined for anything else.
@@ -144,11 +152,6 @@
   function experienceProfilesPath(version, tenantId, environment) {
     var route = ROUTES[resolveApiVersion(version)];
     return tenantPath(route.experience, route, tenantId, environment) + '/profiles';
-  }
-
-  function experienceEventsPath(version, tenantId, environment) {
-    var route = ROUTES[resolveApiVersion(version)];
-    return tenantPath(route.experience, route, tenantId, environment) + '/events';
   }
 
   function insightsEventsPath(version, tenantId, environment) {
@@ -193,18 +196,17 @@
 
   ns.apiResponse = Object.freeze({
     joinUrl: joinUrl,
-    classifyStatus: classifyStatus,
+    readStatusKinds: readStatusKinds,
+    kindOf: kindOf,
     parseRetryAfter: parseRetryAfter,
     isTimeout: isTimeout,
     outcomeOfStatus: outcomeOfStatus,
-    outcomeOfResponse: outcomeOfResponse,
     outcomeOfError: outcomeOfError,
     errorCodeOf: errorCodeOf,
     resolveApiVersion: resolveApiVersion,
     defaultEnvironment: defaultEnvironment,
     experienceProfilesPath: experienceProfilesPath,
     insightsEventsPath: insightsEventsPath,
-    experienceEventsPath: experienceEventsPath,
     readTenant: readTenant,
   });
 })();

@@ -1,17 +1,12 @@
 // core/experience-api.js
 // Contract: the Experience API client.
 //   __optimization.createExperienceApi({clientId, environment, apiVersion?, baseUrl?,
-//       enabledFeatures?, preflight?, plainText?, getLocale?, host?}) → {upsertProfile,
-//       getProfile, upsertBatch, profilesUrl, profileUpsertRequest, profileAnswerOutcome,
-//       failureOutcome, features}
+//       enabledFeatures?, preflight?, plainText?, getLocale?, statusKinds?, host?}) →
+//       {profilesUrl, profileUpsertRequest, profileAnswerOutcome, failureOutcome, features}
+//     JavaScript sends nothing: the host sends the request profileUpsertRequest builds and hands
+//     its answer (or its failure) back to profileAnswerOutcome (or failureOutcome).
 //     plainText        false ⇒ profile upserts are sent as `application/json` (default
 //                      `text/plain`, which needs no CORS preflight in browsers).
-//     getProfile(profileId, signal?) → Promise<outcome>   GET `…/profiles/{id}?locale=` (never
-//                      `type`, no Content-Type); outcomes as upsertProfile's.
-//     upsertBatch(events, signal?) → Promise<outcome>   POST `{experienceEventsPath}?locale=`
-//                      (v1 `v2/organizations/…/events`, v2 `v3/spaces/…/events`), JSON
-//                      `{events, options: {features}}`, every event with an `anonymousId` (its
-//                      profile); {ok: true, status, data: {profiles}} on success.
 //     clientId         the tenant: the optimization client id (v1) or the space id (v2).
 //     apiVersion       "v1" (default) or "v2": the routes (core/api-response.js); an empty
 //                      environment takes the version's default ("main" / "master").
@@ -19,27 +14,26 @@
 //     enabledFeatures  a non-empty array ⇒ `options.features`, else ["ip-enrichment","location"].
 //     getLocale()      read per request: `?locale=` when it returns a non-empty string.
 //     preflight        true ⇒ `type=preflight` (after `locale`).
+//     statusKinds      the host's delivery outcome of each HTTP status ({fallback, statuses},
+//                      core/api-response.js readStatusKinds): the kind of a non-2xx answer.
+//                      Without it profileAnswerOutcome throws a TypeError for a non-2xx status.
 //     profilesUrl(profileId?) → `{base}/{experienceProfilesPath}[/{id}]` (v1
 //                      `v2/organizations/…/profiles`, v2 `v3/spaces/…/profiles`) plus the query;
 //                      path segments percent-encoded.
-//     upsertProfile({profileId?, events}) → Promise<outcome> (never rejects for HTTP or transport
-//                      failures; rejects with a TypeError only for an empty event array). POST with
-//                      `Content-Type: text/plain`, body `{"events": [...], "options": {"features":
-//                      [...]}}`; update (`/profiles/{id}`) when `profileId` is a non-empty string,
-//                      create otherwise. Optional `signal` (an AbortSignal: aborting rejects the
-//                      fetch, which becomes a transport outcome) and `headers` (extra request
-//                      headers, e.g. `X-Force-IP` for a server's visitor address). Outcomes (core/api-response.js): {ok: true, status, data:
-//                      {profile, selectedOptimizations, changes}, ignoredChanges} on a 2xx with a
-//                      valid envelope; {ok: false, kind: "invalid", …} on a 2xx whose body is not a
-//                      valid envelope (the events reached the API: delivered, not retried);
-//                      otherwise the classification of the status (with the API's `code` from a
-//                      v2 error envelope) or transport error.
 //     profileUpsertRequest({profileId?, events, headers?}) → {url, method: "POST", headers, body}
-//                      upsertProfile's request, not sent (a host that sends it itself: the
-//                      service); throws a TypeError for an empty event array.
-//     profileAnswerOutcome(status, headers, bodyText) → outcome   what upsertProfile makes of an
-//                      answer, for that request answered to the host: `headers` an object (names
-//                      in any case); asks the host clock only for an HTTP-date Retry-After.
+//                      the profile upsert to send: `Content-Type: text/plain` (see plainText),
+//                      body `{"events": [...], "options": {"features": [...]}}`; update
+//                      (`/profiles/{id}`) when `profileId` is a non-empty string, create
+//                      otherwise; `headers` are extra request headers (e.g. `X-Force-IP` for a
+//                      server's visitor address). Throws a TypeError for an empty event array.
+//     profileAnswerOutcome(status, headers, bodyText) → outcome   what an answer to that request
+//                      means: `headers` an object (names in any case); asks the host clock only
+//                      for an HTTP-date Retry-After. Outcomes (core/api-response.js): {ok: true,
+//                      status, data: {profile, selectedOptimizations, changes}, ignoredChanges}
+//                      on a 2xx with a valid envelope; {ok: false, kind: "invalid", …} on a 2xx
+//                      whose body is not a valid envelope (the events reached the API:
+//                      delivered, not retried); otherwise the status's kind in `statusKinds`
+//                      (with the API's `code` from a v2 error envelope).
 //     failureOutcome(message) → {ok: false, kind: "retry", status: 0, timeout, reason}   the
 //                      outcome of that request when the host's transport failed with `message`.
 //   __optimization.experienceApi = {DEFAULT_BASE_URL, DEFAULT_FEATURES, parseResponse(text),
@@ -235,12 +229,13 @@
     var getLocale = typeof settings.getLocale === 'function' ? settings.getLocale : function () { return undefined; };
 
     var plainText = settings.plainText !== false;
+    var statusKinds = settings.statusKinds;
 
-    function query(withPreflight) {
+    function query() {
       var items = [];
       var locale = getLocale();
       if (isString(locale) && locale.length > 0) items.push('locale=' + encodeURIComponent(locale));
-      if (withPreflight && preflight) items.push('type=preflight');
+      if (preflight) items.push('type=preflight');
       return items.length > 0 ? '?' + items.join('&') : '';
     }
 
@@ -250,60 +245,12 @@
     }
 
     function profilesUrl(profileId) {
-      return http.joinUrl(baseUrl, profilePath(profileId)) + query(true);
-    }
-
-    // The outcome of an answer whose success body is `parse(text)`'s.
-    function answerOf(init, url, parse) {
-      return host.fetch(url, init).then(function (response) {
-        if (!response.ok) return http.outcomeOfResponse('Experience', response, host.now());
-        return response.text().then(function (text) {
-          var parsed;
-          try {
-            parsed = parse(text);
-          } catch (error) {
-            return { ok: false, kind: 'invalid', status: response.status, reason: error.message };
-          }
-          return Object.assign({ ok: true, status: response.status }, parsed);
-        });
-      }).then(undefined, function (error) {
-        return http.outcomeOfError('Experience', error);
-      });
+      return http.joinUrl(baseUrl, profilePath(profileId)) + query();
     }
 
     function parseProfileAnswer(text) {
       var parsed = parseResponse(text, apiVersion);
       return { data: parsed.data, ignoredChanges: parsed.ignoredChanges };
-    }
-
-    // GET one profile (locale only in the query; no body, no Content-Type).
-    function getProfile(profileId, signal) {
-      if (!isString(profileId) || profileId.length === 0) return Promise.reject(new TypeError('getProfile needs a profile id.'));
-      var init = { method: 'GET', headers: {} };
-      if (signal !== undefined && signal !== null) init.signal = signal;
-      return answerOf(init, http.joinUrl(baseUrl, profilePath(profileId)) + query(false), parseProfileAnswer);
-    }
-
-    // POST a batch of events for several profiles (each event names its profile in
-    // `anonymousId`); JSON, answered with {data: {profiles}}.
-    function upsertBatch(events, signal) {
-      if (!Array.isArray(events) || events.length === 0) return Promise.reject(new TypeError('An Experience API batch needs at least one event.'));
-      if (!events.every(function (event) { return isRecord(event) && isString(event.anonymousId) && event.anonymousId.length > 0; })) {
-        return Promise.reject(new TypeError('Every event of an Experience API batch needs an "anonymousId".'));
-      }
-      var url = http.joinUrl(baseUrl, http.experienceEventsPath(apiVersion, clientId, environment)) + query(false);
-      var init = {
-        method: 'POST', headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ events: events, options: { features: features } }),
-      };
-      if (signal !== undefined && signal !== null) init.signal = signal;
-      return answerOf(init, url, function (text) {
-        var body = JSON.parse(text);
-        if (!isRecord(body) || !isRecord(body.data) || (body.data.profiles !== undefined && !Array.isArray(body.data.profiles))) {
-          throw invalid('a batch answer needs data.profiles');
-        }
-        return { data: { profiles: body.data.profiles || [] } };
-      });
     }
 
     // The profile upsert as a request to send: {url, method: "POST", headers, body: JSON text}.
@@ -324,27 +271,15 @@
       };
     }
 
-    function upsertProfile(request) {
-      var built;
-      try {
-        built = profileUpsertRequest(request);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      var init = { method: built.method, headers: built.headers, body: built.body };
-      if (request.signal !== undefined && request.signal !== null) init.signal = request.signal;
-      return answerOf(init, built.url, parseProfileAnswer);
-    }
-
-    // The outcome of an answer to profileUpsertRequest's request that the host sent itself:
-    // `status`, `headers` (an object, names in any case) and the body text; as upsertProfile's.
+    // The outcome of an answer to profileUpsertRequest's request: `status`, `headers` (an
+    // object, names in any case) and the body text.
     function profileAnswerOutcome(status, headers, text) {
       var response = ns.createResponse({ status: status, headers: headers, body: text });
       if (!response.ok) {
         var retryAfter = response.headers.get('retry-after');
         // The clock is asked only for an HTTP-date Retry-After.
         var now = retryAfter !== null && !/^\s*\d+\s*$/.test(retryAfter) ? host.now() : 0;
-        var outcome = http.outcomeOfStatus('Experience', response, now);
+        var outcome = http.outcomeOfStatus('Experience', response, now, statusKinds);
         var code = http.errorCodeOf(text);
         if (code !== undefined) outcome.code = code;
         return outcome;
@@ -362,8 +297,7 @@
     }
 
     return {
-      upsertProfile: upsertProfile, getProfile: getProfile, upsertBatch: upsertBatch, profilesUrl: profilesUrl,
-      profileUpsertRequest: profileUpsertRequest, profileAnswerOutcome: profileAnswerOutcome, failureOutcome: failureOutcome,
+      profilesUrl: profilesUrl, profileUpsertRequest: profileUpsertRequest, profileAnswerOutcome: profileAnswerOutcome, failureOutcome: failureOutcome,
       features: features.slice(),
     };
   }

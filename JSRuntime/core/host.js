@@ -16,25 +16,15 @@
 //                                  Never throws.
 //   isLogEnabled(level) → boolean  lets hot paths skip building messages.
 //   setLogLevel(level) / getLogLevel()   threshold, default "error"; an unknown name throws.
-//   fetch(url, {method?, headers?, body?, signal?}) → Promise<Response-like>
-//                                  through `__nativeFetch(url, method, headersJSON, body|null, id)`;
-//                                  headers may be a plain object, [name, value] pairs or anything
-//                                  with forEach(value, name). Transport failure (non-empty
-//                                  errorMessage) rejects with a TypeError. Aborting the signal
-//                                  rejects at once with its reason, then calls
-//                                  `__nativeCancelFetch(id)` so the host cancels the HTTP request
-//                                  (optional binding: a host without it lets the request run);
-//                                  a later completion of that id is ignored.
-// It also installs (unconditionally) the globals the host calls back, `__timerFired` and
-// `__fetchComplete` (object `globalThis` of JSRuntime/bridge-contract.json, with `isLogEnabled`,
-// the function of `host` the Swift host calls).
+// It also installs (unconditionally) the global the host calls back, `__timerFired` (object
+// `globalThis` of JSRuntime/bridge-contract.json, with `isLogEnabled`, the function of `host` the
+// Swift host calls). JavaScript sends no HTTP request: the host delivers every one.
 // A missing binding makes now()/randomUUID()/setTimeout() throw an Error naming it.
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('core/host.js', {
     provides: ['host'],
-    uses: ['createResponse'],
-    globals: ['__fetchComplete', '__timerFired'],
+    globals: ['__timerFired'],
   });
 
   var LOG_LEVELS = Object.freeze({ fatal: 60, error: 50, warn: 40, info: 30, debug: 20, log: 10 });
@@ -188,124 +178,6 @@
     }
   }
 
-  // ---- fetch ------------------------------------------------------------------------------------
-
-  var pendingRequests = new Map();
-  var nextRequestId = 1;
-
-  function headersToObject(headers) {
-    var result = {};
-    if (headers === undefined || headers === null) return result;
-    if (Array.isArray(headers)) {
-      headers.forEach(function (pair) {
-        if (Array.isArray(pair) && pair.length === 2) result[String(pair[0])] = String(pair[1]);
-      });
-    } else if (typeof headers.forEach === 'function') {
-      headers.forEach(function (value, name) {
-        result[String(name)] = String(value);
-      });
-    } else if (typeof headers === 'object') {
-      Object.keys(headers).forEach(function (name) {
-        result[name] = String(headers[name]);
-      });
-    }
-    return result;
-  }
-
-  function abortReason(signal) {
-    if (signal.reason !== undefined) return signal.reason;
-    var error = new Error('This operation was aborted');
-    error.name = 'AbortError';
-    return error;
-  }
-
-  function finishRequest(id) {
-    var request = pendingRequests.get(id);
-    if (request === undefined) return undefined;
-    pendingRequests.delete(id);
-    if (request.onAbort !== null) request.signal.removeEventListener('abort', request.onAbort);
-    return request;
-  }
-
-  // Tells the host to cancel request `id` (its task, the HTTP request and its connection). The
-  // request is already settled on the JavaScript side; a failing binding is only logged.
-  function cancelNativeFetch(id) {
-    var cancel = globalThis.__nativeCancelFetch;
-    if (typeof cancel !== 'function') return;
-    try {
-      cancel(id);
-    } catch (error) {
-      log('warn', 'Could not cancel fetch ' + id + ': ' + describeError(error));
-    }
-  }
-
-  function fetch(url, init) {
-    var options = init !== null && typeof init === 'object' ? init : {};
-    return new Promise(function (resolve, reject) {
-      var signal = options.signal !== null && typeof options.signal === 'object' ? options.signal : null;
-      if (signal !== null && signal.aborted) {
-        reject(abortReason(signal));
-        return;
-      }
-      var send = globalThis.__nativeFetch;
-      if (typeof send !== 'function') {
-        reject(new TypeError('fetch failed: the host binding __nativeFetch is not installed.'));
-        return;
-      }
-      var id = nextRequestId++;
-      var request = { url: String(url), resolve: resolve, reject: reject, signal: signal, onAbort: null };
-      if (signal !== null && typeof signal.addEventListener === 'function') {
-        request.onAbort = function () {
-          if (finishRequest(id) === undefined) return;
-          reject(abortReason(signal));
-          cancelNativeFetch(id);
-        };
-        signal.addEventListener('abort', request.onAbort);
-      }
-      pendingRequests.set(id, request);
-      try {
-        send(
-          request.url,
-          String(options.method || 'GET').toUpperCase(),
-          JSON.stringify(headersToObject(options.headers)),
-          options.body === undefined || options.body === null ? null : String(options.body),
-          id
-        );
-      } catch (error) {
-        finishRequest(id);
-        reject(error);
-      }
-    });
-  }
-
-  function parseHeadersJSON(headersJSON) {
-    if (typeof headersJSON !== 'string' || headersJSON.length === 0) return headersToObject(headersJSON);
-    try {
-      return headersToObject(JSON.parse(headersJSON));
-    } catch (error) {
-      return {};
-    }
-  }
-
-  function fetchComplete(requestId, status, headersJSON, bodyText, errorMessage) {
-    var request = finishRequest(Number(requestId));
-    if (request === undefined) return;
-    if (typeof errorMessage === 'string' && errorMessage.length > 0) {
-      request.reject(new TypeError(errorMessage));
-      return;
-    }
-    try {
-      request.resolve(ns.createResponse({
-        url: request.url,
-        status: Number(status) || 0,
-        headers: parseHeadersJSON(headersJSON),
-        body: bodyText === undefined || bodyText === null ? '' : String(bodyText),
-      }));
-    } catch (error) {
-      request.reject(error);
-    }
-  }
-
   ns.host = {
     now: now,
     randomUUID: randomUUID,
@@ -318,9 +190,7 @@
     setTimeout: setTimeout,
     setInterval: setInterval,
     clearTimeout: clearTimeout,
-    fetch: fetch,
   };
 
   globalThis.__timerFired = timerFired;
-  globalThis.__fetchComplete = fetchComplete;
 })();

@@ -1,6 +1,7 @@
 // core/http-response.js
-// Contract: `__optimization.createResponse({url, status, headers, body, statusText?})` builds the
-// Response-like object that `host.fetch` resolves with. `headers` is a plain object or
+// Contract: `__optimization.createResponse({url, status, headers, body, statusText?})` builds a
+// Response-like object of an answer the host delivered (core/experience-api.js reads its status,
+// reason phrase and headers). `headers` is a plain object or
 // [name, value] pairs; names are matched case-insensitively. The object has `ok` (2xx), `status`,
 // `statusText` (from the argument, else the standard reason phrase for common codes, else ""),
 // `url`, `redirected` (false), `bodyUsed`, `headers.get(name)` (value or null), `headers.has`,

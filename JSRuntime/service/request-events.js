@@ -8,7 +8,7 @@
 // retries, circuit) and hands the answer to interpret().
 // `settings` (the service's, validated by service/service-bridge.js):
 //   {clientId, environment, apiVersion?, allowedEventTypes, channel, library?, api:
-//    {experienceBaseUrl?, enabledFeatures?}, requestTimeoutMs}
+//    {experienceBaseUrl?, enabledFeatures?}, requestTimeoutMs, statusKinds}
 // Also returned, for service/request-handoff.js: scopeOf(request), builderFor(scope),
 // builderInput(method, payload, eventContext), admits(method, scope), block(method, payload),
 // experienceCall(events, scope, context, finish) → the call's answer while its Experience request
@@ -124,6 +124,7 @@
         apiVersion: settings.apiVersion,
         baseUrl: settings.api.experienceBaseUrl,
         enabledFeatures: settings.api.enabledFeatures,
+        statusKinds: settings.statusKinds,
         preflight: scope.preflight === true,
         getLocale: function () {
           return scope.locale;

@@ -85,6 +85,8 @@
       entryCacheSize: optional(config, 'entryCacheSize', function (v) {
         return Number.isInteger(v) && v > 0;
       }, 'a positive integer') || DEFAULT_ENTRY_CACHE_SIZE,
+      // The host's delivery outcome of each HTTP status (the kind of an Experience answer).
+      statusKinds: ns.apiResponse.readStatusKinds(config.statusKinds, configError),
     };
   }
 
@@ -95,21 +97,7 @@
     contexts = ns.createContextRegistry();
     requestEvents = ns.createRequestEvents(settings);
     finishers = Object.assign({}, requestEvents.finishers, ns.requestHandoffFinishers);
-    return JSON.stringify({ experienceMethods: ns.experienceRequestMethods, statusKinds: statusKinds() });
-  }
-
-  // The delivery outcome of every HTTP status 100–599 (core/api-response.js classifyStatus), for
-  // the host's traces and metrics: {fallback, statuses: {"<status>": kind}} lists the statuses
-  // whose kind is not the fallback's.
-  function statusKinds() {
-    var classify = ns.apiResponse.classifyStatus;
-    var fallback = classify(0);
-    var statuses = {};
-    for (var status = 100; status <= 599; status++) {
-      var kind = classify(status);
-      if (kind !== fallback) statuses[String(status)] = kind;
-    }
-    return { fallback: fallback, statuses: statuses };
+    return JSON.stringify({ experienceMethods: ns.experienceRequestMethods });
   }
 
   // An async request function: runs `work()` (an outcome, a promise of one, or an Error) and

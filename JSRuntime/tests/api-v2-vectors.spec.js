@@ -1,69 +1,35 @@
-// tests/api-v2-vectors.spec.js — the wire routes of API v2 (and v1) in the Experience API calls,
-// as requests leave the shared core, and the Insights events route (core/api-response.js; the
+// tests/api-v2-vectors.spec.js — the wire routes of API v2 (and v1) in the Experience API
+// request, as the shared core builds it for the host to send, and the Insights events route (core/api-response.js; the
 // Swift host sends the Insights events).
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
   var EVENT = { type: 'track', event: 'Clicked', messageId: 'm-1' };
 
-  function ok() {
-    __testHost.fetchHandler = function (request) {
-      if (/\/events(\?|$)/.test(request.url)) return { status: 200, body: { data: { profiles: [{ id: 'anon-1' }] }, message: '', error: null } };
-      return {
-        status: 200,
-        body: { data: { profile: { id: 'p-1', stableId: 'p-1', random: 0, audiences: [], traits: {}, location: {} }, experiences: [], changes: [] }, message: 'ok', error: null },
-      };
-    };
-  }
+  var OK_BODY = JSON.stringify({
+    data: { profile: { id: 'p-1', stableId: 'p-1', random: 0, audiences: [], traits: {}, location: {} }, experiences: [], changes: [] },
+    message: 'ok', error: null,
+  });
 
   jsTest('v2 create without an environment: the spaces route of master, text/plain, the default features', function () {
-    ok();
-    return ns.createExperienceApi({ clientId: 'space-1', apiVersion: 'v2' }).upsertProfile({ events: [EVENT] }).then(function (outcome) {
-      var request = __testHost.fetches[0];
-      assert.equal(outcome.ok, true);
-      assert.equal(request.url, 'https://experience.ninetailed.co/v3/spaces/space-1/environments/master/profiles');
-      assert.equal(request.headers['Content-Type'], 'text/plain');
-      assert.deepEqual(JSON.parse(request.body).options, { features: ['ip-enrichment', 'location'] });
-    });
+    var api = ns.createExperienceApi({ clientId: 'space-1', apiVersion: 'v2' });
+    var request = api.profileUpsertRequest({ events: [EVENT] });
+    assert.equal(api.profileAnswerOutcome(200, {}, OK_BODY).ok, true);
+    assert.equal(request.method, 'POST');
+    assert.equal(request.url, 'https://experience.ninetailed.co/v3/spaces/space-1/environments/master/profiles');
+    assert.equal(request.headers['Content-Type'], 'text/plain');
+    assert.deepEqual(JSON.parse(request.body).options, { features: ['ip-enrichment', 'location'] });
   });
 
   jsTest('v2 update with locale, preflight, a forced IP and plainText false: query order, header, JSON body', function () {
-    ok();
     var api = ns.createExperienceApi({
       clientId: 'space-1', apiVersion: 'v2', environment: 'main', preflight: true, plainText: false,
       getLocale: function () { return 'de-DE'; },
     });
-    return api.upsertProfile({ profileId: 'p-1', events: [EVENT], headers: { 'X-Force-IP': '203.0.113.10' } }).then(function () {
-      var request = __testHost.fetches[0];
-      assert.equal(request.url, 'https://experience.ninetailed.co/v3/spaces/space-1/environments/main/profiles/p-1?locale=de-DE&type=preflight');
-      assert.equal(request.headers['X-Force-IP'], '203.0.113.10');
-      assert.equal(request.headers['Content-Type'], 'application/json');
-    });
-  });
-
-  jsTest('v2 getProfile: a GET with the locale only, no type and no Content-Type', function () {
-    ok();
-    var api = ns.createExperienceApi({ clientId: 'space-1', apiVersion: 'v2', preflight: true, getLocale: function () { return 'en-US'; } });
-    return api.getProfile('p-1').then(function (outcome) {
-      var request = __testHost.fetches[0];
-      assert.equal(outcome.ok, true);
-      assert.equal(outcome.data.profile.id, 'p-1');
-      assert.equal(request.method, 'GET');
-      assert.equal(request.url, 'https://experience.ninetailed.co/v3/spaces/space-1/environments/master/profiles/p-1?locale=en-US');
-      assert.equal(request.headers['Content-Type'], undefined);
-    });
-  });
-
-  jsTest('v2 batch: events with anonymousId, JSON, the spaces events route; an event without one is refused', function () {
-    ok();
-    var api = ns.createExperienceApi({ clientId: 'space-1', apiVersion: 'v2' });
-    return api.upsertBatch([Object.assign({ anonymousId: 'anon-1' }, EVENT)]).then(function (outcome) {
-      var request = __testHost.fetches[0];
-      assert.equal(request.url, 'https://experience.ninetailed.co/v3/spaces/space-1/environments/master/events');
-      assert.equal(request.headers['Content-Type'], 'application/json');
-      assert.deepEqual(outcome.data.profiles, [{ id: 'anon-1' }]);
-      return assert.rejects(api.upsertBatch([EVENT]), /anonymousId/);
-    });
+    var request = api.profileUpsertRequest({ profileId: 'p-1', events: [EVENT], headers: { 'X-Force-IP': '203.0.113.10' } });
+    assert.equal(request.url, 'https://experience.ninetailed.co/v3/spaces/space-1/environments/main/profiles/p-1?locale=de-DE&type=preflight');
+    assert.equal(request.headers['X-Force-IP'], '203.0.113.10');
+    assert.equal(request.headers['Content-Type'], 'application/json');
   });
 
   jsTest('the Insights events route of v2 and v1, Experience v1 with the default environment', function () {

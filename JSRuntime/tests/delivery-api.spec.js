@@ -1,5 +1,6 @@
 // tests/delivery-api.spec.js — the Experience API client, the API routes (Insights included) and the
-// status/Retry-After classification (core/api-response.js). The Swift host sends Insights events.
+// outcome of an answer: the host's status kinds, Retry-After (core/api-response.js). The Swift
+// host sends every request: a test plays its part (upsert below).
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -20,27 +21,39 @@
     return { data: Object.assign(data, extra || {}), message: '', error: null };
   }
 
-  // Replies to every fetch with `reply` (an object or a function of the request).
+  // Replies to every request with `reply` (an object or a function of the request).
   function answer(reply) {
     __testHost.fetchHandler = typeof reply === 'function' ? reply : function () { return reply; };
   }
 
   function experienceApi(extra) {
-    return ns.createExperienceApi(Object.assign({ clientId: 'org-1', environment: 'main' }, extra || {}));
+    return ns.createExperienceApi(Object.assign({ clientId: 'org-1', environment: 'main', statusKinds: __testHost.statusKinds }, extra || {}));
+  }
+
+  // The host's side of one profile upsert: the request profileUpsertRequest builds is sent
+  // (recorded in __testHost.fetches) and the `answer` reply handed to profileAnswerOutcome, a
+  // transport failure ({error}) to failureOutcome. Returns the outcome.
+  function upsert(api, request) {
+    var built = api.profileUpsertRequest(request);
+    var sent = { url: built.url, method: built.method, headers: built.headers, body: built.body };
+    __testHost.fetches.push(sent);
+    var reply = __testHost.fetchHandler(sent);
+    if (reply.error !== undefined) return api.failureOutcome(reply.error);
+    var body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    return api.profileAnswerOutcome(reply.status, reply.headers || {}, body);
   }
 
   jsTest('creating a profile is a text/plain POST of {events, options.features} to …/profiles', function () {
     answer({ status: 200, body: envelope('p-new') });
-    return experienceApi({ enabledFeatures: ['location'] }).upsertProfile({ events: [TRACK] }).then(function (outcome) {
-      var request = __testHost.fetches[0];
-      assert.equal(request.method, 'POST');
-      assert.equal(request.url, 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles');
-      assert.deepEqual(request.headers, { 'Content-Type': 'text/plain' });
-      assert.deepEqual(JSON.parse(request.body), { events: [TRACK], options: { features: ['location'] } });
-      assert.equal(outcome.ok, true);
-      assert.equal(outcome.data.profile.id, 'p-new');
-      assert.deepEqual(outcome.data.selectedOptimizations, [{ experienceId: 'exp-1', variantIndex: 1, variants: { base: 'var' }, sticky: false }]);
-    });
+    var outcome = upsert(experienceApi({ enabledFeatures: ['location'] }), { events: [TRACK] });
+    var request = __testHost.fetches[0];
+    assert.equal(request.method, 'POST');
+    assert.equal(request.url, 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles');
+    assert.deepEqual(request.headers, { 'Content-Type': 'text/plain' });
+    assert.deepEqual(JSON.parse(request.body), { events: [TRACK], options: { features: ['location'] } });
+    assert.equal(outcome.ok, true);
+    assert.equal(outcome.data.profile.id, 'p-new');
+    assert.deepEqual(outcome.data.selectedOptimizations, [{ experienceId: 'exp-1', variantIndex: 1, variants: { base: 'var' }, sticky: false }]);
   });
 
   jsTest('an update posts to …/profiles/{id}, ?type=preflight follows ?locale= (sent only when set), the features default to ip-enrichment and location', function () {
@@ -49,25 +62,23 @@
     var api = experienceApi({ preflight: true, getLocale: function () { return locale; } });
     assert.deepEqual(api.features, ['ip-enrichment', 'location'], 'A3: never omitted, never empty');
     assert.deepEqual(experienceApi({ enabledFeatures: [] }).features, ['ip-enrichment', 'location']);
-    return api.upsertProfile({ profileId: 'p 1', events: [TRACK] }).then(function () {
-      locale = 'de-DE';
-      return api.upsertProfile({ profileId: '', events: [TRACK] });
-    }).then(function () {
-      assert.equal(__testHost.fetches[0].url, 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles/p%201?type=preflight');
-      assert.equal(__testHost.fetches[1].url, 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles?locale=de-DE&type=preflight', '"" ⇒ create');
-      assert.deepEqual(JSON.parse(__testHost.fetches[0].body).options, { features: ['ip-enrichment', 'location'] });
-    });
+    upsert(api, { profileId: 'p 1', events: [TRACK] });
+    locale = 'de-DE';
+    upsert(api, { profileId: '', events: [TRACK] });
+    assert.equal(__testHost.fetches[0].url, 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles/p%201?type=preflight');
+    assert.equal(__testHost.fetches[1].url, 'https://experience.ninetailed.co/v2/organizations/org-1/environments/main/profiles?locale=de-DE&type=preflight', '"" ⇒ create');
+    assert.deepEqual(JSON.parse(__testHost.fetches[0].body).options, { features: ['ip-enrichment', 'location'] });
   });
 
   jsTest('an empty event array is rejected before any request', function () {
-    return assert.rejects(experienceApi().upsertProfile({ events: [] }), /at least one event/).then(function () {
-      assert.equal(__testHost.fetches.length, 0);
-    });
+    answer({ status: 200, body: envelope('p-new') });
+    assert.throws(function () { upsert(experienceApi(), { events: [] }); }, /at least one event/);
+    assert.equal(__testHost.fetches.length, 0);
   });
 
   jsTest('API v2: the Experience client and the Insights route use the spaces routes and the version\'s default environment', function () {
     answer({ status: 200, body: envelope('p-1') });
-    var experience = ns.createExperienceApi({ clientId: 'space-1', apiVersion: 'v2', getLocale: function () { return 'de-DE'; }, preflight: true });
+    var experience = ns.createExperienceApi({ clientId: 'space-1', apiVersion: 'v2', getLocale: function () { return 'de-DE'; }, preflight: true, statusKinds: __testHost.statusKinds });
     assert.equal(experience.profilesUrl('p-1'),
       'https://experience.ninetailed.co/v3/spaces/space-1/environments/master/profiles/p-1?locale=de-DE&type=preflight');
     assert.equal(http.insightsEventsPath('v2', 'space-1', 'staging'), 'v2/spaces/space-1/environments/staging/events');
@@ -76,9 +87,7 @@
     assert.equal(http.experienceProfilesPath('v2', 'a b', 'env/1'), 'v3/spaces/a%20b/environments/env%2F1/profiles');
     assert.equal(http.defaultEnvironment('v1'), 'main');
     assert.equal(http.defaultEnvironment('v2'), 'master');
-    return experience.upsertProfile({ profileId: 'p-1', events: [TRACK] }).then(function (outcome) {
-      assert.equal(outcome.ok, true, 'a v2 success envelope (error: null) parses');
-    });
+    assert.equal(upsert(experience, { profileId: 'p-1', events: [TRACK] }).ok, true, 'a v2 success envelope (error: null) parses');
   });
 
   jsTest('API v2: an error envelope\'s code reaches the outcome; a v1 boolean error carries none', function () {
@@ -87,16 +96,14 @@
         ? { status: 429, body: { message: 'busy', data: {}, error: { code: 'ERR_PROFILE_OVERLOAD' } } }
         : { status: 400, body: { message: 'bad', data: {}, error: true } };
     });
-    return experienceApi({ apiVersion: 'v2', clientId: 'space-1' }).upsertProfile({ events: [TRACK] }).then(function (outcome) {
-      assert.equal(outcome.ok, false);
-      assert.equal(outcome.kind, 'retry');
-      assert.equal(outcome.status, 429);
-      assert.equal(outcome.code, 'ERR_PROFILE_OVERLOAD');
-      return experienceApi().upsertProfile({ events: [TRACK] });
-    }).then(function (outcome) {
-      assert.equal(outcome.kind, 'drop');
-      assert.equal('code' in outcome, false);
-    });
+    var outcome = upsert(experienceApi({ apiVersion: 'v2', clientId: 'space-1' }), { events: [TRACK] });
+    assert.equal(outcome.ok, false);
+    assert.equal(outcome.kind, 'retry');
+    assert.equal(outcome.status, 429);
+    assert.equal(outcome.code, 'ERR_PROFILE_OVERLOAD');
+    outcome = upsert(experienceApi(), { events: [TRACK] });
+    assert.equal(outcome.kind, 'drop');
+    assert.equal('code' in outcome, false);
   });
 
   jsTest('readTenant: spaceId speaks v2, clientId v1, unless apiVersion says otherwise', function () {
@@ -187,18 +194,30 @@
       assert.throws(function () { ns.experienceApi.parseResponse(c[0]); }, c[1]);
     });
     answer({ status: 200, body: 'not json' });
-    return experienceApi().upsertProfile({ events: [TRACK] }).then(function (outcome) {
-      assert.equal(outcome.ok, false);
-      assert.equal(outcome.kind, 'invalid');
-      assert.equal(outcome.status, 200);
-    });
+    var outcome = upsert(experienceApi(), { events: [TRACK] });
+    assert.equal(outcome.ok, false);
+    assert.equal(outcome.kind, 'invalid');
+    assert.equal(outcome.status, 200);
   });
 
-  jsTest('status classification: 2xx success; 408/429/5xx retry; 401/403/404 disable; other 4xx drop', function () {
-    [200, 201, 204, 299].forEach(function (s) { assert.equal(http.classifyStatus(s), 'success', String(s)); });
-    [408, 429, 500, 502, 503, 504, 599, 302].forEach(function (s) { assert.equal(http.classifyStatus(s), 'retry', String(s)); });
-    [401, 403, 404].forEach(function (s) { assert.equal(http.classifyStatus(s), 'disable', String(s)); });
-    [400, 405, 409, 413, 422, 451].forEach(function (s) { assert.equal(http.classifyStatus(s), 'drop', String(s)); });
+  jsTest('status kinds are the host\'s: an answer takes the kind of its status in the table handed over', function () {
+    function fail(text) { return new Error(text); }
+    var table = http.readStatusKinds({ fallback: 'drop', statuses: { 200: 'success', 503: 'disable' } }, fail);
+    assert.equal(http.kindOf(table, 200), 'success');
+    assert.equal(http.kindOf(table, 503), 'disable');
+    assert.equal(http.kindOf(table, 500), 'drop', 'a status the table does not list takes the fallback');
+    assert.equal(http.outcomeOfStatus('Experience', ns.createResponse({ status: 503 }), 0, table).kind, 'disable');
+    assert.throws(function () { http.outcomeOfStatus('Experience', ns.createResponse({ status: 503 }), 0); }, /no status kinds/);
+    assert.throws(function () { http.readStatusKinds(undefined, fail); }, /"statusKinds" must be \{fallback, statuses\}/);
+    assert.throws(function () { http.readStatusKinds({ fallback: 'later', statuses: {} }, fail); }, /"statusKinds" must be/);
+    assert.throws(function () { http.readStatusKinds({ fallback: 'retry', statuses: { 600: 'drop' } }, fail); }, /"statusKinds.statuses" must map/);
+    assert.throws(function () { http.readStatusKinds({ fallback: 'retry', statuses: { 404: 'gone' } }, fail); }, /"statusKinds.statuses" must map/);
+    // The outcome's kind follows the host's table for every status (Swift's test covers the table itself).
+    var api = experienceApi();
+    for (var status = 100; status <= 599; status++) {
+      var kind = http.kindOf(__testHost.statusKinds, status);
+      if (kind !== 'success') assert.equal(api.profileAnswerOutcome(status, {}, '').kind, kind, String(status));
+    }
   });
 
   jsTest('Retry-After: delay-seconds or an HTTP date, honoured on 429 and 503 only', function () {
@@ -212,11 +231,12 @@
     function response(status, retryAfter) {
       return ns.createResponse({ status: status, headers: retryAfter === undefined ? {} : { 'Retry-After': retryAfter } });
     }
-    assert.equal(http.outcomeOfStatus('Insights', response(429, '7'), now).retryAfterMs, 7000);
-    assert.equal(http.outcomeOfStatus('Insights', response(503, 'Thu, 01 Jan 2026 00:01:00 GMT'), now).retryAfterMs, 60000);
-    assert.equal('retryAfterMs' in http.outcomeOfStatus('Insights', response(500, '7'), now), false);
-    assert.equal(http.outcomeOfStatus('Experience', response(429), now).kind, 'retry');
-    assert.equal(http.outcomeOfStatus('Experience', response(401), now).reason, 'Experience API answered 401 Unauthorized');
+    var kinds = __testHost.statusKinds;
+    assert.equal(http.outcomeOfStatus('Insights', response(429, '7'), now, kinds).retryAfterMs, 7000);
+    assert.equal(http.outcomeOfStatus('Insights', response(503, 'Thu, 01 Jan 2026 00:01:00 GMT'), now, kinds).retryAfterMs, 60000);
+    assert.equal('retryAfterMs' in http.outcomeOfStatus('Insights', response(500, '7'), now, kinds), false);
+    assert.equal(http.outcomeOfStatus('Experience', response(429), now, kinds).kind, 'retry');
+    assert.equal(http.outcomeOfStatus('Experience', response(401), now, kinds).reason, 'Experience API answered 401 Unauthorized');
   });
 
   jsTest('timeouts: an AbortError or a transport message starting "request timed out"', function () {
@@ -226,10 +246,9 @@
     assert.equal(http.isTimeout(new TypeError('request timed out after 25 ms')), true);
     assert.equal(http.isTimeout(new TypeError('connection closed before the response was complete')), false);
     answer({ error: 'request timed out after 25 ms' });
-    return experienceApi().upsertProfile({ events: [TRACK] }).then(function (outcome) {
-      assert.equal(outcome.kind, 'retry');
-      assert.equal(outcome.timeout, true);
-    });
+    var outcome = upsert(experienceApi(), { events: [TRACK] });
+    assert.equal(outcome.kind, 'retry');
+    assert.equal(outcome.timeout, true);
   });
 
   jsTest('applyOptimizationData runs the state interceptors, writes changed keys and success in one push', function () {

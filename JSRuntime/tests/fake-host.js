@@ -6,16 +6,6 @@
 //   __nativeNow()                        manual clock, starts at Date.UTC(2026, 0, 1)
 //   __nativeSetTimeout(id, ms) / __nativeClearTimeout(id)   manual timer queue
 //   __nativeRandomUUID()                 "00000000-0000-4000-8000-000000000001", …002, … (v4-shaped)
-//   __nativeFetch(url, method, headersJSON, body, requestId)
-//                                        appends {url, method, headers (parsed), body, requestId} to
-//                                        __testHost.fetches; when __testHost.fetchHandler is a
-//                                        function its reply ({status, headers, body} or {error}) is
-//                                        delivered through __fetchComplete on a later microtask
-//                                        (never re-entrantly); otherwise the test answers with
-//                                        __testHost.respondToFetch(requestId, reply).
-//   __nativeCancelFetch(requestId)       appends requestId to __testHost.cancelledFetches; a
-//                                        fetchHandler reply not yet delivered is then dropped (as a
-//                                        real host delivers nothing for a cancelled request)
 //   __nativeSettle(requestId, ok, json)  appends {requestId, ok, json} to __testHost.settled
 //   __nativeInsightsAccept(eventJSON) / __nativeInsightsProfile(profileJSON | null) /
 //   __nativeInsightsPurge()              a fake of the Swift host's Insights queue, recorded in
@@ -44,26 +34,40 @@
 //                                        throws an Error with that message and records nothing. Purge
 //                                        empties `queued` and answers the JSON array of its awaited
 //                                        tickets. No backoff, circuit, cap or outbox: those are Swift's.
-// __testHost: logs, fetches, cancelledFetches, settled, insights, experience, now(), advance(ms) (moves the clock, firing due timers in
+// __testHost: logs, fetches, settled, insights, experience, now(), advance(ms) (moves the clock, firing due timers in
 // time order — equal times in scheduling order — through __timerFired, including timers that
-// callbacks schedule within the window), pendingTimers() (sorted [{id, due}]), respondToFetch,
-// fetchHandler, reset() (clock, timers, logs, fetches, settled, insights, experience, uuid counter, handler), and for
-// the delivery specs: fetchesTo(api) (the recorded requests — fetches and the fake Experience
-// deliveries' requests — to "experience" — a /profiles URL — or to
+// callbacks schedule within the window), pendingTimers() (sorted [{id, due}]),
+// fetchHandler (answers the fake Experience deliveries), reset() (clock, timers, logs, fetches, settled, insights, experience, uuid counter, handler), and for
+// the delivery specs: fetchesTo(api) (the requests of the fake Experience deliveries to
+// "experience" — a /profiles URL — or to
 // anything else, e.g. "insights": JavaScript sends no Insights request, the specs check none
 // leaves), eventsOf(fetch) (the events of an Experience `{events}` body), drainJobs() (a promise
-// that lets every pending promise job, fetch replies and scheduled flights included, run) and
+// that lets every pending promise job, scheduled flights included, run) and
 // runExperienceFlight() (one flight of the fake Experience queue, below); for the service specs:
-// deliverExperience(answer, interpret) (the host's side of a pending Experience call, below).
+// deliverExperience(answer, interpret) (the host's side of a pending Experience call, below) and
+// statusKinds (the host's delivery outcome of each HTTP status, as the Swift host hands it to
+// `__service.configure`: 2xx success; 401, 403, 404 disable; any other 4xx but 408 and 429 drop;
+// everything else retry).
 (function () {
   'use strict';
   var START_TIME = Date.UTC(2026, 0, 1);
 
+  // {fallback, statuses}: the statuses 100–599 whose kind is not the fallback's.
+  function hostStatusKinds() {
+    var statuses = {};
+    for (var status = 100; status <= 599; status++) {
+      if (status >= 200 && status <= 299) statuses[String(status)] = 'success';
+      else if (status === 401 || status === 403 || status === 404) statuses[String(status)] = 'disable';
+      else if (status >= 400 && status <= 499 && status !== 408 && status !== 429) statuses[String(status)] = 'drop';
+    }
+    return Object.freeze({ fallback: 'retry', statuses: Object.freeze(statuses) });
+  }
+
   var testHost = {
     START_TIME: START_TIME,
+    statusKinds: hostStatusKinds(),
     logs: [],
     fetches: [],
-    cancelledFetches: [],
     settled: [],
     fetchHandler: null,
     _clock: START_TIME,
@@ -114,17 +118,6 @@
     testHost._clock = target;
   };
 
-  testHost.respondToFetch = function (requestId, reply) {
-    var response = reply || {};
-    globalThis.__fetchComplete(
-      requestId,
-      response.error ? 0 : response.status === undefined ? 200 : response.status,
-      JSON.stringify(response.headers || {}),
-      response.body === undefined ? '' : typeof response.body === 'string' ? response.body : JSON.stringify(response.body),
-      response.error || ''
-    );
-  };
-
   testHost.fetchesTo = function (api) {
     return testHost.fetches.filter(function (request) {
       return (request.url.indexOf('/profiles') !== -1) === (api === 'experience');
@@ -169,9 +162,9 @@
 
   // The Swift client host's Experience queue (ExperienceQueue), faked: one flight carrying every
   // queued event, as the host runs it: `__bridge.experienceRequest(events)`, the request sent
-  // (sendExperience; no reply is a timeout), the answer classified by status (2xx delivered;
-  // 401/403/404 disabled: every queued event discarded, every waiting sender settled, later
-  // accepts refused; other 4xx but 408/429 dropped; anything else, or no answer, retrying: the
+  // (sendExperience; no reply is a timeout), the answer classified by `statusKinds` (success:
+  // delivered; disable: disabled, every queued event discarded, every waiting sender settled,
+  // later accepts refused; drop: dropped; retry, or no answer, retrying: the
   // events stay queued for the test's next flight), delivered and dropped events removed, and the
   // report handed to `__bridge.experienceAnswered` with the tickets of the flight's waiting
   // senders ("stale", no tickets, when a purge happened meanwhile, e.g. inside fetchHandler).
@@ -191,11 +184,10 @@
     if (reply === undefined) reply = { error: 'request timed out (no fetchHandler reply)' };
     var failure = reply.error !== undefined ? String(reply.error) : undefined;
     var status = failure !== undefined ? 0 : reply.status === undefined ? 200 : reply.status;
+    var kind = testHost.statusKinds.statuses[String(status)] || testHost.statusKinds.fallback;
     var disposition = purges !== experience.purges ? 'stale'
       : failure !== undefined ? 'retrying'
-        : status >= 200 && status <= 299 ? 'delivered'
-          : status === 401 || status === 403 || status === 404 ? 'disabled'
-            : status >= 400 && status <= 499 && status !== 408 && status !== 429 ? 'dropped' : 'retrying';
+        : { success: 'delivered', disable: 'disabled', drop: 'dropped', retry: 'retrying' }[kind];
     var settled = disposition === 'disabled' ? experience.queued : disposition === 'stale' ? [] : flight;
     var tickets = settled.filter(function (queued) { return queued.awaited; }).map(function (queued) {
       queued.awaited = false;
@@ -235,7 +227,6 @@
     delete globalThis.__nativeOnStateChange;
     testHost.logs = [];
     testHost.fetches = [];
-    testHost.cancelledFetches = [];
     testHost.settled = [];
     testHost.fetchHandler = null;
     testHost._clock = START_TIME;
@@ -300,28 +291,6 @@
       var suffix = String(testHost._uuidCounter.toString(16));
       while (suffix.length < 12) suffix = '0' + suffix;
       return '00000000-0000-4000-8000-' + suffix;
-    };
-
-    globalThis.__nativeFetch = function (url, method, headersJSON, body, requestId) {
-      var request = { url: url, method: method, headers: JSON.parse(headersJSON), body: body, requestId: requestId };
-      testHost.fetches.push(request);
-      var handler = testHost.fetchHandler;
-      if (typeof handler === 'function') {
-        Promise.resolve().then(function () {
-          if (testHost.cancelledFetches.indexOf(requestId) !== -1) return;
-          var reply;
-          try {
-            reply = handler(request);
-          } catch (error) {
-            reply = { error: String(error && error.message ? error.message : error) };
-          }
-          testHost.respondToFetch(requestId, reply);
-        });
-      }
-    };
-
-    globalThis.__nativeCancelFetch = function (requestId) {
-      testHost.cancelledFetches.push(requestId);
     };
 
     globalThis.__nativeSettle = function (requestId, ok, json) {

@@ -34,73 +34,6 @@
     assert.equal(zero, true);
   });
 
-  jsTest('polyfill fetch resolves through __fetchComplete with a Response-like object', function () {
-    __testHost.fetchHandler = function (request) {
-      return { status: 200, headers: { 'Content-Type': 'application/json', 'X-Request-Id': request.url }, body: '{"data":{"n":1}}' };
-    };
-    var url = new polyfills.URL('https://cdn.example.test/spaces/s/entries?limit=1');
-    return polyfills.fetch(url, { headers: [['Accept', 'application/json']] }).then(function (response) {
-      var request = __testHost.fetches[0];
-      assert.equal(request.url, 'https://cdn.example.test/spaces/s/entries?limit=1');
-      assert.equal(request.method, 'GET');
-      assert.deepEqual(request.headers, { Accept: 'application/json' });
-      assert.equal(request.body, null);
-      assert.equal(response.ok, true);
-      assert.equal(response.status, 200);
-      assert.equal(response.statusText, 'OK');
-      assert.equal(response.url, request.url);
-      assert.equal(response.headers.get('content-type'), 'application/json');
-      assert.equal(response.headers.get('CONTENT-TYPE'), 'application/json');
-      assert.equal(response.headers.has('x-request-id'), true);
-      assert.equal(response.headers.get('missing'), null);
-      var names = [];
-      response.headers.forEach(function (value, name) { names.push(name); });
-      assert.deepEqual(names, ['content-type', 'x-request-id']);
-      var copy = response.clone();
-      return response.json().then(function (body) {
-        assert.deepEqual(body, { data: { n: 1 } });
-        assert.equal(response.bodyUsed, true);
-        assert.throws(function () { response.clone(); }, /already used/);
-        return assert.rejects(response.text(), /already been consumed/);
-      }).then(function () {
-        return copy.text();
-      }).then(function (text) {
-        assert.equal(text, '{"data":{"n":1}}');
-      });
-    });
-  });
-
-  jsTest('polyfill fetch: non-2xx is a response, transport failure rejects with a TypeError', function () {
-    var notFound = polyfills.fetch('https://api.example.test/missing');
-    var broken = polyfills.fetch('https://api.example.test/broken', { method: 'POST', body: 'x' });
-    var first = __testHost.fetches[0];
-    var second = __testHost.fetches[1];
-    assert.notEqual(first.requestId, second.requestId);
-    __testHost.respondToFetch(second.requestId, { error: 'The network connection was lost.' });
-    __testHost.respondToFetch(first.requestId, { status: 404, body: 'nope' });
-    return notFound.then(function (response) {
-      assert.equal(response.ok, false);
-      assert.equal(response.status, 404);
-      assert.equal(response.statusText, 'Not Found');
-      return assert.rejects(broken, /network connection was lost/);
-    }).then(function (error) {
-      assert.ok(error instanceof TypeError);
-    });
-  });
-
-  jsTest('polyfill fetch honours an AbortSignal and ignores the late completion', function () {
-    var controller = new polyfills.AbortController();
-    var pending = polyfills.fetch('https://api.example.test/slow', { signal: controller.signal });
-    controller.abort();
-    __testHost.respondToFetch(__testHost.fetches[0].requestId, { status: 200 });
-    return assert.rejects(pending, /aborted/).then(function (error) {
-      assert.equal(error.name, 'AbortError');
-      return assert.rejects(polyfills.fetch('https://api.example.test/x', { signal: polyfills.AbortSignal.abort() }), /aborted/);
-    }).then(function () {
-      assert.equal(__testHost.fetches.length, 1, 'an already aborted signal sends nothing');
-    });
-  });
-
   jsTest('polyfill URL parses absolute http(s) URLs and UTM parameters', function () {
     var url = new polyfills.URL('HTTPS://Example.TEST:443/landing/page?utm_campaign=Spring%20Sale&utm_source=news+letter&utm_medium=email&utm_term=shoes&utm_content=hero&empty=&flag#top');
     assert.equal(url.protocol, 'https:');
@@ -192,29 +125,6 @@
     assert.throws(function () { polyfills.crypto.getRandomValues(new Uint8Array(65537)); }, /65536/);
   });
 
-  jsTest('polyfill AbortController: listeners once, idempotent abort, timeout on the host clock', function () {
-    var controller = new polyfills.AbortController();
-    var calls = [];
-    controller.signal.onabort = function () { calls.push('onabort'); };
-    controller.signal.addEventListener('abort', function (event) { calls.push(event.type); });
-    controller.signal.addEventListener('abort', function () { throw new Error('ignored'); });
-    var removed = function () { calls.push('removed'); };
-    controller.signal.addEventListener('abort', removed);
-    controller.signal.removeEventListener('abort', removed);
-    controller.abort('why');
-    controller.abort('again');
-    assert.deepEqual(calls, ['onabort', 'abort']);
-    assert.equal(controller.signal.aborted, true);
-    assert.equal(controller.signal.reason, 'why');
-    assert.throws(function () { controller.signal.throwIfAborted(); });
-    var timed = polyfills.AbortSignal.timeout(100);
-    __testHost.advance(99);
-    assert.equal(timed.aborted, false);
-    __testHost.advance(1);
-    assert.equal(timed.aborted, true);
-    assert.equal(timed.reason.name, 'TimeoutError');
-  });
-
   jsTest('polyfills install their globals only when missing, except where noted', function () {
     var isNode = typeof process === 'object' && process !== null && typeof process.versions === 'object' &&
       process.versions !== null && typeof process.versions.node === 'string';
@@ -226,18 +136,14 @@
       assert.equal(globalThis.console, polyfills.console, 'the engine console is replaced outside Node');
       assert.equal(globalThis.setTimeout, polyfills.setTimeout);
       assert.equal(globalThis.clearInterval, polyfills.clearInterval);
-      assert.equal(globalThis.fetch, polyfills.fetch);
       assert.equal(globalThis.URL, polyfills.URL);
       assert.equal(globalThis.URLSearchParams, polyfills.URLSearchParams);
-      assert.equal(globalThis.AbortController, polyfills.AbortController);
       assert.equal(globalThis.crypto.randomUUID, polyfills.crypto.randomUUID);
     }
     assert.equal(typeof globalThis.__timerFired, 'function');
-    assert.equal(typeof globalThis.__fetchComplete, 'function');
+    assert.equal(typeof globalThis.__fetchComplete, 'undefined', 'JavaScript sends no HTTP request: no fetch completion');
     assert.equal(typeof globalThis.setTimeout, 'function');
     assert.equal(typeof globalThis.URL, 'function');
-    assert.equal(typeof globalThis.AbortController, 'function');
     assert.equal(typeof globalThis.crypto.randomUUID, 'function');
-    assert.equal(typeof globalThis.fetch, 'function');
   });
 })();

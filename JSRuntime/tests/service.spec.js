@@ -28,6 +28,7 @@
     return Object.assign({
       clientId: 'org-1', environment: 'main', allowedEventTypes: ['identify', 'page'], channel: 'server',
       library: { name: 'lib', version: '1.0.0' }, api: { experienceBaseUrl: 'https://exp.test/' }, requestTimeoutMs: 500,
+      statusKinds: __testHost.statusKinds,
     }, extra || {});
   }
 
@@ -42,11 +43,12 @@
   }
 
   jsTest('service: default allow-list is identify + page, channel server; config errors name the key', function () {
-    __service.configure({ clientId: 'org-1', environment: 'main' });
+    __service.configure({ clientId: 'org-1', environment: 'main', statusKinds: __testHost.statusKinds });
     assert.throws(function () { __service.configure({ clientId: '', environment: 'main' }); }, /"clientId" must be a non-empty string/);
     assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', allowedEventTypes: 'page' }); }, /"allowedEventTypes" must be an array of strings/);
     assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', api: { experienceBaseUrl: 3 } }); }, /"api.experienceBaseUrl" must be a string/);
     assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', requestTimeoutMs: 0 }); }, /"requestTimeoutMs" must be a positive integer/);
+    assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main' }); }, /service config "statusKinds" must be \{fallback, statuses\}/, 'the host hands over its status kinds');
     answerWithProfiles();
     __service.call('page', {}, {}, 'r1');
     __service.call('track', { event: 'x' }, {}, 'r2');
@@ -277,7 +279,7 @@
   // Resolution on a service engine: the bridge's prepared documents without a visitor.
   jsTest('service: resolvePrepared resolves prepared documents and registers a context per match', function () {
     var fx = globalThis.fixtures;
-    __service.configure({ clientId: 'org-1', environment: 'main' });
+    __service.configure({ clientId: 'org-1', environment: 'main', statusKinds: __testHost.statusKinds });
     __service.prepareEntry(1, fx.optimizedEntry(), undefined, 'oe@1');
     __service.prepareSelections(2, fx.selectedOptimizations(), 'visitor-1');
     var first = __service.resolvePrepared(1, 2).split('|');
@@ -299,7 +301,7 @@
   });
 
   jsTest('service: configure sets the log level and the prepared-document capacity, checks the locale, naming a bad key', function () {
-    __service.configure({ clientId: 'org-1', environment: 'main', logLevel: 'debug', entryCacheSize: 1 });
+    __service.configure({ clientId: 'org-1', environment: 'main', logLevel: 'debug', entryCacheSize: 1, statusKinds: __testHost.statusKinds });
     assert.equal(ns.host.isLogEnabled('debug'), true);
     var fx = globalThis.fixtures;
     __service.prepareEntry(1, fx.optimizedEntry());
@@ -309,8 +311,8 @@
     assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', logLevel: 'loud' }); }, /service config "logLevel" must be one of fatal, error/);
     assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', entryCacheSize: 0 }); }, /service config "entryCacheSize" must be a positive integer/);
     assert.throws(function () { __service.configure({ clientId: 'a', environment: 'main', locale: '*' }); }, /locale must be a valid locale string, received "\*"/);
-    __service.configure({ clientId: 'a', environment: 'main', locale: 'de_DE' });
-    __service.configure({ clientId: 'org-1', environment: 'main' });
+    __service.configure({ clientId: 'a', environment: 'main', locale: 'de_DE', statusKinds: __testHost.statusKinds });
+    __service.configure({ clientId: 'org-1', environment: 'main', statusKinds: __testHost.statusKinds });
     assert.equal(ns.host.isLogEnabled('debug'), false, 'the default level is error');
     assert.equal(__service.resolvePrepared(2, null), '?e', 'a new configuration starts empty');
   });

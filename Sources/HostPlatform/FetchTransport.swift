@@ -1,6 +1,6 @@
-/// One HTTP request made by the hosted JavaScript through `__nativeFetch`.
+/// One HTTP request the host delivers (an Experience or Insights request, a CDA query).
 public struct FetchRequest: Sendable, Equatable {
-    /// The URL to request, as JavaScript passed it.
+    /// The URL to request.
     public var url: String
     /// The HTTP method, for example `GET` or `POST`.
     public var method: String
@@ -44,23 +44,22 @@ public struct FetchResponse: Sendable, Equatable {
     }
 }
 
-/// Carries the hosted JavaScript's HTTP requests to the network.
+/// Carries the host's HTTP requests to the network.
 ///
 /// Contract: `send` returns the response for any HTTP status and throws only for transport
-/// failures (refused URL, timeout, connection error); the error's description becomes the
-/// `errorMessage` JavaScript sees. Cancellation of the calling task must cancel the request and
-/// release what it holds (its connection) promptly: the engine cancels that task when JavaScript
-/// aborts the fetch (`__nativeCancelFetch`) or the engine closes, and delivers nothing for it.
+/// failures (refused URL, timeout, connection error); the error's description is the failure's
+/// reason. Cancellation of the calling task must cancel the request and release what it holds
+/// (its connection) promptly: a sender cancels that task when its caller gives up (a request's
+/// budget ran out, a shutdown).
 public protocol FetchTransport: Sendable {
     /// Sends `request` and returns its response, whatever its HTTP status; cancelling the calling
     /// task must cancel the request promptly.
-    /// - Throws: only for transport failures; the error's description becomes JavaScript's
-    ///   `errorMessage`.
+    /// - Throws: only for transport failures; the error's description is the failure's reason.
     func send(_ request: FetchRequest) async throws -> FetchResponse
 }
 
-/// The transport of an engine that was given none: every request fails without touching the
-/// network.
+/// A transport for a host that must send nothing (an offline client): every request fails
+/// without touching the network.
 public struct UnconfiguredFetchTransport: FetchTransport {
     /// Creates the transport.
     public init() {}
@@ -74,7 +73,7 @@ public struct UnconfiguredFetchTransport: FetchTransport {
 
 /// Transport failures reported by this module's transports.
 public enum FetchTransportError: Error, Sendable, CustomStringConvertible {
-    /// The engine was given no transport (``UnconfiguredFetchTransport``), so no request can be
+    /// The host was given no transport (``UnconfiguredFetchTransport``), so no request can be
     /// sent.
     case notConfigured
 

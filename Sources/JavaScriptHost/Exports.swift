@@ -1,5 +1,6 @@
-// An engine's configuration names a clock and a transport: a user of JavaScriptHost gets them with
-// `import JavaScriptHost`, without importing the platform target.
+// An engine's configuration names a clock: a user of JavaScriptHost gets it, and the HTTP
+// transport types the hosts deliver with, with `import JavaScriptHost`, without importing the
+// platform target.
 @_exported import protocol HostPlatform.HostClock
 @_exported import protocol HostPlatform.HostTimer
 @_exported import struct HostPlatform.SystemClock

@@ -11,15 +11,9 @@ import Logging
 /// share a VM lock, so separate engines run in parallel.
 ///
 /// **Host bindings.** Before any script runs the engine installs `__nativeLog`, `__nativeNow`,
-/// `__nativeSetTimeout`/`__nativeClearTimeout` (on ``Configuration/clock``),
-/// `__nativeRandomUUID` and `__nativeFetch`/`__nativeCancelFetch` (through
-/// ``Configuration/transport``); see `JSRuntime/README.md` for their contracts.
-///
-/// **Fetches.** Every `__nativeFetch` runs in its own task. When JavaScript aborts the request
-/// (`__nativeCancelFetch`, called by the fetch facade on an aborted `AbortSignal`) or the engine
-/// closes (``close()``), that task is cancelled, which cancels the transport's HTTP request and
-/// frees its connection; nothing more is delivered for it. `pendingFetchCount` counts requests
-/// JavaScript still waits for, `runningFetchCount` transport calls not yet returned.
+/// `__nativeSetTimeout`/`__nativeClearTimeout` (on ``Configuration/clock``) and
+/// `__nativeRandomUUID`; see `JSRuntime/README.md` for their contracts. Scripts get no HTTP
+/// binding: the host delivers every request itself.
 ///
 /// **Memory.** Every JavaScriptCore handle stays inside this type. Values that outlive one call
 /// (function handles) are protected once and unprotected exactly once; call arguments are
@@ -29,8 +23,6 @@ public final class JavaScriptEngine: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// Time source for `__nativeNow` and every JavaScript timer.
         public var clock: any HostClock
-        /// Carries `__nativeFetch` requests.
-        public var transport: any FetchTransport
         /// Longest time one entry into JavaScript may run before the watchdog
         /// terminates it with ``JavaScriptError/executionTimeLimitExceeded(after:)``;
         /// nil disables the watchdog.
@@ -56,8 +48,6 @@ public final class JavaScriptEngine: @unchecked Sendable {
         /// - Parameters:
         ///   - clock: time source for `__nativeNow` and every JavaScript timer; `SystemClock`
         ///     by default.
-        ///   - transport: carries `__nativeFetch` requests; by default an
-        ///     `UnconfiguredFetchTransport`, which fails every request.
         ///   - executionTimeLimit: longest time one entry into JavaScript may run;
         ///     default 10, nil disables the watchdog.
         ///   - logger: receives the engine's diagnostics and the scripts' logs; discards
@@ -68,18 +58,32 @@ public final class JavaScriptEngine: @unchecked Sendable {
         ///     default 20,000, values below 1 count as 1, nil never forces one.
         public init(
             clock: any HostClock = SystemClock(),
-            transport: any FetchTransport = UnconfiguredFetchTransport(),
             executionTimeLimit: Duration? = .seconds(10),
             logger: Logger = Logger(label: "JavaScriptHost", factory: { _ in SwiftLogNoOpLogHandler() }),
             randomUUID: (@Sendable () -> String)? = nil,
             fullCollectionInterval: Int? = 20_000
         ) {
             self.clock = clock
-            self.transport = transport
             self.executionTimeLimit = executionTimeLimit
             self.logger = logger
             self.randomUUID = randomUUID
             self.fullCollectionInterval = fullCollectionInterval.map { max(1, $0) }
+        }
+
+        /// The configuration of ``init(clock:executionTimeLimit:logger:randomUUID:fullCollectionInterval:)``;
+        /// `transport` is ignored: an engine sends no HTTP request.
+        @available(*, deprecated, message: "An engine sends no HTTP request: drop the transport argument.")
+        public init(
+            clock: any HostClock = SystemClock(),
+            transport: any FetchTransport,
+            executionTimeLimit: Duration? = .seconds(10),
+            logger: Logger = Logger(label: "JavaScriptHost", factory: { _ in SwiftLogNoOpLogHandler() }),
+            randomUUID: (@Sendable () -> String)? = nil,
+            fullCollectionInterval: Int? = 20_000
+        ) {
+            self.init(
+                clock: clock, executionTimeLimit: executionTimeLimit, logger: logger, randomUUID: randomUUID,
+                fullCollectionInterval: fullCollectionInterval)
         }
     }
 
@@ -99,9 +103,6 @@ public final class JavaScriptEngine: @unchecked Sendable {
     private var pathNames: [String: [JSStringRef]] = [:]
     private static let maximumCachedPaths = 256
     var timers: [Int: any HostTimer] = [:]
-    var fetches: [Int: Task<Void, Never>] = [:]
-    /// Fetch tasks started and not yet back from the transport (cancelled ones included).
-    var fetchTasksRunning = 0
     private let watchdog = WatchdogState()
     /// Nesting of ``withContext(_:)`` on the thread holding the lock (calls made from inside a
     /// host function nest).
@@ -144,29 +145,13 @@ public final class JavaScriptEngine: @unchecked Sendable {
         lock.withLock { context == nil }
     }
 
-    /// Releases the VM: cancels every pending timer and every fetch in flight (each fetch's task
-    /// is cancelled, so the transport cancels its HTTP request and closes the connection), drops
-    /// every handle. Idempotent. Later calls throw ``JavaScriptError/engineClosed``.
+    /// Releases the VM: cancels every pending timer, drops every handle. Idempotent. Later calls
+    /// throw ``JavaScriptError/engineClosed``.
     public func close() {
-        close(keepingFetchesInFlight: false)
-    }
-
-    /// Releases the VM like ``close()``; with `keepingFetchesInFlight` the requests already handed
-    /// to the transport are not cancelled: they run to completion (or their transport timeout)
-    /// and their results are discarded. Used for best-effort final flushes on shutdown.
-    /// - Returns: the tasks of those requests (empty when they were cancelled or the engine was
-    ///   already closed), so a caller can wait for them before shutting its transport down.
-    @discardableResult
-    public func close(keepingFetchesInFlight: Bool) -> [Task<Void, Never>] {
-        lock.withLock { () -> [Task<Void, Never>] in
-            guard let context, let group else { return [] }
+        lock.withLock {
+            guard let context, let group else { return }
             for timer in timers.values { timer.cancel() }
             timers.removeAll()
-            let inFlight = Array(fetches.values)
-            if !keepingFetchesInFlight {
-                for fetch in inFlight { fetch.cancel() }
-            }
-            fetches.removeAll()
             for handle in handles.values {
                 JSValueUnprotect(context, handle.function)
                 JSValueUnprotect(context, handle.this)
@@ -180,7 +165,6 @@ public final class JavaScriptEngine: @unchecked Sendable {
             JSContextGroupRelease(group)
             self.context = nil
             self.group = nil
-            return keepingFetchesInFlight ? inFlight : []
         }
     }
 
@@ -285,7 +269,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
     }
 
     /// Installs `hook` to run before every outermost entry into JavaScript (a call, an
-    /// evaluation, a timer or a fetch completion), on the calling thread with the engine lock
+    /// evaluation or a timer), on the calling thread with the engine lock
     /// held, so that work the host deferred is in the VM before any script can observe it. The
     /// hook may call into the engine (those calls do not run it again) and must not throw; it
     /// should return at once when it has nothing to do. Nil removes it.

@@ -142,8 +142,7 @@ public final class OptimizationClient: Sendable {
         releaseRuntime()
         let (transport, ownedTransport) = try makeTransport(for: config)
         let engineConfiguration = JavaScriptEngine.Configuration(
-            clock: environment.clock, transport: transport,
-            executionTimeLimit: environment.executionTimeLimit, logger: environment.logger)
+            clock: environment.clock, executionTimeLimit: environment.executionTimeLimit, logger: environment.logger)
         let started = runtimeStart()
         let directory = storageDirectory(for: config)
         let persistence = makePersistence(directory: directory)

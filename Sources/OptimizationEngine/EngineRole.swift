@@ -1,3 +1,4 @@
+import OptimizationDelivery
 import OptimizationJSON
 
 /// Which face of JSRuntime an ``OptimizationRuntime`` loads and starts: the scripts it
@@ -32,10 +33,17 @@ package enum EngineRole: Sendable {
         }
     }
 
-    /// The configuration handed to ``start``.
+    /// The configuration handed to ``start``. A service's also carries the host's delivery
+    /// outcome of each HTTP status (`statusKinds`, ``DeliveryOutcome/statusKindTable``): the kind
+    /// of an Experience answer the engine interprets.
     package var configuration: JSONValue {
         switch self {
-        case .client(let configuration), .service(let configuration): configuration
+        case .client(let configuration):
+            return configuration
+        case .service(let configuration):
+            guard case .object(var members) = configuration else { return configuration }
+            members["statusKinds"] = DeliveryOutcome.statusKindTable
+            return .object(members)
         }
     }
 

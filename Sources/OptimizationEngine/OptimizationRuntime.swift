@@ -229,15 +229,13 @@ package final class OptimizationRuntime: Sendable {
         return ("", seenBefore)
     }
 
-    /// Tears down the face (a client's `__bridge.destroy`, which fires forced best-effort flushes
-    /// of both delivery queues; nothing for a service engine) and releases the engine: its timers
-    /// are cancelled. With `cancellingFetches` false (the
-    /// default: an engine that delivers events) requests already in flight, those final flushes
-    /// included, finish in the background (bounded by the transport timeout) with their results
-    /// discarded; with `cancellingFetches` true (an engine whose requests belong to callers that
-    /// are gone, such as a service's request-scoped Experience calls) every request in flight is
-    /// cancelled and its connection closed. An owned transport is shut down once the kept
-    /// requests are done.
+    /// Tears down the face (a client's `__bridge.destroy`; nothing for a service engine) and
+    /// releases the engine: its timers are cancelled. With `cancellingFetches` false (the
+    /// default: an engine that delivers events) the client's Experience and Insights queues make
+    /// a last best-effort flush, which finishes in the background (bounded by the transport
+    /// timeout) with its result discarded; with `cancellingFetches` true they are closed at once
+    /// and a request of theirs still in flight is cancelled. An owned transport is shut down once
+    /// the kept requests are done.
     package func close(cancellingFetches: Bool = false) {
         // The client's Experience queue: its last flight is built while the engine still runs.
         var finalFlights: [Task<Void, Never>] = []
@@ -256,9 +254,10 @@ package final class OptimizationRuntime: Sendable {
                 logger.debug("\(teardown.path) failed during close", metadata: ["error": "\(error)"])
             }
         }
-        var inFlight = engine.close(keepingFetchesInFlight: !cancellingFetches) + finalFlights
+        engine.close()
+        var inFlight = finalFlights
         // The client's Insights queue: a last best-effort flush, then closed (its request, if
-        // any, finishes in the background like the engine's).
+        // any, finishes in the background like the Experience queue's).
         if let insights {
             if cancellingFetches {
                 insights.queue.close()

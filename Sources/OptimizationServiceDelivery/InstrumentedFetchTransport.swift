@@ -13,8 +13,9 @@ import OptimizationTransport
 /// `server.address`, `server.port`, `http.response.status_code`, `http.request.resend_count`
 /// (from `DeliveryAttempt`, on resends only), `error.type` on failure, and
 /// `optimization.retry_after_ms` (a `Retry-After` in seconds, as milliseconds),
-/// `optimization.api` and `optimization.outcome` (success, retry, drop, disable,
-/// transport_error, cancelled: the request was cancelled because its caller gave up);
+/// `optimization.api` and `optimization.outcome` (success, retry, drop, disable: the status's
+/// `DeliveryOutcome.kind(ofStatus:)`; transport_error; cancelled: the request was cancelled
+/// because its caller gave up);
 /// and the Insights batch counters. With the default no-op tracer it costs one span object per
 /// request and no attribute.
 package struct InstrumentedFetchTransport: FetchTransport {
@@ -23,17 +24,12 @@ package struct InstrumentedFetchTransport: FetchTransport {
     package let metrics: ServiceMetrics
     /// Requests whose URL starts with this go to the Insights API; all others to Experience.
     package let insightsBaseURL: String
-    /// The shared core's outcome of each status.
-    package let statusKinds: DeliveryStatusKinds
 
-    package init(
-        inner: any FetchTransport, tracer: any Tracer, metrics: ServiceMetrics, insightsBaseURL: String, statusKinds: DeliveryStatusKinds
-    ) {
+    package init(inner: any FetchTransport, tracer: any Tracer, metrics: ServiceMetrics, insightsBaseURL: String) {
         self.inner = inner
         self.tracer = tracer
         self.metrics = metrics
         self.insightsBaseURL = insightsBaseURL
-        self.statusKinds = statusKinds
     }
 
     package func send(_ request: FetchRequest) async throws -> FetchResponse {
@@ -55,7 +51,7 @@ package struct InstrumentedFetchTransport: FetchTransport {
         }
         do {
             let response = try await inner.send(request)
-            let outcome = statusKinds.kind(of: response.status)
+            let outcome = DeliveryOutcome.kind(ofStatus: response.status)
             if recording {
                 span.attributes[Key.httpResponseStatusCode] = response.status
                 span.attributes[Key.outcome] = outcome

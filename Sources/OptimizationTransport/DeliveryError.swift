@@ -2,8 +2,8 @@
 ///
 /// An HTTP status is never a `DeliveryError`: every status, 4xx and 5xx included, is returned as a
 /// `FetchResponse`. These errors are transport failures only; their ``description`` is short and
-/// becomes the `errorMessage` the shared JavaScript core sees (`TypeError(message)`), so it never
-/// contains request or response bodies.
+/// becomes the failure reason of a delivery (which the shared JavaScript core reads too), so it
+/// never contains request or response bodies.
 public enum DeliveryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is outside every allowed base URL (compared by scheme, host, port and
     /// path prefix). No network attempt was made.

@@ -6,8 +6,8 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// The production `FetchTransport`: carries the shared core's `__nativeFetch` requests over
-/// AsyncHTTPClient, built for long-running Linux services.
+/// The production `FetchTransport`: carries the host's Experience, Insights (and CDA) requests
+/// over AsyncHTTPClient, built for long-running Linux services.
 ///
 /// **Connections.** One `HTTPClient` per transport, created with it, so connections to the
 /// Experience and Insights hosts are pooled and reused across requests (HTTP/1.1 keep-alive, or
@@ -26,11 +26,10 @@ import Synchronization
 /// (continuous) time: they bound network I/O, not the engine's injectable clock.
 ///
 /// **Errors.** `send` returns a `FetchResponse` for every HTTP status and throws only
-/// ``DeliveryError`` values (short descriptions; they become the JavaScript error message).
+/// ``DeliveryError`` values (short descriptions; they become the failure's reason).
 ///
-/// **Cancellation.** Cancelling the calling task (the engine does so when JavaScript aborts the
-/// fetch, for example when a service request's Experience budget runs out, and when it closes)
-/// cancels the AsyncHTTPClient request at once, whatever its stage (waiting for a connection,
+/// **Cancellation.** Cancelling the calling task (a sender does so when its caller gives up, for
+/// example when a service request's Experience budget runs out, and on shutdown) cancels the AsyncHTTPClient request at once, whatever its stage (waiting for a connection,
 /// sending, waiting for the head, reading the body): a request cut off mid-exchange has its
 /// connection closed, not returned to the pool, and `send` throws ``DeliveryError/cancelled``.
 ///

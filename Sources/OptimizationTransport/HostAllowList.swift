@@ -1,6 +1,6 @@
 import Foundation
 
-/// The set of base URLs the hosted JavaScript may reach (the configured Experience and Insights
+/// The set of base URLs the host's transport may reach (the configured Experience and Insights
 /// bases). A value type; safe to share between threads.
 ///
 /// A URL is allowed when, for one base, it has the same scheme (`http`/`https`, case-insensitive),

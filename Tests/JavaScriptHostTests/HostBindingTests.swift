@@ -59,66 +59,13 @@ struct HostBindingTests {
         clock.advance(by: .milliseconds(100))
     }
 
-    @Test func fetchWithoutTransportFailsAsynchronouslyWithAClearMessage() async throws {
+    @Test func scriptsGetNoHTTPBinding() throws {
         let engine = try JavaScriptEngine()
-        try engine.evaluate("""
-            globalThis.results = [];
-            globalThis.__fetchComplete = (id, status, headers, body, error) => results.push({id, status, error});
-            __nativeFetch('https://example.invalid/', 'GET', '{}', null, 9);
-            globalThis.syncLength = results.length;
-            """)
-        #expect(try engine.evaluate("syncLength") == .number(0))
-        try await waitUntil { engine.pendingFetchCount == 0 }
-        #expect(try engine.evaluate("results") == .json(#"[{"id":9,"status":0,"error":"no transport configured"}]"#))
-    }
-
-    @Test func fetchGoesThroughTheConfiguredTransport() async throws {
-        let transport = RecordingTransport()
-        let engine = try JavaScriptEngine(configuration: .init(transport: transport))
-        try engine.evaluate("""
-            globalThis.results = [];
-            globalThis.__fetchComplete = (id, status, headers, body, error) => results.push({id, status, body, error, h: JSON.parse(headers)});
-            __nativeFetch('https://api.test/v1', 'POST', '{"Content-Type":"text/plain"}', '{"a":1}', 3);
-            """)
-        try await waitUntil { engine.pendingFetchCount == 0 }
-        #expect(transport.requests == [FetchRequest(url: "https://api.test/v1", method: "POST",
-                                                    headers: ["Content-Type": "text/plain"], body: #"{"a":1}"#)])
-        #expect(try engine.evaluate("results") == .json(#"[{"id":3,"status":201,"body":"ok","error":"","h":{"x-test":"1"}}]"#))
-    }
-
-    @Test func cancellingAFetchStopsItsTransportCallAndDeliversNothing() async throws {
-        let transport = HangingTransport()
-        let engine = try JavaScriptEngine(configuration: .init(transport: transport))
-        defer { engine.close() }
-        try engine.evaluate("""
-            globalThis.results = [];
-            globalThis.__fetchComplete = (id) => results.push(id);
-            __nativeFetch('https://api.test/kept', 'GET', '{}', null, 1);
-            __nativeFetch('https://api.test/cancelled', 'GET', '{}', null, 2);
-            """)
-        try await waitUntil { transport.started.count == 2 }
-        #expect(engine.pendingFetchCount == 2 && engine.runningFetchCount == 2)
-
-        // Twice, and an id that does not exist: both ignored.
-        try engine.evaluate("__nativeCancelFetch(2); __nativeCancelFetch(2); __nativeCancelFetch(99);")
-        #expect(engine.pendingFetchCount == 1, "JavaScript no longer waits for it")
-        try await waitUntil { engine.runningFetchCount == 1 }
-        #expect(transport.cancelled == ["https://api.test/cancelled"], "the transport call itself was cancelled")
-        #expect(try engine.evaluate("results") == .json("[]"), "nothing is delivered for a cancelled fetch")
-    }
-
-    @Test func closingTheEngineCancelsEveryFetchInFlight() async throws {
-        let transport = HangingTransport()
-        let engine = try JavaScriptEngine(configuration: .init(transport: transport))
-        try engine.evaluate("""
-            __nativeFetch('https://api.test/a', 'GET', '{}', null, 1);
-            __nativeFetch('https://api.test/b', 'POST', '{}', 'x', 2);
-            """)
-        try await waitUntil { transport.started.count == 2 }
-        engine.close()
-        #expect(engine.pendingFetchCount == 0)
-        try await waitUntil { engine.runningFetchCount == 0 }
-        #expect(Set(transport.cancelled) == ["https://api.test/a", "https://api.test/b"])
+        #expect(HostBinding.allCases.map(\.rawValue) == ["__nativeLog", "__nativeNow", "__nativeRandomUUID", "__nativeSetTimeout", "__nativeClearTimeout"])
+        for binding in HostBinding.allCases {
+            #expect(try engine.evaluate("typeof \(binding.rawValue)") == .string("function"), "\(binding.rawValue)")
+        }
+        #expect(try engine.evaluate("typeof __nativeFetch + typeof __nativeCancelFetch") == .string("undefinedundefined"))
     }
 
     @Test func scriptLogsReachTheInjectedLoggerAtTheMappedLevel() throws {
@@ -128,49 +75,6 @@ struct HostBindingTests {
         try engine.evaluate("__nativeLog('warn', 'careful'); __nativeLog('debug', 'details');")
         #expect(records.all.map(\.level) == [.warning, .debug])
         #expect(records.all.map(\.message) == ["careful", "details"])
-    }
-
-    private func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-        // Waits for a loopback-free, in-process task to finish (normally well under 10 ms). The
-        // bound only catches a hang, so it is longer than a whole run of the suite: every test
-        // starts at once on a cooperative pool as wide as the machine's cores, and the task this
-        // waits for can be queued behind the work of every other test (over a minute on a busy
-        // 2-core machine).
-        let deadline = ContinuousClock.now + .seconds(600)
-        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        #expect(condition())
-    }
-}
-
-final class RecordingTransport: FetchTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var recorded: [FetchRequest] = []
-    var requests: [FetchRequest] { lock.withLock { recorded } }
-
-    func send(_ request: FetchRequest) async throws -> FetchResponse {
-        lock.withLock { recorded.append(request) }
-        return FetchResponse(status: 201, headers: ["x-test": "1"], body: "ok")
-    }
-}
-
-/// Never answers: each `send` returns only when its task is cancelled (then throws
-/// `CancellationError`), and records the URLs it started and the ones cancelled.
-final class HangingTransport: FetchTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var startedURLs: [String] = []
-    private var cancelledURLs: [String] = []
-    var started: [String] { lock.withLock { startedURLs } }
-    var cancelled: [String] { lock.withLock { cancelledURLs } }
-
-    func send(_ request: FetchRequest) async throws -> FetchResponse {
-        lock.withLock { startedURLs.append(request.url) }
-        let (never, keepOpen) = AsyncStream<Never>.makeStream()
-        // An AsyncStream's iteration ends when the iterating task is cancelled, and not before:
-        // nothing is ever yielded and the continuation stays alive below.
-        for await _ in never {}
-        keepOpen.finish()
-        lock.withLock { cancelledURLs.append(request.url) }
-        throw CancellationError()
     }
 }
 

@@ -1,5 +1,6 @@
 import JavaScriptHost
 import OptimizationDelivery
+import OptimizationJSON
 import Testing
 
 @Suite("Delivery policy, outcomes and the circuit")
@@ -44,6 +45,27 @@ struct DeliveryPolicyTests {
         #expect(DeliveryOutcome.retryAfterMilliseconds("Wed, 31 Dec 2025 00:00:00 GMT", now: now) == 0)
         #expect(DeliveryOutcome.retryAfterMilliseconds("soon", now: now) == nil)
         #expect(DeliveryOutcome.retryAfterMilliseconds(" ", now: now) == nil)
+    }
+
+    /// The one table of status kinds, over every status 100–599: Swift delivers, and a service
+    /// engine is handed this table (`statusKindTable`) instead of keeping one of its own.
+    @Test func everyStatusHasItsKindInTheOneTable() throws {
+        func expected(_ status: Int) -> String {
+            if (200...299).contains(status) { return "success" }
+            if [401, 403, 404].contains(status) { return "disable" }
+            if (400...499).contains(status), status != 408, status != 429 { return "drop" }
+            return "retry"
+        }
+        let table = DeliveryOutcome.statusKindTable
+        let fallback = try #require(table["fallback"]?.stringValue)
+        #expect(fallback == "retry")
+        let listed = try #require(table["statuses"]?.objectValue)
+        for status in 100...599 {
+            #expect(DeliveryOutcome.kind(ofStatus: status) == expected(status), "status \(status)")
+            #expect((listed[String(status)]?.stringValue ?? fallback) == expected(status), "the table's status \(status)")
+        }
+        #expect(listed.keys.allSatisfy { Int($0).map { (100...599).contains($0) } == true }, "only statuses 100–599 are listed")
+        #expect(listed.values.allSatisfy { $0.stringValue != fallback }, "only the statuses whose kind is not the fallback")
     }
 
     @Test func theCircuitOpensAtTheLimitAndAdmitsOneProbeAfterItsWindow() {

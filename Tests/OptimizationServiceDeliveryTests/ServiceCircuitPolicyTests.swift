@@ -69,20 +69,30 @@ struct ServiceCircuitPolicyTests {
         #expect(delivery.admitExperienceCall())
     }
 
-    @Test func tracesAndMetricsClassifyEveryStatusAsTheCoreDoes() async throws {
+    /// The engine classifies no status itself: an Experience answer takes the kind of its status
+    /// in Swift's table (`DeliveryOutcome.kind(ofStatus:)`), which `__service.configure` is handed.
+    @Test func anEngineTakesEveryStatusKindFromSwiftsTable() async throws {
         let service = Self.service(nil, clock: ManualClock())
         try await service.start()
         defer { Task { await service.shutdown() } }
         let engine = try #require(service.poolRuntimes.first?.engine)
-        let text = try #require(try engine.evaluate(
-            "JSON.stringify(Array.from({length: 500}, function (_, i) { return __optimization.apiResponse.classifyStatus(100 + i); }))").stringValue)
+        let table = try DeliveryOutcome.statusKindTable.jsonText()
+        let text = try #require(try engine.evaluate("""
+            (function () {
+              var statusKinds = __optimization.apiResponse.readStatusKinds(\(table), Error);
+              var api = __optimization.createExperienceApi({ clientId: 'org-1', statusKinds: statusKinds });
+              return JSON.stringify(Array.from({ length: 500 }, function (_, i) {
+                var status = 100 + i;
+                return status >= 200 && status <= 299 ? null : api.profileAnswerOutcome(status, {}, '').kind;
+              }));
+            })()
+            """).stringValue)
         let kinds = try #require(try JSONValue(jsonText: text).arrayValue)
-        for (offset, kind) in kinds.enumerated() {
-            #expect(service.statusKinds.kind(of: 100 + offset) == kind.stringValue, "status \(100 + offset)")
-            #expect(DeliveryOutcome.kind(ofStatus: 100 + offset) == kind.stringValue, "Swift delivery, status \(100 + offset)")
+        #expect(kinds.count == 500)
+        for (offset, kind) in kinds.enumerated() where !kind.isNull {
+            #expect(DeliveryOutcome.kind(ofStatus: 100 + offset) == kind.stringValue, "status \(100 + offset)")
         }
-        #expect(service.statusKinds.kind(of: 503) == "retry")
-        #expect(service.statusKinds.kind(of: 404) == "disable")
+        #expect(try engine.evaluate("__optimization.apiResponse.classifyStatus") == .undefined, "the engine has no status table of its own")
     }
 
     @Test func aProfileOverloadDoesNotCountAgainstTheCircuit() async throws {

@@ -199,8 +199,6 @@ public final class OptimizationService: Sendable {
     /// The request methods whose event goes to the Experience API, as the shared core states
     /// them (`__service.configure`); a sticky `trackView` goes there too.
     let experienceMethods = Mutex<Set<String>>([])
-    /// The shared core's delivery outcome of each HTTP status, for traces and metrics.
-    let statusKinds = DeliveryStatusKinds()
     /// Experience calls run one at a time per profile id.
     let profileCalls: ProfileCallSerializer
     let metrics: ServiceMetrics
@@ -344,19 +342,18 @@ public final class OptimizationService: Sendable {
     func makeRuntime(transport: any FetchTransport) throws(OptimizationError) -> OptimizationRuntime {
         let runtime = try OptimizationRuntime(
             configuration: JavaScriptEngine.Configuration(
-                clock: environment.clock, transport: transport,
+                clock: environment.clock,
                 executionTimeLimit: environment.executionTimeLimit, logger: RequestLogging.scoped(environment.logger)),
             role: .service(configuration: serviceConfiguration),
             channel: BridgeChannel(queueEvents: QueueEventRelay(broadcaster: queueEventBroadcaster, policy: instrumentedQueuePolicy)),
             scripts: environment.scripts)
         let answer = runtime.startAnswer
         // Which calls ask the Experience circuit: the shared core says (every engine the same).
-        // and how each HTTP status counts (for traces and metrics).
         guard let text = answer.stringValue, let configured = try? JSONValue(jsonText: text),
-              let methods = configured["experienceMethods"]?.arrayValue, statusKinds.adopt(configured["statusKinds"])
+              let methods = configured["experienceMethods"]?.arrayValue
         else {
             runtime.close()
-            throw .bridgeError("the shared core's configure answer names no Experience methods or status kinds")
+            throw .bridgeError("the shared core's configure answer names no Experience methods")
         }
         experienceMethods.withLock { $0 = Set(methods.compactMap(\.stringValue)) }
         return runtime
@@ -368,7 +365,7 @@ public final class OptimizationService: Sendable {
         let (inner, owned) = try makeInnerTransport()
         let insightsBase = (config.api ?? OptimizationAPIConfig()).effectiveInsightsBaseURL
         let transport = InstrumentedFetchTransport(
-            inner: inner, tracer: tracer, metrics: metrics, insightsBaseURL: insightsBase, statusKinds: statusKinds)
+            inner: inner, tracer: tracer, metrics: metrics, insightsBaseURL: insightsBase)
         return (transport, owned)
     }
 
