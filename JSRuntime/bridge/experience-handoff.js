@@ -18,7 +18,9 @@
 //       queue's cap released earlier senders. Results: {accepted: true, data} (delivered, data
 //       = the answer's data), {accepted: true} (queued), {accepted: true, refused: {status,
 //       reason, code?}} (its batch was refused, or delivery is disabled). Throws when the host
-//       could not take the event (its durable store failed): the event method rejects.
+//       could not take the event (its durable store failed): the event method rejects with an
+//       Error of code `experienceEventNotStored` (core/settle.js ERROR_CODES) and the host's
+//       message.
 //   request(eventsJSON) → JSON text {url, method, headers, body}   the upsert carrying these
 //       events (a JSON array); sets experienceRequestState pending.
 //   answered(answer)     a flight ended: {disposition: "delivered"|"dropped"|"disabled"|
@@ -32,7 +34,7 @@
   'use strict';
   var ns = globalThis.__optimization.declare('bridge/experience-handoff.js', {
     provides: ['createExperienceHandoff'],
-    uses: ['apiResponse', 'guards', 'host'],
+    uses: ['ERROR_CODES', 'apiResponse', 'codedError', 'guards', 'host', 'messageOf'],
   });
   var host = ns.host;
   var guards = ns.guards;
@@ -66,7 +68,13 @@
 
     function send(event) {
       var profileId = getProfileId();
-      var answer = globalThis.__nativeExperienceAccept(JSON.stringify(event), typeof profileId === 'string' && profileId.length > 0 ? profileId : null);
+      var eventJSON = JSON.stringify(event);
+      var answer;
+      try {
+        answer = globalThis.__nativeExperienceAccept(eventJSON, typeof profileId === 'string' && profileId.length > 0 ? profileId : null);
+      } catch (error) {
+        throw ns.codedError(ns.ERROR_CODES.experienceEventNotStored, ns.messageOf(error));
+      }
       var ticket = answer;
       if (typeof answer === 'string') {
         var parsed = JSON.parse(answer);

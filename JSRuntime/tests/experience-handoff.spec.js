@@ -87,6 +87,13 @@
     ]);
     host.failAccept = 'the Experience store failed';
     assert.throws(function () { t.handoff.send(event); }, /^the Experience store failed$/);
+    var thrown = null;
+    try {
+      t.handoff.send(event);
+    } catch (error) {
+      thrown = error;
+    }
+    assert.equal(thrown && thrown.code, 'experienceEventNotStored', 'the failure carries its code, for the host to read');
     assert.equal(host.accepted.length, 3);
   });
 

@@ -6,7 +6,8 @@
 //   __nativeNow()                        manual clock, starts at Date.UTC(2026, 0, 1)
 //   __nativeSetTimeout(id, ms) / __nativeClearTimeout(id)   manual timer queue
 //   __nativeRandomUUID()                 "00000000-0000-4000-8000-000000000001", …002, … (v4-shaped)
-//   __nativeSettle(requestId, ok, json)  appends {requestId, ok, json} to __testHost.settled
+//   __nativeSettle(requestId, ok, json, code)  appends {requestId, ok, json} to
+//                                        __testHost.settled, with `code` when it is a string
 //   __nativeInsightsAccept(eventJSON) / __nativeInsightsProfile(profileJSON | null) /
 //   __nativeInsightsPurge()              a fake of the Swift host's Insights queue, recorded in
 //                                        __testHost.insights: `accepted` ([{event (parsed),
@@ -255,7 +256,7 @@
         // The request id is the last string argument (an event call may end with its time, a number).
         var requestId;
         for (var i = args.length - 1; i >= 0 && requestId === undefined; i--) if (typeof args[i] === 'string') requestId = args[i];
-        globalThis.__nativeSettle(requestId, outcome[0], outcome[0] ? JSON.stringify(outcome[1]) : outcome[1]);
+        globalThis.__nativeSettle(requestId, outcome[0], outcome[0] ? JSON.stringify(outcome[1]) : outcome[1], outcome[3]);
         return returned;
       };
       var wrapped = original.length === 4 ? function (a, b, c, d) { return receive([a, b, c, d]); }
@@ -293,8 +294,10 @@
       return '00000000-0000-4000-8000-' + suffix;
     };
 
-    globalThis.__nativeSettle = function (requestId, ok, json) {
-      testHost.settled.push({ requestId: requestId, ok: ok, json: json });
+    globalThis.__nativeSettle = function (requestId, ok, json, code) {
+      var settled = { requestId: requestId, ok: ok, json: json };
+      if (typeof code === 'string') settled.code = code;
+      testHost.settled.push(settled);
     };
 
     // The Swift host's Insights queue (bridge/insights-handoff.js), faked: it records, never sends.

@@ -52,6 +52,7 @@
         assert.equal(settled.length, 1, id);
         assert.equal(settled[0].ok, false, id + ': the call fails');
         assert.ok(settled[0].json.indexOf('no space left on device') !== -1, settled[0].json);
+        assert.equal(settled[0].code, 'experienceEventNotStored', id + ': the host reads the failure by its code');
       });
       assert.deepEqual(JSON.parse(settledFor('t2')[0].json), { accepted: true }, 'the next event is unaffected');
       assert.deepEqual(__testHost.experience.queued.map(function (q) { return q.event.event; }), ['kept']);

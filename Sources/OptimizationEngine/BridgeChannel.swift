@@ -1,3 +1,4 @@
+import EventOutbox
 import OptimizationDelivery
 import JavaScriptHost
 import Logging
@@ -51,6 +52,8 @@ package final class BridgeChannel: Sendable {
     }
 
     private let requests = Mutex(Requests())
+    /// Why the Experience queue last failed to store an event (``readExperienceStoreFailures(from:)``).
+    private let experienceStoreFailure = Mutex<(@Sendable () -> OutboxError?)?>(nil)
     private let currentState = Mutex(OptimizationState.empty)
     private let logger = Mutex<Logger?>(nil)
     /// The ``request(_:arguments:on:)`` call that holds the engine's lock now (nil outside one):
@@ -254,7 +257,25 @@ package final class BridgeChannel: Sendable {
             for event in emitted { publish(event.value) }
         }
         if ok { return .success(value) }
-        return .failure(OptimizationError.bridgeError(value.stringValue ?? "\(function.name) failed"))
+        return .failure(failure(value.stringValue ?? "\(function.name) failed", code: answer[3]?.stringValue))
+    }
+
+    /// Where a failure of code ``BridgeFailureCode/experienceEventNotStored`` finds the store's
+    /// error: such a failure then throws ``OptimizationError/eventNotStored(_:)`` with it (as a
+    /// bridge error with the message while `source` answers nil, or before this is called).
+    package func readExperienceStoreFailures(from source: @escaping @Sendable () -> OutboxError?) {
+        experienceStoreFailure.withLock { $0 = source }
+    }
+
+    /// The error of a failed call: its message, and the typed error its code names.
+    private func failure(_ message: String, code: String?) -> OptimizationError {
+        switch code.flatMap(BridgeFailureCode.init(rawValue:)) {
+        case .experienceEventNotStored?:
+            if let stored = experienceStoreFailure.withLock({ $0 })?() { return .eventNotStored(stored) }
+        case nil:
+            break
+        }
+        return .bridgeError(message)
     }
 
     private func publish(_ event: JSONValue) {
@@ -296,7 +317,7 @@ package final class BridgeChannel: Sendable {
                 outcome = .failure(OptimizationError.bridgeError("the bridge settled with a result that is not JSON"))
             }
         } else {
-            outcome = .failure(OptimizationError.bridgeError(text))
+            outcome = .failure(failure(text, code: arguments.count > 3 ? arguments[3].stringValue : nil))
         }
         // The call that is still inside the engine resumes its caller itself, after it has
         // collected the events it emitted.

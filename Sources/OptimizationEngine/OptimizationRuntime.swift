@@ -104,6 +104,9 @@ package final class OptimizationRuntime: Sendable {
             try outbox?.install(on: engine)
             try insights?.install(on: engine)
             try experience?.install(on: engine)
+            if let experience {
+                channel.readExperienceStoreFailures { [weak experience] in experience?.lastStoreFailure }
+            }
         } catch {
             engine.close()
             throw .bridgeError("cannot install the bridge push-backs: \(error)")

@@ -127,18 +127,10 @@ extension OptimizationClient {
 
     private func emit(_ function: BridgeFunction, _ payload: JSONValue) async throws(OptimizationError) -> EventResult {
         guard let runtime = currentRuntime else { throw .notInitialized }
-        let settlement: BridgeSettlement
-        do {
-            // The call carries its time: the events are built without asking the clock.
-            settlement = try await runtime.channel.request(function, payload: payload, on: runtime.engine, callTime: environment.clock.now())
-        } catch {
-            // The outbox could not store the accepted event: the call fails with its reason.
-            if case .bridgeError(let message) = error, message.contains(BridgeContract.Native.experienceAccept.name),
-               let failure = runtime.experience?.lastStoreFailure {
-                throw .eventNotStored(failure)
-            }
-            throw error
-        }
+        // The call carries its time: the events are built without asking the clock. When the
+        // outbox could not store the accepted event the call fails with its reason
+        // (`OptimizationError.eventNotStored`: the channel reads the failure's code).
+        let settlement = try await runtime.channel.request(function, payload: payload, on: runtime.engine, callTime: environment.clock.now())
         return Self.result(of: settlement.value, event: settlement.emitted.first)
     }
 
