@@ -2,7 +2,8 @@ import HostPlatform
 import OptimizationJSON
 import OrderedCollections
 
-/// Flights: the request, its answer, backoff, the circuit, and the retry timer.
+/// Flights: the upsert, its answer, and what the answer means for the waiting senders. The flight
+/// in progress, backoff, the circuit and disabling are ``DeliveryQueueCore``'s.
 extension ExperienceQueue {
     /// Sends what is queued and returns when it went out or cannot go now: awaits a flight in
     /// progress, then sends what was accepted meanwhile, round after round while rounds make
@@ -18,12 +19,6 @@ extension ExperienceQueue {
         _ = beginFlush()
     }
 
-    /// Whether a flight may start now (online, no backoff wait, circuit closed, not disabled or
-    /// closed); the caller holds the lock.
-    func mayFlush(_ state: State, now: Double, despiteOffline: Bool = false) -> Bool {
-        !state.closed && !state.disabled && (state.online || despiteOffline) && state.retry.allowsFlush(now: now)
-    }
-
     /// The flight to await: the one in progress (`started` false) or a new one (`started` true);
     /// nil when nothing may be sent now (then every waiting sender is released). A new flight's
     /// request is built here, on the caller's thread, outside the lock.
@@ -35,17 +30,12 @@ extension ExperienceQueue {
             case none(released: [UInt64])
         }
         let decision = state.withLock { state -> Decision in
-            if let active = state.active {
-                // A flight reporting its answer cannot take new events: the flush follows it.
-                if state.finishing { state.flushRequested = true }
-                return .running(active)
+            switch state.gate(now: now, despiteOffline: despiteOffline, hasEvents: state.events.count > 0) {
+            case .inProgress(let active): return .running(active)
+            case .shut: return .none(released: releaseWaiting(&state))
+            case .open: break
             }
-            guard mayFlush(state, now: now, despiteOffline: despiteOffline), !state.events.isEmpty else {
-                if state.events.isEmpty { state.retry.cancelRetry() }
-                return .none(released: releaseWaiting(&state))
-            }
-            let snapshot = Snapshot(events: state.events, generation: state.generation)
-            state.inFlight = Set(snapshot.events.map(\.id))
+            let snapshot = Snapshot(events: state.events.items, generation: state.generation)
             let (requests, handOver) = AsyncStream.makeStream(of: FetchRequest?.self, bufferingPolicy: .bufferingOldest(1))
             let task = Task { [self] in
                 var request: FetchRequest?
@@ -55,7 +45,7 @@ extension ExperienceQueue {
                 }
                 await self.send(snapshot, request: request)
             }
-            state.active = task
+            state.launch(task, carrying: Set(snapshot.events.map(\.id)))
             return .started(task, snapshot, handOver)
         }
         switch decision {
@@ -105,9 +95,7 @@ extension ExperienceQueue {
         let answer = state.withLock { state -> ExperienceFlightAnswer in
             // The flight stays `active` (finishing) until its answer has been reported below:
             // a flush arriving meanwhile awaits it instead of finding nothing in progress.
-            state.finishing = true
-            state.inFlight = []
-            guard snapshot.generation == state.generation else {
+            guard state.answered(generation: snapshot.generation) else {
                 // Purged meanwhile: its senders were released by the purge; events accepted since
                 // go out with the next flight.
                 return ExperienceFlightAnswer(disposition: .stale, tickets: [], status: outcome.status, reason: "",
@@ -115,9 +103,10 @@ extension ExperienceQueue {
             }
             // The flight settles its own senders (found by id: the queue may have changed meanwhile).
             var tickets: [UInt64] = []
-            for index in state.events.indices where state.events[index].awaited && sentIds.contains(state.events[index].id) {
-                tickets.append(state.events[index].id)
-                state.events[index].awaited = false
+            for index in state.events.items.indices
+            where state.events.items[index].awaited && sentIds.contains(state.events.items[index].id) {
+                tickets.append(state.events.items[index].id)
+                state.events.items[index].awaited = false
             }
             return handle(outcome, of: snapshot, tickets: tickets, response: response, failure: failure, state: &state, pending: &pending)
         }
@@ -135,14 +124,12 @@ extension ExperienceQueue {
         while true {
             let now = clock.now()
             let (followUp, released) = state.withLock { state -> (Bool, [UInt64]) in
-                let followUp = (continuing || state.flushRequested) && !state.events.isEmpty && mayFlush(state, now: now)
+                let followUp = (continuing || state.flushRequested) && state.events.count > 0 && state.mayFlush(now: now)
                 if !followUp {
                     let released = releaseWaiting(&state)
                     if !released.isEmpty { return (false, released) }
                 }
-                state.active = nil
-                state.finishing = false
-                state.flushRequested = false
+                _ = state.end()
                 return (followUp, [])
             }
             if !released.isEmpty {
@@ -158,71 +145,43 @@ extension ExperienceQueue {
         _ outcome: DeliveryOutcome, of snapshot: Snapshot, tickets: [UInt64], response: FetchResponse?, failure: String?,
         state: inout State, pending: inout Pending
     ) -> ExperienceFlightAnswer {
-        let now = clock.now()
         switch outcome {
         case .delivered(let status):
-            pending.removals.append((removeSent(snapshot, from: &state), .delivered))
-            recordSuccess(&state, pending: &pending)
+            pending.report.removals.append((removeSent(snapshot, from: &state), .delivered))
+            state.recordSuccess(report: &pending.report)
             return ExperienceFlightAnswer(disposition: .delivered, tickets: tickets, status: status, reason: "", response: response, failure: nil)
         case .drop(let status, let reason):
             let dropped = removeSent(snapshot, from: &state)
             let text = "\(reason); the batch of \(dropped.count) event(s) was dropped (the API refuses it)."
             logger.warning("\(text)")
-            pending.removals.append((dropped, .dropped))
-            pending.queueEvents.append(queueEvent(.batchDropped, [
+            pending.report.removals.append((dropped, .dropped))
+            pending.report.queueEvents.append(state.queueEvent(.batchDropped, [
                 "status": .number(JSONNumber(status)), "reason": .string(text), "droppedCount": .number(JSONNumber(dropped.count)),
                 "droppedEvents": .array(dropped.map(\.eventValue)),
             ]))
-            recordSuccess(&state, pending: &pending)
+            state.recordSuccess(report: &pending.report)
             return ExperienceFlightAnswer(disposition: .dropped, tickets: tickets, status: status, reason: text, response: response, failure: nil)
         case .disable(let status, let reason):
             let text = "Experience API delivery disabled: \(reason) (check clientId, environment and the Experience base URL). "
                 + "No further Experience requests are made by this client instance."
-            state.disabled = true
             // Every waiting sender learns of the refusal, not only this flight's.
             let waiting = tickets + releaseWaiting(&state)
-            var discarded = state.events
-            state.events.removeAll()
-            discarded += discardStored(&state)
-            state.retry.reset()
-            logger.error("\(text) \(discarded.count) queued event(s) discarded.")
-            pending.removals.append((discarded, .disabled))
-            pending.queueEvents.append(queueEvent(.deliveryDisabled, [
-                "status": .number(JSONNumber(status)), "reason": .string(text), "droppedCount": .number(JSONNumber(discarded.count)),
-            ]))
+            state.disable(status: status, text: text, report: &pending.report)
             return ExperienceFlightAnswer(disposition: .disabled, tickets: waiting, status: status, reason: text, response: response, failure: nil)
         case .retry(let status, let reason, let retryAfter):
             let queued = state.events.count
-            logger.warning("\(reason); \(queued) event(s) stay queued for retry.")
-            let answer = ExperienceFlightAnswer(disposition: .retrying, tickets: tickets, status: status, reason: reason, response: response, failure: failure)
-            guard !state.closed else { return answer }
-            let failure = state.retry.recordFailure(now: now, retryAfter: retryAfter, policy: policy, random: random(), clock: clock) {
-                [weak self] in self?.retryFired()
-            }
-            for (type, context) in failure.reportContexts(queuedBatches: queued > 0 ? 1 : 0, queuedEvents: queued) {
-                pending.queueEvents.append(queueEvent(type, context))
-            }
-            return answer
+            state.recordFailure(
+                reason: reason, retryAfter: retryAfter, queuedBatches: queued > 0 ? 1 : 0, queuedEvents: queued, random: random,
+                report: &pending.report
+            ) { [weak self] in self?.retryFired() }
+            return ExperienceFlightAnswer(disposition: .retrying, tickets: tickets, status: status, reason: reason, response: response, failure: failure)
         }
     }
 
     /// Removes exactly the sent events that are still queued (a removal may have taken some).
     private func removeSent(_ snapshot: Snapshot, from state: inout State) -> [Queued] {
         let sent = Set(snapshot.events.map(\.id))
-        var removed: [Queued] = []
-        state.events.removeAll { queued in
-            guard sent.contains(queued.id) else { return false }
-            removed.append(queued)
-            return true
-        }
-        state.sent &+= UInt64(removed.count)
-        refill(&state)
-        return removed
-    }
-
-    private func recordSuccess(_ state: inout State, pending: inout Pending) {
-        guard !state.closed, let recovered = state.retry.recordSuccess() else { return }
-        pending.queueEvents.append(queueEvent(.flushRecovered, recovered))
+        return state.sentOut(state.events.removeAll { sent.contains($0.id) })
     }
 
     private func retryFired() {

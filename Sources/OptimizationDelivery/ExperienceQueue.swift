@@ -75,7 +75,8 @@ public final class ExperienceQueue: Sendable {
     let random: @Sendable () -> Double
     let onQueueEvent: @Sendable (QueueEvent) -> Void
     let handler = Mutex<(any ExperienceFlightHandler)?>(nil)
-    let state = Mutex(State())
+    /// The shared delivery mechanism over this queue's events.
+    let state: Mutex<State>
 
     /// One queued event.
     struct Queued: Sendable {
@@ -93,36 +94,11 @@ public final class ExperienceQueue: Sendable {
         var generation: Int
     }
 
-    struct State: Sendable {
-        var events: [Queued] = []
-        var nextId: UInt64 = 0
-        /// Ids of the events in the request in flight: never dropped for room.
-        var inFlight: Set<UInt64> = []
-        /// The flight in progress, from its start until its answer has been reported.
-        var active: Task<Void, Never>?
-        /// The flight in `active` has its answer and is reporting it (outside the lock).
-        var finishing = false
-        /// A flush was asked for while the flight was finishing: it follows the flight.
-        var flushRequested = false
-        /// Failures, the circuit, the wait and the retry timer.
-        var retry = RetrySchedule()
-        /// Events that left the queue through an answered flight (delivered or refused), ever.
-        var sent: UInt64 = 0
-        var online = true
-        var disabled = false
-        var closed = false
-        /// Bumped by ``purge()``: a flight of an earlier generation changes nothing on return.
-        var generation = 0
-        /// With an outbox: the highest sequence ever taken into memory, and whether stored events
-        /// after it wait on disk only.
-        var residentThrough: UInt64 = 0
-        var spilled = true
-    }
+    typealias State = DeliveryQueueCore<Events>
 
     /// Reports gathered under the lock, delivered after it.
     struct Pending {
-        var queueEvents: [QueueEvent] = []
-        var removals: [([Queued], Removal)] = []
+        var report = DeliveryReport<Queued>()
         var released: [UInt64] = []
     }
 
@@ -146,6 +122,8 @@ public final class ExperienceQueue: Sendable {
         self.logger = logger
         self.random = random
         self.onQueueEvent = onQueueEvent
+        state = Mutex(State(
+            queue: .experience, capacity: policy.experienceMaxEvents, policy: policy, clock: clock, outbox: outbox, logger: logger))
     }
 
     /// Sets the side that builds requests and reads answers (nil: none; flights then fail and
@@ -176,25 +154,28 @@ public final class ExperienceQueue: Sendable {
         var startFlush = false
         let result = state.withLock { state -> Result<Acceptance, DeliveryQueueError> in
             if state.disabled { return .success(Acceptance(disposition: .refused, released: [])) }
+            let entry = Events.Entry(messageId: parts.messageId, eventJSON: eventJSON)
             var inMemory: UInt64?
-            if let outbox {
+            if outbox != nil {
                 do throws(OutboxError) {
-                    inMemory = try store(eventJSON, messageId: parts.messageId, consent: parts.consent, profileId: profileId, outbox: outbox, into: &state)
+                    inMemory = try state.store(OutboxEvent(
+                        queue: .experience, messageId: parts.messageId, profileId: profileId.flatMap { $0.isEmpty ? nil : $0 },
+                        consent: parts.consent, acceptedAt: clock.now(), payload: Array(eventJSON.utf8)), entry: entry)
                 } catch {
                     logger.warning("an accepted Experience event could not be stored; the call fails", metadata: ["error": "\(error)"])
                     return .failure(.notStored(error))
                 }
             } else {
                 makeRoom(in: &state, pending: &pending)
-                inMemory = take(eventJSON, messageId: parts.messageId, sequence: nil, into: &state)
+                inMemory = state.take(entry, sequence: nil)
             }
             guard !state.closed, state.online else { return .success(Acceptance(disposition: .queued, released: pending.released)) }
             startFlush = true
-            guard let id = inMemory, state.active != nil || mayFlush(state, now: now),
-                  let index = state.events.lastIndex(where: { $0.id == id }) else {
+            guard let id = inMemory, state.active != nil || state.mayFlush(now: now),
+                  let index = state.events.items.lastIndex(where: { $0.id == id }) else {
                 return .success(Acceptance(disposition: .queued, released: pending.released))
             }
-            state.events[index].awaited = true
+            state.events.items[index].awaited = true
             return .success(Acceptance(disposition: .awaitsAnswer(ticket: id), released: pending.released))
         }
         pending.released = []  // returned to the sender instead
@@ -208,12 +189,7 @@ public final class ExperienceQueue: Sendable {
     /// Whether the network is reachable; while offline nothing is sent. Coming back online ends a
     /// backoff wait (the circuit stays as it is) and flushes.
     public func setOnline(_ online: Bool) {
-        let restored = state.withLock { state -> Bool in
-            defer { state.online = online }
-            guard online, !state.online else { return false }
-            state.retry.endWait()
-            return true
-        }
+        let restored = state.withLock { $0.setOnline(online) }
         if restored { startFlush() }
     }
 
@@ -241,24 +217,9 @@ public final class ExperienceQueue: Sendable {
     @discardableResult
     public func removeMessages(_ messageIds: [String], reason: String) -> Int {
         guard !messageIds.isEmpty else { return 0 }
-        let wanted = Set(messageIds)
         var pending = Pending()
-        let gone = state.withLock { state -> [Queued] in
-            var gone: [Queued] = []
-            state.events.removeAll { queued in
-                guard wanted.contains(queued.messageId) else { return false }
-                gone.append(queued)
-                return true
-            }
-            refill(&state)
-            return gone
-        }
-        pending.removals.append((gone, .removed))
+        let gone = state.withLock { $0.remove(messageIds: messageIds, reason: reason, report: &pending.report) }
         pending.released = gone.filter(\.awaited).map(\.id)
-        pending.queueEvents.append(queueEvent(.offlineDrop, [
-            "droppedCount": .number(JSONNumber(messageIds.count)), "droppedEvents": .array(gone.map(\.eventValue)),
-            "reason": .string(reason),
-        ]))
         deliver(pending)
         return gone.count
     }
@@ -269,14 +230,8 @@ public final class ExperienceQueue: Sendable {
     ///   settles them: it is inside the engine).
     public func purge() -> [UInt64] {
         state.withLock { state -> [UInt64] in
-            state.generation += 1
-            let waiting = state.events.filter(\.awaited).map(\.id)
-            state.events.removeAll()
-            state.inFlight = []
-            // The caller purges the outbox: nothing waits on disk, and its sequences may restart.
-            state.spilled = false
-            state.residentThrough = 0
-            state.retry.reset()
+            let waiting = state.events.items.filter(\.awaited).map(\.id)
+            state.purge()
             return waiting
         }
     }
@@ -288,12 +243,7 @@ public final class ExperienceQueue: Sendable {
     @discardableResult
     public func resume() -> Int {
         guard outbox != nil else { return 0 }
-        let loaded = state.withLock { state -> Int in
-            state.spilled = true
-            let before = state.events.count
-            refill(&state)
-            return state.events.count - before
-        }
+        let loaded = state.withLock { $0.resume() }
         if loaded > 0 { startFlush() }
         return loaded
     }
@@ -317,8 +267,7 @@ public final class ExperienceQueue: Sendable {
 
     private func closeQueue() -> Task<Void, Never>? {
         let (active, waiting) = state.withLock { state -> (Task<Void, Never>?, [UInt64]) in
-            state.closed = true
-            state.retry.reset()
+            _ = state.close()
             // A finishing flight has settled its own senders; the others are released here (the
             // handler is detached before the flight would release them).
             return (state.active, state.active == nil || state.finishing ? releaseWaiting(&state) : [])
@@ -330,38 +279,31 @@ public final class ExperienceQueue: Sendable {
 
     // MARK: Reports
 
-    func queueEvent(_ type: QueueEventType, _ context: OrderedDictionary<String, JSONValue>) -> QueueEvent {
-        QueueEvent(type: type, queue: .experience, context: .object(context), timestamp: clock.now())
-    }
-
     /// Delivers what was gathered under the lock: acknowledgements, queue events, released senders.
     func deliver(_ pending: Pending) {
-        if let outbox {
-            for (events, _) in pending.removals where !events.isEmpty {
-                let sequences = events.compactMap(\.sequence)
-                if !sequences.isEmpty { outbox.acknowledge(sequences: sequences) }
-            }
-        }
-        if !pending.queueEvents.isEmpty, !state.withLock({ $0.closed }) {
-            for event in pending.queueEvents { onQueueEvent(event) }
-        }
+        pending.report.deliver(outbox: outbox, isClosed: { state.withLock { $0.closed } }, onQueueEvent: onQueueEvent) { _, _ in }
         if !pending.released.isEmpty { handler.withLock { $0 }?.released(tickets: pending.released) }
     }
 
     /// Clears every sender's wait; returns their tickets.
     func releaseWaiting(_ state: inout State) -> [UInt64] {
         var tickets: [UInt64] = []
-        for index in state.events.indices where state.events[index].awaited {
-            tickets.append(state.events[index].id)
-            state.events[index].awaited = false
+        for index in state.events.items.indices where state.events.items[index].awaited {
+            tickets.append(state.events.items[index].id)
+            state.events.items[index].awaited = false
         }
         return tickets
     }
-}
 
-extension ExperienceQueue.Queued {
-    /// The event as a value, for reports that list dropped events.
-    var eventValue: JSONValue {
-        (try? JSONValue(jsonText: eventJSON)) ?? .object([:])
+    /// Without an outbox: drops the oldest events not in flight until one more fits, reporting
+    /// one `offlineDrop`; their waiting senders go to `pending.released`.
+    func makeRoom(in state: inout State, pending: inout Pending) {
+        let dropped = state.makeRoom(report: &pending.report)
+        guard !dropped.isEmpty else { return }
+        pending.released += dropped.filter(\.awaited).map(\.id)
+        pending.report.queueEvents.append(state.queueEvent(.offlineDrop, [
+            "droppedCount": .number(JSONNumber(dropped.count)), "droppedEvents": .array(dropped.map(\.eventValue)),
+            "maxEvents": .number(JSONNumber(state.capacity)), "queuedEvents": .number(JSONNumber(state.events.count + 1)),
+        ]))
     }
 }
