@@ -2,14 +2,16 @@ import HostPlatform
 import OptimizationJSON
 import OrderedCollections
 
-/// Flushing: the request, its answer, backoff, the circuit, and the timers.
+/// Flushing: the requests of a flight, their answers (bisection, credential refusals) and the
+/// periodic timer. The flight in progress, backoff, the circuit and disabling are
+/// ``DeliveryQueueCore``'s.
 extension InsightsQueue {
     /// Sends what is queued and returns when it went out or cannot go now: awaits a request in
     /// flight, then sends what was accepted meanwhile, round after round while rounds make
     /// progress. Sends nothing while a backoff wait runs or the circuit is open, after delivery
     /// was disabled, or after ``close()``. Failures are reported as queue events, never thrown.
     public func flush() async {
-        await runFlights(begin: { beginFlush() }, remaining: { count }, sent: { state.withLock { $0.sent } })
+        await runFlights(begin: { beginFlush() }, remaining: { count }, sent: { state.withLock { $0.core.sent } })
     }
 
     /// Starts a flush in a task unless one is in flight or it may not send now.
@@ -30,22 +32,16 @@ extension InsightsQueue {
     func beginFlush(despiteOffline: Bool = false) -> (task: Task<Void, Never>, started: Bool)? {
         let now = clock.now()
         return state.withLock { state -> (task: Task<Void, Never>, started: Bool)? in
-            if let active = state.active {
-                // A flight reporting its answer cannot take new events: the flush follows it.
-                if state.finishing { state.flushRequested = true }
-                return (active, false)
-            }
-            guard !state.closed, state.disabledReason == nil, state.online || despiteOffline else { return nil }
-            guard state.retry.allowsFlush(now: now) else { return nil }
-            guard !state.buckets.isEmpty else {
-                state.retry.cancelRetry()
-                return nil
+            switch state.core.gate(now: now, despiteOffline: despiteOffline, hasEvents: !state.core.events.buckets.isEmpty) {
+            case .inProgress(let active): return (active, false)
+            case .shut: return nil
+            case .open: break
             }
             let snapshot = Snapshot(
-                batches: Array(state.buckets.values), generation: state.generation, resends: state.retry.circuit.consecutiveFailures)
-            state.inFlight = Set(snapshot.batches.lazy.flatMap(\.events).map(\.id))
+                batches: Array(state.core.events.buckets.values), generation: state.core.generation,
+                resends: state.core.retry.circuit.consecutiveFailures)
             let task = Task { [self] in await self.send(snapshot) }
-            state.active = task
+            state.core.launch(task, carrying: Set(snapshot.batches.lazy.flatMap(\.events).map(\.id)))
             return (task, true)
         }
     }
@@ -79,20 +75,13 @@ extension InsightsQueue {
         state.withLock { state in
             // The flight stays `active` (finishing) until its answer has been reported below: a
             // flush arriving meanwhile awaits it instead of finding nothing in flight.
-            state.finishing = true
-            state.inFlight = []
-            guard snapshot.generation == state.generation else { return }
+            guard state.core.answered(generation: snapshot.generation) else { return }
             handle(flight, state: &state, pending: &pending)
             reconcileTimer(&state)
         }
         deliver(pending)
         // Reported: the flight is over, and a flush asked for meanwhile follows it.
-        let followUp = state.withLock { state -> Bool in
-            defer { state.flushRequested = false }
-            state.active = nil
-            state.finishing = false
-            return state.flushRequested
-        }
+        let followUp = state.withLock { $0.core.end() }
         if followUp { startFlush() }
     }
 
@@ -100,10 +89,10 @@ extension InsightsQueue {
     /// closed since it began).
     private func stillQueued(_ request: InsightsFlight.Request, generation: Int) -> InsightsFlight.Request? {
         state.withLock { state -> InsightsFlight.Request? in
-            guard state.generation == generation, !state.closed else { return nil }
+            guard state.core.generation == generation, !state.core.closed else { return nil }
             var batches: [Bucket] = []
             for batch in request.batches {
-                guard let key = batch.events.first?.event.profileId, let bucket = state.buckets[key] else { continue }
+                guard let key = batch.events.first?.event.profileId, let bucket = state.core.events.buckets[key] else { continue }
                 let queued = Set(bucket.events.lazy.map(\.id))
                 let kept = batch.events.filter { queued.contains($0.id) }
                 if !kept.isEmpty { batches.append(Bucket(profileJSON: batch.profileJSON, events: kept)) }
@@ -116,7 +105,7 @@ extension InsightsQueue {
     /// oversized ones are dropped and reported, then the retry, a credential refusal, or success.
     private func handle(_ flight: InsightsFlight, state: inout State, pending: inout Pending) {
         if !flight.delivered.isEmpty {
-            pending.removals.append((removeSent(flight.delivered, from: &state), .delivered))
+            pending.report.removals.append((removeSent(flight.delivered, from: &state), .delivered))
             state.credentialRefusals = 0
         }
         for refusal in flight.refused {
@@ -124,7 +113,7 @@ extension InsightsQueue {
             guard !dropped.isEmpty else { continue }
             let text = "\(refusal.reason); \(dropped.count) event(s) in \(refusal.batches.count) batch(es) were dropped (the API refuses them)."
             logger.warning("\(text)")
-            reportDropped(dropped, status: refusal.status, reason: text, pending: &pending)
+            reportDropped(dropped, status: refusal.status, reason: text, state: state, pending: &pending)
         }
         if !flight.oversized.isEmpty {
             let dropped = removeSent(flight.oversized.map { Bucket(profileJSON: "", events: [$0]) }, from: &state)
@@ -132,7 +121,7 @@ extension InsightsQueue {
                 let text = "\(dropped.count) Insights event(s) larger than a request may be "
                     + "(\(policy.insightsMaxRequestBytes) bytes with their profile) were dropped, not sent."
                 logger.warning("\(text)")
-                reportDropped(dropped, status: 413, reason: text, pending: &pending)
+                reportDropped(dropped, status: 413, reason: text, state: state, pending: &pending)
             }
         }
         if let retry = flight.retry {
@@ -140,17 +129,17 @@ extension InsightsQueue {
         } else if let refusal = flight.credentialRefusal {
             refusedCredential(refusal, suspects: flight.suspects, state: &state, pending: &pending)
         } else if !flight.delivered.isEmpty || !flight.refused.isEmpty {
-            recordSuccess(&state, pending: &pending)
+            state.core.recordSuccess(report: &pending.report)
             // The flight ran out of requests while it made progress: the next one follows it.
-            if !flight.pending.isEmpty { state.flushRequested = true }
+            if !flight.pending.isEmpty { state.core.flushRequested = true }
         }
     }
 
     /// Reports events that left the queue unsent or refused: `onRemoved` (`dropped`) and one
     /// `batchDropped` (the events' payloads are in its context, never in a log).
-    private func reportDropped(_ dropped: [Queued], status: Int, reason: String, pending: inout Pending) {
-        pending.removals.append((dropped, .dropped))
-        pending.queueEvents.append(queueEvent(.batchDropped, [
+    private func reportDropped(_ dropped: [Queued], status: Int, reason: String, state: State, pending: inout Pending) {
+        pending.report.removals.append((dropped, .dropped))
+        pending.report.queueEvents.append(state.core.queueEvent(.batchDropped, [
             "status": .number(JSONNumber(status)), "reason": .string(reason), "droppedCount": .number(JSONNumber(dropped.count)),
             "droppedEvents": .array(dropped.map(\.event.eventValue)),
         ]))
@@ -162,20 +151,15 @@ extension InsightsQueue {
     private func recordFailure(
         status: Int, reason: String, retryAfter: Double?, credentialRefusals: Int? = nil, state: inout State, pending: inout Pending
     ) {
-        let queued = state.total - state.held.count
-        logger.warning("\(reason); \(queued) event(s) stay queued for retry.")
-        guard !state.closed else { return }
-        let failure = state.retry.recordFailure(now: clock.now(), retryAfter: retryAfter, policy: policy, random: random(), clock: clock) {
-            [weak self] in self?.retryFired()
+        var extra: OrderedDictionary<String, JSONValue> = [:]
+        if let credentialRefusals {
+            extra["status"] = .number(JSONNumber(status))
+            extra["credentialRefusals"] = .number(JSONNumber(credentialRefusals))
         }
-        for (type, context) in failure.reportContexts(queuedBatches: state.buckets.count, queuedEvents: queued) {
-            var context = context
-            if let credentialRefusals, type == .flushFailure {
-                context["status"] = .number(JSONNumber(status))
-                context["credentialRefusals"] = .number(JSONNumber(credentialRefusals))
-            }
-            pending.queueEvents.append(queueEvent(type, context))
-        }
+        state.core.recordFailure(
+            reason: reason, retryAfter: retryAfter, queuedBatches: state.core.events.buckets.count, queuedEvents: state.core.events.sendable,
+            random: random, extra: extra, report: &pending.report
+        ) { [weak self] in self?.retryFired() }
     }
 
     /// A 401/403/404 that no 2xx of its flight contradicted: counted; below
@@ -190,7 +174,7 @@ extension InsightsQueue {
         guard state.credentialRefusals >= limit else {
             for suspect in suspects {
                 for key in suspect.batches.compactMap(\.events.first?.event.profileId) {
-                    if let bucket = state.buckets.removeValue(forKey: key) { state.buckets[key] = bucket }
+                    if let bucket = state.core.events.buckets.removeValue(forKey: key) { state.core.events.buckets[key] = bucket }
                 }
             }
             let reason = "\(refusal.reason) (\(state.credentialRefusals) of \(limit) in a row before Insights delivery is disabled)"
@@ -201,47 +185,17 @@ extension InsightsQueue {
         }
         let text = "Insights API delivery disabled: \(refusal.reason), \(limit) time(s) in a row (check clientId, environment and "
             + "the Insights base URL). No further Insights requests are made by this queue."
-        state.disabledReason = text
-        var discarded = state.held + state.buckets.values.flatMap(\.events)
-        state.held.removeAll()
-        state.buckets.removeAll()
-        state.total = 0
-        discarded += discardStored(&state)
-        state.retry.reset()
-        logger.error("\(text) \(discarded.count) queued event(s) discarded.")
-        pending.removals.append((discarded, .disabled))
-        pending.queueEvents.append(queueEvent(.deliveryDisabled, [
-            "status": .number(JSONNumber(refusal.status)), "reason": .string(text), "droppedCount": .number(JSONNumber(discarded.count)),
-        ]))
+        state.core.disable(status: refusal.status, text: text, report: &pending.report)
     }
 
     /// Removes exactly these events where they are still queued (erasure may have taken some).
     private func removeSent(_ batches: [Bucket], from state: inout State) -> [Queued] {
-        var removed: [Queued] = []
-        for batch in batches {
-            guard let first = batch.events.first, let key = Optional(first.event.profileId), var bucket = state.buckets[key] else { continue }
-            let sent = Set(batch.events.map(\.id))
-            bucket.events.removeAll { queued in
-                guard sent.contains(queued.id) else { return false }
-                removed.append(queued)
-                return true
-            }
-            state.buckets[key] = bucket.events.isEmpty ? nil : bucket
-        }
-        state.total -= removed.count
-        state.sent &+= UInt64(removed.count)
-        refill(&state)
-        return removed
-    }
-
-    private func recordSuccess(_ state: inout State, pending: inout Pending) {
-        guard !state.closed, let recovered = state.retry.recordSuccess() else { return }
-        pending.queueEvents.append(queueEvent(.flushRecovered, recovered))
+        state.core.sentOut(state.core.events.remove(batches))
     }
 
     /// Arms the periodic flush while events are queued and delivery goes on; stops it otherwise.
     func reconcileTimer(_ state: inout State) {
-        if state.closed || state.disabledReason != nil || state.total - state.held.count == 0 {
+        if state.core.closed || state.core.disabled || state.core.events.sendable == 0 {
             state.periodicTimer?.cancel()
             state.periodicTimer = nil
             return
@@ -258,7 +212,7 @@ extension InsightsQueue {
     }
 
     private func retryFired() {
-        state.withLock { $0.retry.retryFired() }
+        state.withLock { $0.core.retry.retryFired() }
         startFlush()
     }
 }

@@ -89,7 +89,7 @@ public final class InsightsQueue: Sendable {
     let random: @Sendable () -> Double
     let onQueueEvent: @Sendable (QueueEvent) -> Void
     let onRemoved: (@Sendable (_ messageIds: [String], _ reason: Removal) -> Void)?
-    let state = Mutex(State())
+    let state: Mutex<State>
 
     /// One queued event: the event and, with an outbox, its stored sequence.
     struct Queued: Sendable {
@@ -113,46 +113,17 @@ public final class InsightsQueue: Sendable {
         var count: Int { batches.reduce(0) { $0 + $1.events.count } }
     }
 
+    /// The shared delivery mechanism over this queue's batches, and what only Insights delivery has.
     struct State: Sendable {
-        var buckets: OrderedDictionary<String, Bucket> = [:]
-        /// Events accepted for the visitor while no profile exists (a client before its first
-        /// Experience answer); they join the first profile (``visitorProfileChanged(_:)``).
-        var held: [Queued] = []
-        /// The visitor's current profile (a client): `id` and the object's JSON text.
-        var visitorProfile: (id: String, json: String)?
-        var online = true
-        /// Events in memory, held ones included.
-        var total = 0
-        var nextId: UInt64 = 0
-        /// Ids of the events in the request in flight: never dropped for room.
-        var inFlight: Set<UInt64> = []
-        /// The request in flight, from its start until its answer has been reported.
-        var active: Task<Void, Never>?
-        /// The flight in `active` has its answer and is reporting it (outside the lock).
-        var finishing = false
-        /// A flush was asked for while the flight was finishing: it follows the flight.
-        var flushRequested = false
-        /// Failures, the circuit, the wait and the retry timer.
-        var retry = RetrySchedule()
+        var core: DeliveryQueueCore<Batches>
         /// 401/403/404 flights in a row that no 2xx contradicted (reset by a 2xx).
         var credentialRefusals = 0
-        /// Events that left the queue through an answered flight (delivered or refused), ever.
-        var sent: UInt64 = 0
         var periodicTimer: (any HostTimer)?
-        var disabledReason: String?
-        var closed = false
-        /// Bumped by ``purge()``: a flight of an earlier generation changes nothing on return.
-        var generation = 0
-        /// With an outbox: the highest sequence ever taken into memory, and whether stored events
-        /// after it wait on disk only (until a load finds the backlog's end).
-        var residentThrough: UInt64 = 0
-        var spilled = true
     }
 
     /// Reports gathered under the lock, delivered after it.
     struct Pending {
-        var queueEvents: [QueueEvent] = []
-        var removals: [([Queued], Removal)] = []
+        var report = DeliveryReport<Queued>()
         var startFlush = false
     }
 
@@ -181,6 +152,8 @@ public final class InsightsQueue: Sendable {
         self.random = random
         self.onQueueEvent = onQueueEvent
         self.onRemoved = onRemoved
+        state = Mutex(State(core: DeliveryQueueCore(
+            queue: .insights, capacity: policy.insightsMaxEvents, policy: policy, clock: clock, outbox: outbox, logger: logger)))
     }
 
     // MARK: Accepting
@@ -200,34 +173,38 @@ public final class InsightsQueue: Sendable {
     func enqueue(_ events: [InsightsEvent], held: Bool) throws(DeliveryQueueError) -> Admission {
         var pending = Pending()
         let result = state.withLock { state -> Result<Admission, DeliveryQueueError> in
-            guard !state.closed else { return .failure(.closed) }
-            if state.disabledReason != nil {
+            guard !state.core.closed else { return .failure(.closed) }
+            if state.core.disabled {
                 logger.debug("Insights delivery is disabled; events were discarded", metadata: ["count": "\(events.count)"])
                 if outbox == nil {
-                    pending.removals.append((events.map { Queued(id: 0, event: $0, sequence: nil) }, .disabled))
+                    pending.report.removals.append((events.map { Queued(id: 0, event: $0, sequence: nil) }, .disabled))
                 }
-                return .success(Admission(size: state.total, discarded: Array(events.indices)))
+                return .success(Admission(size: state.core.events.count, discarded: Array(events.indices)))
             }
             var failure: DeliveryQueueError?
             for event in events {
-                if let outbox {
+                let entry = Batches.Entry(event: event, held: held)
+                if outbox != nil {
                     do throws(OutboxError) {
-                        try accept(event, held: held, outbox: outbox, into: &state)
+                        _ = try state.core.store(OutboxEvent(
+                            queue: .insights, messageId: event.messageId, profileId: held || event.profileId.isEmpty ? nil : event.profileId,
+                            consent: event.consent, acceptedAt: clock.now(), payload: Array((held ? event.heldItemJSON : event.itemJSON).utf8)),
+                            entry: entry)
                     } catch {
                         logger.warning("an accepted Insights event could not be stored; the call fails", metadata: ["error": "\(error)"])
                         failure = .notStored(error)
                         break
                     }
                 } else {
-                    makeRoom(in: &state, pending: &pending)
-                    take(event, sequence: nil, held: held, into: &state)
+                    state.core.makeRoom(report: &pending.report)
+                    state.core.take(entry, sequence: nil)
                 }
             }
             reconcileTimer(&state)
             // A finishing flight takes the flush as a follow-up (``beginFlush(despiteOffline:)``).
-            pending.startFlush = state.total - state.held.count >= policy.flushThreshold && (state.active == nil || state.finishing)
+            pending.startFlush = state.core.events.sendable >= policy.flushThreshold && (state.core.active == nil || state.core.finishing)
             if let failure { return .failure(failure) }
-            return .success(Admission(size: state.total, discarded: []))
+            return .success(Admission(size: state.core.events.count, discarded: []))
         }
         deliver(pending)
         return try result.get()
@@ -240,7 +217,7 @@ public final class InsightsQueue: Sendable {
     /// - Throws: as ``enqueue(_:)``.
     @discardableResult
     public func enqueueForVisitor(messageId: String, consent: Bool, eventJSON: String) throws(DeliveryQueueError) -> Int {
-        let profile = state.withLock { $0.visitorProfile }
+        let profile = state.withLock { $0.core.events.visitorProfile }
         let event = InsightsEvent(
             profileId: profile?.id ?? "", profileJSON: profile?.json ?? "null", messageId: messageId, consent: consent, eventJSON: eventJSON)
         return try enqueue([event], held: profile == nil).size
@@ -250,8 +227,8 @@ public final class InsightsQueue: Sendable {
     /// held while there was none join it now. nil: no profile (later events are held).
     public func visitorProfileChanged(_ profile: (id: String, json: String)?) {
         state.withLock { state in
-            state.visitorProfile = profile
-            adoptHeld(&state)
+            state.core.events.visitorProfile = profile
+            state.core.events.adoptHeld()
             reconcileTimer(&state)
         }
     }
@@ -259,23 +236,18 @@ public final class InsightsQueue: Sendable {
     /// Whether the network is reachable (a client's `setOnline`); while offline nothing is sent.
     /// Coming back online ends a backoff wait (the circuit stays as it is) and flushes.
     public func setOnline(_ online: Bool) {
-        let restored = state.withLock { state -> Bool in
-            defer { state.online = online }
-            guard online, !state.online else { return false }
-            state.retry.endWait()
-            return true
-        }
+        let restored = state.withLock { $0.core.setOnline(online) }
         if restored { startFlush() }
     }
 
     /// Events in memory (queued, held and in flight; with an outbox, its window).
     public var count: Int {
-        state.withLock { $0.total }
+        state.withLock { $0.core.events.count }
     }
 
     /// Whether 401/403/404 stopped delivery for good.
     public var isDisabled: Bool {
-        state.withLock { $0.disabledReason != nil }
+        state.withLock { $0.core.disabled }
     }
 
     /// 401/403/404 answers in a row that no 2xx contradicted (0 after a 2xx); delivery is disabled
@@ -287,7 +259,7 @@ public final class InsightsQueue: Sendable {
     /// Whether the circuit is open (nothing is sent until it has passed).
     public var isCircuitOpen: Bool {
         let now = clock.now()
-        return state.withLock { $0.retry.isCircuitOpen(now: now) }
+        return state.withLock { $0.core.retry.isCircuitOpen(now: now) }
     }
 
     // MARK: Removing
@@ -309,11 +281,11 @@ public final class InsightsQueue: Sendable {
             }
         }
         let inMemory = state.withLock { state -> Int in
-            guard let bucket = state.buckets.removeValue(forKey: profileId) else { return 0 }
-            state.total -= bucket.events.count
-            refill(&state)
+            let removed = state.core.events.removeProfile(profileId)
+            guard removed > 0 else { return 0 }
+            state.core.refill()
             reconcileTimer(&state)
-            return bucket.events.count
+            return removed
         }
         return stored ?? inMemory
     }
@@ -324,33 +296,12 @@ public final class InsightsQueue: Sendable {
     @discardableResult
     public func removeMessages(_ messageIds: [String], reason: String) -> Int {
         guard !messageIds.isEmpty else { return 0 }
-        let wanted = Set(messageIds)
         var pending = Pending()
         let gone = state.withLock { state -> [Queued] in
-            var gone: [Queued] = []
-            state.held.removeAll { queued in
-                guard wanted.contains(queued.event.messageId) else { return false }
-                gone.append(queued)
-                return true
-            }
-            for key in state.buckets.keys {
-                state.buckets[key]!.events.removeAll { queued in
-                    guard wanted.contains(queued.event.messageId) else { return false }
-                    gone.append(queued)
-                    return true
-                }
-                if state.buckets[key]!.events.isEmpty { state.buckets.removeValue(forKey: key) }
-            }
-            state.total -= gone.count
-            refill(&state)
+            let gone = state.core.remove(messageIds: messageIds, reason: reason, report: &pending.report)
             reconcileTimer(&state)
             return gone
         }
-        pending.removals.append((gone, .removed))
-        pending.queueEvents.append(queueEvent(.offlineDrop, [
-            "droppedCount": .number(JSONNumber(messageIds.count)), "droppedEvents": .array(gone.map(\.event.eventValue)),
-            "reason": .string(reason),
-        ]))
         deliver(pending)
         return gone.count
     }
@@ -359,15 +310,7 @@ public final class InsightsQueue: Sendable {
     /// purges its outbox). A request in flight finishes but changes nothing.
     public func purge() {
         state.withLock { state in
-            state.generation += 1
-            state.buckets.removeAll()
-            state.held.removeAll()
-            state.total = 0
-            state.inFlight = []
-            // The caller purges the outbox: nothing waits on disk, and its sequences may restart.
-            state.spilled = false
-            state.residentThrough = 0
-            state.retry.reset()
+            state.core.purge()
             state.credentialRefusals = 0
             reconcileTimer(&state)
         }
@@ -381,12 +324,10 @@ public final class InsightsQueue: Sendable {
     public func resume() -> Int {
         guard outbox != nil else { return 0 }
         return state.withLock { state -> Int in
-            state.spilled = true
-            let before = state.total
-            refill(&state)
-            adoptHeld(&state)
+            let loaded = state.core.resume()
+            state.core.events.adoptHeld()
             reconcileTimer(&state)
-            return state.total - before
+            return loaded
         }
     }
 
@@ -409,33 +350,20 @@ public final class InsightsQueue: Sendable {
 
     private func closeQueue() -> Task<Void, Never>? {
         state.withLock { state -> Task<Void, Never>? in
-            state.closed = true
-            state.retry.reset()
+            let active = state.core.close()
             reconcileTimer(&state)
-            return state.active
+            return active
         }
     }
 
     // MARK: Reports
 
-    func queueEvent(_ type: QueueEventType, _ context: OrderedDictionary<String, JSONValue>) -> QueueEvent {
-        QueueEvent(type: type, queue: .insights, context: .object(context), timestamp: clock.now())
-    }
-
     /// Delivers what was gathered under the lock: acknowledgements, removals, queue events, and
     /// the flush the call asked for.
     func deliver(_ pending: Pending) {
-        for (events, reason) in pending.removals where !events.isEmpty {
-            if let outbox {
-                let sequences = events.compactMap(\.sequence)
-                if !sequences.isEmpty { outbox.acknowledge(sequences: sequences) }
-            }
-            onRemoved?(events.map(\.event.messageId), reason)
-        }
-        // A request still in flight after close() reports nothing (the lock is taken only when
-        // there is something to report: an enqueue's common path takes it once).
-        if !pending.queueEvents.isEmpty, !state.withLock({ $0.closed }) {
-            for event in pending.queueEvents { onQueueEvent(event) }
+        // A request still in flight after close() reports nothing.
+        pending.report.deliver(outbox: outbox, isClosed: { state.withLock { $0.core.closed } }, onQueueEvent: onQueueEvent) {
+            onRemoved?($0.map(\.event.messageId), $1)
         }
         if pending.startFlush { startFlush() }
     }

@@ -3,8 +3,8 @@ import OptimizationJSON
 import OrderedCollections
 
 /// When a delivery queue may send again: its failures in a row and circuit, the wait after a
-/// failure and the timer that retries after it. One value per queue (``ExperienceQueue``,
-/// ``InsightsQueue``), guarded by the queue's lock; every rule of retrying lives here.
+/// failure and the timer that retries after it. One value per queue, in its
+/// ``DeliveryQueueCore`` (guarded by the queue's lock); every rule of retrying lives here.
 ///
 /// After a failure the next flush waits the backoff for the failures so far
 /// (``DeliveryPolicy/retryDelayMilliseconds(consecutiveFailures:random:)``), at least the
