@@ -36,17 +36,17 @@ public final class DurableOutbox: Sendable {
     /// single-consumer stream that keeps the newest 1,024 unread reports; finished by ``close()``.
     public let drops: AsyncStream<OutboxDropReport>
 
-    private let configuration: OutboxConfiguration
-    private let dropContinuation: AsyncStream<OutboxDropReport>.Continuation
-    private let clock: any HostClock
-    private let logger: Logger
-    private let fileSystem: any OutboxFileSystem
-    private let state: Mutex<Guarded>
+    let configuration: OutboxConfiguration
+    let dropContinuation: AsyncStream<OutboxDropReport>.Continuation
+    let clock: any HostClock
+    let logger: Logger
+    let fileSystem: any OutboxFileSystem
+    let state: Mutex<Guarded>
 
     /// The lock file's name inside the directory.
     public static let lockFileName = "outbox.lock"
 
-    private struct Guarded: Sendable {
+    struct Guarded: Sendable {
         var storage: OutboxStorage
         var syncTimer: (any HostTimer)?
         var expiryTimer: (any HostTimer)?
@@ -235,70 +235,6 @@ public final class DurableOutbox: Sendable {
         state.withLock { $0.storage.index.segments.count }
     }
 
-    // MARK: Privacy
-
-    /// Removes every event (consent withdrawn): deletes every segment and `.acks` file and syncs
-    /// the directory before returning. Later appends start a new segment.
-    /// - Throws: ``OutboxError/ioFailure(path:operation:errno:)`` if a file could not be removed
-    ///   (what was removed stays removed; call again), ``OutboxError/closed``.
-    public func purge() throws(OutboxError) {
-        try state.withLock { (guarded) throws(OutboxError) in
-            guard !guarded.closed else { throw .closed }
-            guarded.expiryTimer?.cancel()
-            guarded.expiryTimer = nil
-            guarded.expiryDue = nil
-            try guarded.storage.purge()
-        }
-        logger.info("outbox purged", metadata: ["directory": "\(directory.path)"])
-    }
-
-    /// Removes every event of `profileId`, delivered or not, from the disk: each segment holding
-    /// one is rewritten (atomically) without it, keeping the other undelivered events.
-    /// - Returns: how many undelivered events were erased.
-    /// - Throws: ``OutboxError/ioFailure(path:operation:errno:)`` when a segment could not be
-    ///   rewritten (segments already rewritten stay erased), ``OutboxError/closed``.
-    @discardableResult
-    public func eraseProfile(_ profileId: String) throws(OutboxError) -> Int {
-        let erased = try state.withLock { (guarded) throws(OutboxError) -> Int in
-            guard !guarded.closed else { throw .closed }
-            return try guarded.storage.eraseProfile(profileId)
-        }
-        logger.debug("outbox erased a profile's events", metadata: ["count": "\(erased)"])
-        return erased
-    }
-
-    // MARK: Lifecycle
-
-    /// Makes everything written so far durable now: `fsync`s the current segment, sealed segments
-    /// with unsynced writes and, when names changed, the directory (a graceful shutdown under
-    /// ``OutboxDurability/writeOnly``, or before the interval of
-    /// ``OutboxDurability/syncInterval(milliseconds:)`` elapses).
-    /// - Throws: ``OutboxError/ioFailure(path:operation:errno:)`` (what failed stays unsynced and
-    ///   is retried by the next sync), ``OutboxError/closed``.
-    public func sync() throws(OutboxError) {
-        try state.withLock { (guarded) throws(OutboxError) in
-            guard !guarded.closed else { throw .closed }
-            try guarded.storage.syncAll()
-        }
-    }
-
-    /// Syncs unsynced writes (unless ``OutboxDurability/writeOnly``), closes every file, releases
-    /// the directory's lock and finishes ``drops``. Afterwards appends, purge and erasure throw
-    /// ``OutboxError/closed`` and the rest return nothing. Idempotent.
-    public func close() {
-        let wasOpen = state.withLock { guarded -> Bool in
-            guard !guarded.closed else { return false }
-            guarded.closed = true
-            guarded.syncTimer?.cancel()
-            guarded.expiryTimer?.cancel()
-            guarded.syncTimer = nil
-            guarded.expiryTimer = nil
-            guarded.storage.closeFiles()
-            return true
-        }
-        if wasOpen { dropContinuation.finish() }
-    }
-
     // MARK: Internals
 
     private static func frameSize(_ event: OutboxEvent) -> Int {
@@ -306,9 +242,6 @@ public final class DurableOutbox: Sendable {
             messageIdBytes: event.messageId.utf8.count, profileIdBytes: event.profileId?.utf8.count,
             payloadBytes: event.payload.count)
     }
-
-    /// The longest delay of the expiry timer, in milliseconds (one day).
-    private static let longestExpiryTimerMilliseconds: Double = 86_400_000
 
     private func validate(_ event: OutboxEvent) throws(OutboxError) {
         let messageIdBytes = event.messageId.utf8.count
@@ -324,128 +257,7 @@ public final class DurableOutbox: Sendable {
         guard size <= limit else { throw .eventTooLarge(bytes: size, limit: limit) }
     }
 
-    /// Keeps one timer at the earliest expiry of an undelivered event (`candidate`: the
-    /// `acceptedAt` of events just added, which may only move it earlier).
-    private func scheduleExpiry(_ guarded: inout Guarded, candidate: Double? = nil) {
-        guard !guarded.closed else { return }
-        let due: Double
-        if let existing = guarded.expiryDue {
-            guard let candidate, candidate + configuration.timeToLive.inMilliseconds < existing else { return }
-            due = candidate + configuration.timeToLive.inMilliseconds
-            guarded.expiryTimer?.cancel()
-        } else {
-            guard let next = guarded.storage.nextExpiry else { return }
-            due = next
-        }
-        guarded.expiryDue = due
-        // Clamped to a day: a timer that fires early finds nothing due and schedules the next.
-        let delay = min(max(0, due - clock.now()), Self.longestExpiryTimerMilliseconds)
-        guarded.expiryTimer = clock.schedule(after: .milliseconds(delay.isFinite ? delay : 0)) { [weak self] in self?.expireDue() }
-    }
-
-    private func expireDue() {
-        let reports = state.withLock { guarded -> [OutboxDropReport] in
-            guard !guarded.closed else { return [] }
-            guarded.expiryTimer = nil
-            guarded.expiryDue = nil
-            let reports = guarded.storage.expire(now: clock.now())
-            scheduleExpiry(&guarded)
-            scheduleSync(&guarded)
-            return reports
-        }
-        deliver(reports)
-    }
-
-    /// Under ``OutboxDurability/syncInterval(milliseconds:)``, keeps one sync tick scheduled
-    /// while anything written or renamed is not durable.
-    private func scheduleSync(_ guarded: inout Guarded) {
-        guard case .syncInterval(let milliseconds) = configuration.durability, !guarded.closed, guarded.syncTimer == nil,
-              guarded.storage.needsSync
-        else { return }
-        guarded.syncTimer = clock.schedule(after: .milliseconds(max(0, milliseconds))) { [weak self] in self?.syncTick() }
-    }
-
-    /// What one sync tick `fsync`s outside the lock: a duplicate handle of the active segment and
-    /// the writes it covers, the sealed segments with unsynced writes (taken out of the storage
-    /// until done), and the directory changes to cover.
-    private struct SyncWork: Sendable {
-        var active: (descriptor: Int32, path: String, writes: UInt64)?
-        var sealed: [(id: UInt64, descriptor: Int32, path: String)] = []
-        var directoryChanges: UInt64?
-    }
-
-    /// The periodic `fsync` of ``OutboxDurability/syncInterval(milliseconds:)``, outside the lock
-    /// so appends do not wait for the disk. Writes stay marked unsynced until their `fsync`
-    /// succeeded: a failed one is logged and retried by the next tick (scheduled at once).
-    private func syncTick() {
-        let work = state.withLock { guarded -> SyncWork? in
-            guarded.syncTimer = nil
-            guard !guarded.closed else { return nil }
-            var work = SyncWork()
-            let storage = guarded.storage
-            if storage.dirty, let active = storage.active, let path = storage.activePath,
-               let duplicate = fileSystem.duplicate(active.descriptor) {
-                work.active = (duplicate, path, storage.writeCount)
-            }
-            work.sealed = storage.unsyncedSealed.map { ($0.id, $0.descriptor, storage.file(OutboxIndex.segmentName($0.id))) }
-            guarded.storage.unsyncedSealed = []
-            if storage.directoryDirty { work.directoryChanges = storage.directoryChanges }
-            return work
-        }
-        guard let work else { return }
-        var failures: [OutboxError] = []
-        var activeSynced = false
-        if let active = work.active {
-            do {
-                try fileSystem.sync(active.descriptor, path: active.path)
-                activeSynced = true
-            } catch {
-                failures.append(error)
-            }
-            fileSystem.close(active.descriptor)
-        }
-        var unsynced: [(id: UInt64, descriptor: Int32)] = []
-        for sealed in work.sealed {
-            do {
-                try fileSystem.sync(sealed.descriptor, path: sealed.path)
-                fileSystem.close(sealed.descriptor)
-            } catch {
-                failures.append(error)
-                unsynced.append((sealed.id, sealed.descriptor))
-            }
-        }
-        var directorySynced = false
-        if work.directoryChanges != nil {
-            do {
-                try fileSystem.syncDirectory(directory.path)
-                directorySynced = true
-            } catch {
-                failures.append(error)
-            }
-        }
-        for failure in failures {
-            logger.warning("outbox fsync failed; retrying at the next sync", metadata: ["error": "\(failure)"])
-        }
-        state.withLock { guarded in
-            if activeSynced, let writes = work.active?.writes {
-                guarded.storage.syncedWriteCount = max(guarded.storage.syncedWriteCount, writes)
-            }
-            if directorySynced, let changes = work.directoryChanges {
-                guarded.storage.syncedDirectoryChanges = max(guarded.storage.syncedDirectoryChanges, changes)
-            }
-            for sealed in unsynced {
-                // Deleted or rewritten meanwhile (or closed): nothing left to sync.
-                if guarded.closed || guarded.storage.index.segments[sealed.id] == nil {
-                    fileSystem.close(sealed.descriptor)
-                } else {
-                    guarded.storage.unsyncedSealed.append(sealed)
-                }
-            }
-            scheduleSync(&guarded)
-        }
-    }
-
-    private func deliver(_ reports: [OutboxDropReport]) {
+    func deliver(_ reports: [OutboxDropReport]) {
         for report in reports where !report.records.isEmpty {
             logger.notice("outbox dropped events", metadata: [
                 "reason": "\(report.reason.rawValue)", "count": "\(report.records.count)",
