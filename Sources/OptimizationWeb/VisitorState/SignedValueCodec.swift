@@ -47,10 +47,10 @@ public struct SignedValueCodec: Sendable {
     /// The longest text ``open(_:)`` reads, in UTF-8 bytes; a longer one is refused unread.
     public let maximumLength: Int
     /// One per key, signing key first: the HMAC already fed the signed prefix.
-    private let macs: [PreparedMAC]
-    private let clock: any HostClock
+    let macs: [PreparedMAC]
+    let clock: any HostClock
     private let lifetimeMilliseconds: Int64
-    private let rejections: Rejections
+    let rejections: Rejections
 
     /// Creates a codec.
     /// - Parameters:
@@ -189,169 +189,6 @@ public struct SignedValueCodec: Sendable {
         rejections.record(.malformed)
     }
 
-    // MARK: Verification
-
-    enum Reason: String, Error, CaseIterable {
-        case malformed, signature, expired
-    }
-
-    private func verify(_ text: String) -> Result<(value: JSONValue, expiresAt: Double), Reason> {
-        let json: JSONValue
-        switch verifiedPayload(text, { try? JSONValue(jsonData: $0) }) {
-        case .success(let value): json = value
-        case .failure(let reason): return .failure(reason)
-        }
-        guard case .object(let members) = json, let expiryNumber = members["exp"]?.numberValue, let value = members["v"]
-        else { return .failure(.malformed) }
-        let expiry = Self.number(expiryNumber.text)
-        guard clock.now() < expiry else { return .failure(.expired) }
-        return .success((value, expiry))
-    }
-
-    /// ``openWithExpiry(_:)`` without building the value: the verified payload indexed as a
-    /// ``JSONTape`` (validated as the parser would, but recording only the payload's members and
-    /// the value down to `recordedDepth` levels: 0 the value alone, 1 also its members, …), the
-    /// node of the value on it, and the expiry. Nil (counted) for every text
-    /// ``openWithExpiry(_:)`` refuses, for the same reason.
-    func openTapeWithExpiry(_ text: String, recordedDepth: Int) -> (payload: JSONTape, value: Int, expiresAt: Double)? {
-        let payloadDepth = recordedDepth < Int.max ? max(0, recordedDepth) + 1 : .max
-        let tape: JSONTape
-        switch verifiedPayload(text, { JSONTape.scan(jsonData: $0, recordedDepth: payloadDepth) }) {
-        case .success(let scanned): tape = scanned
-        case .failure(let reason):
-            rejections.record(reason)
-            return nil
-        }
-        let root = JSONTape.rootNode
-        guard tape.kind(of: root) == .object, let expiryNode = tape.member("exp", of: root), tape.kind(of: expiryNode) == .number,
-              let value = tape.member("v", of: root)
-        else {
-            rejections.record(.malformed)
-            return nil
-        }
-        let expiry = Self.number(tape.text(of: expiryNode))
-        guard clock.now() < expiry else {
-            rejections.record(.expired)
-            return nil
-        }
-        return (tape, value, expiry)
-    }
-
-    /// The payload of `text` as `read` makes it from the decoded bytes (nil: not JSON, refused as
-    /// `malformed`), when `text` is a value signed by one of the keys for this purpose and
-    /// not longer than ``maximumLength``.
-    private func verifiedPayload<Payload>(_ text: String, _ read: (UnsafeBufferPointer<UInt8>) -> Payload?) -> Result<Payload, Reason> {
-        guard text.utf8.count <= maximumLength else { return .failure(.malformed) }
-        var contiguous = text
-        switch contiguous.withUTF8({ verifiedPayload($0, read) }) {
-        case .success(let payload): return .success(payload)
-        case .failure(.notASCII): return .failure(Self.refusal(ofNonASCII: text))
-        case .failure(.refused(let reason)): return .failure(reason)
-        }
-    }
-
-    private enum PayloadRefusal: Error {
-        case refused(Reason)
-        /// The text has a byte outside ASCII: never a sealed value; the reason is
-        /// ``refusal(ofNonASCII:)``'s.
-        case notASCII
-    }
-
-    /// The payload's JSON as `read` makes it from the decoded bytes (nil: not JSON), from the
-    /// UTF-8 of a text of at most ``maximumLength`` bytes, when it is `v1.<payload>.<mac>` with a
-    /// MAC of one of the keys; the MAC is checked before the payload is decoded.
-    private func verifiedPayload<Payload>(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ read: (UnsafeBufferPointer<UInt8>) -> Payload?
-    ) -> Result<Payload, PayloadRefusal> {
-        guard let base = bytes.baseAddress else { return .failure(.refused(.malformed)) }
-        let count = bytes.count
-        // The positions of the first two dots, the number of dots and whether every byte is
-        // ASCII, eight bytes at a time: a word is looked at byte by byte only when it has a dot.
-        var firstDot = -1
-        var secondDot = -1
-        var dots = 0
-        var highBits: UInt64 = 0
-        var index = 0
-        while index < count {
-            let wordLength = min(8, count - index)
-            var word: UInt64 = 0
-            if wordLength == 8 {
-                word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            } else {
-                for offset in 0..<wordLength { word |= UInt64(base[index + offset]) << (8 * UInt64(offset)) }
-            }
-            highBits |= word
-            if Self.hasDot(word) {
-                for offset in 0..<wordLength where base[index + offset] == UInt8(ascii: ".") {
-                    dots += 1
-                    if dots == 1 { firstDot = index + offset } else if dots == 2 { secondDot = index + offset }
-                }
-            }
-            index += wordLength
-        }
-        guard highBits & 0x8080_8080_8080_8080 == 0 else { return .failure(.notASCII) }
-        guard dots == 2, firstDot == 2, base[0] == UInt8(ascii: "v"), base[1] == UInt8(ascii: "1"), secondDot > firstDot + 1
-        else { return .failure(.refused(.malformed)) }
-        let payload = UnsafeBufferPointer(start: base + firstDot + 1, count: secondDot - firstDot - 1)
-        let macText = UnsafeBufferPointer(start: base + secondDot + 1, count: count - secondDot - 1)
-        guard macText.count == Base64URL.encodedLength(SHA256.byteCount) else { return .failure(.refused(.malformed)) }
-        let signed = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SHA256.byteCount) { mac -> Result<Void, PayloadRefusal> in
-            let macBytes = mac.baseAddress.unsafelyUnwrapped
-            guard Base64URL.decode(macText, into: macBytes) == SHA256.byteCount else { return .failure(.refused(.malformed)) }
-            let expected = UnsafeRawBufferPointer(start: macBytes, count: SHA256.byteCount)
-            let payloadBytes = UnsafeRawBufferPointer(payload)
-            // `==` of swift-crypto's authentication code compares in constant time.
-            guard macs.contains(where: { $0.authenticationCode(for: payloadBytes) == expected }) else {
-                return .failure(.refused(.signature))
-            }
-            return .success(())
-        }
-        if case .failure(let refusal) = signed { return .failure(refusal) }
-        // Decoded into the stack (when it fits there) and read in place: the reader skips a
-        // leading byte order mark and refuses bytes that are not UTF-8.
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, Base64URL.decodedLength(payload.count))) { buffer in
-            let start = buffer.baseAddress.unsafelyUnwrapped
-            guard let written = Base64URL.decode(payload, into: start),
-                  let json = read(UnsafeBufferPointer(start: start, count: written))
-            else { return .failure(.refused(.malformed)) }
-            return .success(json)
-        }
-    }
-
-    /// Whether a byte of `word` is `.` (exact: the bytes that are not become nonzero after the
-    /// xor, and a subtraction borrows into a high bit only through a zero byte).
-    @inline(__always)
-    private static func hasDot(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let xored = word ^ (ones &* UInt64(UInt8(ascii: ".")))
-        return (xored &- ones) & ~xored & 0x8080_8080_8080_8080 != 0
-    }
-
-    /// The reason a text with a byte outside ASCII is refused, as the format's reading of it
-    /// (split at its `.` characters) gives it: `malformed` unless it has the three parts of a
-    /// value with a well-formed MAC, then `signature` (its payload cannot be one this codec
-    /// signed: sealed payloads are ASCII).
-    private static func refusal(ofNonASCII text: String) -> Reason {
-        let parts = text.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == Self.version, !parts[1].isEmpty,
-              let mac = Base64URL.decode(parts[2]), mac.count == SHA256.byteCount
-        else { return .malformed }
-        return .signature
-    }
-
-    /// The value of a JSON number's text, as `JSONNumber.doubleValue` reads it.
-    private static func number(_ text: String) -> Double {
-        // Up to 15 digits: an integer a Double holds exactly, without the general parser.
-        var integer: Int64 = 0
-        var digits = 0
-        for byte in text.utf8 {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 15 else { return Double(text) ?? .nan }
-            integer = integer * 10 + Int64(byte - UInt8(ascii: "0"))
-            digits += 1
-        }
-        return digits > 0 ? Double(integer) : (Double(text) ?? .nan)
-    }
-
     /// `duration` in whole milliseconds, clamped to 1 ms … 100 years.
     private static func milliseconds(_ duration: Duration) -> Int64 {
         let hundredYears = 100 * 366 * 24 * 3600 * 1000
@@ -367,7 +204,7 @@ public struct SignedValueCodec: Sendable {
     /// and a copy's `update` first copies the shared digest state (it is not uniquely referenced
     /// while `state` holds it), so concurrent uses only read the shared state and count
     /// references to it atomically.
-    private struct PreparedMAC: @unchecked Sendable {
+    struct PreparedMAC: @unchecked Sendable {
         private let state: HMAC<SHA256>
 
         init(key: SymmetricKey, prefix: [UInt8]) {
@@ -385,7 +222,7 @@ public struct SignedValueCodec: Sendable {
     }
 
     /// The refusals of one codec and its copies.
-    private final class Rejections: Sendable {
+    final class Rejections: Sendable {
         private let count = Atomic<Int>(0)
         private let counters: [Reason: Counter]
 
