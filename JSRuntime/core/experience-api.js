@@ -189,7 +189,7 @@
     return true;
   }
 
-  // The interceptor registry belongs to core/preview-overrides.js; it may be absent.
+  // The interceptor registry belongs to core/state-interceptors.js; it may be absent.
   function runStateInterceptors(value) {
     var result;
     if (typeof ns.applyInterceptors === 'function') result = ns.applyInterceptors(value);

@@ -1,29 +1,7 @@
 // core/preview-overrides.js
-// Contract: preview overrides of audiences and variants and the state
-// interceptor hook.
-//
-// State interceptors:
-//   __optimization.stateInterceptors = {add(fn) → remove(), remove(fn), clear(), size(),
-//       apply(data) → data}   one registry per JS runtime (one core instance at a time).
-//   __optimization.applyInterceptors(data) → data   = stateInterceptors.apply(data).
-//   __optimization.createStateInterceptorRegistry() → a separate registry (tests).
-//   apply(data): `data` holds any of {profile, selectedOptimizations, changes} (the Experience
-//   response's data renamed: experiences → selectedOptimizations). Each interceptor, in
-//   registration order, receives a deep copy of the accumulated value and returns a possibly
-//   sparse object: a key PRESENT in the return (even undefined) replaces the accumulated value,
-//   an absent key keeps it; a non-object return is ignored, a throwing interceptor is logged and
-//   skipped. Returns the accumulated object (only keys that were present somewhere).
-//   THE DELIVERY CODE MUST CALL applyInterceptors(data) on every successful Experience response
-//   BEFORE writing profile/selectedOptimizations/changes to the state (the caller of the event
-//   method still receives the raw data). The override manager captures its baseline there.
-//
-// Experience definitions (the nt_experience entries the override manager derives flags from):
-//   __optimization.createExperienceDefinitions(capacity?) → {record(entry, index?),
-//       recordDocument(document), get(experienceId), size(), clear()}
-//   record keeps an entry passing guards.isOptimizationEntry under nt_experience_id (and sys.id).
-//   recordDocument(document): for a CDA collection every nt_experience among items and
-//   includes.Entry; for an entry every resolved element of fields.nt_experiences (one level, no
-//   recursion). Bounded (LRU, default 1000).
+// Contract: preview overrides of audiences and variants. They apply through the state
+// interceptor hook (core/state-interceptors.js), derive changes from the experience definitions
+// (core/experience-definitions.js) and publish the preview model (core/preview-model.js).
 //
 // Pure helpers: __optimization.previewOverrides = {
 //   applySelectionOverrides(selections, overrides)   overrides = {expId: {experienceId,
@@ -60,29 +38,17 @@
 //     takeRefresh() → true once after each intercepted response (the bridge pushes the preview
 //                  state after the state change that followed).
 //     destroy()    removes the interceptor.
-// Preview model (buildPreviewModel): audiences {id: nt_audience_id ?? sys.id, name: nt_name ?? id,
-// isQualified (profile.audiences), overrideState "on"|"off"|"default", isActive}; experiences {id:
-// nt_experience_id ?? sys.id, name: nt_name ?? id, type (default nt_personalization), audience
-// {id}|null, distribution [{index, variantRef, percentage: round(fraction*100), name}],
-// currentVariantIndex (current selections, default 0), isOverridden, naturalVariantIndex (only
-// when overridden)}; experiences without a known audience go under {id: "ALL_VISITORS", name:
-// "All Visitors"} (always qualified); audiences sorted All Visitors first, then by name
-// case-insensitively. Result {audiencesWithExperiences: [{audience, experiences}],
-// unassociatedExperiences: [], hasData, sdkVariantIndices {expId: current index}}.
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('core/preview-overrides.js', {
-    provides: [
-      'applyInterceptors', 'createExperienceDefinitions', 'createPreviewOverrideManager',
-      'createStateInterceptorRegistry', 'previewOverrides', 'stateInterceptors',
-    ],
-    uses: ['createLruCache', 'entryIndex', 'guards', 'host'],
+    provides: ['createPreviewOverrideManager', 'previewOverrides'],
+    uses: ['buildPreviewModel', 'cloneJSON', 'experienceEntries', 'guards', 'host', 'stateInterceptors'],
   });
   var host = ns.host;
   var guards = ns.guards;
+  var cloneJSON = ns.cloneJSON;
 
   var hasOwn = Object.prototype.hasOwnProperty;
-  var DATA_KEYS = ['profile', 'selectedOptimizations', 'changes'];
 
   function isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -92,124 +58,8 @@
     return error instanceof Error ? error.message : String(error);
   }
 
-  function cloneJSON(value) {
-    if (value === null || typeof value !== 'object') return value;
-    if (Array.isArray(value)) return value.map(cloneJSON);
-    var copy = {};
-    Object.keys(value).forEach(function (key) {
-      Object.defineProperty(copy, key, { value: cloneJSON(value[key]), enumerable: true, writable: true, configurable: true });
-    });
-    return copy;
-  }
-
   function isVariantIndex(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= 0;
-  }
-
-  // ---- state interceptors -----------------------------------------------------------------------
-
-  function createInterceptorRegistry() {
-    var interceptors = [];
-
-    function remove(fn) {
-      var at = interceptors.indexOf(fn);
-      if (at !== -1) interceptors.splice(at, 1);
-    }
-
-    function add(fn) {
-      if (typeof fn !== 'function') throw new TypeError('A state interceptor must be a function.');
-      interceptors.push(fn);
-      return function () {
-        remove(fn);
-      };
-    }
-
-    function apply(data) {
-      var accumulated = {};
-      if (isRecord(data)) {
-        DATA_KEYS.forEach(function (key) {
-          if (hasOwn.call(data, key)) accumulated[key] = data[key];
-        });
-      }
-      interceptors.slice().forEach(function (interceptor) {
-        var result;
-        try {
-          result = interceptor(cloneJSON(accumulated));
-        } catch (error) {
-          host.log('error', 'A state interceptor threw: ' + messageOf(error));
-          return;
-        }
-        if (!isRecord(result)) return;
-        DATA_KEYS.forEach(function (key) {
-          if (hasOwn.call(result, key)) accumulated[key] = result[key];
-        });
-      });
-      return accumulated;
-    }
-
-    return {
-      add: add,
-      remove: remove,
-      clear: function () {
-        interceptors = [];
-      },
-      size: function () {
-        return interceptors.length;
-      },
-      apply: apply,
-    };
-  }
-
-  // ---- experience definitions -------------------------------------------------------------------
-
-  function experienceIdOf(entry) {
-    return typeof entry.fields.nt_experience_id === 'string' ? entry.fields.nt_experience_id : entry.sys.id;
-  }
-
-  function isExperienceEntry(value) {
-    return guards.isResolvedEntry(value) && value.sys.contentType.sys.id === 'nt_experience';
-  }
-
-  function createExperienceDefinitions(capacity) {
-    var store = ns.createLruCache(typeof capacity === 'number' && capacity > 0 ? Math.floor(capacity) : 1000);
-
-    function record(entry, index) {
-      if (!isExperienceEntry(entry) || !guards.isOptimizationEntry(entry, index || null)) return false;
-      var id = experienceIdOf(entry);
-      store.set(id, entry);
-      if (entry.sys.id !== id) store.set(entry.sys.id, entry);
-      return true;
-    }
-
-    function recordList(list) {
-      if (!Array.isArray(list)) return;
-      for (var i = 0; i < list.length; i++) {
-        if (isExperienceEntry(list[i])) record(list[i], null);
-      }
-    }
-
-    function recordDocument(document) {
-      if (ns.entryIndex.isCollection(document)) {
-        recordList(document.items);
-        if (isRecord(document.includes)) recordList(document.includes.Entry);
-        return;
-      }
-      if (guards.isResolvedEntry(document)) recordList(document.fields.nt_experiences);
-    }
-
-    return {
-      record: record,
-      recordDocument: recordDocument,
-      get: function (id) {
-        return store.peek(id);
-      },
-      size: function () {
-        return store.size;
-      },
-      clear: function () {
-        store.clear();
-      },
-    };
   }
 
   // ---- pure override helpers --------------------------------------------------------------------
@@ -457,130 +307,12 @@
     };
   }
 
-  // ---- preview model ----------------------------------------------------------------------------
-
-  var ALL_VISITORS = { id: 'ALL_VISITORS', name: 'All Visitors' };
-
-  function linkedId(value) {
-    return isRecord(value) && isRecord(value.sys) && typeof value.sys.id === 'string' ? value.sys.id : undefined;
-  }
-
-  function entryName(entry) {
-    if (!guards.isResolvedEntry(entry)) return undefined;
-    var fields = entry.fields;
-    var candidates = [fields.internalTitle, fields.title, fields.name];
-    for (var i = 0; i < candidates.length; i++) if (typeof candidates[i] === 'string') return candidates[i];
-    return undefined;
-  }
-
-  function distributionOf(entry, names) {
-    var config = guards.normalizeOptimizationConfig(entry.fields.nt_config);
-    var first = config.components[0];
-    var inline = isRecord(first) && first.type === 'InlineVariable';
-    var variantCount = isRecord(first) && Array.isArray(first.variants) ? first.variants.length : 0;
-    var rows = Math.max(config.distribution.length, variantCount + 1);
-    var result = [];
-    for (var index = 0; index < rows; index++) {
-      var ref = '';
-      if (!inline && isRecord(first)) {
-        var target = index === 0 ? first.baseline : first.variants[index - 1];
-        ref = isRecord(target) && typeof target.id === 'string' ? target.id : '';
-      }
-      var fraction = config.distribution[index];
-      var row = { index: index, variantRef: ref, percentage: typeof fraction === 'number' ? Math.round(fraction * 100) : 0 };
-      var name = ref.length > 0 && names ? entryName(names.get(ref)) : undefined;
-      if (name !== undefined) row.name = name;
-      result.push(row);
-    }
-    return result;
-  }
-
-  function currentIndex(selections, experienceId) {
-    if (!Array.isArray(selections)) return 0;
-    for (var i = 0; i < selections.length; i++) {
-      if (isRecord(selections[i]) && selections[i].experienceId === experienceId) return selections[i].variantIndex;
-    }
-    return 0;
-  }
-
-  // audiences / experiences: arrays of entries; names: Map id → entry (variant titles);
-  // selections: the current (overridden) selections; profile: the current profile.
-  function buildPreviewModel(audienceEntries, experienceEntries, names, selections, profile, manager) {
-    var qualified = profileAudiences(profile);
-    var groups = new Map();
-    var audienceIdBySysId = new Map();
-    audienceEntries.forEach(function (entry) {
-      var id = typeof entry.fields.nt_audience_id === 'string' ? entry.fields.nt_audience_id : entry.sys.id;
-      audienceIdBySysId.set(entry.sys.id, id);
-      audienceIdBySysId.set(id, id);
-      var overrideState = manager.audienceOverrideState(id);
-      var isQualified = qualified.indexOf(id) !== -1;
-      groups.set(id, {
-        audience: {
-          id: id,
-          name: typeof entry.fields.nt_name === 'string' ? entry.fields.nt_name : id,
-          isQualified: isQualified,
-          overrideState: overrideState,
-          isActive: overrideState === 'default' ? isQualified : overrideState === 'on',
-        },
-        experiences: [],
-      });
-    });
-    var sdkVariantIndices = {};
-    experienceEntries.forEach(function (entry) {
-      var id = experienceIdOf(entry);
-      var audienceRef = linkedId(entry.fields.nt_audience);
-      var audienceId = audienceRef !== undefined ? audienceIdBySysId.get(audienceRef) : undefined;
-      var current = currentIndex(selections, id);
-      sdkVariantIndices[id] = current;
-      var row = {
-        id: id,
-        name: typeof entry.fields.nt_name === 'string' ? entry.fields.nt_name : id,
-        type: typeof entry.fields.nt_type === 'string' ? entry.fields.nt_type : 'nt_personalization',
-        audience: audienceRef !== undefined ? { id: audienceRef } : null,
-        distribution: distributionOf(entry, names),
-        currentVariantIndex: current,
-        isOverridden: manager.isOverridden(id),
-      };
-      if (row.isOverridden) row.naturalVariantIndex = manager.baselineIndex(id);
-      if (audienceId === undefined) {
-        if (!groups.has(ALL_VISITORS.id)) {
-          groups.set(ALL_VISITORS.id, {
-            audience: { id: ALL_VISITORS.id, name: ALL_VISITORS.name, isQualified: true, overrideState: 'default', isActive: true },
-            experiences: [],
-          });
-        }
-        audienceId = ALL_VISITORS.id;
-      }
-      groups.get(audienceId).experiences.push(row);
-    });
-    var list = Array.from(groups.values()).sort(function (a, b) {
-      if (a.audience.id === ALL_VISITORS.id) return -1;
-      if (b.audience.id === ALL_VISITORS.id) return 1;
-      var left = a.audience.name.toLowerCase();
-      var right = b.audience.name.toLowerCase();
-      return left < right ? -1 : left > right ? 1 : 0;
-    });
-    return {
-      audiencesWithExperiences: list,
-      unassociatedExperiences: [],
-      hasData: audienceEntries.length > 0 || experienceEntries.length > 0,
-      sdkVariantIndices: sdkVariantIndices,
-    };
-  }
-
-  ns.createStateInterceptorRegistry = createInterceptorRegistry;
-  ns.stateInterceptors = createInterceptorRegistry();
-  ns.applyInterceptors = function (data) {
-    return ns.stateInterceptors.apply(data);
-  };
-  ns.createExperienceDefinitions = createExperienceDefinitions;
   ns.createPreviewOverrideManager = createPreviewOverrideManager;
   ns.previewOverrides = {
     applySelectionOverrides: applySelectionOverrides,
     applyChangeOverrides: applyChangeOverrides,
-    buildPreviewModel: buildPreviewModel,
-    isExperienceEntry: isExperienceEntry,
-    experienceIdOf: experienceIdOf,
+    buildPreviewModel: ns.buildPreviewModel,
+    isExperienceEntry: ns.experienceEntries.isExperienceEntry,
+    experienceIdOf: ns.experienceEntries.experienceIdOf,
   };
 })();
