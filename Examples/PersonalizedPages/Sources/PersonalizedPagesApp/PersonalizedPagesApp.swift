@@ -72,8 +72,9 @@ public struct PersonalizedPagesApp: Sendable {
     ///   - telemetry: exporters run in the app's service group, first, so they flush after the
     ///     Optimization service (``AppTelemetry``); its metrics factory, when there is one, gets
     ///     every metric the registry gets. Nil: no export.
-    ///   - clock: the time of visitor-state and replay-ticket expiry and of the single-use replay
-    ///     record (not the service's timers); default wall-clock time.
+    ///   - clock: the time of visitor-state and replay-ticket expiry, of the single-use replay
+    ///     record and of the Optimization service's timers (flush intervals, backoff, budgets,
+    ///     the shutdown flush's bound); default wall-clock time.
     /// - Throws: ``PageContentError`` when the fixtures cannot be read; `PostgresIntegrationError`
     ///   when ``AppConfiguration/postgresURL`` is not a valid connection string;
     ///   `VisitorStateKeyError` when a ``AppConfiguration/visitorStateKeys`` entry is not base64
@@ -157,7 +158,7 @@ public struct PersonalizedPagesApp: Sendable {
                         store: PostgresOutboxStore(database: $0, configuration: .init(leaseDuration: configuration.sharedOutboxLease)),
                         leaseRenewalInterval: configuration.sharedOutboxLease / 3)
                 }),
-            environment: .init(logger: logger, transport: floorExchange, metricsFactory: metricsFactory))
+            environment: .init(logger: logger, clock: clock, transport: floorExchange, metricsFactory: metricsFactory))
         ofrepTargetingTokens = SignedValueCodec(
             keys: keys, purpose: OFREPTargetingToken.purpose, lifetime: .seconds(86_400), clock: clock, metricsFactory: metricsFactory)
         ofrep = configuration.ofrepCredentials.isEmpty

@@ -41,12 +41,3 @@ import Testing
         }
     }
 }
-
-/// Waits, polling, until `condition` holds; fails after the hang bound (60 s).
-private func waitUntil(_ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(60)
-    while !condition() {
-        guard ContinuousClock.now < deadline else { throw HarnessError("condition not met within 60 s") }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}

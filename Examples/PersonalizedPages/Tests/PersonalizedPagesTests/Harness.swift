@@ -26,10 +26,12 @@ func withLocalAPIServer<T>(_ body: (LocalOptimizationAPIServer) async throws -> 
 /// against `server`, signing visitor state with ``TestVisitorState/key``; graceful shutdown
 /// (which flushes) when `body` returns or throws.
 /// - Parameters:
-///   - clock: the app's clock of visitor-state and replay-ticket expiry.
+///   - clock: the app's clock (visitor-state and replay-ticket expiry, the service's timers);
+///     default a `ManualClock` at the current time, which moves only when a test advances it:
+///     nothing is sent on a flush interval, a test flushes or shuts down.
 ///   - configure: changes to the test configuration.
 func withApp<T>(
-    _ server: LocalOptimizationAPIServer, clock: any HostClock = SystemClock(), configure: (inout AppConfiguration) -> Void = { _ in },
+    _ server: LocalOptimizationAPIServer, clock: any HostClock = ManualClock(start: Date().timeIntervalSince1970 * 1000), configure: (inout AppConfiguration) -> Void = { _ in },
     _ body: (_ baseURL: String, _ app: PersonalizedPagesApp) async throws -> T
 ) async throws -> T {
     try await withApp(server, metricsRegistry: nil, clock: clock, configure: configure) { listeners, app in try await body(listeners.baseURL, app) }
@@ -47,7 +49,7 @@ struct AppListeners: Sendable {
 /// metrics listener serves it on another ephemeral port; `telemetry` runs in the app's group.
 func withApp<T>(
     _ server: LocalOptimizationAPIServer, metricsRegistry: PrometheusCollectorRegistry?, telemetry: AppTelemetry? = nil,
-    clock: any HostClock = SystemClock(), configure: (inout AppConfiguration) -> Void = { _ in },
+    clock: any HostClock = ManualClock(start: Date().timeIntervalSince1970 * 1000), configure: (inout AppConfiguration) -> Void = { _ in },
     _ body: (_ listeners: AppListeners, _ app: PersonalizedPagesApp) async throws -> T
 ) async throws -> T {
     var configuration = AppConfiguration(
@@ -216,4 +218,14 @@ enum PageIDs {
     static let promoVariant = "promoStripVariant"  // experience expStripResolved, variant 1
     static let article = "articleTrailBaseline"
     static let articleVariant = "articleTrailVariant"  // experience expArticleIntro, variant 1
+}
+
+/// Waits, polling, until `condition` holds: for real I/O the test cannot await (a request the
+/// app sends in the background). Fails after the hang bound (60 s of wall-clock time).
+func waitUntil(_ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw HarnessError("condition not met within 60 s") }
+        try await Task.sleep(for: .milliseconds(5))
+    }
 }
