@@ -2,7 +2,7 @@ import EventOutbox
 import Logging
 import Synchronization
 import HostPlatform
-import OptimizationEngine
+import OptimizationVocabulary
 
 extension SharedOutboxRelay {
     /// One claim of what fits into the queues; true when more may be claimable and fit.

@@ -2,7 +2,7 @@ import EventOutbox
 import Logging
 import Synchronization
 import HostPlatform
-import OptimizationEngine
+import OptimizationVocabulary
 
 extension SharedOutboxRelay {
     /// Erases the profile from this replica's queues first (whatever the store answers, none of

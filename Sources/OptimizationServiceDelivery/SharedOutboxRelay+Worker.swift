@@ -2,7 +2,7 @@ import EventOutbox
 import Logging
 import Synchronization
 import HostPlatform
-import OptimizationEngine
+import OptimizationVocabulary
 
 extension SharedOutboxRelay {
     // MARK: The worker
