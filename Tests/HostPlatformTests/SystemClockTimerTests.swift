@@ -64,10 +64,12 @@ import Testing
     @Test func aCancelledTimerNeverRunsAndTimersArmedLaterStillFire() async throws {
         let clock = SystemClock(queue: DispatchQueue(label: "system-clock-tests"))
         let fired = Fired()
-        let cancelled = clock.schedule(after: .milliseconds(5)) { fired.record("cancelled") }
+        // The cancelled timer is due in 1 s, so the cancel on the next line comes first even on a
+        // busy machine (a timer already handed to its queue still runs: that is the contract).
+        let cancelled = clock.schedule(after: .seconds(1)) { fired.record("cancelled") }
         cancelled.cancel()
         cancelled.cancel()  // idempotent
-        _ = clock.schedule(after: .milliseconds(20)) { fired.record("kept") }
+        _ = clock.schedule(after: .milliseconds(1_100)) { fired.record("kept") }
         try await fired.wait(for: 1)
         #expect(fired.names.withLock { $0 } == ["kept"], "the earlier, cancelled timer was dropped before the later one fired")
     }
