@@ -2,9 +2,9 @@
 // Contract: `__optimization.bridgeDelivery` — the delivery side of the stateful bridge
 // (JSRuntime/README.md "Delivery"). The Swift host queues and sends both paths; this file wires
 // the visitor's state to them:
-//   installDelivery(instance)   the Experience API client, the Experience handoff
-//                               (bridge/experience-handoff.js) and the Insights handoff
-//                               (bridge/insights-handoff.js) of a new instance
+//   installDelivery(instance)   the Experience API client, the Experience link
+//                               (bridge/experience-link.js) and the Insights link
+//                               (bridge/insights-link.js) of a new instance
 //   closeDelivery(instance)     destroy(): stops following the state
 //   and the functions of the topic "Delivery" of `__bridge` in JSRuntime/bridge-contract.json
 //   (the host's Experience flights), which bridge.js puts on `__bridge`.
@@ -12,14 +12,14 @@
   'use strict';
   var ns = globalThis.__optimization.declare('bridge/bridge-delivery.js', {
     provides: ['bridgeDelivery'],
-    uses: ['bridgeShared', 'createExperienceApi', 'createExperienceHandoff', 'createInsightsHandoff', 'experienceApi', 'guards'],
+    uses: ['bridgeShared', 'createExperienceApi', 'createExperienceLink', 'createInsightsLink', 'experienceApi', 'guards'],
   });
   var guards = ns.guards;
   var shared = ns.bridgeShared;
   var isString = shared.isString;
   var NOT_INITIALIZED = shared.NOT_INITIALIZED;
 
-  // Builds the Experience API client and the two handoffs of `target`.
+  // Builds the Experience API client and the two links of `target`.
   function installDelivery(target) {
     var state = target.state;
     var settings = target.config;
@@ -35,7 +35,7 @@
         return state.get().locale;
       },
     });
-    target.experienceQueue = ns.createExperienceHandoff({
+    target.experienceQueue = ns.createExperienceLink({
       api: target.experienceApi,
       getProfileId: function () {
         return upsertProfileId(target);
@@ -47,7 +47,7 @@
         state.set({ experienceRequestState: requestState });
       },
     });
-    target.insightsQueue = ns.createInsightsHandoff({
+    target.insightsQueue = ns.createInsightsLink({
       getProfile: function () {
         return state.get().profile;
       },

@@ -2,7 +2,7 @@
 // Contract: what every part of the stateful bridge shares. The bridge is split by concern, each
 // file one job: bridge-shared (this), bridge-config (the initialize
 // config), bridge-resolution (prepared entries and selections, resolution), bridge-events
-// (consent and event methods), bridge-delivery (the Experience queue, the Insights handoff and flush),
+// (consent and event methods), bridge-delivery (the Experience queue, the Insights link and flush),
 // bridge-features (flags, merge tags, preview overrides, locale, reset) and bridge.js (lifecycle;
 // installs `globalThis.__bridge`, whose contract is JSRuntime/bridge-contract.json).
 //   __optimization.bridgeShared = {

@@ -4,8 +4,8 @@
 //   consent           a consent controller (core/consent.js): hasConsent(method)
 //   builder           an event builder (core/event-builder.js)
 //   contexts          optional context registry (core/context-registry.js): lookup(id)
-//   experienceQueue   {send(event) → result | Promise<result>} (bridge/experience-handoff.js)
-//   insightsQueue     {send(event)} (bridge/insights-handoff.js: the host's Insights queue; a
+//   experienceQueue   {send(event) → result | Promise<result>} (bridge/experience-link.js)
+//   insightsQueue     {send(event)} (bridge/insights-link.js: the host's Insights queue; a
 //                     throwing send refuses the event)
 //   onEmitted(object) called with every accepted event as published on the event stream
 //   onBlocked(blocked) called with {reason: "consent", method, args: [payload]} for every blocked

@@ -108,12 +108,12 @@
 
   jsTest('the purge runs before observers hear about the change', function () {
     var state = ns.createStateStore({ consent: true });
-    var handoff = ns.createExperienceHandoff({});
-    handoff.send({ type: 'track' });
+    var link = ns.createExperienceLink({});
+    link.send({ type: 'track' });
     assert.equal(__testHost.experience.queued.length, 1, 'queued by the (fake) host');
     var seenSize = -1;
     state.subscribe(function () { seenSize = __testHost.experience.queued.length; });
-    ns.consent.createConsentController({ state: state, onPurge: handoff.purge }).set(false);
+    ns.consent.createConsentController({ state: state, onPurge: link.purge }).set(false);
     assert.equal(__testHost.experience.purges, 1);
     assert.equal(seenSize, 0);
   });

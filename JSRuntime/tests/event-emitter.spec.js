@@ -1,7 +1,7 @@
 // tests/event-emitter.spec.js — the event pipeline of the stateful core. Both paths are the
-// client's handoffs to the host: Experience (bridge/experience-handoff.js) on the fake host's
+// client's links to the host: Experience (bridge/experience-link.js) on the fake host's
 // Experience queue (fake-host.js __testHost.experience, offline here: events stay queued) and
-// Insights (bridge/insights-handoff.js) on its Insights queue (__testHost.insights).
+// Insights (bridge/insights-link.js) on its Insights queue (__testHost.insights).
 (function () {
   'use strict';
   var ns = globalThis.__optimization;
@@ -17,8 +17,8 @@
       allowedEventTypes: o.allowedEventTypes !== undefined ? o.allowedEventTypes : [],
       profile: o.profile,
     });
-    var experienceQueue = ns.createExperienceHandoff({});
-    var insightsQueue = ns.createInsightsHandoff({ getProfile: function () { return state.get().profile; } });
+    var experienceQueue = ns.createExperienceLink({});
+    var insightsQueue = ns.createInsightsLink({ getProfile: function () { return state.get().profile; } });
     var consent = ns.consent.createConsentController({
       state: state,
       onPurge: function () { experienceQueue.purge(); insightsQueue.purge(); },
@@ -318,8 +318,8 @@
       var core = ns.createEventEmitter({
         consent: ns.consent.createConsentController({ state: state }),
         builder: ns.createEventBuilder(),
-        experienceQueue: ns.createExperienceHandoff({}),
-        insightsQueue: ns.createInsightsHandoff({}),
+        experienceQueue: ns.createExperienceLink({}),
+        insightsQueue: ns.createInsightsLink({}),
         onEmitted: function () { throw new Error('emit boom'); },
         onBlocked: function () { throw new Error('block boom'); },
       });

@@ -20,7 +20,7 @@
 //                                        records nothing.
 //   __nativeExperienceAccept(eventJSON, profileId | null) / __nativeExperiencePurge()
 //                                        a fake of the Swift host's Experience queue
-//                                        (bridge/experience-handoff.js), recorded in
+//                                        (bridge/experience-link.js), recorded in
 //                                        __testHost.experience: `accepted` ([{event (parsed),
 //                                        profileId}], every event handed over), `queued` ([{ticket,
 //                                        event, profileId, awaited}], the events waiting), `answers`
@@ -300,7 +300,7 @@
       testHost.settled.push(settled);
     };
 
-    // The Swift host's Insights queue (bridge/insights-handoff.js), faked: it records, never sends.
+    // The Swift host's Insights queue (bridge/insights-link.js), faked: it records, never sends.
     globalThis.__nativeInsightsAccept = function (eventJSON) {
       var insights = testHost.insights;
       if (typeof insights.failAccept === 'string') throw new Error(insights.failAccept);
@@ -320,7 +320,7 @@
       testHost.insights.queued = [];
     };
 
-    // The Swift host's Experience queue (bridge/experience-handoff.js), faked: flights run through
+    // The Swift host's Experience queue (bridge/experience-link.js), faked: flights run through
     // runExperienceFlight, one scheduled on a microtask per accept while online.
     globalThis.__nativeExperienceAccept = function (eventJSON, profileId) {
       var experience = testHost.experience;

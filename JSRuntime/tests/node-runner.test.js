@@ -187,7 +187,7 @@ test('an engine kind loads the core files its role needs, the polyfills and noth
     }
   }
   // The visitor-state machinery of the client is not in a service engine.
-  for (const file of ['core/state.js', 'bridge/experience-handoff.js', 'core/event-emitter.js', 'core/screen-tracker.js']) {
+  for (const file of ['core/state.js', 'bridge/experience-link.js', 'core/event-emitter.js', 'core/screen-tracker.js']) {
     nodeAssert.ok(!order.service.includes(file) && order.client.includes(file), file);
   }
 });

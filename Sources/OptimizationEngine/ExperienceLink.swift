@@ -7,7 +7,7 @@ import OrderedCollections
 import Synchronization
 import HostPlatform
 
-/// The Swift end of `bridge/experience-handoff.js` for one client engine: the visitor's built
+/// The Swift end of `bridge/experience-link.js` for one client engine: the visitor's built
 /// Experience events go from the shared core into a Swift `ExperienceQueue`, which orders and
 /// sends them; the engine builds each upsert and reads each answer (JavaScript decides, Swift
 /// delivers).

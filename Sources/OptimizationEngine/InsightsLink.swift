@@ -3,7 +3,7 @@ import Logging
 import OptimizationDelivery
 import OptimizationJSON
 
-/// The Swift end of `bridge/insights-handoff.js` for one client engine: the client's built
+/// The Swift end of `bridge/insights-link.js` for one client engine: the client's built
 /// Insights events go from the shared core straight into a Swift `InsightsQueue`, which
 /// batches and sends them (JavaScript decides, Swift delivers).
 ///

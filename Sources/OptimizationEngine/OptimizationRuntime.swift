@@ -21,10 +21,10 @@ package final class OptimizationRuntime: Sendable {
     package let persistence: PersistenceCoordinator?
     /// Keeps accepted events on disk until delivered; nil without a storage directory.
     package let outbox: OutboxLink?
-    /// A client's Insights queue (Swift), fed by `bridge/insights-handoff.js`; nil for a service
+    /// A client's Insights queue (Swift), fed by `bridge/insights-link.js`; nil for a service
     /// engine.
     package let insights: InsightsLink?
-    /// A client's Experience queue (Swift), fed by `bridge/experience-handoff.js`; nil for a
+    /// A client's Experience queue (Swift), fed by `bridge/experience-link.js`; nil for a
     /// service engine.
     package let experience: ExperienceLink?
     /// The transport `initialize` created for this engine (shut down by ``close()``); nil when

@@ -1,5 +1,5 @@
-// bridge/experience-handoff.js
-// Contract: `__optimization.createExperienceHandoff(options)` → the client's Experience path:
+// bridge/experience-link.js
+// Contract: `__optimization.createExperienceLink(options)` → the client's Experience path:
 // the event emitter's `experienceQueue` ({send(event)}), backed by the Swift host, which queues
 // and sends (Swift `ExperienceQueue`: order, one upsert at a time, backoff, circuit,
 // Retry-After, 401/403/404 disabling, the durable outbox). JavaScript builds and gates the
@@ -10,7 +10,7 @@
 //   applyData(data)      applies a successful answer's data to the visitor's state
 //   setRequestState(s)   experienceRequestState: {status: "pending"} when a request is built,
 //                        {status: "failed", reason: "timeout"|"api-error"} when it failed
-// The handoff:
+// The link:
 //   send(event) → result | Promise<result>   `__nativeExperienceAccept(eventJSON, profileId|null)`
 //       answers a ticket (> 0: the sender waits for the answer of the flight that carries the
 //       event), 0 (the event stays queued: offline, on disk only, a backoff wait, an open
@@ -32,8 +32,8 @@
 // The host must register both natives before `__bridge.initialize`.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization.declare('bridge/experience-handoff.js', {
-    provides: ['createExperienceHandoff'],
+  var ns = globalThis.__optimization.declare('bridge/experience-link.js', {
+    provides: ['createExperienceLink'],
     uses: ['ERROR_CODES', 'apiResponse', 'codedError', 'guards', 'host', 'messageOf'],
   });
   var host = ns.host;
@@ -42,7 +42,7 @@
 
   var ACCEPTED = Object.freeze({ accepted: true });
 
-  function createExperienceHandoff(options) {
+  function createExperienceLink(options) {
     var api = options.api;
     var getProfileId = typeof options.getProfileId === 'function' ? options.getProfileId : function () { return undefined; };
     var applyData = typeof options.applyData === 'function' ? options.applyData : function () {};
@@ -158,5 +158,5 @@
     return { send: send, request: request, answered: answered, release: release, purge: purge };
   }
 
-  ns.createExperienceHandoff = createExperienceHandoff;
+  ns.createExperienceLink = createExperienceLink;
 })();

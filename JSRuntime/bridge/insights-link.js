@@ -1,5 +1,5 @@
-// bridge/insights-handoff.js
-// Contract: `__optimization.createInsightsHandoff(options)` → the client's Insights path: the
+// bridge/insights-link.js
+// Contract: `__optimization.createInsightsLink(options)` → the client's Insights path: the
 // event emitter's `insightsQueue` ({send(event)}), backed by the Swift host, which queues,
 // batches and sends (Swift `InsightsQueue`: per-profile batches, flush rules, backoff, circuit,
 // Retry-After, 401/403/404 disabling, the durable outbox). JavaScript builds and gates the
@@ -19,13 +19,13 @@
 // The host must register the three natives before `__bridge.initialize`.
 (function () {
   'use strict';
-  var ns = globalThis.__optimization.declare('bridge/insights-handoff.js', {
-    provides: ['createInsightsHandoff'],
+  var ns = globalThis.__optimization.declare('bridge/insights-link.js', {
+    provides: ['createInsightsLink'],
     uses: ['guards'],
   });
   var guards = ns.guards;
 
-  function createInsightsHandoff(options) {
+  function createInsightsLink(options) {
     var getProfile = typeof options.getProfile === 'function' ? options.getProfile : function () { return undefined; };
     var toldProfile; // the profile object last told to the host (state replaces it on change)
     var told; // its JSON text (undefined: never told)
@@ -52,5 +52,5 @@
     return { send: send, profileChanged: profileChanged, purge: purge };
   }
 
-  ns.createInsightsHandoff = createInsightsHandoff;
+  ns.createInsightsLink = createInsightsLink;
 })();

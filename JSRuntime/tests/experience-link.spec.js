@@ -1,4 +1,4 @@
-// tests/experience-handoff.spec.js — bridge/experience-handoff.js, the client's Experience path on
+// tests/experience-link.spec.js — bridge/experience-link.js, the client's Experience path on
 // the (fake) Swift host's queue: what each answer of __nativeExperienceAccept means for the sender,
 // the upsert built for a flight, what each flight disposition means for its senders and the
 // visitor's state, released senders, the consent purge, and the three __bridge entry points
@@ -22,10 +22,10 @@
     });
   }
 
-  // A handoff on the fake host, recording what it applies and the request states it sets.
-  function makeHandoff() {
+  // A link on the fake host, recording what it applies and the request states it sets.
+  function makeLink() {
     var rec = { applied: [], states: [], profileId: undefined };
-    rec.handoff = ns.createExperienceHandoff({
+    rec.link = ns.createExperienceLink({
       api: ns.createExperienceApi({ clientId: 'org-1', environment: 'main' }),
       getProfileId: function () { return rec.profileId; },
       applyData: function (data) { rec.applied.push(data); },
@@ -35,9 +35,9 @@
   }
 
   // Sends `event` and records how its result settles: {value, settled}.
-  function track(handoff, event) {
+  function track(link, event) {
     var outcome = { settled: false, value: undefined };
-    var returned = handoff.send(event);
+    var returned = link.send(event);
     outcome.returned = returned;
     Promise.resolve(returned).then(function (value) {
       outcome.settled = true;
@@ -46,26 +46,26 @@
     return outcome;
   }
 
-  jsTest('experience handoff: accept answers 0 (queued), a ticket (the sender waits), -1 (refused) and {ticket, released}', function () {
-    var t = makeHandoff();
+  jsTest('experience link: accept answers 0 (queued), a ticket (the sender waits), -1 (refused) and {ticket, released}', function () {
+    var t = makeLink();
     var host = __testHost.experience;
     host.acceptAnswer = 0;
-    assert.deepEqual(t.handoff.send({ n: 0 }), ACCEPTED, 'queued: {accepted:true} synchronously');
+    assert.deepEqual(t.link.send({ n: 0 }), ACCEPTED, 'queued: {accepted:true} synchronously');
     host.acceptAnswer = 3;
-    var waiting = track(t.handoff, { n: 1 });
+    var waiting = track(t.link, { n: 1 });
     assert.ok(waiting.returned instanceof Promise, 'a ticket: the sender waits for its flight');
     host.acceptAnswer = '{"ticket":4,"released":[3]}';
-    var next = track(t.handoff, { n: 2 });
+    var next = track(t.link, { n: 2 });
     host.acceptAnswer = '{"ticket":0,"released":[]}';
-    assert.deepEqual(t.handoff.send({ n: 3 }), ACCEPTED, 'a JSON answer whose ticket is 0: queued');
+    assert.deepEqual(t.link.send({ n: 3 }), ACCEPTED, 'a JSON answer whose ticket is 0: queued');
     host.acceptAnswer = -1;
-    var refused = track(t.handoff, { n: 4 });
+    var refused = track(t.link, { n: 4 });
     assert.deepEqual(t.states, [], 'accepting sets no request state');
     return drain().then(function () {
       assert.deepEqual(waiting.value, ACCEPTED, 'released by the cap: {accepted:true}');
       assert.equal(next.settled, false, 'ticket 4 still waits');
       assert.deepEqual(refused.value, { accepted: true, refused: { status: 0, reason: 'Experience API delivery is disabled.' } });
-      t.handoff.answered({ disposition: 'retrying', tickets: [4], status: 503, reason: 'Experience API answered 503' });
+      t.link.answered({ disposition: 'retrying', tickets: [4], status: 503, reason: 'Experience API answered 503' });
       return drain();
     }).then(function () {
       assert.deepEqual(next.value, ACCEPTED);
@@ -73,23 +73,23 @@
     });
   });
 
-  jsTest('experience handoff: the event goes over as JSON with the profile id (null without one); a throwing accept throws', function () {
-    var t = makeHandoff();
+  jsTest('experience link: the event goes over as JSON with the profile id (null without one); a throwing accept throws', function () {
+    var t = makeLink();
     var host = __testHost.experience;
     var event = { type: 'track', event: 'e', properties: { a: [1, 2] } };
-    t.handoff.send(event);
+    t.link.send(event);
     t.profileId = '';
-    t.handoff.send(event);
+    t.link.send(event);
     t.profileId = 'p-1';
-    t.handoff.send(event);
+    t.link.send(event);
     assert.deepEqual(host.accepted, [
       { event: event, profileId: null }, { event: event, profileId: null }, { event: event, profileId: 'p-1' },
     ]);
     host.failAccept = 'the Experience store failed';
-    assert.throws(function () { t.handoff.send(event); }, /^the Experience store failed$/);
+    assert.throws(function () { t.link.send(event); }, /^the Experience store failed$/);
     var thrown = null;
     try {
-      t.handoff.send(event);
+      t.link.send(event);
     } catch (error) {
       thrown = error;
     }
@@ -117,15 +117,15 @@
     assert.throws(function () { __bridge.experienceRequest('not json'); });
   });
 
-  jsTest('experience handoff: "delivered" settles its tickets with the answer\'s data and applies it; an invalid body fails api-error', function () {
-    var t = makeHandoff();
+  jsTest('experience link: "delivered" settles its tickets with the answer\'s data and applies it; an invalid body fails api-error', function () {
+    var t = makeLink();
     __testHost.experience.acceptAnswer = function (event) { return event.ticket; };
-    var first = track(t.handoff, { ticket: 1 });
-    var second = track(t.handoff, { ticket: 2 });
-    var other = track(t.handoff, { ticket: 3 });
+    var first = track(t.link, { ticket: 1 });
+    var second = track(t.link, { ticket: 2 });
+    var other = track(t.link, { ticket: 3 });
     ns.host.setLogLevel('warn');
     try {
-      t.handoff.answered({
+      t.link.answered({
         disposition: 'delivered', tickets: [1, 2, 99], status: 200, reason: '', headers: { 'Content-Type': 'application/json' },
         body: envelopeText('p-new', [{ type: 'Unknown' }]),
       });
@@ -140,7 +140,7 @@
       assert.deepEqual(first.value, { accepted: true, data: t.applied[0] }, 'the caller receives the answer\'s data');
       assert.deepEqual(second.value, first.value);
       assert.equal(other.settled, false, 'another flight\'s sender still waits');
-      t.handoff.answered({ disposition: 'delivered', tickets: [3], status: 200, reason: '', headers: {}, body: 'not an envelope' });
+      t.link.answered({ disposition: 'delivered', tickets: [3], status: 200, reason: '', headers: {}, body: 'not an envelope' });
       return drain();
     }).then(function () {
       assert.deepEqual(other.value, ACCEPTED, 'it reached the API: accepted, no data');
@@ -150,17 +150,17 @@
     });
   });
 
-  jsTest('experience handoff: "dropped" and "disabled" refuse with {status, reason, code?}; a disabled refusal answers later -1s', function () {
-    var t = makeHandoff();
+  jsTest('experience link: "dropped" and "disabled" refuse with {status, reason, code?}; a disabled refusal answers later -1s', function () {
+    var t = makeLink();
     __testHost.experience.acceptAnswer = function (event) { return event.ticket; };
-    var dropped = track(t.handoff, { ticket: 1 });
-    var disabled = track(t.handoff, { ticket: 2 });
-    t.handoff.answered({ disposition: 'dropped', tickets: [1], status: 422, reason: 'Experience API answered 422', headers: {}, body: 'plain text' });
-    t.handoff.answered({
+    var dropped = track(t.link, { ticket: 1 });
+    var disabled = track(t.link, { ticket: 2 });
+    t.link.answered({ disposition: 'dropped', tickets: [1], status: 422, reason: 'Experience API answered 422', headers: {}, body: 'plain text' });
+    t.link.answered({
       disposition: 'disabled', tickets: [2], status: 404, reason: 'Experience API delivery disabled: Experience API answered 404', headers: {},
       body: JSON.stringify({ data: null, message: 'not found', error: { code: 'ERR_NOT_FOUND' } }),
     });
-    var later = track(t.handoff, { ticket: -1 });
+    var later = track(t.link, { ticket: -1 });
     return drain().then(function () {
       assert.deepEqual(dropped.value, { accepted: true, refused: { status: 422, reason: 'Experience API answered 422' } });
       var refusal = { accepted: true, refused: { status: 404, reason: 'Experience API delivery disabled: Experience API answered 404', code: 'ERR_NOT_FOUND' } };
@@ -171,15 +171,15 @@
     });
   });
 
-  jsTest('experience handoff: "retrying" settles {accepted:true}; a "request timed out" failure fails timeout, others api-error', function () {
-    var t = makeHandoff();
+  jsTest('experience link: "retrying" settles {accepted:true}; a "request timed out" failure fails timeout, others api-error', function () {
+    var t = makeLink();
     __testHost.experience.acceptAnswer = function (event) { return event.ticket; };
-    var timedOut = track(t.handoff, { ticket: 1 });
-    var failed = track(t.handoff, { ticket: 2 });
-    var answered = track(t.handoff, { ticket: 3 });
-    t.handoff.answered({ disposition: 'retrying', tickets: [1], status: 0, reason: 'Experience API request failed: request timed out after 5 s', failure: 'request timed out after 5 s' });
-    t.handoff.answered({ disposition: 'retrying', tickets: [2], status: 0, reason: 'Experience API request failed: connection reset', failure: 'connection reset' });
-    t.handoff.answered({ disposition: 'retrying', tickets: [3], status: 503, reason: 'Experience API answered 503', headers: { 'Retry-After': '5' }, body: '' });
+    var timedOut = track(t.link, { ticket: 1 });
+    var failed = track(t.link, { ticket: 2 });
+    var answered = track(t.link, { ticket: 3 });
+    t.link.answered({ disposition: 'retrying', tickets: [1], status: 0, reason: 'Experience API request failed: request timed out after 5 s', failure: 'request timed out after 5 s' });
+    t.link.answered({ disposition: 'retrying', tickets: [2], status: 0, reason: 'Experience API request failed: connection reset', failure: 'connection reset' });
+    t.link.answered({ disposition: 'retrying', tickets: [3], status: 503, reason: 'Experience API answered 503', headers: { 'Retry-After': '5' }, body: '' });
     return drain().then(function () {
       [timedOut, failed, answered].forEach(function (sender) { assert.deepEqual(sender.value, ACCEPTED); });
       assert.deepEqual(t.states, [
@@ -189,14 +189,14 @@
     });
   });
 
-  jsTest('experience handoff: "stale" (purged in flight) applies a 2xx answer; any other ends the pending request state as failed', function () {
-    var t = makeHandoff();
+  jsTest('experience link: "stale" (purged in flight) applies a 2xx answer; any other ends the pending request state as failed', function () {
+    var t = makeLink();
     __testHost.experience.acceptAnswer = 5;
-    var sender = track(t.handoff, { n: 1 });
-    t.handoff.answered({ disposition: 'stale', tickets: [], status: 200, reason: '', headers: {}, body: envelopeText('p-late') });
-    t.handoff.answered({ disposition: 'stale', tickets: [], status: 500, reason: '', headers: {}, body: envelopeText('p-error') });
-    t.handoff.answered({ disposition: 'stale', tickets: [], status: 200, reason: '', headers: {}, body: 'not an envelope' });
-    t.handoff.answered({ disposition: 'stale', tickets: [], status: 0, reason: '', failure: 'connection reset' });
+    var sender = track(t.link, { n: 1 });
+    t.link.answered({ disposition: 'stale', tickets: [], status: 200, reason: '', headers: {}, body: envelopeText('p-late') });
+    t.link.answered({ disposition: 'stale', tickets: [], status: 500, reason: '', headers: {}, body: envelopeText('p-error') });
+    t.link.answered({ disposition: 'stale', tickets: [], status: 200, reason: '', headers: {}, body: 'not an envelope' });
+    t.link.answered({ disposition: 'stale', tickets: [], status: 0, reason: '', failure: 'connection reset' });
     assert.deepEqual(t.applied.map(function (data) { return data.profile.id; }), ['p-late']);
     assert.deepEqual(t.states, [
       { status: 'failed', reason: 'api-error' }, { status: 'failed', reason: 'api-error' }, { status: 'failed', reason: 'api-error' },
@@ -206,15 +206,15 @@
     });
   });
 
-  jsTest('experience handoff: purge calls __nativeExperiencePurge and releases the tickets it returns', function () {
-    var t = makeHandoff();
+  jsTest('experience link: purge calls __nativeExperiencePurge and releases the tickets it returns', function () {
+    var t = makeLink();
     __testHost.experience.online = true;
-    var first = track(t.handoff, { n: 1 });
-    var second = track(t.handoff, { n: 2 });
+    var first = track(t.link, { n: 1 });
+    var second = track(t.link, { n: 2 });
     __testHost.experience.acceptAnswer = 9;
-    var outside = track(t.handoff, { n: 3 });
+    var outside = track(t.link, { n: 3 });
     assert.deepEqual(__testHost.experience.queued.map(function (q) { return q.ticket; }), [1, 2]);
-    t.handoff.purge();
+    t.link.purge();
     assert.equal(__testHost.experience.purges, 1);
     return drain().then(function () {
       assert.deepEqual(first.value, ACCEPTED);
