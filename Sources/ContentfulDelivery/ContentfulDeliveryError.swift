@@ -29,7 +29,7 @@ public enum ContentfulDeliveryError: Error, Sendable, Equatable, CustomStringCon
     /// Any other unexpected HTTP status.
     case unexpectedStatus(Int, String)
     /// The transport failed (the last failure, after retries).
-    case transport(DeliveryError)
+    case transport(HTTPTransportError)
     /// The fetch's deadline (``ContentfulDeliveryConfiguration/fetchDeadline``) would have passed
     /// before the next attempt; `lastFailure` says why the previous attempt failed.
     case deadlineExceeded(after: Duration, lastFailure: String)

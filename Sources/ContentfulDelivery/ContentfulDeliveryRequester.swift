@@ -56,7 +56,7 @@ struct ContentfulDeliveryRequester: Sendable {
                 }
             } catch let error as ContentfulDeliveryError {
                 throw error
-            } catch let error as DeliveryError {
+            } catch let error as HTTPTransportError {
                 if error == .cancelled || error == .shutDown { throw .transport(error) }
                 failure = .transport(error)
                 failedAttempts += 1

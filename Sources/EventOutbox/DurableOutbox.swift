@@ -205,7 +205,7 @@ public final class DurableOutbox: Sendable {
     // MARK: Reading
 
     /// The undelivered events, in append order; only `queue`'s when given.
-    public func pendingRecords(queue: EventQueue? = nil) -> [OutboxRecord] {
+    public func pendingRecords(queue: EventQueueKind? = nil) -> [OutboxRecord] {
         state.withLock { guarded in
             guarded.storage.index.ordered.map(\.record).filter { queue == nil || $0.queue == queue }
         }
@@ -214,7 +214,7 @@ public final class DurableOutbox: Sendable {
     /// Up to `limit` undelivered events of `queue` appended after `sequence`, in append order:
     /// the next part of a backlog that a consumer holds a window of (its last loaded sequence,
     /// 0 for the start). Cost: O(log n + limit).
-    public func pendingRecords(queue: EventQueue, after sequence: UInt64, limit: Int) -> [OutboxRecord] {
+    public func pendingRecords(queue: EventQueueKind, after sequence: UInt64, limit: Int) -> [OutboxRecord] {
         state.withLock { guarded in
             guarded.storage.index.records(of: queue, after: sequence, limit: limit)
         }

@@ -23,7 +23,7 @@ struct OutboxIndex: Sendable {
     private var head = 0
     private var byMessageId: [String: UInt64] = [:]
     /// Per queue, sequences in increasing order from `head`; removed ones are skipped lazily.
-    private var queueOrder: [EventQueue: (sequences: [UInt64], head: Int)] = [:]
+    private var queueOrder: [EventQueueKind: (sequences: [UInt64], head: Int)] = [:]
 
     var count: Int { entries.count }
 
@@ -74,7 +74,7 @@ struct OutboxIndex: Sendable {
     mutating func sortOrder() {
         bySequenceOrder = Array(bySequenceOrder[head...]).filter { entries[$0] != nil }.sorted()
         head = 0
-        var rebuilt: [EventQueue: (sequences: [UInt64], head: Int)] = [:]
+        var rebuilt: [EventQueueKind: (sequences: [UInt64], head: Int)] = [:]
         for sequence in bySequenceOrder {
             if let queue = entries[sequence]?.record.queue { rebuilt[queue, default: ([], 0)].sequences.append(sequence) }
         }
@@ -96,7 +96,7 @@ struct OutboxIndex: Sendable {
 
     /// Undelivered events of `queue` with a sequence above `sequence`, oldest first, at most
     /// `limit`: O(log n + what it returns + removed entries it passes).
-    func records(of queue: EventQueue, after sequence: UInt64, limit: Int) -> [OutboxRecord] {
+    func records(of queue: EventQueueKind, after sequence: UInt64, limit: Int) -> [OutboxRecord] {
         guard limit > 0, let order = queueOrder[queue] else { return [] }
         var low = order.head
         var high = order.sequences.count
@@ -137,7 +137,7 @@ struct OutboxIndex: Sendable {
         self = OutboxIndex()
     }
 
-    private mutating func skipRemoved(in queue: EventQueue) {
+    private mutating func skipRemoved(in queue: EventQueueKind) {
         guard var order = queueOrder[queue] else { return }
         queueOrder[queue] = nil // edit in place, without a copy
         while order.head < order.sequences.count, entries[order.sequences[order.head]] == nil { order.head += 1 }

@@ -2,7 +2,7 @@
 /// as the caller gave it, and what delivery and erasure need to know without parsing it.
 public struct OutboxEvent: Sendable, Equatable {
     /// The queue (and so the API) the event goes to.
-    public var queue: EventQueue
+    public var queue: EventQueueKind
     /// The event's `messageId` (non-empty, at most 1,024 UTF-8 bytes): the key of
     /// ``DurableOutbox/acknowledge(messageIds:)`` and of re-sends.
     public var messageId: String
@@ -25,7 +25,7 @@ public struct OutboxEvent: Sendable, Equatable {
 
     /// An event to append; each parameter sets the property of the same name.
     public init(
-        queue: EventQueue, messageId: String, profileId: String? = nil, consent: Bool, acceptedAt: Double? = nil,
+        queue: EventQueueKind, messageId: String, profileId: String? = nil, consent: Bool, acceptedAt: Double? = nil,
         payload: [UInt8]
     ) {
         self.queue = queue
@@ -44,7 +44,7 @@ public struct OutboxRecord: Sendable, Equatable {
     /// or when the directory is empty at open).
     public let sequence: UInt64
     /// The queue the event goes to.
-    public let queue: EventQueue
+    public let queue: EventQueueKind
     /// The event's `messageId`.
     public let messageId: String
     /// The profile the event belongs to, if the caller gave one.
@@ -58,7 +58,7 @@ public struct OutboxRecord: Sendable, Equatable {
 
     /// A stored event; the outbox builds these (tests and custom stores may too).
     public init(
-        sequence: UInt64, queue: EventQueue, messageId: String, profileId: String?, consent: Bool,
+        sequence: UInt64, queue: EventQueueKind, messageId: String, profileId: String?, consent: Bool,
         acceptedAt: Double, payload: [UInt8]
     ) {
         self.sequence = sequence

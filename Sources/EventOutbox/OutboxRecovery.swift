@@ -8,7 +8,7 @@ public struct OutboxRecovery: Sendable, Equatable {
     public let issues: [OutboxRecoveryIssue]
 
     /// The undelivered events of one queue, in order.
-    public func records(for queue: EventQueue) -> [OutboxRecord] {
+    public func records(for queue: EventQueueKind) -> [OutboxRecord] {
         records.filter { $0.queue == queue }
     }
 

@@ -38,7 +38,7 @@ public protocol SharedOutboxStore: Sendable {
 
     /// Leases at most `limit` of the oldest claimable events of `queue` to this replica.
     /// - Returns: the leased records in sequence order (empty when none is claimable).
-    func claim(queue: EventQueue, limit: Int) async throws -> [OutboxRecord]
+    func claim(queue: EventQueueKind, limit: Int) async throws -> [OutboxRecord]
 
     /// Deletes the events with these sequence numbers (delivered, or dropped for good).
     /// - Returns: how many were deleted.

@@ -85,7 +85,8 @@
 
 // The durable outbox (OptimizationClient.Environment.outbox) and the shared outbox's store protocol.
 @_exported import class EventOutbox.DurableOutbox
-@_exported import enum EventOutbox.EventQueue
+@_exported import enum EventOutbox.EventQueueKind
+@_exported import typealias EventOutbox.EventQueue
 @_exported import struct EventOutbox.OutboxConfiguration
 @_exported import struct EventOutbox.OutboxDropReport
 @_exported import enum EventOutbox.OutboxDurability
@@ -132,7 +133,8 @@
 @_exported import enum OptimizationJSON.JSONValue
 
 // HTTP: the transport, its allow-list and errors.
-@_exported import enum OptimizationTransport.DeliveryError
+@_exported import enum OptimizationTransport.HTTPTransportError
+@_exported import typealias OptimizationTransport.DeliveryError
 @_exported import class OptimizationTransport.HTTPFetchTransport
 @_exported import struct OptimizationTransport.HostAllowList
 @_exported import enum OptimizationTransport.OptimizationLibrary

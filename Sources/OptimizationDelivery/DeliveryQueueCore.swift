@@ -30,7 +30,7 @@ struct DeliveryQueueCore<Events: DeliveryEvents>: Sendable {
     typealias Removal = InsightsQueue.Removal
 
     /// Which queue: its queue events and outbox records.
-    let queue: EventQueue
+    let queue: EventQueueKind
     /// Events in memory: the cap without an outbox, the window with one.
     let capacity: Int
     let policy: DeliveryPolicy
@@ -64,7 +64,7 @@ struct DeliveryQueueCore<Events: DeliveryEvents>: Sendable {
     var residentThrough: UInt64 = 0
     var spilled = true
 
-    init(queue: EventQueue, capacity: Int, policy: DeliveryPolicy, clock: any HostClock, outbox: DurableOutbox?, logger: Logger) {
+    init(queue: EventQueueKind, capacity: Int, policy: DeliveryPolicy, clock: any HostClock, outbox: DurableOutbox?, logger: Logger) {
         self.queue = queue
         self.capacity = capacity
         self.policy = policy

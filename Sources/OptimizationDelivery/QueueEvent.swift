@@ -30,8 +30,8 @@ public enum QueueEventType: String, Sendable, CaseIterable {
 
 /// One report of a delivery queue.
 public struct QueueEvent: Sendable, Equatable {
-    /// The two delivery queues (`EventQueue`).
-    public typealias Queue = EventQueue
+    /// The two delivery queues (`EventQueueKind`).
+    public typealias Queue = EventQueueKind
 
     /// What happened.
     public let type: QueueEventType

@@ -83,7 +83,7 @@ package struct InstrumentedFetchTransport: FetchTransport {
 
     /// True when `error` reports that the calling task was cancelled.
     package static func isCancellation(_ error: any Error) -> Bool {
-        error is CancellationError || (error as? DeliveryError) == .cancelled
+        error is CancellationError || (error as? HTTPTransportError) == .cancelled
     }
 
     /// A `Retry-After` header (any case) in delta-seconds, as milliseconds; nil without one or

@@ -156,7 +156,7 @@ public final class InMemorySharedOutbox: Sendable {
             }
         }
 
-        func claim(queue: EventQueue, limit: Int) async throws -> [OutboxRecord] {
+        func claim(queue: EventQueueKind, limit: Int) async throws -> [OutboxRecord] {
             let lease = outbox.leaseMilliseconds
             return try outbox.run { table, now in
                 func live(_ row: Row) -> Bool { row.leaseExpiresAt.map { $0 >= now } ?? false }

@@ -17,21 +17,21 @@ import Synchronization
 ///
 /// **Allow-list.** Only URLs inside ``allowList`` (the configured Experience and Insights base
 /// URLs, compared by scheme, host, port and whole-segment path prefix) are requested;
-/// anything else fails with ``DeliveryError/urlNotAllowed(_:)`` before any network activity.
+/// anything else fails with ``HTTPTransportError/urlNotAllowed(_:)`` before any network activity.
 ///
 /// **Timeout.** Every request has a real deadline, ``Configuration/requestTimeout``
 /// (default 3000 ms), covering connection, upload, response head and the whole body. On expiry the
 /// request is cancelled through AsyncHTTPClient (its connection is closed, nothing keeps running)
-/// and `send` throws ``DeliveryError/timeout(milliseconds:)``. Timeouts run on real
+/// and `send` throws ``HTTPTransportError/timeout(milliseconds:)``. Timeouts run on real
 /// (continuous) time: they bound network I/O, not the engine's injectable clock.
 ///
 /// **Errors.** `send` returns a `FetchResponse` for every HTTP status and throws only
-/// ``DeliveryError`` values (short descriptions; they become the failure's reason).
+/// ``HTTPTransportError`` values (short descriptions; they become the failure's reason).
 ///
 /// **Cancellation.** Cancelling the calling task (a sender does so when its caller gives up, for
 /// example when a service request's Experience budget runs out, and on shutdown) cancels the AsyncHTTPClient request at once, whatever its stage (waiting for a connection,
 /// sending, waiting for the head, reading the body): a request cut off mid-exchange has its
-/// connection closed, not returned to the pool, and `send` throws ``DeliveryError/cancelled``.
+/// connection closed, not returned to the pool, and `send` throws ``HTTPTransportError/cancelled``.
 ///
 /// **Threading.** All methods are safe from any thread or task; requests run concurrently.
 public final class HTTPFetchTransport: FetchTransport, Sendable {
@@ -89,12 +89,12 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
     private let isShutDown = Mutex(false)
 
     /// Creates a transport and its connection pool (no connection is opened until a request).
-    /// - Throws: ``DeliveryError/invalidBaseURL(_:)`` when a base URL is not an absolute
+    /// - Throws: ``HTTPTransportError/invalidBaseURL(_:)`` when a base URL is not an absolute
     ///   `http`/`https` URL with a host.
     public init(
         configuration: Configuration,
         logger: Logger = Logger(label: "Optimization.HTTPFetchTransport", factory: { _ in SwiftLogNoOpLogHandler() })
-    ) throws(DeliveryError) {
+    ) throws(HTTPTransportError) {
         var settings = configuration
         settings.requestTimeout = max(.milliseconds(1), settings.requestTimeout)
         settings.maximumResponseBodyBytes = max(1, settings.maximumResponseBodyBytes)
@@ -128,7 +128,7 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
     public convenience init(
         experienceBaseURL: String, insightsBaseURL: String, requestTimeout: Duration = .seconds(3),
         logger: Logger = Logger(label: "Optimization.HTTPFetchTransport", factory: { _ in SwiftLogNoOpLogHandler() })
-    ) throws(DeliveryError) {
+    ) throws(HTTPTransportError) {
         try self.init(
             configuration: Configuration(
                 allowedBaseURLs: [experienceBaseURL, insightsBaseURL],
@@ -147,7 +147,7 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
     }
 
     /// Closes every pooled connection and cancels requests in flight; later `send` calls throw
-    /// ``DeliveryError/shutDown``. Idempotent.
+    /// ``HTTPTransportError/shutDown``. Idempotent.
     public func shutdown() async throws {
         let needsShutdown = isShutDown.withLock { done -> Bool in
             defer { done = true }
@@ -160,7 +160,7 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
     /// Sends `request` and returns its response (any status). Header names of the response are
     /// lower-cased; repeated headers are joined with `", "`. The body is decoded as UTF-8
     /// (invalid sequences replaced).
-    /// - Throws: only ``DeliveryError``.
+    /// - Throws: only ``HTTPTransportError``.
     public func send(_ request: FetchRequest) async throws -> FetchResponse {
         guard allowList.allows(request.url) else {
             // The host only (paths may carry profile ids; visitor data is logged at debug only).
@@ -168,9 +168,9 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
                 "refused a request outside the allowed base URLs",
                 metadata: ["host": "\(URL(string: request.url)?.host ?? "?")"])
             logger.debug("refused URL", metadata: ["url": "\(request.url)"])
-            throw DeliveryError.urlNotAllowed(request.url)
+            throw HTTPTransportError.urlNotAllowed(request.url)
         }
-        guard !isShutDown.withLock({ $0 }) else { throw DeliveryError.shutDown }
+        guard !isShutDown.withLock({ $0 }) else { throw HTTPTransportError.shutDown }
 
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count + 1)
@@ -205,7 +205,7 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
                 ])
             return response
         } catch {
-            let failure = Task.isCancelled ? DeliveryError.cancelled : Self.deliveryError(for: error, timeoutMilliseconds: timeoutMilliseconds)
+            let failure = Task.isCancelled ? HTTPTransportError.cancelled : Self.deliveryError(for: error, timeoutMilliseconds: timeoutMilliseconds)
             logger.debug(
                 "fetch failed", metadata: ["method": "\(request.method)", "url": "\(request.url)", "error": "\(failure)"])
             throw failure
@@ -228,10 +228,10 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
         return FetchResponse(status: Int(answer.status.code), headers: headers, body: answer.body.map { String(buffer: $0) } ?? "")
     }
 
-    /// Maps whatever AsyncHTTPClient/NIO threw to a ``DeliveryError``.
-    static func deliveryError(for error: any Error, timeoutMilliseconds: Int) -> DeliveryError {
+    /// Maps whatever AsyncHTTPClient/NIO threw to a ``HTTPTransportError``.
+    static func deliveryError(for error: any Error, timeoutMilliseconds: Int) -> HTTPTransportError {
         switch error {
-        case let delivery as DeliveryError:
+        case let delivery as HTTPTransportError:
             return delivery
         case let client as HTTPClientError:
             switch client {

@@ -33,8 +33,8 @@ public struct HostAllowList: Sendable, Equatable {
 
     /// - Parameter baseURLs: absolute `http`/`https` URLs with a host (a trailing slash is
     ///   optional). Duplicates are allowed.
-    /// - Throws: ``DeliveryError/invalidBaseURL(_:)`` for any other string.
-    public init(baseURLs: [String]) throws(DeliveryError) {
+    /// - Throws: ``HTTPTransportError/invalidBaseURL(_:)`` for any other string.
+    public init(baseURLs: [String]) throws(HTTPTransportError) {
         var bases: [Base] = []
         for text in baseURLs {
             guard let parts = Self.parse(text), parts.userInfoFree else { throw .invalidBaseURL(text) }

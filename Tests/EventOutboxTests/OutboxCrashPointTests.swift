@@ -193,7 +193,7 @@ final class CrashPointRun: Sendable {
 
         mutating func event(profile: String? = nil, acceptedAt: Double? = nil, padding: Int? = nil) -> OutboxEvent {
             next += 1
-            let queue: EventQueue = Bool.random(using: &random) ? .experience : .insights
+            let queue: EventQueueKind = Bool.random(using: &random) ? .experience : .insights
             return OutboxFixture.event(
                 "m\(next)", queue: queue, profile: profile, consent: next % 4 != 0, acceptedAt: acceptedAt,
                 padding: padding ?? Int.random(in: 0...80, using: &random))
@@ -216,7 +216,7 @@ final class CrashPointRun: Sendable {
 
         /// The oldest `count` pending events of a random queue, as a 2xx would.
         mutating func acknowledgeOldest(_ count: Int) {
-            let queue: EventQueue = Bool.random(using: &random) ? .experience : .insights
+            let queue: EventQueueKind = Bool.random(using: &random) ? .experience : .insights
             acknowledge(outbox.pendingRecords(queue: queue).prefix(count).map(\.messageId))
         }
 

@@ -34,7 +34,7 @@ struct OutboxFixture {
 
     /// An event whose JSON carries its own messageId (so a recovered payload can be checked).
     static func event(
-        _ messageId: String, queue: EventQueue = .experience, profile: String? = nil, consent: Bool = true,
+        _ messageId: String, queue: EventQueueKind = .experience, profile: String? = nil, consent: Bool = true,
         acceptedAt: Double? = nil, padding: Int = 0
     ) -> OutboxEvent {
         let json = #"{"messageId":"\#(messageId)","type":"track","pad":"\#(String(repeating: "p", count: padding))"}"#

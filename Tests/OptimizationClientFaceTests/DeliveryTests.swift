@@ -277,7 +277,7 @@ struct DeliveryTests {
                     messages.insert("\(error)")
                 }
             }
-            #expect(messages == Set(outside.map { DeliveryError.urlNotAllowed($0).description }))
+            #expect(messages == Set(outside.map { HTTPTransportError.urlNotAllowed($0).description }))
             #expect(server.requests.isEmpty)
             #expect(server.acceptedConnectionCount == 0, "no network attempt at all")
 

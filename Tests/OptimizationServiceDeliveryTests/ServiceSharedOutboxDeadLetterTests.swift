@@ -94,7 +94,7 @@ struct ServiceSharedOutboxDeadLetterTests {
         init(_ inner: some SharedOutboxStore) { self.inner = inner }
 
         func append(_ events: [OutboxEvent]) async throws -> [OutboxRecord] { try await inner.append(events) }
-        func claim(queue: EventQueue, limit: Int) async throws -> [OutboxRecord] { try await inner.claim(queue: queue, limit: limit) }
+        func claim(queue: EventQueueKind, limit: Int) async throws -> [OutboxRecord] { try await inner.claim(queue: queue, limit: limit) }
         func acknowledge(_ sequences: [UInt64]) async throws -> Int { try await inner.acknowledge(sequences) }
         func release(_ sequences: [UInt64]) async throws {
             if failReleases.load(ordering: .relaxed) { throw ReleaseRefused() }

@@ -75,7 +75,7 @@ struct TransportTests {
                 let error = await caughtError {
                     _ = try await transport.send(FetchRequest(url: experienceURL(server, "profiles"), method: "POST", body: trackEvents))
                 }
-                #expect(error as? DeliveryError == .timeout(milliseconds: 50))
+                #expect(error as? HTTPTransportError == .timeout(milliseconds: 50))
                 #expect("\(error.map { "\($0)" } ?? "")" == "request timed out after 50 ms")
                 // The request is really cancelled: once it has reached the server (the usual case;
                 // on a very loaded machine 50 ms may not even suffice to connect), its connection
@@ -107,7 +107,7 @@ struct TransportTests {
                 let error = await caughtError {
                     _ = try await transport.send(FetchRequest(url: experienceURL(server, "profiles"), method: "POST", body: trackEvents))
                 }
-                #expect(error as? DeliveryError == .timeout(milliseconds: 150))
+                #expect(error as? HTTPTransportError == .timeout(milliseconds: 150))
                 if server.requests.count == 1 {
                     try await server.waitUntil(description: "connection closed") { $0.openConnectionCount == 0 }
                 }
@@ -135,11 +135,11 @@ struct TransportTests {
             ]
             for url in outside {
                 let error = await caughtError { _ = try await transport.send(FetchRequest(url: url, method: "GET")) }
-                #expect(error as? DeliveryError == .urlNotAllowed(url), "\(url)")
+                #expect(error as? HTTPTransportError == .urlNotAllowed(url), "\(url)")
             }
             #expect(server.requests.isEmpty)
             #expect(server.acceptedConnectionCount == 0)
-            let refusal = DeliveryError.urlNotAllowed("http://x/").description
+            let refusal = HTTPTransportError.urlNotAllowed("http://x/").description
             #expect(refusal == "request refused: http://x/ is outside the configured Experience and Insights base URLs")
 
             let inside = try await transport.send(FetchRequest(url: server.baseURL + "/experience/health", method: "GET"))
@@ -185,7 +185,7 @@ struct TransportTests {
                 let error = await caughtError {
                     _ = try await transport.send(FetchRequest(url: server.insightsBaseURL + "v1/organizations/org/environments/main/events", method: "POST", body: "[]"))
                 }
-                #expect(error as? DeliveryError == .connectionClosed, "\(String(describing: error))")
+                #expect(error as? HTTPTransportError == .connectionClosed, "\(String(describing: error))")
                 #expect(server.requests.count >= 1)
             }
         }
@@ -198,7 +198,7 @@ struct TransportTests {
                 let error = await caughtError {
                     _ = try await transport.send(FetchRequest(url: experienceURL(server, "profiles"), method: "POST", body: trackEvents))
                 }
-                #expect(error as? DeliveryError == .connectionClosed, "\(String(describing: error))")
+                #expect(error as? HTTPTransportError == .connectionClosed, "\(String(describing: error))")
                 #expect("\(error.map { "\($0)" } ?? "")" == "connection closed before the response was complete")
                 // A fresh connection serves the next request.
                 let next = try await transport.send(FetchRequest(url: experienceURL(server, "profiles"), method: "POST", body: trackEvents))
@@ -214,7 +214,7 @@ struct TransportTests {
                 let error = await caughtError {
                     _ = try await transport.send(FetchRequest(url: experienceURL(server, "profiles"), method: "POST", body: trackEvents))
                 }
-                #expect(error as? DeliveryError == .responseTooLarge(limitBytes: 64))
+                #expect(error as? HTTPTransportError == .responseTooLarge(limitBytes: 64))
             }
         }
     }
@@ -232,7 +232,7 @@ struct TransportTests {
                 try await server.waitForRequests(count: 1)
                 task.cancel()
                 let result = await task.result
-                #expect(throws: DeliveryError.cancelled) { try result.get() }
+                #expect(throws: HTTPTransportError.cancelled) { try result.get() }
                 try await server.waitUntil(description: "connection closed") { $0.openConnectionCount == 0 }
             }
         }
@@ -244,14 +244,14 @@ struct TransportTests {
         let base = "http://127.0.0.1:1/experience/"
         let transport = try HTTPFetchTransport(configuration: .init(allowedBaseURLs: [base], requestTimeout: .milliseconds(30_000)))
         let error = await caughtError { _ = try await transport.send(FetchRequest(url: base + "health", method: "GET")) }
-        guard case .connectionFailed = error as? DeliveryError else {
+        guard case .connectionFailed = error as? HTTPTransportError else {
             Issue.record("expected connectionFailed, got \(String(describing: error))")
             return
         }
         try await transport.shutdown()
         try await transport.shutdown()
         let afterShutdown = await caughtError { _ = try await transport.send(FetchRequest(url: base + "health", method: "GET")) }
-        #expect(afterShutdown as? DeliveryError == .shutDown)
+        #expect(afterShutdown as? HTTPTransportError == .shutDown)
     }
 
     @Test func droppingATransportWithoutShutdownIsSafe() async throws {
@@ -289,9 +289,9 @@ struct TransportTests {
 struct TransportAllowListTests {
     @Test func invalidBaseURLsAreRejected() {
         for base in ["", "experience.example.com", "ftp://h/", "http://", "/relative/path"] {
-            #expect(throws: DeliveryError.invalidBaseURL(base)) { try HostAllowList(baseURLs: [base]) }
+            #expect(throws: HTTPTransportError.invalidBaseURL(base)) { try HostAllowList(baseURLs: [base]) }
         }
-        #expect(throws: DeliveryError.invalidBaseURL("mailto:x@y")) {
+        #expect(throws: HTTPTransportError.invalidBaseURL("mailto:x@y")) {
             try HTTPFetchTransport(configuration: .init(allowedBaseURLs: ["mailto:x@y"]))
         }
     }

@@ -161,7 +161,7 @@ extension PostgresOutboxStore {
         for try await (sequence, queue, messageId, profileId, consent, acceptedAt, payload)
             in rows.decode((Int64, String, String, String?, Bool, Double, ByteBuffer).self) {
             records.append(OutboxRecord(
-                sequence: UInt64(sequence), queue: EventQueue(rawValue: queue) ?? .insights, messageId: messageId, profileId: profileId,
+                sequence: UInt64(sequence), queue: EventQueueKind(rawValue: queue) ?? .insights, messageId: messageId, profileId: profileId,
                 consent: consent, acceptedAt: acceptedAt, payload: Array(payload.readableBytesView)))
         }
         return records.sorted { $0.sequence < $1.sequence }

@@ -11,7 +11,7 @@ extension PostgresOutboxStore {
     /// - Returns: the leased records in sequence order (so in append order per profile); empty
     ///   when none is claimable.
     /// - Throws: ``PostgresIntegrationError``; then nothing was leased.
-    public func claim(queue: EventQueue, limit: Int) async throws(PostgresIntegrationError) -> [OutboxRecord] {
+    public func claim(queue: EventQueueKind, limit: Int) async throws(PostgresIntegrationError) -> [OutboxRecord] {
         let (ownerPrefix, prefixLength) = ownerPrefix
         let owner = "\(ownerPrefix)\(UUID().uuidString.lowercased())"
         let leaseSeconds = leaseSeconds
@@ -74,7 +74,7 @@ extension PostgresOutboxStore {
         let leaseSeconds = leaseSeconds
         let renewed = try await database.run("outbox renew") { [schema] client, logger in
             try await client.withTransaction(logger: logger) { connection in
-                try await Self.lockClaims(of: EventQueue.allCases, connection: connection, logger: logger, schema: schema)
+                try await Self.lockClaims(of: EventQueueKind.allCases, connection: connection, logger: logger, schema: schema)
                 // Rows locked in sequence order, as every multi-row statement of the store locks
                 // them (acknowledgements, releases, erasures, bound drops), so that two of them
                 // never deadlock (rows move on disk as their leases change: the physical order is
@@ -165,7 +165,7 @@ extension PostgresOutboxStore {
         let (ownerPrefix, prefixLength) = ownerPrefix
         try await database.run("outbox release") { [schema] client, logger in
             try await client.withTransaction(logger: logger) { connection in
-                try await Self.lockClaims(of: EventQueue.allCases, connection: connection, logger: logger, schema: schema)
+                try await Self.lockClaims(of: EventQueueKind.allCases, connection: connection, logger: logger, schema: schema)
                 try await connection.query("""
                     UPDATE \(unescaped: schema).outbox_events t SET lease_owner = NULL, lease_expires_at = NULL
                     FROM (SELECT sequence FROM \(unescaped: schema).outbox_events
@@ -198,7 +198,7 @@ extension PostgresOutboxStore {
     /// hold row locks: it would skip (`SKIP LOCKED`) an earlier event of a profile whose lease
     /// just ran out and take the later ones, splitting the profile.
     private static func lockClaims(
-        of queues: [EventQueue], connection: PostgresConnection, logger: Logger, schema: String
+        of queues: [EventQueueKind], connection: PostgresConnection, logger: Logger, schema: String
     ) async throws {
         for queue in queues.sorted(by: { $0.rawValue < $1.rawValue }) {
             let lockKey = "optimization-postgres-outbox:\(schema):\(queue.rawValue)"

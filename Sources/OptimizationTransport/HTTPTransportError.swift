@@ -1,10 +1,10 @@
-/// Failures of the delivery transport (``HTTPFetchTransport``) and of its host allow-list.
+/// Failures of the HTTP transport (``HTTPFetchTransport``) and of its host allow-list.
 ///
-/// An HTTP status is never a `DeliveryError`: every status, 4xx and 5xx included, is returned as a
+/// An HTTP status is never an `HTTPTransportError`: every status, 4xx and 5xx included, is returned as a
 /// `FetchResponse`. These errors are transport failures only; their ``description`` is short and
 /// becomes the failure reason of a delivery (which the shared JavaScript core reads too), so it
 /// never contains request or response bodies.
-public enum DeliveryError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum HTTPTransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is outside every allowed base URL (compared by scheme, host, port and
     /// path prefix). No network attempt was made.
     case urlNotAllowed(String)
@@ -48,3 +48,7 @@ public enum DeliveryError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// The former name of ``HTTPTransportError``.
+@available(*, deprecated, renamed: "HTTPTransportError")
+public typealias DeliveryError = HTTPTransportError
