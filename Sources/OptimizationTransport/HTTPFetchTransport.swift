@@ -4,6 +4,7 @@ import HostPlatform
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import Synchronization
 
 /// The production `FetchTransport`: carries the host's Experience, Insights (and CDA) requests
@@ -270,13 +271,14 @@ public final class HTTPFetchTransport: FetchTransport, Sendable {
                 return .transportFailure("\(channel)")
             }
         case let io as IOError:
-            return .connectionFailed(io.description)
+            return .connectionFailed(io.errnoCode == ECONNREFUSED ? "connection refused" : io.description)
+        case let connection as NIOConnectionError:
+            // Refused (an address answered ECONNREFUSED), or unreachable, or a DNS failure.
+            let refused = connection.connectionErrors.contains { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }
+            return .connectionFailed(refused ? "connection refused" : "connection could not be established")
         default:
-            // NIOConnectionError (refused, unreachable, DNS) and anything else: keep it short.
+            // Anything else: keep it short.
             let text = "\(error)"
-            if text.contains("NIOConnectionError") || text.contains("connection refused") || text.contains("Connection refused") {
-                return .connectionFailed(text.contains("efused") ? "connection refused" : "connection could not be established")
-            }
             return .transportFailure(text.count > 200 ? String(text.prefix(200)) + "…" : text)
         }
     }

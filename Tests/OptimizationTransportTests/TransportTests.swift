@@ -244,10 +244,7 @@ struct TransportTests {
         let base = "http://127.0.0.1:1/experience/"
         let transport = try HTTPFetchTransport(configuration: .init(allowedBaseURLs: [base], requestTimeout: .milliseconds(30_000)))
         let error = await caughtError { _ = try await transport.send(FetchRequest(url: base + "health", method: "GET")) }
-        guard case .connectionFailed = error as? HTTPTransportError else {
-            Issue.record("expected connectionFailed, got \(String(describing: error))")
-            return
-        }
+        #expect(error as? HTTPTransportError == .connectionFailed("connection refused"), "\(String(describing: error))")
         try await transport.shutdown()
         try await transport.shutdown()
         let afterShutdown = await caughtError { _ = try await transport.send(FetchRequest(url: base + "health", method: "GET")) }
