@@ -367,7 +367,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationServiceDeliveryTests",
-            dependencies: ["OptimizationServiceDelivery", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationVocabulary", "OptimizationJSON", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .testTarget(
             name: "OptimizationServiceFaceTests",

@@ -200,18 +200,15 @@ package final class ServiceDelivery: Sendable {
         experienceCircuit.admit()
     }
 
-    /// Reports an admitted call: `experience` is the call's Experience outcome (`{ok, kind, …}`)
-    /// or nil when it ended without a request (blocked, invalid, failed before sending). A
-    /// transient failure (`retry`, `timeout`) counts, unless the API reported an overloaded
-    /// profile (`ERR_PROFILE_OVERLOAD`: one visitor's calls, not the API's health).
+    /// Reports an admitted call: `outcome` is the call's Experience outcome, or nil when it ended
+    /// without a request (blocked, invalid, failed before sending). An answer closes the circuit;
+    /// a transient API failure (``ExperienceCallOutcome/isTransientAPIFailure``) counts against it.
     /// - Returns: whether the circuit is open now.
     @discardableResult
-    package func recordExperienceOutcome(_ experience: JSONValue?) -> Bool {
-        guard let experience else { return experienceCircuit.record(.neutral) }
-        if experience["ok"]?.boolValue == true { return experienceCircuit.record(.answered) }
-        let kind = experience["kind"]?.stringValue
-        let transient = (kind == "retry" || kind == "timeout") && experience["code"]?.stringValue != "ERR_PROFILE_OVERLOAD"
-        return experienceCircuit.record(transient ? .transientFailure(retryAfterMilliseconds: nil) : .neutral)
+    package func recordExperienceOutcome(_ outcome: ExperienceCallOutcome?) -> Bool {
+        guard let outcome else { return experienceCircuit.record(.neutral) }
+        if outcome.kind == .answered { return experienceCircuit.record(.answered) }
+        return experienceCircuit.record(outcome.isTransientAPIFailure ? .transientFailure(retryAfterMilliseconds: nil) : .neutral)
     }
 
     // MARK: The Experience requests

@@ -61,10 +61,10 @@ struct ServiceCircuitPolicyTests {
         #expect(!delivery.recordExperienceOutcome(nil))
         #expect(delivery.admitExperienceCall())
         // A probe that fails re-opens the circuit; one that succeeds closes it.
-        #expect(delivery.recordExperienceOutcome(["ok": false, "kind": "timeout"]))
+        #expect(delivery.recordExperienceOutcome(ExperienceCallOutcome(["ok": false, "kind": "timeout"])))
         clock.advance(by: .milliseconds(5_000))
         #expect(delivery.admitExperienceCall())
-        #expect(!delivery.recordExperienceOutcome(["ok": true]))
+        #expect(!delivery.recordExperienceOutcome(ExperienceCallOutcome(["ok": true])))
         #expect(delivery.admitExperienceCall())
         #expect(delivery.admitExperienceCall())
     }
@@ -102,11 +102,11 @@ struct ServiceCircuitPolicyTests {
         let delivery = try #require(service.running?.delivery)
         // One visitor's overloaded profile says nothing about the API's health.
         #expect(delivery.admitExperienceCall())
-        #expect(!delivery.recordExperienceOutcome(["ok": false, "kind": "retry", "status": 429, "code": "ERR_PROFILE_OVERLOAD"]))
+        #expect(!delivery.recordExperienceOutcome(ExperienceCallOutcome(["ok": false, "kind": "retry", "status": 429, "code": "ERR_PROFILE_OVERLOAD"])))
         #expect(!service.isExperienceCircuitOpen)
         // Any other transient failure opens it (the limit is 1).
         #expect(delivery.admitExperienceCall())
-        #expect(delivery.recordExperienceOutcome(["ok": false, "kind": "retry", "status": 503]))
+        #expect(delivery.recordExperienceOutcome(ExperienceCallOutcome(["ok": false, "kind": "retry", "status": 503])))
         #expect(service.isExperienceCircuitOpen)
     }
 }

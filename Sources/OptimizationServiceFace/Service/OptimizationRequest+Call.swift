@@ -137,7 +137,7 @@ extension OptimizationRequest {
     func exchange(
         _ function: BridgeFunction, _ arguments: [JavaScriptValue], method: String, callsExperience: Bool, sendsProfile: Bool = false,
         running: OptimizationService.Running, span: (any Span)?
-    ) async throws(OptimizationError) -> (answer: BridgeDocument, experience: JSONValue?, started: UInt64)? {
+    ) async throws(OptimizationError) -> (answer: BridgeDocument, experience: ExperienceCallOutcome?, started: UInt64)? {
         let current = state.withLock { $0 }
         let budget = budget
         let heldProfile = callsExperience ? current.profile?["id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } : nil
@@ -188,7 +188,7 @@ extension OptimizationRequest {
             }
             throw .bridgeError("\(error)")
         }
-        let experience = answer["experience"]?.value
+        let experience = answer["experience"].map { ExperienceCallOutcome($0.value) }
         if admitted {
             let isOpen = running.delivery.recordExperienceOutcome(experience)
             service.metrics.circuit("experience", isOpen: isOpen)
@@ -250,12 +250,12 @@ extension OptimizationRequest {
     /// is adopted by the request.
     /// The answer's profile is kept as the engine wrote it, for the request's Insights events.
     func experienceOutcome(
-        of exchange: (answer: BridgeDocument, experience: JSONValue?, started: UInt64), method: String
+        of exchange: (answer: BridgeDocument, experience: ExperienceCallOutcome?, started: UInt64), method: String
     ) -> (EventOutcome, JSONValue?)? {
         guard let experience = exchange.experience else { return nil }
-        let mapped = Self.outcome(of: experience, budget: budget)
+        let mapped = experience.eventOutcome(budget: budget)
         service.metrics.experience(mapped, nanoseconds: DispatchTime.now().uptimeNanoseconds - exchange.started)
-        guard mapped == .delivered, let answered = experience["data"] else {
+        guard mapped == .delivered, let answered = experience.data else {
             logger.warning("Experience call did not succeed; the request keeps its selections", metadata: ["method": "\(method)", "outcome": "\(mapped)"])
             return (mapped, nil)
         }
@@ -300,17 +300,5 @@ extension OptimizationRequest {
             args: blocked?["args"]?.arrayValue ?? [])
         logger.debug("blocked event payload", metadata: ["method": "\(method)", "args": "\((try? JSONValue.array(event.args).jsonText()) ?? "")"])
         service.blockedEventBroadcaster.yield(event)
-    }
-
-    static func outcome(of experience: JSONValue, budget: Duration) -> EventOutcome {
-        if experience["ok"]?.boolValue == true { return .delivered }
-        let status = experience["status"]?.intValue ?? 0
-        let reason = experience["reason"]?.stringValue ?? "Experience API call failed"
-        switch experience["kind"]?.stringValue {
-        case "timeout": return .timedOut(after: budget)
-        case "circuitOpen": return .circuitOpen
-        case "retry": return .failed(status: status, code: experience["code"]?.stringValue, reason: reason)
-        default: return .refused(status: status, code: experience["code"]?.stringValue, reason: reason)
-        }
     }
 }
