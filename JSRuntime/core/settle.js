@@ -13,9 +13,12 @@
 //   __optimization.codedError(code, message) → Error   an Error whose `code` (one of
 //     __optimization.ERROR_CODES) the host reads as a typed failure: a failure settles with the
 //     code of an Error that carries a non-empty string `code`, beside its message.
-//   __optimization.ERROR_CODES = {experienceEventNotStored}   the codes a failure carries:
+//   __optimization.ERROR_CODES = {experienceEventNotStored, profileIdRequired}   the codes a
+//     failure carries:
 //     experienceEventNotStored   the host could not take an Experience event (its durable store
 //                                failed): the event method rejects with it.
+//     profileIdRequired          a service call of an Insights method on a request without a
+//                                profile id (service/request-events.js).
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('core/settle.js', {
@@ -24,7 +27,7 @@
   });
   var host = ns.host;
 
-  var ERROR_CODES = Object.freeze({ experienceEventNotStored: 'experienceEventNotStored' });
+  var ERROR_CODES = Object.freeze({ experienceEventNotStored: 'experienceEventNotStored', profileIdRequired: 'profileIdRequired' });
 
   function codedError(code, message) {
     var error = new Error(message);

@@ -15,7 +15,8 @@
 // is pending ({experienceRequest, context}) or, with `failFast`, finish(context, circuitOpen
 // outcome) at once; settings.
 // `run(method, payload, request)` → outcome or an Error (validation, or an Insights method
-// without a profile id: message names the method); never a promise. `request`:
+// without a profile id: code ERROR_CODES.profileIdRequired, message names the method); never a
+// promise. `request`:
 //   consent      true / false / undefined: the visitor's event consent (gate and
 //                context.gdpr.isConsentGiven)
 //   profile      the visitor's profile object (at least {id}) or undefined (first visit)
@@ -68,7 +69,7 @@
   'use strict';
   var ns = globalThis.__optimization.declare('service/request-events.js', {
     provides: ['createRequestEvents', 'experienceRequestMethods', 'requestEventMethods'],
-    uses: ['consent', 'createEventBuilder', 'createExperienceApi', 'locale', 'payloadRules'],
+    uses: ['ERROR_CODES', 'codedError', 'consent', 'createEventBuilder', 'createExperienceApi', 'locale', 'payloadRules'],
   });
   var rules = ns.payloadRules;
 
@@ -191,7 +192,8 @@
       var sticky = method === 'trackView' && payload.sticky === true;
       var toExperience = entry.path === 'experience';
       if (!sticky && !toExperience && profileIdOf(scope.profile) === undefined) {
-        return new Error(method + ' requires a request-bound profile id: pass the visitor\'s profile id to forRequest, or call identify/page/screen/track first.');
+        return ns.codedError(ns.ERROR_CODES.profileIdRequired,
+          method + ' requires a request-bound profile id: pass the visitor\'s profile id to forRequest, or call identify/page/screen/track first.');
       }
       if (!ns.consent.hasEventConsent(method, scope.consent, settings.allowedEventTypes)) return block(method, payload);
       var builder = builderFor(scope);

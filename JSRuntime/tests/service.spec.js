@@ -211,6 +211,8 @@
       var error = pipeline.run(pair[0], pair[1], { consent: true });
       assert.ok(error instanceof Error, pair[0]);
       assert.ok(error.message.indexOf(pair[0] + ' requires a request-bound profile id') === 0, error.message);
+      assert.equal(error.code, ns.ERROR_CODES.profileIdRequired, 'the host tells it by its code, not its text');
+      assert.ok(pipeline.run(pair[0], pair[1], { consent: true, profile: { id: '' } }) instanceof Error, 'an empty id is no id');
       var ok = pipeline.run(pair[0], pair[1], { consent: true, profile: { id: 'p-9' } });
       assert.equal(ok.accepted, true);
       assert.deepEqual(ok.insights, [{ event: 0 }], 'the event by its index, the request\'s profile unnamed');

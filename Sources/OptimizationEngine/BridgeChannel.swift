@@ -272,6 +272,8 @@ package final class BridgeChannel: Sendable {
         switch code.flatMap(BridgeFailureCode.init(rawValue:)) {
         case .experienceEventNotStored?:
             if let stored = experienceStoreFailure.withLock({ $0 })?() { return .eventNotStored(stored) }
+        case .profileIdRequired?:
+            return .profileIdRequired(method: "")
         case nil:
             break
         }

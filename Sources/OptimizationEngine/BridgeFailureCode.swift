@@ -6,4 +6,9 @@ package enum BridgeFailureCode: String, Sendable {
     /// The host could not take an Experience event (`__nativeExperienceAccept` threw: its durable
     /// store failed), so the event method rejected.
     case experienceEventNotStored
+    /// A service call of an Insights method on a request without a profile id
+    /// (`service/request-events.js`): the channel throws
+    /// `OptimizationError.profileIdRequired(method:)` with an empty method, which the calling
+    /// request replaces with the method it called.
+    case profileIdRequired
 }

@@ -49,10 +49,11 @@ extension OptimizationRequest {
         let running = try service.requireRunning()
         let method = event.rawValue
         let sticky = event == .trackView && payload["sticky"] == .bool(true)
+        // Whether the call goes to the Experience API is known before the engine builds it (the
+        // profile's earlier call is awaited and the circuit asked first): the shared core's
+        // Experience methods, and a sticky view. Whether the call needs a profile id the shared
+        // core decides (`profileIdRequired`).
         let callsExperience = sticky || service.experienceMethods.withLock { $0.contains(method) }
-        if !callsExperience, state.withLock({ $0 }).profile?["id"]?.stringValue.map({ !$0.isEmpty }) != true {
-            throw .profileIdRequired(method: method)
-        }
         let payloadText: String
         do {
             payloadText = try JSONValue.object(payload).jsonText()
@@ -184,6 +185,7 @@ extension OptimizationRequest {
             if admitted { running.delivery.recordExperienceOutcome(nil) }
             if let error = error as? OptimizationError {
                 if case .notInitialized = error, !service.isRunning { throw .shutDown }
+                if case .profileIdRequired = error { throw .profileIdRequired(method: method) }
                 throw error
             }
             throw .bridgeError("\(error)")
