@@ -34,7 +34,7 @@ let package = Package(
             pkgConfig: "javascriptcoregtk-4.1",
             providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
         ),
-        // The vocabulary every layer shares: the clock and its timers (SystemClock, ManualClock),
+        // What every layer stands on: the clock and its timers (SystemClock, ManualClock),
         // the HTTP transport protocol, durations in milliseconds. No JavaScript, no I/O of its own.
         .target(name: "HostPlatform"),
         // Swift over the JSC C API; knows nothing about optimization.
@@ -43,9 +43,7 @@ let package = Package(
             dependencies: [
                 "CJavaScriptCore",
                 "HostPlatform",
-                "OptimizationJSON",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         // JSON as the engine reads and writes it: JSONValue (ordered objects, exact numbers), a
