@@ -24,8 +24,9 @@
 //   request(eventsJSON) → JSON text {url, method, headers, body}   the upsert carrying these
 //       events (a JSON array); sets experienceRequestState pending.
 //   answered(answer)     a flight ended: {disposition: "delivered"|"dropped"|"disabled"|
-//       "retrying"|"stale", tickets, status, reason, headers?, body?, failure?}; settles the
-//       tickets' senders and applies a delivered answer.
+//       "retrying"|"stale", tickets, status, reason, headers?, body?, failure?, timedOut?};
+//       settles the tickets' senders and applies a delivered answer. `timedOut: true` says the
+//       transport's failure was a timeout (the request state's reason "timeout").
 //   release(tickets)     these senders stop waiting: {accepted: true}.
 //   purge()              `__nativeExperiencePurge()` → JSON array of released tickets (consent
 //       withdrawn: the host discards every queued event).
@@ -131,7 +132,7 @@
           settle(tickets, disabledRefusal);
           return;
         case 'retrying': {
-          var timeout = typeof answer.failure === 'string' && http.isTimeout(new Error(answer.failure));
+          var timeout = answer.timedOut === true;
           setRequestState({ status: 'failed', reason: timeout ? 'timeout' : 'api-error' });
           settle(tickets, ACCEPTED);
           return;

@@ -15,9 +15,6 @@
 //   kindOf(statusKinds, status) → kind   `statuses[status]`, else `fallback`.
 //   parseRetryAfter(value, now) → ms | undefined   a `Retry-After` header: delay-seconds ("120")
 //                                     or an HTTP date (relative to `now`, never negative).
-//   isTimeout(error) → boolean        an AbortError, or a transport error whose message starts
-//                                     with "request timed out" (the native transport's
-//                                     timeout).
 //   outcomeOfStatus(apiName, response, now, statusKinds) → outcome for a non-2xx response (see
 //                                     below), of the status's kind in `statusKinds`; throws a
 //                                     TypeError without a table.
@@ -36,9 +33,9 @@
 //     `requireNonEmpty`); both given must be equal. `apiVersion` "v1" | "v2" when given, else "v2"
 //     with a `spaceId` and "v1" without. `environment` a string when given; absent or empty ⇒ the
 //     version's default. `fail(text)` builds the Error thrown for a wrong key (text names it).
-//   outcomeOfError(apiName, error) → {ok: false, kind: "retry", status: 0, timeout, reason}
+//   outcomeOfError(apiName, error) → {ok: false, kind: "retry", status: 0, reason}
 // Outcomes: {ok: true, status, …} | {ok: false, kind: "retry"|"drop"|"disable"|"invalid", status,
-// reason, timeout?: boolean, retryAfterMs?: number}. `retryAfterMs` is set only for 429/503 with a
+// reason, retryAfterMs?: number}. `retryAfterMs` is set only for 429/503 with a
 // parsable Retry-After. Reasons name the API and the status, never the URL (paths carry profile
 // ids, and visitor data is logged at debug only).
 (function () {
@@ -90,11 +87,6 @@
   function messageOf(error) {
     if (error instanceof Error) return error.message;
     return String(error);
-  }
-
-  function isTimeout(error) {
-    if (error !== null && typeof error === 'object' && error.name === 'AbortError') return true;
-    return /^request timed out/i.test(messageOf(error));
   }
 
   function statusLabel(response) {
@@ -184,14 +176,7 @@
   }
 
   function outcomeOfError(apiName, error) {
-    var timeout = isTimeout(error);
-    return {
-      ok: false,
-      kind: 'retry',
-      status: 0,
-      timeout: timeout,
-      reason: apiName + ' API request failed: ' + messageOf(error),
-    };
+    return { ok: false, kind: 'retry', status: 0, reason: apiName + ' API request failed: ' + messageOf(error) };
   }
 
   ns.apiResponse = Object.freeze({
@@ -199,7 +184,6 @@
     readStatusKinds: readStatusKinds,
     kindOf: kindOf,
     parseRetryAfter: parseRetryAfter,
-    isTimeout: isTimeout,
     outcomeOfStatus: outcomeOfStatus,
     outcomeOfError: outcomeOfError,
     errorCodeOf: errorCodeOf,

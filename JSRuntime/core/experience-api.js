@@ -34,7 +34,7 @@
 //                      whose body is not a valid envelope (the events reached the API:
 //                      delivered, not retried); otherwise the status's kind in `statusKinds`
 //                      (with the API's `code` from a v2 error envelope).
-//     failureOutcome(message) → {ok: false, kind: "retry", status: 0, timeout, reason}   the
+//     failureOutcome(message) → {ok: false, kind: "retry", status: 0, reason}   the
 //                      outcome of that request when the host's transport failed with `message`.
 //   __optimization.experienceApi = {DEFAULT_BASE_URL, DEFAULT_FEATURES, parseResponse(text),
 //       applyOptimizationData(state, data)}

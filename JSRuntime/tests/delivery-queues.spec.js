@@ -190,7 +190,7 @@
   }));
 
   jsTest('a timed-out request fails with reason "timeout"; another transport failure with "api-error"', withDelivery({}, function (rec) {
-    rec.api.script.experience.push({ error: 'request timed out after 25 ms' }, { error: 'connection reset by peer' });
+    rec.api.script.experience.push({ error: 'request timed out after 25 ms', timedOut: true }, { error: 'connection reset by peer' });
     __bridge.identify({ userId: 'u' }, 'i1');
     return drain().then(function () {
       assert.equal(__testHost.experience.answers[0].failure, 'request timed out after 25 ms');

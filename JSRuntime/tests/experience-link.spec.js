@@ -171,19 +171,23 @@
     });
   });
 
-  jsTest('experience link: "retrying" settles {accepted:true}; a "request timed out" failure fails timeout, others api-error', function () {
+  jsTest('experience link: "retrying" settles {accepted:true}; a failure the host marks timedOut fails timeout, others api-error', function () {
     var t = makeLink();
     __testHost.experience.acceptAnswer = function (event) { return event.ticket; };
     var timedOut = track(t.link, { ticket: 1 });
     var failed = track(t.link, { ticket: 2 });
     var answered = track(t.link, { ticket: 3 });
-    t.link.answered({ disposition: 'retrying', tickets: [1], status: 0, reason: 'Experience API request failed: request timed out after 5 s', failure: 'request timed out after 5 s' });
+    var byText = track(t.link, { ticket: 4 });
+    t.link.answered({ disposition: 'retrying', tickets: [1], status: 0, reason: 'Experience API request failed: request timed out after 5 s', failure: 'request timed out after 5 s', timedOut: true });
     t.link.answered({ disposition: 'retrying', tickets: [2], status: 0, reason: 'Experience API request failed: connection reset', failure: 'connection reset' });
     t.link.answered({ disposition: 'retrying', tickets: [3], status: 503, reason: 'Experience API answered 503', headers: { 'Retry-After': '5' }, body: '' });
+    // A failure whose text reads like a timeout, not marked as one: the text decides nothing.
+    t.link.answered({ disposition: 'retrying', tickets: [4], status: 0, reason: 'Experience API request failed: request timed out', failure: 'request timed out' });
     return drain().then(function () {
-      [timedOut, failed, answered].forEach(function (sender) { assert.deepEqual(sender.value, ACCEPTED); });
+      [timedOut, failed, answered, byText].forEach(function (sender) { assert.deepEqual(sender.value, ACCEPTED); });
       assert.deepEqual(t.states, [
         { status: 'failed', reason: 'timeout' }, { status: 'failed', reason: 'api-error' }, { status: 'failed', reason: 'api-error' },
+        { status: 'failed', reason: 'api-error' },
       ]);
       assert.deepEqual(t.applied, []);
     });

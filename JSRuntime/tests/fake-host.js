@@ -182,7 +182,7 @@
       built = null;
     }
     var reply = built === null ? { error: 'the request could not be built' } : sendExperience(built);
-    if (reply === undefined) reply = { error: 'request timed out (no fetchHandler reply)' };
+    if (reply === undefined) reply = { error: 'request timed out (no fetchHandler reply)', timedOut: true };
     var failure = reply.error !== undefined ? String(reply.error) : undefined;
     var status = failure !== undefined ? 0 : reply.status === undefined ? 200 : reply.status;
     var kind = testHost.statusKinds.statuses[String(status)] || testHost.statusKinds.fallback;
@@ -205,8 +205,11 @@
       reason: disposition === 'delivered' || disposition === 'stale' ? ''
         : failure !== undefined ? 'Experience API request failed: ' + failure : 'Experience API answered ' + status,
     };
-    if (failure !== undefined) answer.failure = failure;
-    else {
+    if (failure !== undefined) {
+      answer.failure = failure;
+      // As Swift's queue does: a timeout is said by the transport's error, never by its text.
+      if (reply.timedOut === true) answer.timedOut = true;
+    } else {
       answer.headers = reply.headers || {};
       answer.body = bodyText(reply.body);
     }

@@ -71,6 +71,14 @@ public struct UnconfiguredFetchTransport: FetchTransport {
     }
 }
 
+/// An error of a ``FetchTransport`` that says whether its request ran out of time. Delivery
+/// reports a timeout by this, never by the error's text; an error that does not conform is no
+/// timeout.
+public protocol FetchTimeoutReporting: Error {
+    /// True when the request did not complete within its deadline.
+    var isTimeout: Bool { get }
+}
+
 /// Transport failures reported by this module's transports.
 public enum FetchTransportError: Error, Sendable, CustomStringConvertible {
     /// The host was given no transport (``UnconfiguredFetchTransport``), so no request can be

@@ -48,14 +48,20 @@ public struct ExperienceFlightAnswer: Sendable, Equatable {
     public var response: FetchResponse?
     /// The transport's failure, when there was no answer.
     public var failure: String?
+    /// The transport's failure was a timeout (its error said so through `FetchTimeoutReporting`).
+    public var timedOut: Bool
 
     /// Creates a report (the queue does; tests build their own).
-    public init(disposition: Disposition, tickets: [UInt64], status: Int, reason: String, response: FetchResponse?, failure: String?) {
+    public init(
+        disposition: Disposition, tickets: [UInt64], status: Int, reason: String, response: FetchResponse?, failure: String?,
+        timedOut: Bool = false
+    ) {
         self.disposition = disposition
         self.tickets = tickets
         self.status = status
         self.reason = reason
         self.response = response
         self.failure = failure
+        self.timedOut = timedOut
     }
 }

@@ -76,6 +76,7 @@ extension ExperienceQueue {
     private func send(_ snapshot: Snapshot, request: FetchRequest?) async {
         var response: FetchResponse?
         var failure: String?
+        var timedOut = false
         let outcome: DeliveryOutcome
         if let request {
             do {
@@ -84,6 +85,7 @@ extension ExperienceQueue {
                 outcome = DeliveryOutcome(response: answer, api: "Experience", now: clock.now())
             } catch {
                 failure = String(describing: error)
+                timedOut = (error as? any FetchTimeoutReporting)?.isTimeout == true
                 outcome = DeliveryOutcome(transportError: error, api: "Experience")
             }
         } else {
@@ -99,7 +101,7 @@ extension ExperienceQueue {
                 // Purged meanwhile: its senders were released by the purge; events accepted since
                 // go out with the next flight.
                 return ExperienceFlightAnswer(disposition: .stale, tickets: [], status: outcome.status, reason: "",
-                                              response: response, failure: failure)
+                                              response: response, failure: failure, timedOut: timedOut)
             }
             // The flight settles its own senders (found by id: the queue may have changed meanwhile).
             var tickets: [UInt64] = []
@@ -108,7 +110,9 @@ extension ExperienceQueue {
                 tickets.append(state.events.items[index].id)
                 state.events.items[index].awaited = false
             }
-            return handle(outcome, of: snapshot, tickets: tickets, response: response, failure: failure, state: &state, pending: &pending)
+            return handle(
+                outcome, of: snapshot, tickets: tickets, response: response, failure: failure, timedOut: timedOut, state: &state,
+                pending: &pending)
         }
         // The flight's own senders first, then acknowledgements, reports and the other senders.
         handler.withLock { $0 }?.answered(answer)
@@ -142,7 +146,7 @@ extension ExperienceQueue {
     }
 
     private func handle(
-        _ outcome: DeliveryOutcome, of snapshot: Snapshot, tickets: [UInt64], response: FetchResponse?, failure: String?,
+        _ outcome: DeliveryOutcome, of snapshot: Snapshot, tickets: [UInt64], response: FetchResponse?, failure: String?, timedOut: Bool,
         state: inout State, pending: inout Pending
     ) -> ExperienceFlightAnswer {
         switch outcome {
@@ -174,7 +178,8 @@ extension ExperienceQueue {
                 reason: reason, retryAfter: retryAfter, queuedBatches: queued > 0 ? 1 : 0, queuedEvents: queued, random: random,
                 report: &pending.report
             ) { [weak self] in self?.retryFired() }
-            return ExperienceFlightAnswer(disposition: .retrying, tickets: tickets, status: status, reason: reason, response: response, failure: failure)
+            return ExperienceFlightAnswer(
+                disposition: .retrying, tickets: tickets, status: status, reason: reason, response: response, failure: failure, timedOut: timedOut)
         }
     }
 

@@ -93,6 +93,7 @@ package final class ExperienceLink: ExperienceFlightHandler {
             report["body"] = .string(response.body)
         }
         if let failure = answer.failure { report["failure"] = .string(failure) }
+        if answer.timedOut { report["timedOut"] = true }
         call(BridgeContract.Visitor.experienceAnswered, .string((try? JSONValue.object(report).jsonText()) ?? "{}"))
     }
 

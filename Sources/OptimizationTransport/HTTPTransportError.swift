@@ -1,3 +1,5 @@
+import HostPlatform
+
 /// Failures of the HTTP transport (``HTTPFetchTransport``) and of its host allow-list.
 ///
 /// An HTTP status is never an `HTTPTransportError`: every status, 4xx and 5xx included, is returned as a
@@ -52,3 +54,11 @@ public enum HTTPTransportError: Error, Sendable, Equatable, CustomStringConverti
 /// The former name of ``HTTPTransportError``.
 @available(*, deprecated, renamed: "HTTPTransportError")
 public typealias DeliveryError = HTTPTransportError
+
+extension HTTPTransportError: FetchTimeoutReporting {
+    /// True for ``timeout(milliseconds:)``: the request did not complete within its deadline.
+    public var isTimeout: Bool {
+        if case .timeout = self { return true }
+        return false
+    }
+}
