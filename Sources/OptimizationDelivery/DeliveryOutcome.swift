@@ -19,7 +19,7 @@ public enum DeliveryOutcome: Sendable, Equatable {
 
     /// The kind of an HTTP status: `success` (2xx), `disable` (401, 403, 404), `drop` (other 4xx
     /// but 408 and 429) or `retry` (everything else). The one table of status kinds: the queues,
-    /// the service's traces and metrics and, through ``statusKindTable``, a service engine's
+    /// the service's traces and metrics and, through `statusKindTable`, a service engine's
     /// Experience outcomes all read it. Pure; thread-safe.
     public static func kind(ofStatus status: Int) -> String {
         switch status {
