@@ -52,14 +52,7 @@ let package = Package(
             name: "OptimizationJSON",
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
         ),
-        // The content the engine resolves: ContentfulEntry (a Contentful entry indexed over its
-        // JSON), the visitor's selected optimizations, and the resolution of an entry to its
-        // baseline or variant.
-        .target(
-            name: "OptimizationContent",
-            dependencies: ["OptimizationJSON", .product(name: "OrderedCollections", package: "swift-collections")]
-        ),
-        // HTTP for the engine, delivery and the Contentful client: HTTPFetchTransport
+        // HTTP for the engine, delivery and the Content Delivery API client: HTTPFetchTransport
         // (AsyncHTTPClient) with a host allow-list, request timeouts and cancellation.
         .target(
             name: "OptimizationTransport",
@@ -72,45 +65,30 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        // A client of Contentful's Content Delivery API: fetches entries (with their links) into
-        // a bounded cache with revalidation and invalidation, as ContentfulEntry values.
+        // Contentful entries: ContentfulEntry (a Contentful entry indexed over its JSON), the
+        // visitor's selected optimizations and the resolution of an entry to its baseline or
+        // variant; ContentfulDeliverySource, a client of the Content Delivery API with a bounded,
+        // revalidating cache and webhook invalidation (Contentful/); ViewTrackingController, the
+        // visibility of a rendered entry turned into view events on a clock (ViewTracking/).
         .target(
-            name: "ContentfulDelivery",
+            name: "OptimizationContent",
             dependencies: [
-                "OptimizationContent", "OptimizationJSON", "OptimizationTransport", "HostPlatform",
+                "OptimizationJSON", "OptimizationTransport", "HostPlatform",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // View tracking: turns the visibility of a rendered entry into view events (dwell time,
-        // duration updates, a final update), on an injected clock.
-        .target(
-            name: "ViewTracking",
-            dependencies: [
-                "OptimizationContent", "OptimizationJSON", "HostPlatform",
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
-        // The durable outbox: a crash-safe, bounded store of accepted events waiting for
-        // delivery, in one directory (segment files, acknowledgements, recovery).
-        .target(
-            name: "EventOutbox",
-            dependencies: [
-                "HostPlatform",
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
         // Delivery to the Experience and Insights APIs, with no JavaScript on the path: the
         // client's Experience queue and both faces' Insights queues, backoff with jitter,
-        // Retry-After, one circuit per API, 401/403/404 disabling, the durable outbox's window,
-        // erasure, and the queue reports. Its numbers live in DeliveryPolicy; every timer runs on
+        // Retry-After, one circuit per API, 401/403/404 disabling, the durable outbox (Outbox/: a
+        // crash-safe, bounded store of accepted events in one directory) and its window, erasure,
+        // and the queue reports. Its numbers live in DeliveryPolicy; every timer runs on
         // the injected HostClock.
         .target(
             name: "OptimizationDelivery",
             dependencies: [
                 "HostPlatform",
-                "EventOutbox",
                 "OptimizationJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -124,7 +102,6 @@ let package = Package(
         .target(
             name: "OptimizationVocabulary",
             dependencies: [
-                "EventOutbox",
                 "OptimizationDelivery",
                 "OptimizationJSON",
                 "OptimizationTransport",
@@ -143,12 +120,10 @@ let package = Package(
                 "OptimizationVocabulary",
                 "JavaScriptHost",
                 "HostPlatform",
-                "EventOutbox",
                 "OptimizationDelivery",
                 "OptimizationJSON",
                 "OptimizationContent",
                 "OptimizationTransport",
-                "ViewTracking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -166,12 +141,9 @@ let package = Package(
                 "OptimizationDelivery",
                 "JavaScriptHost",
                 "HostPlatform",
-                "EventOutbox",
                 "OptimizationJSON",
                 "OptimizationContent",
                 "OptimizationTransport",
-                "ContentfulDelivery",
-                "ViewTracking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -186,7 +158,6 @@ let package = Package(
             dependencies: [
                 "OptimizationDelivery",
                 "OptimizationVocabulary",
-                "EventOutbox",
                 "HostPlatform",
                 "OptimizationJSON",
                 "OptimizationTransport",
@@ -207,11 +178,9 @@ let package = Package(
                 "OptimizationDelivery",
                 "JavaScriptHost",
                 "HostPlatform",
-                "EventOutbox",
                 "OptimizationJSON",
                 "OptimizationContent",
                 "OptimizationTransport",
-                "ContentfulDelivery",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -230,7 +199,6 @@ let package = Package(
                 "HostPlatform",
                 "OptimizationJSON",
                 "OptimizationContent",
-                "ContentfulDelivery",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -252,12 +220,9 @@ let package = Package(
                 "OptimizationEngine",
                 "OptimizationDelivery",
                 "HostPlatform",
-                "EventOutbox",
                 "OptimizationJSON",
                 "OptimizationContent",
                 "OptimizationTransport",
-                "ContentfulDelivery",
-                "ViewTracking",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -268,7 +233,7 @@ let package = Package(
             dependencies: [
                 "Optimization",
                 "HostPlatform",
-                "ContentfulDelivery",
+                "OptimizationContent",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -326,7 +291,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationContentTests",
-            dependencies: ["OptimizationContent", "OptimizationJSON", "OptimizationClientFace", "OptimizationEngine", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost"]
+            dependencies: ["OptimizationContent", "OptimizationJSON", "OptimizationClientFace", "OptimizationEngine", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "OptimizationTransportTests",
@@ -336,24 +301,12 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "ViewTrackingTests",
-            dependencies: ["ViewTracking", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost"]
-        ),
-        .testTarget(
-            name: "EventOutboxTests",
-            dependencies: ["EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
-        ),
-        .testTarget(
-            name: "ContentfulDeliveryTests",
-            dependencies: ["ContentfulDelivery", "OptimizationClientFace", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
-        ),
-        .testTarget(
             name: "OptimizationDeliveryTests",
-            dependencies: ["OptimizationDelivery", "EventOutbox", "OptimizationJSON", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["OptimizationDelivery", "OptimizationJSON", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "OptimizationEngineTests",
-            dependencies: ["OptimizationServiceDelivery", "OptimizationEngine", "EventOutbox", "OptimizationClientFace", "OptimizationServiceFace", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationEngine", "OptimizationDelivery", "OptimizationClientFace", "OptimizationServiceFace", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "OptimizationVocabularyTests",
@@ -361,15 +314,15 @@ let package = Package(
         ),
         .testTarget(
             name: "OptimizationClientFaceTests",
-            dependencies: ["OptimizationServiceDelivery", "OptimizationClientFace", "OptimizationServiceFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationClientFace", "OptimizationServiceFace", "OptimizationEngine", "OptimizationDelivery", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing")]
         ),
         .testTarget(
             name: "OptimizationServiceDeliveryTests",
-            dependencies: ["OptimizationServiceDelivery", "OptimizationVocabulary", "OptimizationJSON", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationVocabulary", "OptimizationJSON", "OptimizationServiceFace", "OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .testTarget(
             name: "OptimizationServiceFaceTests",
-            dependencies: ["OptimizationServiceDelivery", "OptimizationServiceFace", "OptimizationJSON", "OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "EventOutbox", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+            dependencies: ["OptimizationServiceDelivery", "OptimizationServiceFace", "OptimizationJSON", "OptimizationClientFace", "OptimizationEngine", "OptimizationDelivery", "OutboxCrashHelper", "Optimization", "OptimizationTesting", "OptimizationTestSupport", "JavaScriptHost", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .testTarget(
             name: "OptimizationWebTests",

@@ -40,7 +40,7 @@
       onPurge: function () {
         target.experienceQueue.purge();
         target.insightsQueue.purge();
-        // The host's durable outbox (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md) is
+        // The host's durable outbox (Sources/OptimizationDelivery/OptimizationDelivery.docc/TheDurableOutbox.md) is
         // purged inside the same call.
         if (typeof globalThis.__nativeOutboxPurge === 'function') globalThis.__nativeOutboxPurge();
       },

@@ -1,5 +1,5 @@
 // tests/outbox-hooks.spec.js — what JavaScript still does around the host's durable outbox
-// (Sources/EventOutbox/EventOutbox.docc/TheDurableOutbox.md). The Swift host stores, windows,
+// (Sources/OptimizationDelivery/OptimizationDelivery.docc/TheDurableOutbox.md). The Swift host stores, windows,
 // resumes and acknowledges every accepted event itself (its Experience and Insights queues);
 // JavaScript only hands each built event over and learns whether it was taken: a host that could
 // not store an event throws from its accept native (fake-host.js `failAccept`), so the call

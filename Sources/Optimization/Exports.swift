@@ -84,19 +84,19 @@
 @_exported import struct OptimizationDelivery.QueuePolicy
 
 // The durable outbox (OptimizationClient.Environment.outbox) and the shared outbox's store protocol.
-@_exported import class EventOutbox.DurableOutbox
-@_exported import enum EventOutbox.EventQueueKind
-@_exported import typealias EventOutbox.EventQueue
-@_exported import struct EventOutbox.OutboxConfiguration
-@_exported import struct EventOutbox.OutboxDropReport
-@_exported import enum EventOutbox.OutboxDurability
-@_exported import enum EventOutbox.OutboxError
-@_exported import struct EventOutbox.OutboxEvent
-@_exported import struct EventOutbox.OutboxRecord
-@_exported import struct EventOutbox.OutboxRecovery
-@_exported import enum EventOutbox.OutboxRecoveryIssue
-@_exported import struct EventOutbox.SharedOutboxErasures
-@_exported import protocol EventOutbox.SharedOutboxStore
+@_exported import class OptimizationDelivery.DurableOutbox
+@_exported import enum OptimizationDelivery.EventQueueKind
+@_exported import typealias OptimizationDelivery.EventQueue
+@_exported import struct OptimizationDelivery.OutboxConfiguration
+@_exported import struct OptimizationDelivery.OutboxDropReport
+@_exported import enum OptimizationDelivery.OutboxDurability
+@_exported import enum OptimizationDelivery.OutboxError
+@_exported import struct OptimizationDelivery.OutboxEvent
+@_exported import struct OptimizationDelivery.OutboxRecord
+@_exported import struct OptimizationDelivery.OutboxRecovery
+@_exported import enum OptimizationDelivery.OutboxRecoveryIssue
+@_exported import struct OptimizationDelivery.SharedOutboxErasures
+@_exported import protocol OptimizationDelivery.SharedOutboxStore
 
 // Contentful entries, selections and resolution.
 @_exported import class OptimizationContent.ContentfulEntry
@@ -106,26 +106,26 @@
 @_exported import enum OptimizationContent.SelectedOptimizationsError
 
 // Contentful's Content Delivery API client, its cache and webhooks.
-@_exported import struct ContentfulDelivery.ContentfulCachePolicy
-@_exported import struct ContentfulDelivery.ContentfulDeliveryConfiguration
-@_exported import enum ContentfulDelivery.ContentfulDeliveryError
-@_exported import class ContentfulDelivery.ContentfulDeliverySource
-@_exported import struct ContentfulDelivery.ContentfulEntryBatch
-@_exported import enum ContentfulDelivery.ContentfulEntryId
-@_exported import protocol ContentfulDelivery.ContentfulEntryStore
-@_exported import struct ContentfulDelivery.ContentfulEntryStoreKey
-@_exported import struct ContentfulDelivery.ContentfulStoredEntry
-@_exported import struct ContentfulDelivery.ContentfulInvalidation
-@_exported import enum ContentfulDelivery.ContentfulWebhookError
-@_exported import struct ContentfulDelivery.ContentfulWebhookRequest
-@_exported import struct ContentfulDelivery.ContentfulWebhookVerifier
+@_exported import struct OptimizationContent.ContentfulCachePolicy
+@_exported import struct OptimizationContent.ContentfulDeliveryConfiguration
+@_exported import enum OptimizationContent.ContentfulDeliveryError
+@_exported import class OptimizationContent.ContentfulDeliverySource
+@_exported import struct OptimizationContent.ContentfulEntryBatch
+@_exported import enum OptimizationContent.ContentfulEntryId
+@_exported import protocol OptimizationContent.ContentfulEntryStore
+@_exported import struct OptimizationContent.ContentfulEntryStoreKey
+@_exported import struct OptimizationContent.ContentfulStoredEntry
+@_exported import struct OptimizationContent.ContentfulInvalidation
+@_exported import enum OptimizationContent.ContentfulWebhookError
+@_exported import struct OptimizationContent.ContentfulWebhookRequest
+@_exported import struct OptimizationContent.ContentfulWebhookVerifier
 
 // View tracking's payloads and options.
-@_exported import struct ViewTracking.TrackViewPayload
-@_exported import struct ViewTracking.TrackClickPayload
-@_exported import class ViewTracking.ViewTrackingController
-@_exported import struct ViewTracking.ViewTrackingOptions
-@_exported import enum ViewTracking.ViewTrackingError
+@_exported import struct OptimizationContent.TrackViewPayload
+@_exported import struct OptimizationContent.TrackClickPayload
+@_exported import class OptimizationContent.ViewTrackingController
+@_exported import struct OptimizationContent.ViewTrackingOptions
+@_exported import enum OptimizationContent.ViewTrackingError
 
 // JSON values in every payload.
 @_exported import struct OptimizationJSON.JSONError

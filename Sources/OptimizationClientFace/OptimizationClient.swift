@@ -7,7 +7,6 @@ import Synchronization
 import HostPlatform
 import OptimizationJSON
 import OptimizationContent
-import EventOutbox
 import OptimizationEngine
 import CoreMetrics
 import Tracing
@@ -41,7 +40,7 @@ public final class OptimizationClient: Sendable {
         /// Where consent and profile continuity survive restarts. Default ``OptimizationStorage/automatic``.
         /// With a directory (``OptimizationStorage/automatic`` or ``OptimizationStorage/directory(_:)``)
         /// accepted events are also kept in a durable outbox, `<directory>/outbox`, until they are
-        /// delivered, so a crash or restart loses none (the EventOutbox article “The durable outbox”); one client per directory.
+        /// delivered, so a crash or restart loses none (the OptimizationDelivery article “The durable outbox”); one client per directory.
         public var storage: OptimizationStorage
         /// Durability policy, bounds and time to live of the outbox (used with a storage directory).
         public var outbox: OutboxConfiguration

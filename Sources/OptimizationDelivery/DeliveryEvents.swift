@@ -1,4 +1,3 @@
-import EventOutbox
 import OptimizationJSON
 
 /// How one delivery queue keeps its events in memory, for ``DeliveryQueueCore``: the Experience

@@ -1,4 +1,3 @@
-import EventOutbox
 import HostPlatform
 import Logging
 import OptimizationJSON

@@ -1,4 +1,3 @@
-import EventOutbox
 
 /// Why the delivery path could not take events.
 public enum DeliveryQueueError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,3 @@
-import EventOutbox
 
 /// What a delivery queue gathered under its lock and reports after it: events that left the
 /// queue for good (acknowledged in the outbox, told to `onRemoved`) and queue events.

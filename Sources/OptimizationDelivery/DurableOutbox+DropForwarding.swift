@@ -1,4 +1,3 @@
-import EventOutbox
 import Logging
 import OptimizationJSON
 

@@ -1,4 +1,3 @@
-import EventOutbox
 import OptimizationJSON
 
 extension ExperienceQueue {

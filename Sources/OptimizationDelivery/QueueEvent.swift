@@ -1,4 +1,3 @@
-import EventOutbox
 import OptimizationJSON
 
 /// What happened in a delivery queue (`OptimizationClient/queueEvents`, ``QueuePolicy``).

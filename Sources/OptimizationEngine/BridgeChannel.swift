@@ -1,4 +1,3 @@
-import EventOutbox
 import OptimizationDelivery
 import JavaScriptHost
 import Logging

@@ -1,5 +1,5 @@
 import OrderedCollections
-import ViewTracking
+import OptimizationContent
 import OptimizationJSON
 
 /// The event calls of both faces: `OptimizationClient` (one visitor) and

@@ -1,7 +1,6 @@
-import EventOutbox
+import OptimizationDelivery
 import JavaScriptHost
 import Logging
-import OptimizationDelivery
 import OptimizationJSON
 import OrderedCollections
 import Synchronization

@@ -1,4 +1,4 @@
-import EventOutbox
+import OptimizationDelivery
 import Foundation
 import JavaScriptHost
 import Logging

@@ -1,5 +1,4 @@
 import OptimizationDelivery
-import EventOutbox
 import Foundation
 import JavaScriptHost
 import Logging
@@ -7,7 +6,7 @@ import OptimizationJSON
 import Synchronization
 import HostPlatform
 
-/// A client's durable outbox (the EventOutbox article “The durable outbox”): its two queues
+/// A client's durable outbox (the OptimizationDelivery article “The durable outbox”): its two queues
 /// (`ExperienceQueue`, `InsightsQueue`) store every accepted event in it themselves; this link
 /// opens it, installs `__nativeOutboxPurge()` (consent withdrawn: every file is removed before
 /// the withdrawing call returns) and applies the outbox's own drops (count, byte and time-to-live

@@ -2,7 +2,6 @@ import Logging
 import OptimizationDelivery
 import OptimizationJSON
 import HostPlatform
-import EventOutbox
 import OptimizationVocabulary
 
 /// The delivery path of an `OptimizationService`: its Insights events in Swift

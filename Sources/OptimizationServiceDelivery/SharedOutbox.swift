@@ -1,5 +1,4 @@
 import OptimizationDelivery
-import EventOutbox
 
 /// How an `OptimizationService` keeps its accepted Insights events in an outbox shared by all
 /// replicas of the service (`OptimizationService/Options/sharedOutbox`), so that no event is

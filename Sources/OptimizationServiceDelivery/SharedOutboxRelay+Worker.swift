@@ -1,4 +1,4 @@
-import EventOutbox
+import OptimizationDelivery
 import Logging
 import Synchronization
 import HostPlatform

@@ -1,4 +1,4 @@
-import ContentfulDelivery
+import OptimizationContent
 
 /// Signs webhook requests as Contentful does, for testing a route that checks them with
 /// `ContentfulWebhookVerifier`: adds `x-contentful-timestamp`, `x-contentful-signed-headers`

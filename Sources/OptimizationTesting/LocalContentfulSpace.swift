@@ -1,4 +1,4 @@
-import ContentfulDelivery
+import OptimizationContent
 import Foundation
 import Optimization
 import OrderedCollections

@@ -1,4 +1,4 @@
-// Test support for the outbox crash test (Tests/EventOutboxTests/OutboxCrashTests.swift): opens
+// Test support for the outbox crash test (Tests/OptimizationDeliveryTests/Outbox/OutboxCrashTests.swift): opens
 // a DurableOutbox on a directory, appends scripted events and acknowledges some (simulating
 // delivery), printing a line for each only after the call returned, until it is killed.
 //

@@ -1,8 +1,7 @@
-import EventOutbox
+import OptimizationDelivery
 import Foundation
 import JavaScriptHost
 import Logging
-import OptimizationDelivery
 import OptimizationJSON
 import Synchronization
 import Testing

@@ -3,7 +3,6 @@ import Synchronization
 import Optimization
 import OptimizationTesting
 import OptimizationTestSupport
-import Logging
 import Testing
 
 /// Replay tickets commit once and only for their visitor: bound to the visitor's nonce (never to

@@ -5,7 +5,7 @@ import JavaScriptHost
 import Logging
 import Optimization
 
-/// The durable outbox's figures for `optimization bench` (the EventOutbox article “The durable outbox”, "Measurements"):
+/// The durable outbox's figures for `optimization bench` (the OptimizationDelivery article “The durable outbox”, "Measurements"):
 ///
 /// - `outbox_append_per_s`: events appended per second by one thread with the default durability
 ///   (`OutboxDurability/default`), a realistic 700-byte track event each.

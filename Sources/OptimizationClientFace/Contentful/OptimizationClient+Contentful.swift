@@ -1,5 +1,4 @@
 import OptimizationContent
-import ContentfulDelivery
 
 extension OptimizationClient {
     /// Fetches entry `id` from `source` (its cache first) and resolves it for this client's

@@ -2,7 +2,7 @@ import OptimizationDelivery
 import JavaScriptHost
 import OrderedCollections
 import OptimizationJSON
-import ViewTracking
+import OptimizationContent
 import OptimizationEngine
 
 // The event API of OptimizationClient.

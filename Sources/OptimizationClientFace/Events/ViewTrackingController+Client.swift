@@ -1,5 +1,4 @@
 import OptimizationContent
-import ViewTracking
 
 // The client is where a ViewTrackingController sends its events (OptimizationClient+Events.swift
 // declares the conformance) and whose clock runs its timers.

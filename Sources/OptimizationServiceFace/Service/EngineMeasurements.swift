@@ -1,6 +1,6 @@
 @_spi(Benchmarking) import JavaScriptHost
 import OptimizationEngine
-import EventOutbox
+import OptimizationDelivery
 import OptimizationContent
 import OptimizationJSON
 import OptimizationTransport

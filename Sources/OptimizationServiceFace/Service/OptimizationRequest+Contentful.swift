@@ -1,6 +1,5 @@
 import Foundation
 import OptimizationContent
-import ContentfulDelivery
 
 extension OptimizationRequest {
     /// Fetches entry `id` from `source` (the shared cache first: content is the same for every

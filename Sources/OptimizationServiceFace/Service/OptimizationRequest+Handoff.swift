@@ -8,7 +8,6 @@ import Synchronization
 import HostPlatform
 import OptimizationJSON
 import OptimizationContent
-import EventOutbox
 import OptimizationEngine
 import Tracing
 

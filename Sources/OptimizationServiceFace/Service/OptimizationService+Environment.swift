@@ -12,7 +12,6 @@ import HostPlatform
 import OptimizationJSON
 import OptimizationContent
 import OptimizationTransport
-import EventOutbox
 import OptimizationEngine
 
 extension OptimizationService {

@@ -12,7 +12,6 @@ import HostPlatform
 import OptimizationJSON
 import OptimizationContent
 import OptimizationTransport
-import EventOutbox
 import OptimizationEngine
 
 extension OptimizationService {
@@ -39,7 +38,7 @@ extension OptimizationService {
         /// like every interval of the service). Default 10 s.
         public var shutdownFlushTimeout: Duration
         /// Where the durable outbox keeps accepted Insights events until they are delivered
-        /// (the EventOutbox article “The durable outbox”); nil keeps them in memory only (lost if the process dies). One
+        /// (the OptimizationDelivery article “The durable outbox”); nil keeps them in memory only (lost if the process dies). One
         /// process per directory.
         public var outboxDirectory: URL?
         /// Durability policy, bounds and time to live of the outbox.

@@ -1,4 +1,4 @@
-import EventOutbox
+import OptimizationDelivery
 
 /// Errors of `OptimizationClient` and `OptimizationService`.
 public enum OptimizationError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import ContentfulDelivery
+import OptimizationContent
 
 /// How an integration's Contentful webhook route authenticates requests
 /// (``ContentfulWebhookReceiver``). An immutable `Sendable` value.

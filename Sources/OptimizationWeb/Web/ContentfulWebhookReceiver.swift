@@ -1,4 +1,4 @@
-import ContentfulDelivery
+import OptimizationContent
 import Logging
 import OptimizationJSON
 import HostPlatform
