@@ -68,7 +68,7 @@
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('service/request-events.js', {
-    provides: ['createRequestEvents', 'experienceRequestMethods', 'requestEventMethods'],
+    provides: ['createRequestEvents', 'experiencePayloadRoutes', 'experienceRequestMethods', 'requestEventMethods'],
     uses: ['ERROR_CODES', 'codedError', 'consent', 'createEventBuilder', 'createExperienceApi', 'locale', 'payloadRules'],
   });
   var rules = ns.payloadRules;
@@ -189,7 +189,7 @@
       if (invalid !== null) return invalid;
       var scope = isRecord(request) ? Object.assign({}, request) : {};
       scope.locale = ns.locale.normalizeLocale(scope.locale);
-      var sticky = method === 'trackView' && payload.sticky === true;
+      var sticky = routesToExperienceByPayload(method, payload);
       var toExperience = entry.path === 'experience';
       if (!sticky && !toExperience && profileIdOf(scope.profile) === undefined) {
         return ns.codedError(ns.ERROR_CODES.profileIdRequired,
@@ -251,7 +251,22 @@
     };
   }
 
+  // The calls whose payload, not their method, sends them to the Experience API: a sticky view
+  // (trackView with sticky === true). The host reads the same list (configure's answer), so the
+  // rule is written once; a call it matches is given the request's whole profile, which its
+  // Insights event falls back to.
+  var EXPERIENCE_PAYLOAD_ROUTES = Object.freeze([Object.freeze({ method: 'trackView', field: 'sticky', equals: true })]);
+
+  function routesToExperienceByPayload(method, payload) {
+    for (var i = 0; i < EXPERIENCE_PAYLOAD_ROUTES.length; i++) {
+      var route = EXPERIENCE_PAYLOAD_ROUTES[i];
+      if (route.method === method && isRecord(payload) && payload[route.field] === route.equals) return true;
+    }
+    return false;
+  }
+
   ns.createRequestEvents = createRequestEvents;
+  ns.experiencePayloadRoutes = EXPERIENCE_PAYLOAD_ROUTES;
   // The methods `__service.call` accepts (the Swift side's EventMethod).
   ns.requestEventMethods = Object.keys(CATALOG);
   // The methods whose event goes to the Experience API (a sticky trackView's first event too).

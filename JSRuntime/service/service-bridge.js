@@ -16,7 +16,7 @@
   'use strict';
   var ns = globalThis.__optimization.declare('service/service-bridge.js', {
     uses: [
-      'apiResponse', 'createRequestEvents', 'experienceRequestMethods', 'flags', 'guards', 'host',
+      'apiResponse', 'createRequestEvents', 'experiencePayloadRoutes', 'experienceRequestMethods', 'flags', 'guards', 'host',
       'commitRequestReplay', 'createContextRegistry', 'createPreparedDocuments', 'locale', 'mergeTags', 'prepareRequestHandoff',
       'requestHandoffFinishers', 'settleReturning',
     ],
@@ -97,7 +97,7 @@
     contexts = ns.createContextRegistry();
     requestEvents = ns.createRequestEvents(settings);
     finishers = Object.assign({}, requestEvents.finishers, ns.requestHandoffFinishers);
-    return JSON.stringify({ experienceMethods: ns.experienceRequestMethods });
+    return JSON.stringify({ experienceMethods: ns.experienceRequestMethods, experiencePayloadRoutes: ns.experiencePayloadRoutes });
   }
 
   // An async request function: runs `work()` (an outcome, a promise of one, or an Error) and

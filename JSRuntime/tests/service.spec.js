@@ -42,6 +42,20 @@
     return Promise.resolve(__testHost.deliverExperience(pipeline.run(method, payload, request), pipeline.interpret));
   }
 
+  jsTest('service: configure tells the host which calls go to the Experience API, by method and by payload', function () {
+    var answer = JSON.parse(__service.configure({ clientId: 'org-1', environment: 'main', statusKinds: __testHost.statusKinds }));
+    assert.deepEqual(answer.experienceMethods.slice().sort(), ['identify', 'page', 'screen', 'track']);
+    assert.deepEqual(answer.experiencePayloadRoutes, [{ method: 'trackView', field: 'sticky', equals: true }]);
+    // The pipeline follows the same list: the route's payload sends a view to the Experience API.
+    var pipeline = events();
+    var request = { profile: { id: 'p1' }, consent: true };
+    var view = { componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 1000 };
+    assert.ok(pipeline.run('trackView', Object.assign({ sticky: true }, view), request).experienceRequest, 'sticky: Experience');
+    var plain = pipeline.run('trackView', Object.assign({ sticky: false }, view), request);
+    assert.equal(plain.experienceRequest, undefined, 'not sticky: no Experience request');
+    assert.equal(plain.insights.length, 1, 'not sticky: Insights');
+  });
+
   jsTest('service: default allow-list is identify + page, channel server; config errors name the key', function () {
     __service.configure({ clientId: 'org-1', environment: 'main', statusKinds: __testHost.statusKinds });
     assert.throws(function () { __service.configure({ clientId: '', environment: 'main' }); }, /"clientId" must be a non-empty string/);

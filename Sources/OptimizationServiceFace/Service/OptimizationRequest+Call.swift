@@ -8,7 +8,6 @@ import Synchronization
 import HostPlatform
 import OptimizationJSON
 import OptimizationContent
-import EventOutbox
 import OptimizationEngine
 import Tracing
 
@@ -48,12 +47,12 @@ extension OptimizationRequest {
     ) async throws(OptimizationError) -> EventResult {
         let running = try service.requireRunning()
         let method = event.rawValue
-        let sticky = event == .trackView && payload["sticky"] == .bool(true)
         // Whether the call goes to the Experience API is known before the engine builds it (the
-        // profile's earlier call is awaited and the circuit asked first): the shared core's
-        // Experience methods, and a sticky view. Whether the call needs a profile id the shared
-        // core decides (`profileIdRequired`).
-        let callsExperience = sticky || service.experienceMethods.withLock { $0.contains(method) }
+        // profile's earlier call is awaited and the circuit asked first): the shared core's rule,
+        // read as data (ExperienceRouting). Whether the call needs a profile id the shared core
+        // decides (`profileIdRequired`).
+        let route = service.experienceRouting.withLock { $0 }.route(method, payload: payload)
+        let callsExperience = route != .insights
         let payloadText: String
         do {
             payloadText = try JSONValue.object(payload).jsonText()
@@ -62,7 +61,7 @@ extension OptimizationRequest {
         }
         guard let exchange = try await exchange(
             BridgeContract.Service.call, [.string(method), .json(payloadText)], method: method, callsExperience: callsExperience,
-            sendsProfile: sticky, running: running, span: span)
+            sendsProfile: route == .experienceByPayload, running: running, span: span)
         else {
             return EventResult(outcome: .timedOut(after: budget))
         }
@@ -131,8 +130,9 @@ extension OptimizationRequest {
     /// - Returns: the final answer (read in place), its Experience outcome (`experience`, built
     ///   once) and when the call started (uptime ns); nil when the call gave up waiting for the
     ///   profile's earlier call (no request was made).
-    /// - Parameter sendsProfile: the engine receives the request's whole profile (a sticky view,
-    ///   whose Insights event falls back to it); otherwise only its id, all the shared core reads.
+    /// - Parameter sendsProfile: the engine receives the request's whole profile (a call the
+    ///   Experience API gets by its payload, a sticky view, whose Insights event falls back to
+    ///   it); otherwise only its id, all the shared core reads.
     /// - Parameter span: the call's `optimization.request` span, which gets the budget, the
     ///   profile wait and the engine wait; nil when not tracing.
     func exchange(

@@ -12,7 +12,6 @@ import HostPlatform
 import OptimizationJSON
 import OptimizationContent
 import OptimizationTransport
-import EventOutbox
 import OptimizationEngine
 
 extension OptimizationService {
@@ -114,14 +113,14 @@ extension OptimizationService {
             channel: BridgeChannel(queueEvents: QueueEventRelay(broadcaster: queueEventBroadcaster, policy: instrumentedQueuePolicy)),
             scripts: environment.scripts)
         let answer = runtime.startAnswer
-        // Which calls ask the Experience circuit: the shared core says (every engine the same).
+        // Which calls go to the Experience API: the shared core says (every engine the same).
         guard let text = answer.stringValue, let configured = try? JSONValue(jsonText: text),
-              let methods = configured["experienceMethods"]?.arrayValue
+              let routing = ExperienceRouting(configureAnswer: configured)
         else {
             runtime.close()
-            throw .bridgeError("the shared core's configure answer names no Experience methods")
+            throw .bridgeError("the shared core's configure answer does not say which calls go to the Experience API")
         }
-        experienceMethods.withLock { $0 = Set(methods.compactMap(\.stringValue)) }
+        experienceRouting.withLock { $0 = routing }
         return runtime
     }
 

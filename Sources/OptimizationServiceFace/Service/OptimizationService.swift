@@ -12,7 +12,6 @@ import HostPlatform
 import OptimizationJSON
 import OptimizationContent
 import OptimizationTransport
-import EventOutbox
 import OptimizationEngine
 
 /// The engine for services that render for many visitors at once (HTTP services): created once
@@ -81,9 +80,8 @@ public final class OptimizationService: Sendable {
     let poolKeptAlive = Mutex<EnginePool?>(nil)
     package let blockedEventBroadcaster = EventBroadcaster<BlockedEvent>()
     package let queueEventBroadcaster = EventBroadcaster<QueueEvent>()
-    /// The request methods whose event goes to the Experience API, as the shared core states
-    /// them (`__service.configure`); a sticky `trackView` goes there too.
-    let experienceMethods = Mutex<Set<String>>([])
+    /// Which calls go to the Experience API, as the shared core states it (`__service.configure`).
+    let experienceRouting = Mutex<ExperienceRouting>(.none)
     /// Experience calls run one at a time per profile id.
     let profileCalls: ProfileCallSerializer
     let metrics: ServiceMetrics
