@@ -207,8 +207,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // What `import Optimization` brings: both faces, the web layer, and by symbol the
-        // vocabulary of the layers below (Exports.swift). No code of its own.
+        // What `import Optimization` brings: the public declarations of every library target below
+        // it, re-exported by module (Exports.swift). No code of its own.
         .target(
             name: "Optimization",
             dependencies: [

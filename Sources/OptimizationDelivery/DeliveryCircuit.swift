@@ -12,9 +12,9 @@ import Synchronization
 ///
 /// **Threading.** Every method is safe from any thread and never blocks beyond a short lock.
 /// Time is the injected clock's.
-public final class DeliveryCircuit: Sendable {
+package final class DeliveryCircuit: Sendable {
     /// How an admitted call ended.
-    public enum Report: Sendable, Equatable {
+    package enum Report: Sendable, Equatable {
         /// The API answered.
         case answered
         /// A transient failure (a 408/429/5xx answer, a timeout, a transport error); counts
@@ -34,14 +34,14 @@ public final class DeliveryCircuit: Sendable {
     ///   - policy: its thresholds (``DeliveryPolicy/maxConsecutiveFailures``,
     ///     ``DeliveryPolicy/circuitOpenDuration``).
     ///   - clock: the time its windows are measured on.
-    public init(policy: DeliveryPolicy, clock: any HostClock) {
+    package init(policy: DeliveryPolicy, clock: any HostClock) {
         self.policy = policy
         self.clock = clock
     }
 
     /// Whether a call may send its request now (see the type). An admitted call must
     /// ``record(_:)`` how it ended.
-    public func admit() -> Bool {
+    package func admit() -> Bool {
         let now = clock.now()
         return state.withLock { $0.admit(now: now, policy: policy) }
     }
@@ -49,7 +49,7 @@ public final class DeliveryCircuit: Sendable {
     /// Reports an admitted call.
     /// - Returns: whether the circuit is open now.
     @discardableResult
-    public func record(_ report: Report) -> Bool {
+    package func record(_ report: Report) -> Bool {
         let now = clock.now()
         return state.withLock { state in
             switch report {
@@ -62,13 +62,13 @@ public final class DeliveryCircuit: Sendable {
     }
 
     /// Whether the circuit is open now (calls fail fast).
-    public var isOpen: Bool {
+    package var isOpen: Bool {
         let now = clock.now()
         return state.withLock { $0.isOpen(now: now) }
     }
 
     /// Consecutive transient failures counted since the last answer.
-    public var consecutiveFailures: Int {
+    package var consecutiveFailures: Int {
         state.withLock { $0.consecutiveFailures }
     }
 }

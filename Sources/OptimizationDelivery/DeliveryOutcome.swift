@@ -14,7 +14,7 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case drop(status: Int, reason: String)
     /// 401, 403 or 404: a wrong client id, environment or base URL; delivery to this API stops (the
     /// Insights queue: after ``DeliveryPolicy/maxConsecutiveCredentialRefusals`` in a row, see
-    /// ``InsightsQueue``).
+    /// `InsightsQueue`).
     case disable(status: Int, reason: String)
 
     /// The kind of an HTTP status: `success` (2xx), `disable` (401, 403, 404), `drop` (other 4xx

@@ -6,7 +6,7 @@ import HostPlatform
 ///
 /// **Threading.** The queue calls the handler outside its own lock and never from inside a call
 /// the handler made into the queue, one flight at a time; the calls may block (an engine call).
-public protocol ExperienceFlightHandler: Sendable {
+package protocol ExperienceFlightHandler: Sendable {
     /// The upsert that carries `events` (their JSON texts, oldest first) for the visitor now.
     /// - Throws: when no request can be built; the flight then fails like a transport failure
     ///   (the events stay queued for a retry).
@@ -21,9 +21,9 @@ public protocol ExperienceFlightHandler: Sendable {
 }
 
 /// How one flight of an ``ExperienceQueue`` ended, for its ``ExperienceFlightHandler``.
-public struct ExperienceFlightAnswer: Sendable, Equatable {
+package struct ExperienceFlightAnswer: Sendable, Equatable {
     /// What the queue did with the flight's events.
-    public enum Disposition: String, Sendable {
+    package enum Disposition: String, Sendable {
         /// 2xx: the events arrived and left the queue (the handler reads the answer's body).
         case delivered
         /// Another 4xx: the API refuses them; they left the queue.
@@ -37,22 +37,22 @@ public struct ExperienceFlightAnswer: Sendable, Equatable {
     }
 
     /// What the queue did.
-    public var disposition: Disposition
+    package var disposition: Disposition
     /// The waiting senders this answer settles.
-    public var tickets: [UInt64]
+    package var tickets: [UInt64]
     /// The HTTP status (0 without an answer).
-    public var status: Int
+    package var status: Int
     /// The queue's reason for a refusal or failure, without visitor data.
-    public var reason: String
+    package var reason: String
     /// The answer, when there was one.
-    public var response: FetchResponse?
+    package var response: FetchResponse?
     /// The transport's failure, when there was no answer.
-    public var failure: String?
+    package var failure: String?
     /// The transport's failure was a timeout (its error said so through `FetchTimeoutReporting`).
-    public var timedOut: Bool
+    package var timedOut: Bool
 
     /// Creates a report (the queue does; tests build their own).
-    public init(
+    package init(
         disposition: Disposition, tickets: [UInt64], status: Int, reason: String, response: FetchResponse?, failure: String?,
         timedOut: Bool = false
     ) {

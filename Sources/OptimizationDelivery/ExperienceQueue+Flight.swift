@@ -10,7 +10,7 @@ extension ExperienceQueue {
     /// progress. Sends nothing while a backoff wait runs or the circuit is open, offline, after
     /// delivery was disabled, or after ``close()``. Failures are reported as queue events, never
     /// thrown.
-    public func flush() async {
+    package func flush() async {
         await runFlights(begin: { beginFlush() }, remaining: { count }, sent: { state.withLock { $0.sent } })
     }
 

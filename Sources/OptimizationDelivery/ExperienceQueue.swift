@@ -43,14 +43,14 @@ import Synchronization
 /// **Threading.** Every method is safe from any thread. The handler is called outside the lock;
 /// ``accept(eventJSON:profileId:)`` and ``purge()`` (called from inside the handler's engine)
 /// never call the handler: their flush starts in a task.
-public final class ExperienceQueue: Sendable {
+package final class ExperienceQueue: Sendable {
     /// Why events left the queue for good (the outbox acknowledges them).
-    public typealias Removal = InsightsQueue.Removal
+    package typealias Removal = InsightsQueue.Removal
 
     /// What ``accept(eventJSON:profileId:)`` did with an event.
-    public struct Acceptance: Sendable, Equatable {
+    package struct Acceptance: Sendable, Equatable {
         /// What the sender should do.
-        public enum Disposition: Sendable, Equatable {
+        package enum Disposition: Sendable, Equatable {
             /// Wait for the flight that carries the event; the handler settles the ticket.
             case awaitsAnswer(ticket: UInt64)
             /// Nothing to wait for: the event stays queued (offline, on disk only, a backoff wait,
@@ -61,9 +61,9 @@ public final class ExperienceQueue: Sendable {
         }
 
         /// What the sender should do.
-        public var disposition: Disposition
+        package var disposition: Disposition
         /// Tickets of earlier events the cap dropped: their senders stop waiting.
-        public var released: [UInt64]
+        package var released: [UInt64]
     }
 
     let policy: DeliveryPolicy
@@ -109,7 +109,7 @@ public final class ExperienceQueue: Sendable {
     ///   - logger: counts and statuses only, never an event's content.
     ///   - random: the jitter's source, a number in [0, 1).
     ///   - onQueueEvent: the queue's reports.
-    public init(
+    package init(
         policy: DeliveryPolicy, transport: any FetchTransport, clock: any HostClock, outbox: DurableOutbox? = nil, logger: Logger,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         onQueueEvent: @escaping @Sendable (QueueEvent) -> Void = { _ in }
@@ -127,7 +127,7 @@ public final class ExperienceQueue: Sendable {
 
     /// Sets the side that builds requests and reads answers (nil: none; flights then fail and
     /// retry). Call before the first event.
-    public func attach(_ handler: (any ExperienceFlightHandler)?) {
+    package func attach(_ handler: (any ExperienceFlightHandler)?) {
         self.handler.withLock { $0 = handler }
     }
 
@@ -141,7 +141,7 @@ public final class ExperienceQueue: Sendable {
     /// - Returns: what the sender should do (see ``Acceptance``).
     /// - Throws: ``DeliveryQueueError/notStored(_:)`` when the outbox could not store it or the
     ///   text is not an event (nothing is queued).
-    public func accept(eventJSON: String, profileId: String?) throws(DeliveryQueueError) -> Acceptance {
+    package func accept(eventJSON: String, profileId: String?) throws(DeliveryQueueError) -> Acceptance {
         let parts: (messageId: String, consent: Bool)
         do {
             parts = try InsightsEvent.parts(ofEvent: eventJSON)
@@ -187,23 +187,23 @@ public final class ExperienceQueue: Sendable {
 
     /// Whether the network is reachable; while offline nothing is sent. Coming back online ends a
     /// backoff wait (the circuit stays as it is) and flushes.
-    public func setOnline(_ online: Bool) {
+    package func setOnline(_ online: Bool) {
         let restored = state.withLock { $0.setOnline(online) }
         if restored { startFlush() }
     }
 
     /// Events in memory (queued and in flight; with an outbox, its window).
-    public var count: Int {
+    package var count: Int {
         state.withLock { $0.events.count }
     }
 
     /// Whether 401/403/404 stopped delivery for good.
-    public var isDisabled: Bool {
+    package var isDisabled: Bool {
         state.withLock { $0.disabled }
     }
 
     /// Whether the circuit is open (nothing is sent until it has passed).
-    public var isCircuitOpen: Bool {
+    package var isCircuitOpen: Bool {
         let now = clock.now()
         return state.withLock { $0.retry.isCircuitOpen(now: now) }
     }
@@ -214,7 +214,7 @@ public final class ExperienceQueue: Sendable {
     /// to live), reports one `offlineDrop` with `reason` and releases their senders.
     /// - Returns: how many were in memory.
     @discardableResult
-    public func removeMessages(_ messageIds: [String], reason: String) -> Int {
+    package func removeMessages(_ messageIds: [String], reason: String) -> Int {
         guard !messageIds.isEmpty else { return 0 }
         var pending = Pending()
         let gone = state.withLock { $0.remove(messageIds: messageIds, reason: reason, report: &pending.report) }
@@ -227,7 +227,7 @@ public final class ExperienceQueue: Sendable {
     /// caller purges its outbox). A request in flight finishes but changes nothing.
     /// - Returns: the tickets of the senders still waiting; they stop waiting (the caller
     ///   settles them: it is inside the engine).
-    public func purge() -> [UInt64] {
+    package func purge() -> [UInt64] {
         state.withLock { state -> [UInt64] in
             let waiting = state.events.items.filter(\.awaited).map(\.id)
             state.purge()
@@ -240,7 +240,7 @@ public final class ExperienceQueue: Sendable {
     /// With an outbox: fills the window from the stored backlog (a restart) and flushes it.
     /// - Returns: how many stored events were loaded.
     @discardableResult
-    public func resume() -> Int {
+    package func resume() -> Int {
         guard outbox != nil else { return 0 }
         let loaded = state.withLock { $0.resume() }
         if loaded > 0 { startFlush() }
@@ -249,7 +249,7 @@ public final class ExperienceQueue: Sendable {
 
     /// Stops retries for good and cancels a request in flight; later events stay queued and
     /// nothing more is reported. What is queued stays (with an outbox: on disk).
-    public func close() {
+    package func close() {
         closeQueue()?.cancel()
     }
 
@@ -259,7 +259,7 @@ public final class ExperienceQueue: Sendable {
     /// request.
     /// - Returns: the request in flight, if any (to await before shutting its transport down).
     @discardableResult
-    public func closeAfterFinalFlush() -> Task<Void, Never>? {
+    package func closeAfterFinalFlush() -> Task<Void, Never>? {
         _ = beginFlush(despiteOffline: true)
         return closeQueue()
     }

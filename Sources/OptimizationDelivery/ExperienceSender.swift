@@ -15,9 +15,9 @@ import Synchronization
 ///
 /// **Threading.** Thread-safe; ``send(_:budgetMilliseconds:)`` runs concurrently for any number
 /// of callers. ``close()`` cancels every request in flight.
-public final class ExperienceSender: Sendable {
+package final class ExperienceSender: Sendable {
     /// How one Experience call ended at the HTTP level.
-    public enum Result: Sendable, Equatable {
+    package enum Result: Sendable, Equatable {
         /// The API's answer: the first that is not a 429 `ERR_PROFILE_OVERLOAD`, or the last
         /// overload when the next wait would end at or after the budget.
         case answered(FetchResponse)
@@ -49,7 +49,7 @@ public final class ExperienceSender: Sendable {
     ///   - policy: the backoff of overload retries.
     ///   - logger: retries at debug level, without visitor data.
     ///   - random: the jitter's source, a number in [0, 1).
-    public init(
+    package init(
         transport: any FetchTransport, clock: any HostClock, policy: DeliveryPolicy, logger: Logger,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
@@ -62,7 +62,7 @@ public final class ExperienceSender: Sendable {
 
     /// Sends `request` (again after an overload, as described above) and returns how it ended
     /// within `budgetMilliseconds` of the clock. Cancelling the calling task cancels the request.
-    public func send(_ request: FetchRequest, budgetMilliseconds: Double) async -> Result {
+    package func send(_ request: FetchRequest, budgetMilliseconds: Double) async -> Result {
         let deadline = clock.now() + budgetMilliseconds
         // The first outcome only: the attempts' or the budget timer's.
         let (outcomes, sink) = AsyncStream.makeStream(of: Result.self, bufferingPolicy: .bufferingOldest(1))
@@ -97,7 +97,7 @@ public final class ExperienceSender: Sendable {
 
     /// Cancels every request in flight (each ends ``Result/closed``); later sends end `closed`
     /// at once.
-    public func close() {
+    package func close() {
         let running = flights.withLock { flights -> [Task<Void, Never>] in
             flights.closed = true
             defer { flights.tasks = [:] }
@@ -143,7 +143,7 @@ public final class ExperienceSender: Sendable {
 
     /// Whether `response` is a 429 whose body is an API envelope with `error.code`
     /// `ERR_PROFILE_OVERLOAD` (bodies over 64 KiB are not read).
-    public static func isProfileOverload(_ response: FetchResponse) -> Bool {
+    package static func isProfileOverload(_ response: FetchResponse) -> Bool {
         guard response.status == 429, response.body.utf8.count <= 65_536,
               let envelope = try? JSONValue(jsonText: response.body)
         else { return false }

@@ -3,20 +3,20 @@ import OptimizationJSON
 /// One Insights event ready to send: the wire event the shared core built and validated, and
 /// the profile it belongs to, both as JSON text (they are sent as they are: no tree, no second
 /// serialization).
-public struct InsightsEvent: Sendable, Equatable {
+package struct InsightsEvent: Sendable, Equatable {
     /// `profile.id` ("" when the profile has none): events are batched per profile id.
-    public var profileId: String
+    package var profileId: String
     /// The profile object's JSON text (sent as the batch's `profile`).
-    public var profileJSON: String
+    package var profileJSON: String
     /// The event's `messageId` (what outboxes acknowledge).
-    public var messageId: String
+    package var messageId: String
     /// Whether the event says its visitor consented (`context.gdpr.isConsentGiven`).
-    public var consent: Bool
+    package var consent: Bool
     /// The event object's JSON text.
-    public var eventJSON: String
+    package var eventJSON: String
 
     /// Creates an event from its parts (the caller vouches for the texts being JSON objects).
-    public init(profileId: String, profileJSON: String, messageId: String, consent: Bool, eventJSON: String) {
+    package init(profileId: String, profileJSON: String, messageId: String, consent: Bool, eventJSON: String) {
         self.profileId = profileId
         self.profileJSON = profileJSON
         self.messageId = messageId
@@ -28,7 +28,7 @@ public struct InsightsEvent: Sendable, Equatable {
     /// outboxes' stored form).
     /// - Throws: ``InsightsEventError`` naming what is wrong (never quoting the text, which
     ///   carries visitor data).
-    public init(itemJSON text: String) throws(InsightsEventError) {
+    package init(itemJSON text: String) throws(InsightsEventError) {
         guard let tape = JSONTape.scan(text) else { throw .notJSON }
         let root = JSONTape.rootNode
         guard tape.kind(of: root) == .object else { throw .wrongShape("the item is not an object") }
@@ -46,7 +46,7 @@ public struct InsightsEvent: Sendable, Equatable {
     }
 
     /// The `{"profile": …, "event": …}` item text (what outboxes store).
-    public var itemJSON: String {
+    package var itemJSON: String {
         #"{"profile":"# + profileJSON + #","event":"# + eventJSON + "}"
     }
 
@@ -71,7 +71,7 @@ public struct InsightsEvent: Sendable, Equatable {
     /// Reads an event object's `messageId` and consent flag (a client's event, whose profile the
     /// queue knows).
     /// - Throws: ``InsightsEventError`` when the text is not an event object with a `messageId`.
-    public static func parts(ofEvent text: String) throws(InsightsEventError) -> (messageId: String, consent: Bool) {
+    package static func parts(ofEvent text: String) throws(InsightsEventError) -> (messageId: String, consent: Bool) {
         guard let tape = JSONTape.scan(text) else { throw .notJSON }
         let event = JSONTape.rootNode
         guard tape.kind(of: event) == .object else { throw .wrongShape("the event is not an object") }
@@ -93,13 +93,13 @@ public struct InsightsEvent: Sendable, Equatable {
 }
 
 /// Why a text is not an Insights item.
-public enum InsightsEventError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum InsightsEventError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The text is not one JSON value.
     case notJSON
     /// The value is not `{profile: {…}, event: {messageId, …}}`; the message says what is missing.
     case wrongShape(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notJSON: return "the item is not one JSON value"
         case .wrongShape(let message): return message

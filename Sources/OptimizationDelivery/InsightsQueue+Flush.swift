@@ -10,7 +10,7 @@ extension InsightsQueue {
     /// flight, then sends what was accepted meanwhile, round after round while rounds make
     /// progress. Sends nothing while a backoff wait runs or the circuit is open, after delivery
     /// was disabled, or after ``close()``. Failures are reported as queue events, never thrown.
-    public func flush() async {
+    package func flush() async {
         await runFlights(begin: { beginFlush() }, remaining: { count }, sent: { state.withLock { $0.core.sent } })
     }
 
@@ -21,7 +21,7 @@ extension InsightsQueue {
 
     /// Starts a flush in a task, as the threshold does, unless one is in flight or it may not
     /// send now (a backoff wait, an open circuit, offline); does not wait for it.
-    public func startFlushIfAllowed() {
+    package func startFlushIfAllowed() {
         startFlush()
     }
 

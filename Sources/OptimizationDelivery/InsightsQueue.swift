@@ -53,9 +53,9 @@ import Synchronization
 ///
 /// **Threading.** Every method is safe from any thread; the lock is never held across a suspension
 /// or a callback. Timers run on the injected `HostClock`.
-public final class InsightsQueue: Sendable {
+package final class InsightsQueue: Sendable {
     /// Why events left the queue for good (``InsightsQueue`` `onRemoved`).
-    public enum Removal: String, Sendable {
+    package enum Removal: String, Sendable {
         /// The API accepted them (2xx).
         case delivered
         /// The API refused their profile's batch (a 4xx), or they were too large to send
@@ -71,12 +71,12 @@ public final class InsightsQueue: Sendable {
     }
 
     /// What became of the events of one ``enqueue(_:)``.
-    public struct Admission: Sendable, Equatable {
+    package struct Admission: Sendable, Equatable {
         /// Events in memory after the call.
-        public var size: Int
+        package var size: Int
         /// Positions of the events that were not queued because delivery is disabled (reported to
         /// `onRemoved` as `disabled`).
-        public var discarded: [Int]
+        package var discarded: [Int]
     }
 
     let url: String
@@ -136,7 +136,7 @@ public final class InsightsQueue: Sendable {
     ///   - random: the jitter's source, a number in [0, 1).
     ///   - onQueueEvent: the queue's reports.
     ///   - onRemoved: events that left the queue for good, by `messageId`.
-    public init(
+    package init(
         url: String, policy: DeliveryPolicy, transport: any FetchTransport, clock: any HostClock, outbox: DurableOutbox? = nil,
         logger: Logger, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         onQueueEvent: @escaping @Sendable (QueueEvent) -> Void = { _ in },
@@ -164,7 +164,7 @@ public final class InsightsQueue: Sendable {
     ///   ``DeliveryQueueError/notStored(_:)`` when the outbox could not store an event: it and the
     ///   events after it are not queued, those before it are.
     @discardableResult
-    public func enqueue(_ events: [InsightsEvent]) throws(DeliveryQueueError) -> Admission {
+    package func enqueue(_ events: [InsightsEvent]) throws(DeliveryQueueError) -> Admission {
         try enqueue(events, held: false)
     }
 
@@ -215,7 +215,7 @@ public final class InsightsQueue: Sendable {
     /// - Returns: events in memory after the call.
     /// - Throws: as ``enqueue(_:)``.
     @discardableResult
-    public func enqueueForVisitor(messageId: String, consent: Bool, eventJSON: String) throws(DeliveryQueueError) -> Int {
+    package func enqueueForVisitor(messageId: String, consent: Bool, eventJSON: String) throws(DeliveryQueueError) -> Int {
         let profile = state.withLock { $0.core.events.visitorProfile }
         let event = InsightsEvent(
             profileId: profile?.id ?? "", profileJSON: profile?.json ?? "null", messageId: messageId, consent: consent, eventJSON: eventJSON)
@@ -224,7 +224,7 @@ public final class InsightsQueue: Sendable {
 
     /// The visitor's current profile changed (a client): later events join its batch, and events
     /// held while there was none join it now. nil: no profile (later events are held).
-    public func visitorProfileChanged(_ profile: (id: String, json: String)?) {
+    package func visitorProfileChanged(_ profile: (id: String, json: String)?) {
         state.withLock { state in
             state.core.events.visitorProfile = profile
             state.core.events.adoptHeld()
@@ -234,29 +234,29 @@ public final class InsightsQueue: Sendable {
 
     /// Whether the network is reachable (a client's `setOnline`); while offline nothing is sent.
     /// Coming back online ends a backoff wait (the circuit stays as it is) and flushes.
-    public func setOnline(_ online: Bool) {
+    package func setOnline(_ online: Bool) {
         let restored = state.withLock { $0.core.setOnline(online) }
         if restored { startFlush() }
     }
 
     /// Events in memory (queued, held and in flight; with an outbox, its window).
-    public var count: Int {
+    package var count: Int {
         state.withLock { $0.core.events.count }
     }
 
     /// Whether 401/403/404 stopped delivery for good.
-    public var isDisabled: Bool {
+    package var isDisabled: Bool {
         state.withLock { $0.core.disabled }
     }
 
     /// 401/403/404 answers in a row that no 2xx contradicted (0 after a 2xx); delivery is disabled
     /// when it reaches ``DeliveryPolicy/maxConsecutiveCredentialRefusals``.
-    public var consecutiveCredentialRefusals: Int {
+    package var consecutiveCredentialRefusals: Int {
         state.withLock { $0.credentialRefusals }
     }
 
     /// Whether the circuit is open (nothing is sent until it has passed).
-    public var isCircuitOpen: Bool {
+    package var isCircuitOpen: Bool {
         let now = clock.now()
         return state.withLock { $0.core.retry.isCircuitOpen(now: now) }
     }
@@ -270,7 +270,7 @@ public final class InsightsQueue: Sendable {
     /// - Throws: ``DeliveryQueueError/notStored(_:)`` when the outbox could not erase them (memory is
     ///   left alone then).
     @discardableResult
-    public func eraseProfile(_ profileId: String) throws(DeliveryQueueError) -> Int {
+    package func eraseProfile(_ profileId: String) throws(DeliveryQueueError) -> Int {
         var stored: Int?
         if let outbox {
             do {
@@ -293,7 +293,7 @@ public final class InsightsQueue: Sendable {
     /// to live) and reports one `offlineDrop` with `reason`.
     /// - Returns: how many were in memory.
     @discardableResult
-    public func removeMessages(_ messageIds: [String], reason: String) -> Int {
+    package func removeMessages(_ messageIds: [String], reason: String) -> Int {
         guard !messageIds.isEmpty else { return 0 }
         var pending = Pending()
         let gone = state.withLock { state -> [Queued] in
@@ -307,7 +307,7 @@ public final class InsightsQueue: Sendable {
 
     /// Discards everything in memory and forgets the failures (consent withdrawn: the caller
     /// purges its outbox). A request in flight finishes but changes nothing.
-    public func purge() {
+    package func purge() {
         state.withLock { state in
             state.core.purge()
             state.credentialRefusals = 0
@@ -320,7 +320,7 @@ public final class InsightsQueue: Sendable {
     /// With an outbox: fills the window from the stored backlog (a restart) and arms the periodic
     /// flush. - Returns: how many stored events were loaded.
     @discardableResult
-    public func resume() -> Int {
+    package func resume() -> Int {
         guard outbox != nil else { return 0 }
         return state.withLock { state -> Int in
             let loaded = state.core.resume()
@@ -333,7 +333,7 @@ public final class InsightsQueue: Sendable {
     /// Stops the timers and retries for good and cancels a request in flight; later
     /// ``enqueue(_:)`` calls throw and nothing more is reported. What is queued stays (with an
     /// outbox: on disk).
-    public func close() {
+    package func close() {
         closeQueue()?.cancel()
     }
 
@@ -342,7 +342,7 @@ public final class InsightsQueue: Sendable {
     /// lets that request finish in the background.
     /// - Returns: the request in flight, if any (to await before shutting its transport down).
     @discardableResult
-    public func closeAfterFinalFlush() -> Task<Void, Never>? {
+    package func closeAfterFinalFlush() -> Task<Void, Never>? {
         _ = beginFlush(despiteOffline: true)
         return closeQueue()
     }

@@ -10,7 +10,7 @@ import OptimizationContent
 /// **Bounds.** The free-form text comes from the visitor (`User-Agent`, the URL) and rides in
 /// every event of the request, so in Insights requests shared with other visitors: ``locale``,
 /// ``eventContext``, ``ip`` and ``requestId`` are bounded where they enter, in the initializer
-/// and on every later assignment (``RequestTextBounds``: `userAgent` 512 bytes, every other context
+/// and on every later assignment (`userAgent` 512 bytes, every other context
 /// string 2,048 bytes, control characters removed, cut on a Unicode scalar boundary). The
 /// profile id is an identifier, not free text, and is kept as it is.
 public struct RequestOptions: Sendable, Equatable {
@@ -20,21 +20,21 @@ public struct RequestOptions: Sendable, Equatable {
     /// ``OptimizationRequest/canPersistProfile`` was true). Nil for a first visit.
     public var profileId: String?
     /// Locale for `context.locale` and the Experience API `?locale=` (`de_DE` becomes `de-DE`);
-    /// nil uses the service configuration's locale. At most ``RequestTextBounds/localeBytes``,
+    /// nil uses the service configuration's locale. At most 64 bytes,
     /// control characters removed (bounded when set).
     public var locale: String? {
         didSet { locale = RequestTextBounds.bounded(locale, maxBytes: RequestTextBounds.localeBytes) }
     }
     /// Merged UNDER every event of this request (the call's own payload wins): `page`
     /// (`{url, path, …}`), `userAgent`, `campaign`, `location`, `locale`, `app`, `screen`.
-    /// Bounded when set (``RequestTextBounds/boundedContext(_:)``): `userAgent` at most 512 bytes,
+    /// Bounded when set: `userAgent` at most 512 bytes,
     /// every other string (`page.url`, `page.path`, `page.search` …) at most 2,048 bytes, member
     /// names at most 256, control characters removed.
     public var eventContext: OrderedDictionary<String, JSONValue> {
         didSet { eventContext = RequestTextBounds.boundedContext(eventContext) }
     }
     /// The visitor's IP address, sent as `X-Force-IP` for IP enrichment. At most
-    /// ``RequestTextBounds/ipBytes``, control characters removed (bounded when set).
+    /// 64 bytes, control characters removed (bounded when set).
     public var ip: String? {
         didSet { ip = RequestTextBounds.bounded(ip, maxBytes: RequestTextBounds.ipBytes) }
     }
@@ -52,7 +52,7 @@ public struct RequestOptions: Sendable, Equatable {
     /// request is cancelled (the connection closed), whatever the transport's own deadline.
     public var experienceTimeout: Duration?
     /// The service's id for this request: added as `request-id` metadata to every line logged
-    /// for it (never the profile). At most ``RequestTextBounds/requestIdBytes``, control
+    /// for it (never the profile). At most 128 bytes, control
     /// characters removed (bounded when set).
     public var requestId: String? {
         didSet { requestId = RequestTextBounds.bounded(requestId, maxBytes: RequestTextBounds.requestIdBytes) }

@@ -18,24 +18,24 @@ import OrderedCollections
 /// | ``RequestOptions/requestId`` | ``requestIdBytes`` (128) |
 ///
 /// Pure functions, safe from any thread.
-public enum RequestTextBounds {
+package enum RequestTextBounds {
     /// `eventContext.userAgent`: 512 bytes (real browsers send under 300).
-    public static let userAgentBytes = 512
+    package static let userAgentBytes = 512
     /// Every other string of `eventContext`, `page.url`, `page.path` and `page.search` included:
     /// 2,048 bytes each (the URL length most servers and CDNs accept by default).
-    public static let contextStringBytes = 2_048
+    package static let contextStringBytes = 2_048
     /// Each member name of `eventContext`, at any depth: 256 bytes.
-    public static let contextKeyBytes = 256
+    package static let contextKeyBytes = 256
     /// ``RequestOptions/locale``: 64 bytes (a BCP 47 tag is at most 35 in practice).
-    public static let localeBytes = 64
+    package static let localeBytes = 64
     /// ``RequestOptions/ip``: 64 bytes (an IPv6 address with a zone fits).
-    public static let ipBytes = 64
+    package static let ipBytes = 64
     /// ``RequestOptions/requestId``: 128 bytes (it is log metadata).
-    public static let requestIdBytes = 128
+    package static let requestIdBytes = 128
 
     /// `text` without control characters, cut to at most `maxBytes` UTF-8 bytes on a scalar
     /// boundary; `text` itself when it already is.
-    public static func bounded(_ text: String, maxBytes: Int) -> String {
+    package static func bounded(_ text: String, maxBytes: Int) -> String {
         guard needsBounding(text, maxBytes: maxBytes) else { return text }
         var result = String.UnicodeScalarView()
         var bytes = 0
@@ -49,14 +49,14 @@ public enum RequestTextBounds {
     }
 
     /// ``bounded(_:maxBytes:)`` of an optional text.
-    public static func bounded(_ text: String?, maxBytes: Int) -> String? {
+    package static func bounded(_ text: String?, maxBytes: Int) -> String? {
         text.map { bounded($0, maxBytes: maxBytes) }
     }
 
     /// The event context with every string and member name bounded (see the type); the context
     /// itself when nothing needs it. A member whose bounded name equals an earlier member's is
     /// dropped (the earlier one wins).
-    public static func boundedContext(_ context: OrderedDictionary<String, JSONValue>) -> OrderedDictionary<String, JSONValue> {
+    package static func boundedContext(_ context: OrderedDictionary<String, JSONValue>) -> OrderedDictionary<String, JSONValue> {
         guard contextNeedsBounding(context, topLevel: true) else { return context }
         return boundedMembers(context, topLevel: true)
     }
