@@ -7,7 +7,7 @@ import Testing
 /// `personalized-pages` takes every secret from the environment or a `--…-file` option; one
 /// given as an argument (readable by every local user in `/proc/<pid>/cmdline`) is accepted with
 /// a warning printed on stderr at start-up (issue 46, F10).
-@Suite struct CommandSecretsTests {
+@Suite(.hangBound) struct CommandSecretsTests {
     /// A file in a fresh temporary folder holding `text`; the folder is removed after `body`.
     func withFiles<T>(_ texts: [String: String], _ body: ([String: String]) throws -> T) throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID().uuidString)", isDirectory: true)

@@ -5,7 +5,7 @@ import Testing
 
 /// The `?debug=1` panel over real HTTP: one row per entry with its experience, the variant shown
 /// and the reason (selected, baseline, no selection, consent), as the library resolved them.
-@Suite struct DebugPanelTests {
+@Suite(.hangBound) struct DebugPanelTests {
     /// visitor-a: the hero personalization's variant 1; visitor-zero: the hero experiment's baseline
     /// (variant 0); everyone else: the local API's defaults.
     static func experienceData(forProfile id: String) -> JSONValue? {

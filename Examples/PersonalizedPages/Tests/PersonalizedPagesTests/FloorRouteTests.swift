@@ -5,7 +5,7 @@ import PersonalizedPagesApp
 import Testing
 
 /// `GET /floor`: the load test's floor repeats the personalized page's exchanges by hand.
-@Suite struct FloorRouteTests {
+@Suite(.hangBound) struct FloorRouteTests {
     @Test func theFloorRepeatsThePersonalizedPagesExperienceExchangeAndAmortizesItsInsightsBatch() async throws {
         try await withLocalAPIServer { server in
             try await withApp(server) { baseURL, app in

@@ -6,7 +6,7 @@ import Testing
 
 /// The harness's clock drives the service's timers: the views a page queued leave on the Insights
 /// flush interval (30 s, the default) of that clock, which moves only when the test advances it.
-@Suite struct FlushIntervalTests {
+@Suite(.hangBound) struct FlushIntervalTests {
     @Test func queuedViewsLeaveWhenTheHarnessClockPassesTheFlushInterval() async throws {
         let clock = ManualClock(start: Date().timeIntervalSince1970 * 1000)
         try await withLocalAPIServer { server in

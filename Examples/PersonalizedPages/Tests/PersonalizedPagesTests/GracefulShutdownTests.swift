@@ -6,7 +6,7 @@ import Testing
 /// SIGTERM on the real `personalized-pages` executable, run as a child process: the views queued
 /// by a page (far below the batch size, long before the 30 s flush timer) reach the Insights API
 /// before the process exits.
-@Suite struct GracefulShutdownTests {
+@Suite(.hangBound) struct GracefulShutdownTests {
     /// The built `personalized-pages` next to the test bundle (`swift build --build-tests` and
     /// `swift test` build every product into the same folder).
     static var executable: URL {

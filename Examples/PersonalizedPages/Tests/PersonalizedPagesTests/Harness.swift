@@ -7,6 +7,7 @@ import Optimization
 import OptimizationTesting
 import PersonalizedPagesApp
 import Prometheus
+import Testing
 
 /// A started local API server, always stopped.
 func withLocalAPIServer<T>(_ body: (LocalOptimizationAPIServer) async throws -> T) async throws -> T {
@@ -55,7 +56,7 @@ func withApp<T>(
     var configuration = AppConfiguration(
         port: 0, metricsPort: metricsRegistry == nil ? nil : 0, clientId: "personalized-pages-tests",
         experienceBaseURL: server.experienceBaseURL, insightsBaseURL: server.insightsBaseURL,
-        engines: 1, experienceTimeout: .milliseconds(60_000),  // a hang bound only: the local server answers at once
+        engines: 1, experienceTimeout: .milliseconds(60_000),  // on the manual clock it never runs out; .hangBound bounds a hang
         visitorStateKeys: [TestVisitorState.key])
     configure(&configuration)
     let app = try PersonalizedPagesApp(
@@ -228,4 +229,11 @@ func waitUntil(_ condition: () -> Bool) async throws {
         guard ContinuousClock.now < deadline else { throw HarnessError("condition not met within 60 s") }
         try await Task.sleep(for: .milliseconds(5))
     }
+}
+
+extension Trait where Self == TimeLimitTrait {
+    /// Every suite's time limit: 10 minutes, longer than the whole example suite takes on a busy
+    /// 2-core machine, so it is only ever reached by a hang (the app's clock is a `ManualClock`,
+    /// on which the Experience call's budget never runs out).
+    static var hangBound: Self { .timeLimit(.minutes(10)) }
 }

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Testing
 
 /// `HEAD` answers like `GET` without a body; an unknown path stays 404.
-@Suite struct HeadRequestTests {
+@Suite(.hangBound) struct HeadRequestTests {
     @Test func headOfThePlainPageHasTheHeadersOfGetAndNoBody() async throws {
         try await withLocalAPIServer { server in
             try await withApp(server) { baseURL, _ in

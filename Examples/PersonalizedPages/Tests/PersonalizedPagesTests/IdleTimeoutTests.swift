@@ -8,7 +8,7 @@ import Testing
 /// ``AppConfiguration/idleTimeout`` passed (issue 46, F8: 300 such connections stayed open).
 /// The real listeners on loopback; the wait is a read until the server closes, bounded only
 /// against a hang (minutes, where the timeout is a fraction of a second).
-@Suite struct IdleTimeoutTests {
+@Suite(.hangBound) struct IdleTimeoutTests {
     static let idleTimeout: Duration = .milliseconds(300)
 
     @Test func theDefaultIdleTimeoutIsThirtySeconds() {

@@ -7,7 +7,7 @@ import Testing
 /// The test kit's OTLP/HTTP receiver and its protobuf reader, on messages built field by field
 /// from the OpenTelemetry protocol's `.proto` numbers (bytes a real exporter sends are read in
 /// `OTLPExportTests`).
-@Suite struct LocalOTLPReceiverTests {
+@Suite(.hangBound) struct LocalOTLPReceiverTests {
     typealias Field = ProtobufField
 
     static func message(_ number: Int, _ fields: [Field]) -> Field {

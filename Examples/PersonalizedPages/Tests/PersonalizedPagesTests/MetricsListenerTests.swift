@@ -3,7 +3,7 @@ import Prometheus
 import Testing
 
 /// `/metrics` is served by the metrics listener only: the public listener answers 404.
-@Suite struct MetricsListenerTests {
+@Suite(.hangBound) struct MetricsListenerTests {
     @Test func metricsAreServedOnTheMetricsListenerOnly() async throws {
         try await withLocalAPIServer { server in
             try await withApp(server, metricsRegistry: PrometheusCollectorRegistry()) { listeners, _ in

@@ -8,7 +8,7 @@ import Testing
 
 /// The OFREP routes of the app: mounted only with credentials, authenticated, answering a
 /// visitor's flags from the Experience API (the test kit's, on loopback).
-@Suite struct OFREPRouteTests {
+@Suite(.hangBound) struct OFREPRouteTests {
     static let token = "example-ofrep-token-0123456789abcdef"
     static let bareBody = #"{"context":{"targetingKey":"visitor-ofrep-1"}}"#
 

@@ -7,7 +7,7 @@ import Testing
 /// `OTEL_EXPORTER_OTLP_ENDPOINT`, the start-up line naming where each signal goes without
 /// credentials, and swift-otel's own configuration logs with header values and endpoint user
 /// info redacted.
-@Suite struct OTLPExportSettingsTests {
+@Suite(.hangBound) struct OTLPExportSettingsTests {
     @Test func exportIsOffWithoutAnEndpointOrWhenTheSDKIsDisabled() throws {
         #expect(!OTLPExport.isEnabled(environment: [:]))
         #expect(!OTLPExport.isEnabled(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": ""]))

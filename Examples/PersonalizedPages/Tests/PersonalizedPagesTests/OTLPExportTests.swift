@@ -14,7 +14,7 @@ import Testing
 /// exported before shutdown: every span the receiver sees came from the exporters' final flush,
 /// and the spans of the Insights views the Optimization service flushed at shutdown arriving
 /// prove the exporters stopped after the service.
-@Suite struct OTLPExportTests {
+@Suite(.hangBound) struct OTLPExportTests {
     static let ofrepToken = "otlp-export-test-ofrep-token-0123456789"
     static let collectorToken = "collector-token-never-logged-5f3a"
 

@@ -6,7 +6,7 @@ import Testing
 /// What a visitor sees, over real HTTP: the entries' visible fields (never the CMS's internal
 /// titles), rich text as separate paragraphs with merge tags and their fallback, images (or
 /// their placeholders), calls to action, and the consent banner that says what each choice does.
-@Suite struct PageMarkupTests {
+@Suite(.hangBound) struct PageMarkupTests {
     /// Visitors without selections: visitor-ada's profile knows her first name, visitor-anonymous's
     /// knows no traits.
     static func experienceData(forProfile id: String) -> JSONValue? {

@@ -7,7 +7,7 @@ import Testing
 
 /// The example service end to end: the app in process on an ephemeral port, real HTTP requests,
 /// the test kit's local API server behind it.
-@Suite struct PersonalizedPagesTests {
+@Suite(.hangBound) struct PersonalizedPagesTests {
     /// Visitor A is selected into the hero personalization, visitor B into the promo strip and
     /// article experiments; anyone else gets the server's default data.
     static func experienceData(forProfile id: String) -> JSONValue? {

@@ -4,7 +4,7 @@ import OptimizationHummingbird
 import PersonalizedPagesApp
 import Testing
 
-@Suite struct ReplayLedgerTests {
+@Suite(.hangBound) struct ReplayLedgerTests {
     @Test func anIdIsClaimedOnceWhileKeptAndTheLedgerIsBounded() {
         let clock = ManualClock()
         let ledger = InMemoryReplayLedger(retention: .seconds(600), capacity: 2, clock: clock)

@@ -10,7 +10,7 @@ import Testing
 /// backend on the metrics listener (`--metrics-port`, 404 on the public port), and two replicas sharing one PostgreSQL database (a private server started by the
 /// test) and one Content Delivery API (the test kit's local server). One test at a time: each
 /// starts a PostgreSQL server and app processes, and the invalidation test measures a latency.
-@Suite(.serialized) struct ReplicaTests {
+@Suite(.serialized, .hangBound) struct ReplicaTests {
     /// The test space's entries (`Fixtures/space/entries`).
     static let spaceEntries = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

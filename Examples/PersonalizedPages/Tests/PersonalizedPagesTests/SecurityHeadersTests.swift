@@ -5,7 +5,7 @@ import Testing
 
 /// Every HTML page carries the security headers, with a policy that runs nothing and applies no
 /// style but the page's own stylesheet.
-@Suite struct SecurityHeadersTests {
+@Suite(.hangBound) struct SecurityHeadersTests {
     @Test(arguments: ["/", "/plain", "/handoff", "/events", "/first", "/?debug=1"])
     func everyHTMLPageCarriesTheSecurityHeaders(path: String) async throws {
         try await withLocalAPIServer { server in

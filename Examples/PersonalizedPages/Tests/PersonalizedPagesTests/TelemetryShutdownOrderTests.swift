@@ -7,7 +7,7 @@ import Testing
 /// The app's telemetry service is told to stop last: by then the HTTP server has finished and
 /// the Optimization service has flushed its queued views, so the exporters' final flush carries
 /// the spans and metrics of that flush.
-@Suite struct TelemetryShutdownOrderTests {
+@Suite(.hangBound) struct TelemetryShutdownOrderTests {
     /// Stands in for the exporters: waits for graceful shutdown, then records how many Insights
     /// events had reached the API by then.
     struct ShutdownProbe: Service {

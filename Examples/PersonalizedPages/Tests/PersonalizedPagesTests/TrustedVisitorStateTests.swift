@@ -9,7 +9,7 @@ import Testing
 /// What a visitor (or another site) sends is never trusted: forged, tampered, expired or foreign
 /// visitor state is a new visitor; a replay is committed only from a ticket the app issued, for
 /// that visitor, once; consent changes only from this site. Real HTTP against the app in process.
-@Suite struct TrustedVisitorStateTests {
+@Suite(.hangBound) struct TrustedVisitorStateTests {
     /// A sealed text whose payload is replaced by `json` (base64url), keeping the original MAC.
     static func withPayload(_ sealed: String, _ json: String) -> String {
         let parts = sealed.split(separator: ".")

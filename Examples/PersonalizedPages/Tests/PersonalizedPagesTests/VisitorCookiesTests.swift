@@ -6,7 +6,7 @@ import OptimizationTesting
 @testable import PersonalizedPagesApp
 import Testing
 
-@Suite struct VisitorCookiesTests {
+@Suite(.hangBound) struct VisitorCookiesTests {
     static let cookies = VisitorCookies(codec: TestVisitorState.codec, secure: true, name: PersonalizedPagesApp.stateCookieName)
 
     @Test func theStateCookieOpensOnlyWhenSealedWithTheKey() throws {
