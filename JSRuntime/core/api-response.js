@@ -25,8 +25,6 @@
 //     defaultEnvironment(version) → "main" (v1) | "master" (v2);
 //     experienceProfilesPath(version, tenantId, environment) → "v2/organizations/{id}/environments/
 //       {env}/profiles" (v1) | "v3/spaces/{id}/environments/{env}/profiles" (v2);
-//     insightsEventsPath(version, tenantId, environment) → "v1/organizations/{id}/environments/
-//       {env}/events" (v1) | "v2/spaces/{id}/environments/{env}/events" (v2);
 //     segments percent-encoded; the tenant is the client id (v1) or the space id (v2).
 //   readTenant(config, fail) → {clientId, apiVersion, environment}   the tenant keys of a bridge or
 //     service configuration: `spaceId` (v2) or `clientId` (v1), a string (non-empty when
@@ -124,8 +122,8 @@
   }
 
   var ROUTES = Object.freeze({
-    v1: Object.freeze({ tenant: 'organizations', experience: 'v2', insights: 'v1', environment: 'main' }),
-    v2: Object.freeze({ tenant: 'spaces', experience: 'v3', insights: 'v2', environment: 'master' }),
+    v1: Object.freeze({ tenant: 'organizations', experience: 'v2', environment: 'main' }),
+    v2: Object.freeze({ tenant: 'spaces', experience: 'v3', environment: 'master' }),
   });
 
   function resolveApiVersion(value) {
@@ -144,11 +142,6 @@
   function experienceProfilesPath(version, tenantId, environment) {
     var route = ROUTES[resolveApiVersion(version)];
     return tenantPath(route.experience, route, tenantId, environment) + '/profiles';
-  }
-
-  function insightsEventsPath(version, tenantId, environment) {
-    var route = ROUTES[resolveApiVersion(version)];
-    return tenantPath(route.insights, route, tenantId, environment) + '/events';
   }
 
   function readTenant(config, fail, requireNonEmpty) {
@@ -190,7 +183,6 @@
     resolveApiVersion: resolveApiVersion,
     defaultEnvironment: defaultEnvironment,
     experienceProfilesPath: experienceProfilesPath,
-    insightsEventsPath: insightsEventsPath,
     readTenant: readTenant,
   });
 })();

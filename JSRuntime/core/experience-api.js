@@ -274,7 +274,7 @@
     // The outcome of an answer to profileUpsertRequest's request: `status`, `headers` (an
     // object, names in any case) and the body text.
     function profileAnswerOutcome(status, headers, text) {
-      var response = ns.createResponse({ status: status, headers: headers, body: text });
+      var response = ns.createResponse({ status: status, headers: headers });
       if (!response.ok) {
         var retryAfter = response.headers.get('retry-after');
         // The clock is asked only for an HTTP-date Retry-After.

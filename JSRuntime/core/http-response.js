@@ -1,14 +1,12 @@
 // core/http-response.js
-// Contract: `__optimization.createResponse({url, status, headers, body, statusText?})` builds a
-// Response-like object of an answer the host delivered (core/experience-api.js reads its status,
-// reason phrase and headers). `headers` is a plain object or
-// [name, value] pairs; names are matched case-insensitively. The object has `ok` (2xx), `status`,
-// `statusText` (from the argument, else the standard reason phrase for common codes, else ""),
-// `url`, `redirected` (false), `bodyUsed`, `headers.get(name)` (value or null), `headers.has`,
-// `headers.forEach(fn(value, name, headers))` (lower-case names, in insertion order),
-// `headers.entries()`, and `text()`, `json()` (promises; a second read rejects with a TypeError,
-// invalid JSON rejects with a SyntaxError) and `clone()` (independent body; throws a TypeError
-// after the body was read).
+// Contract: `__optimization.createResponse({url, status, headers, statusText?})` builds a
+// Response-like view of the status line and headers of an answer the host delivered
+// (core/experience-api.js reads its status, reason phrase and headers; it reads the body text
+// itself). `headers` is a plain object or [name, value] pairs; names are matched
+// case-insensitively. The object has `ok` (2xx), `status`, `statusText` (from the argument, else
+// the standard reason phrase for common codes, else ""), `url`, `headers.get(name)` (value or
+// null), `headers.has`, `headers.forEach(fn(value, name, headers))` (lower-case names, in
+// insertion order) and `headers.entries()`.
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('core/http-response.js', { provides: ['createResponse'] });
@@ -58,32 +56,8 @@
     this.status = init.status;
     this.statusText = typeof init.statusText === 'string' ? init.statusText : REASON_PHRASES[init.status] || '';
     this.ok = init.status >= 200 && init.status <= 299;
-    this.redirected = false;
-    this.type = 'basic';
     this.headers = headers;
-    this.bodyUsed = false;
-    this._body = init.body;
   }
-
-  HttpResponse.prototype._consume = function () {
-    if (this.bodyUsed) return Promise.reject(new TypeError('Body has already been consumed.'));
-    this.bodyUsed = true;
-    return Promise.resolve(this._body);
-  };
-  HttpResponse.prototype.text = function () {
-    return this._consume();
-  };
-  HttpResponse.prototype.json = function () {
-    return this._consume().then(function (text) {
-      return JSON.parse(text);
-    });
-  };
-  HttpResponse.prototype.clone = function () {
-    if (this.bodyUsed) throw new TypeError('Response body is already used.');
-    return new HttpResponse({
-      url: this.url, status: this.status, statusText: this.statusText, body: this._body,
-    }, this.headers);
-  };
 
   ns.createResponse = function createResponse(init) {
     var status = Number(init.status) || 0;
@@ -91,7 +65,6 @@
       url: init.url,
       status: status,
       statusText: init.statusText,
-      body: init.body === undefined || init.body === null ? '' : String(init.body),
     }, new ResponseHeaders(init.headers));
   };
 })();

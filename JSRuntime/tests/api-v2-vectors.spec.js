@@ -32,12 +32,7 @@
     assert.equal(request.headers['Content-Type'], 'application/json');
   });
 
-  jsTest('the Insights events route of v2 and v1, Experience v1 with the default environment', function () {
-    var http = ns.apiResponse;
-    assert.equal(http.joinUrl('https://ingest.insights.ninetailed.co', http.insightsEventsPath('v2', 'space-1', http.defaultEnvironment('v2'))),
-      'https://ingest.insights.ninetailed.co/v2/spaces/space-1/environments/master/events');
-    assert.equal(http.joinUrl('https://ingest.insights.ninetailed.co', http.insightsEventsPath('v1', 'key_123', http.defaultEnvironment('v1'))),
-      'https://ingest.insights.ninetailed.co/v1/organizations/key_123/environments/main/events');
+  jsTest('Experience v1 with the default environment (the Insights route is the host\'s: InsightsEndpoint)', function () {
     assert.equal(ns.createExperienceApi({ clientId: 'key_123' }).profilesUrl(),
       'https://experience.ninetailed.co/v2/organizations/key_123/environments/main/profiles');
   });

@@ -76,14 +76,11 @@
     assert.equal(__testHost.fetches.length, 0);
   });
 
-  jsTest('API v2: the Experience client and the Insights route use the spaces routes and the version\'s default environment', function () {
+  jsTest('API v2: the Experience client uses the spaces routes and the version\'s default environment', function () {
     answer({ status: 200, body: envelope('p-1') });
     var experience = ns.createExperienceApi({ clientId: 'space-1', apiVersion: 'v2', getLocale: function () { return 'de-DE'; }, preflight: true, statusKinds: __testHost.statusKinds });
     assert.equal(experience.profilesUrl('p-1'),
       'https://experience.ninetailed.co/v3/spaces/space-1/environments/master/profiles/p-1?locale=de-DE&type=preflight');
-    assert.equal(http.insightsEventsPath('v2', 'space-1', 'staging'), 'v2/spaces/space-1/environments/staging/events');
-    assert.equal(http.insightsEventsPath('v1', 'org-1', 'main'), 'v1/organizations/org-1/environments/main/events');
-    assert.equal(http.insightsEventsPath('v1', 'a b', 'env/1'), 'v1/organizations/a%20b/environments/env%2F1/events');
     assert.equal(http.experienceProfilesPath('v2', 'a b', 'env/1'), 'v3/spaces/a%20b/environments/env%2F1/profiles');
     assert.equal(http.defaultEnvironment('v1'), 'main');
     assert.equal(http.defaultEnvironment('v2'), 'master');

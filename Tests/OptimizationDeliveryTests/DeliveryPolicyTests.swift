@@ -92,6 +92,13 @@ struct DeliveryPolicyTests {
             == "http://h/insights/v1/organizations/org%201/environments/main/events")
         #expect(InsightsEndpoint.eventsURL(baseURL: nil, apiVersion: "v2", tenantId: "space", environment: "dev")
             == "https://ingest.insights.ninetailed.co/v2/spaces/space/environments/dev/events")
+        // The API's v1 and v2 vectors: each version's default environment, segments percent-encoded.
+        #expect(InsightsEndpoint.eventsURL(baseURL: nil, apiVersion: "v2", tenantId: "space-1", environment: "")
+            == "https://ingest.insights.ninetailed.co/v2/spaces/space-1/environments/master/events")
+        #expect(InsightsEndpoint.eventsURL(baseURL: nil, apiVersion: "v1", tenantId: "key_123", environment: "")
+            == "https://ingest.insights.ninetailed.co/v1/organizations/key_123/environments/main/events")
+        #expect(InsightsEndpoint.eventsURL(baseURL: "https://h/", apiVersion: "v1", tenantId: "a b", environment: "env/1")
+            == "https://h/v1/organizations/a%20b/environments/env%2F1/events")
     }
 
     @Test func anItemIsReadWithoutQuotingItsContentInErrors() throws {
