@@ -59,6 +59,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The server spans (ServerSpanMiddleware).
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ]
         ),
         // `personalized-pages`: flags and environment into the app's configuration.

@@ -179,14 +179,14 @@ public struct PersonalizedPagesApp: Sendable {
 
     /// The public application with the live-content routes of `backend` when there is one; it
     /// runs the Optimization service beside its server (`addOptimizationService`: started before
-    /// the server listens, flushed after it stops). With ``telemetry``, Hummingbird's
-    /// `TracingMiddleware` gives every request a server span.
+    /// the server listens, flushed after it stops). With ``telemetry``, `ServerSpanMiddleware`
+    /// gives every request a server span that carries no visitor data.
     func makeApplication(backend: ContentBackend?, onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let router = Router(context: BasicOptimizationRequestContext.self, options: .autoGenerateHeadEndpoints)
         // With telemetry, a server span per request (named by its route, continuing a caller's
-        // W3C `traceparent`): the library's `optimization.request` spans and flag-evaluation
-        // events of the request go under it.
-        if telemetry != nil { router.add(middleware: TracingMiddleware()) }
+        // W3C `traceparent`; method, route and status only): the library's `optimization.request`
+        // spans and flag-evaluation events of the request go under it.
+        if telemetry != nil { router.add(middleware: ServerSpanMiddleware()) }
         router.add(middleware: OptimizationMiddleware(service: service, cookies: visitorCookies))
         let pages = PageRoutes(service: service, content: content, tickets: replayTickets)
         pages.register(on: router)

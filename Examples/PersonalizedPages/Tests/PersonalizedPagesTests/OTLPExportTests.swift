@@ -58,7 +58,7 @@ import Testing
             let baseURL = "http://127.0.0.1:\(port)"
             let profileId = try await withHTTPClient { client in
                 var visitor = Visitor(baseURL: baseURL, client: client, cookies: ["pp_state": TestVisitorState.cookie(consent: true)])
-                let page = try await visitor.get("/")
+                let page = try await visitor.get("/?debug=0")
                 #expect(page.status == 200)
                 let profileId = try #require(TestVisitorState.open(visitor.cookies["pp_state"])?.profileId)
                 let flag = try await HTTPExchange.send(
@@ -128,8 +128,14 @@ import Testing
         // No exported span names the visitor: not the routes', not the library's, and none of
         // AsyncHTTPClient's own (the library's transport makes none: they would record each
         // request's full URL, profile id included).
-        let naming = spans.filter { Self.mentions($0, "otlp-visitor-1", profileId) }
+        // Nor the visitor's browser or query (the harness's User-Agent, `?debug=0`); the server
+        // spans carry the method, the route and the status only (no address either; the client
+        // spans' `server.address` is the API's).
+        let naming = spans.filter { Self.mentions($0, "otlp-visitor-1", profileId, "personalized-pages-tests", "debug=") }
         #expect(naming.isEmpty, "\(Self.describe(naming))")
+        for span in spans where span.kind == .server {
+            #expect(Set(span.attributes.map(\.key)).isSubset(of: ["http.request.method", "http.route", "http.response.status_code"]), "\(Self.describe([span]))")
+        }
         #expect(spans.allSatisfy(Self.isTheAppsOrTheLibrarys), "\(Self.describe(spans.filter { !Self.isTheAppsOrTheLibrarys($0) }))")
 
         // The views flushed at shutdown: their Insights request was traced, then exported.
