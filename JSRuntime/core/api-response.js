@@ -13,11 +13,10 @@
 //                                     frozen copy. Throws `fail(text)` (text names what is
 //                                     wrong) for anything else.
 //   kindOf(statusKinds, status) → kind   `statuses[status]`, else `fallback`.
-//   parseRetryAfter(value, now) → ms | undefined   a `Retry-After` header: delay-seconds ("120")
-//                                     or an HTTP date (relative to `now`, never negative).
-//   outcomeOfStatus(apiName, response, now, statusKinds) → outcome for a non-2xx response (see
+//   outcomeOfStatus(apiName, response, statusKinds) → outcome for a non-2xx response (see
 //                                     below), of the status's kind in `statusKinds`; throws a
-//                                     TypeError without a table.
+//                                     TypeError without a table. How long to wait before a retry
+//                                     (`Retry-After`, backoff) is the host's: nothing here reads it.
 //   errorCodeOf(text) → string | undefined   the `code` of a body text (at most 64 KiB) that is
 //                                     an API envelope whose `error` is `{code: string}` (v2; a
 //                                     v1 envelope's boolean `error` carries none).
@@ -33,9 +32,8 @@
 //     version's default. `fail(text)` builds the Error thrown for a wrong key (text names it).
 //   outcomeOfError(apiName, error) → {ok: false, kind: "retry", status: 0, reason}
 // Outcomes: {ok: true, status, …} | {ok: false, kind: "retry"|"drop"|"disable"|"invalid", status,
-// reason, retryAfterMs?: number}. `retryAfterMs` is set only for 429/503 with a
-// parsable Retry-After. Reasons name the API and the status, never the URL (paths carry profile
-// ids, and visitor data is logged at debug only).
+// reason}. Reasons name the API and the status, never the URL (paths carry profile ids, and
+// visitor data is logged at debug only).
 (function () {
   'use strict';
   var ns = globalThis.__optimization.declare('core/api-response.js', { provides: ['apiResponse'] });
@@ -71,17 +69,6 @@
     return kind === undefined ? statusKinds.fallback : kind;
   }
 
-  function parseRetryAfter(value, now) {
-    if (typeof value !== 'string') return undefined;
-    var text = value.trim();
-    if (text.length === 0) return undefined;
-    if (/^\d+$/.test(text)) return Number(text) * 1000;
-    var date = Date.parse(text);
-    if (!isFinite(date)) return undefined;
-    var delay = date - now;
-    return delay > 0 ? delay : 0;
-  }
-
   function messageOf(error) {
     if (error instanceof Error) return error.message;
     return String(error);
@@ -91,7 +78,7 @@
     return response.statusText ? response.status + ' ' + response.statusText : String(response.status);
   }
 
-  function outcomeOfStatus(apiName, response, now, statusKinds) {
+  function outcomeOfStatus(apiName, response, statusKinds) {
     if (statusKinds === null || typeof statusKinds !== 'object') {
       throw new TypeError(apiName + ' API answered ' + response.status + ', and the host handed over no status kinds.');
     }
@@ -99,11 +86,6 @@
     var kind = kindOf(statusKinds, status);
     var outcome = { ok: false, kind: kind, status: status, reason: apiName + ' API answered ' + statusLabel(response) };
     if (kind === 'success') return { ok: true, status: status };
-    if (status === 429 || status === 503) {
-      var header = response.headers && typeof response.headers.get === 'function' ? response.headers.get('retry-after') : null;
-      var retryAfterMs = parseRetryAfter(header === null ? undefined : header, now);
-      if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
-    }
     return outcome;
   }
 
@@ -176,7 +158,6 @@
     joinUrl: joinUrl,
     readStatusKinds: readStatusKinds,
     kindOf: kindOf,
-    parseRetryAfter: parseRetryAfter,
     outcomeOfStatus: outcomeOfStatus,
     outcomeOfError: outcomeOfError,
     errorCodeOf: errorCodeOf,

@@ -1,7 +1,7 @@
 // core/experience-api.js
 // Contract: the Experience API client.
 //   __optimization.createExperienceApi({clientId, environment, apiVersion?, baseUrl?,
-//       enabledFeatures?, preflight?, plainText?, getLocale?, statusKinds?, host?}) →
+//       enabledFeatures?, preflight?, plainText?, getLocale?, statusKinds?}) →
 //       {profilesUrl, profileUpsertRequest, profileAnswerOutcome, failureOutcome, features}
 //     JavaScript sends nothing: the host sends the request profileUpsertRequest builds and hands
 //     its answer (or its failure) back to profileAnswerOutcome (or failureOutcome).
@@ -27,8 +27,8 @@
 //                      otherwise; `headers` are extra request headers (e.g. `X-Force-IP` for a
 //                      server's visitor address). Throws a TypeError for an empty event array.
 //     profileAnswerOutcome(status, headers, bodyText) → outcome   what an answer to that request
-//                      means: `headers` an object (names in any case); asks the host clock only
-//                      for an HTTP-date Retry-After. Outcomes (core/api-response.js): {ok: true,
+//                      means: `headers` an object (names in any case; the host reads
+//                      `Retry-After` itself). Outcomes (core/api-response.js): {ok: true,
 //                      status, data: {profile, selectedOptimizations, changes}, ignoredChanges}
 //                      on a 2xx with a valid envelope; {ok: false, kind: "invalid", …} on a 2xx
 //                      whose body is not a valid envelope (the events reached the API:
@@ -59,7 +59,7 @@
   'use strict';
   var ns = globalThis.__optimization.declare('core/experience-api.js', {
     provides: ['createExperienceApi', 'experienceApi'],
-    uses: ['apiResponse', 'applyInterceptors', 'createResponse', 'host', 'stateInterceptors'],
+    uses: ['apiResponse', 'applyInterceptors', 'createResponse', 'stateInterceptors'],
   });
 
   var DEFAULT_BASE_URL = 'https://experience.ninetailed.co/';
@@ -217,7 +217,6 @@
 
   function createExperienceApi(options) {
     var settings = isRecord(options) ? options : {};
-    var host = settings.host || ns.host;
     var http = ns.apiResponse;
     var baseUrl = isString(settings.baseUrl) && settings.baseUrl.length > 0 ? settings.baseUrl : DEFAULT_BASE_URL;
     var clientId = String(settings.clientId);
@@ -276,10 +275,7 @@
     function profileAnswerOutcome(status, headers, text) {
       var response = ns.createResponse({ status: status, headers: headers });
       if (!response.ok) {
-        var retryAfter = response.headers.get('retry-after');
-        // The clock is asked only for an HTTP-date Retry-After.
-        var now = retryAfter !== null && !/^\s*\d+\s*$/.test(retryAfter) ? host.now() : 0;
-        var outcome = http.outcomeOfStatus('Experience', response, now, statusKinds);
+        var outcome = http.outcomeOfStatus('Experience', response, statusKinds);
         var code = http.errorCodeOf(text);
         if (code !== undefined) outcome.code = code;
         return outcome;

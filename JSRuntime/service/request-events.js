@@ -44,7 +44,7 @@
 //                 experience: X} where X is the Experience API outcome (core/experience-api.js):
 //                 {ok: true, status, data: {profile, selectedOptimizations, changes}} or {ok:
 //                 false, kind: "retry"|"drop"|"disable"|"invalid"|"timeout"|"circuitOpen",
-//                 status, reason, retryAfterMs?, code?} ("timeout" = the host's budget ran out;
+//                 status, reason, code?} ("timeout" = the host's budget ran out;
 //                 `code` = the API's error code of a v2 envelope, e.g. ERR_PROFILE_OVERLOAD,
 //                 which the host retries within the budget before it hands over the last answer).
 //   Insights      trackView (non-sticky), trackClick, trackHover, trackFlagView:
