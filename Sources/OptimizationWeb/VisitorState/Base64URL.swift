@@ -124,25 +124,42 @@ enum Base64URL {
     /// ``decodedLength(_:)`` bytes; the number of bytes written, or nil for a character outside
     /// the alphabet, an impossible length or unused bits that are not zero (what
     /// ``decode(_:acceptingStandardAlphabet:)`` refuses without the standard alphabet).
+    ///
+    /// Four characters at a time through ``groupTables``: four loads, three ors and one check
+    /// per group, and one four-byte store while another group follows (its bytes overwrite the
+    /// fourth), so nothing is written past ``decodedLength(_:)``.
     static func decode(_ text: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) -> Int? {
         let count = text.count
         guard count % 4 != 1 else { return nil }
         guard let input = text.baseAddress else { return 0 }
-        return values.withUnsafeBufferPointer { table -> Int? in
-            let table = table.baseAddress.unsafelyUnwrapped
-            var index = 0
-            var written = 0
-            while index + 4 <= count {
-                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
-                let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
-                guard (a | b | c | d) & 0x80 == 0 else { return nil }
-                let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                output[written] = UInt8(truncatingIfNeeded: group >> 16)
-                output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
-                output[written + 2] = UInt8(truncatingIfNeeded: group)
+        var index = 0
+        var written = 0
+        let complete = groupTables.withUnsafeBufferPointer { tables -> Bool in
+            let t0 = tables.baseAddress.unsafelyUnwrapped
+            let t1 = t0 + 256, t2 = t0 + 512, t3 = t0 + 768
+            let raw = UnsafeMutableRawPointer(output)
+            // A four-byte store while at least four more characters follow this group.
+            while index + 8 <= count {
+                let group = t0[Int(input[index])] | t1[Int(input[index + 1])] | t2[Int(input[index + 2])] | t3[Int(input[index + 3])]
+                guard group & invalidGroup == 0 else { return false }
+                raw.storeBytes(of: group.littleEndian, toByteOffset: written, as: UInt32.self)
                 index += 4
                 written += 3
             }
+            if index + 4 <= count {
+                let group = t0[Int(input[index])] | t1[Int(input[index + 1])] | t2[Int(input[index + 2])] | t3[Int(input[index + 3])]
+                guard group & invalidGroup == 0 else { return false }
+                output[written] = UInt8(truncatingIfNeeded: group)
+                output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                output[written + 2] = UInt8(truncatingIfNeeded: group >> 16)
+                index += 4
+                written += 3
+            }
+            return true
+        }
+        guard complete else { return nil }
+        return values.withUnsafeBufferPointer { table -> Int? in
+            let table = table.baseAddress.unsafelyUnwrapped
             switch count - index {
             case 2:
                 let a = table[Int(input[index])], b = table[Int(input[index + 1])]
@@ -162,6 +179,25 @@ enum Base64URL {
             return written
         }
     }
+
+    /// Set in a group's word when one of its characters is not in the alphabet (valid
+    /// characters contribute to the low 24 bits only).
+    private static let invalidGroup: UInt32 = 0xFF00_0000
+
+    /// Four tables of 256 words, one per position in a group of four characters: the
+    /// character's six bits placed where they land in the group's three bytes (as a
+    /// little-endian word: first byte lowest), or ``invalidGroup`` for a byte outside the alphabet.
+    private static let groupTables: [UInt32] = {
+        var tables = [UInt32](repeating: invalidGroup, count: 4 * 256)
+        for (byte, value) in values.enumerated() where value != 0xFF {
+            let bits = UInt32(value)
+            tables[byte] = bits << 2
+            tables[256 + byte] = bits >> 4 | (bits & 0x0F) << 12
+            tables[512 + byte] = (bits >> 2) << 8 | (bits & 0x03) << 22
+            tables[768 + byte] = bits << 16
+        }
+        return tables
+    }()
 
     /// The bytes of `text`, or nil for a character outside the alphabet, an impossible length or
     /// unused bits that are not zero.
