@@ -14,7 +14,7 @@ extension SignedValueCodec {
 
     func verify(_ text: String) -> Result<(value: JSONValue, expiresAt: Double), Reason> {
         let json: JSONValue
-        switch verifiedPayload(text, { try? JSONValue(jsonData: $0) }) {
+        switch verifiedPayload(text, { try? JSONValue(jsonText: $0) }) {
         case .success(let value): json = value
         case .failure(let reason): return .failure(reason)
         }
@@ -33,7 +33,7 @@ extension SignedValueCodec {
     func openTapeWithExpiry(_ text: String, recordedDepth: Int) -> (payload: JSONTape, value: Int, expiresAt: Double)? {
         let payloadDepth = recordedDepth < Int.max ? max(0, recordedDepth) + 1 : .max
         let tape: JSONTape
-        switch verifiedPayload(text, { JSONTape.scan(jsonData: $0, recordedDepth: payloadDepth) }) {
+        switch verifiedPayload(text, { Self.scan($0, recordedDepth: payloadDepth) }) {
         case .success(let scanned): tape = scanned
         case .failure(let reason):
             rejections.record(reason)
@@ -54,10 +54,11 @@ extension SignedValueCodec {
         return (tape, value, expiry)
     }
 
-    /// The payload of `text` as `read` makes it from the decoded bytes (nil: not JSON, refused as
+    /// The payload of `text` as `read` makes it from the decoded text (nil: not JSON, refused as
     /// `malformed`), when `text` is a value signed by one of the keys for this purpose and
-    /// not longer than ``maximumLength``.
-    private func verifiedPayload<Payload>(_ text: String, _ read: (UnsafeBufferPointer<UInt8>) -> Payload?) -> Result<Payload, Reason> {
+    /// not longer than ``maximumLength``. Decoded bytes that are not UTF-8 are refused as
+    /// `malformed` before `read` (the JSON readers refuse them too).
+    private func verifiedPayload<Payload>(_ text: String, _ read: (String) -> Payload?) -> Result<Payload, Reason> {
         guard text.utf8.count <= maximumLength else { return .failure(.malformed) }
         var contiguous = text
         switch contiguous.withUTF8({ verifiedPayload($0, read) }) {
@@ -74,11 +75,11 @@ extension SignedValueCodec {
         case notASCII
     }
 
-    /// The payload's JSON as `read` makes it from the decoded bytes (nil: not JSON), from the
+    /// The payload's JSON as `read` makes it from the decoded text (nil: not JSON), from the
     /// UTF-8 of a text of at most ``maximumLength`` bytes, when it is `v1.<payload>.<mac>` with a
     /// MAC of one of the keys; the MAC is checked before the payload is decoded.
     private func verifiedPayload<Payload>(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ read: (UnsafeBufferPointer<UInt8>) -> Payload?
+        _ bytes: UnsafeBufferPointer<UInt8>, _ read: (String) -> Payload?
     ) -> Result<Payload, PayloadRefusal> {
         guard let base = bytes.baseAddress else { return .failure(.refused(.malformed)) }
         let count = bytes.count
@@ -124,15 +125,33 @@ extension SignedValueCodec {
             return .success(())
         }
         if case .failure(let refusal) = signed { return .failure(refusal) }
-        // Decoded into the stack (when it fits there) and read in place: the reader skips a
-        // leading byte order mark and refuses bytes that are not UTF-8.
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, Base64URL.decodedLength(payload.count))) { buffer in
-            let start = buffer.baseAddress.unsafelyUnwrapped
-            guard let written = Base64URL.decode(payload, into: start),
-                  let json = read(UnsafeBufferPointer(start: start, count: written))
-            else { return .failure(.refused(.malformed)) }
-            return .success(json)
+        // Decoded straight into the string the reader keeps (no intermediate buffer).
+        guard let decoded = Self.decodedText(payload), let json = read(decoded) else { return .failure(.refused(.malformed)) }
+        return .success(json)
+    }
+
+    /// The text of the base64url `payload`, or nil when it is not base64url or its bytes are not
+    /// UTF-8. Decoded into the string's own storage, validated there.
+    private static func decodedText(_ payload: UnsafeBufferPointer<UInt8>) -> String? {
+        var isText = true
+        let text = String(unsafeUninitializedCapacity: Base64URL.decodedLength(payload.count)) { buffer in
+            guard let start = buffer.baseAddress, let written = Base64URL.decode(payload, into: start),
+                  UTF8Validation.isValid(UnsafeBufferPointer(start: start, count: written))
+            else {
+                isText = false
+                return 0
+            }
+            return written
         }
+        return isText ? text : nil
+    }
+
+    /// ``JSONTape/scan(jsonData:maximumDepth:recordedDepth:)`` of UTF-8 `text`, indexing `text`
+    /// itself (no copy) unless it starts with a byte order mark (which that reader skips).
+    private static func scan(_ text: String, recordedDepth: Int) -> JSONTape? {
+        guard text.utf8.starts(with: [0xEF, 0xBB, 0xBF]) else { return JSONTape.scan(text, recordedDepth: recordedDepth) }
+        var text = text
+        return text.withUTF8 { JSONTape.scan(jsonData: $0, recordedDepth: recordedDepth) }
     }
 
     /// Whether a byte of `word` is `.` (exact: the bytes that are not become nonzero after the

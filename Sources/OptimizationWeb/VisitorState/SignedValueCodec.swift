@@ -31,9 +31,10 @@ import HostPlatform
 /// **Cost.** The HMAC of each key is keyed and fed `"v1" NUL <purpose> NUL` once, when the codec
 /// is created; sealing and opening copy that state and feed it only the payload's characters,
 /// read in place. Sealing writes the payload's base64url straight into the result (one
-/// allocation); opening decodes it into a temporary buffer (on the stack when it fits) and parses
-/// it there. ``VisitorStateCodec`` indexes it there instead (`JSONTape`, recording only the
-/// state's members), so that the selections are kept as the text that was sealed, not built.
+/// allocation); opening decodes it straight into the string the reader keeps (one allocation)
+/// and parses it there. ``VisitorStateCodec`` indexes it there instead (`JSONTape`, recording
+/// only the state's members), so that the selections are kept as the text that was sealed, not
+/// built.
 ///
 /// A value type; copies share their count. Thread-safe: seal and open from any thread.
 public struct SignedValueCodec: Sendable {
