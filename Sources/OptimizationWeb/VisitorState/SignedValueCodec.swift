@@ -97,7 +97,14 @@ public struct SignedValueCodec: Sendable {
     /// One allocation for the text (plus swift-crypto's copies of the prepared HMAC state): the
     /// payload's JSON is base64url-encoded straight into the result as it is written, and the
     /// HMAC reads the payload's characters there.
-    func seal(valueText: String) -> String {
+    ///
+    /// With `opened`, the value a text opened (``OpenedPayload``): when the new payload differs
+    /// from that text's payload only in the expiry's digits (same `valueText`, as many digits),
+    /// the base64url of the part after them is copied from that text instead of encoded again.
+    /// The result is the same text either way (base64url encodes each group of three bytes on
+    /// its own, and an opened text's encoding is the only one of its bytes); only the expiry's
+    /// groups are encoded and, as always, the whole payload is signed anew.
+    func seal(valueText: String, reusing opened: OpenedPayload? = nil) -> String {
         let now = clock.now()
         let nowMilliseconds = now.isFinite ? Int64(min(max(now, 0), 1e15).rounded(.down)) : 0
         let expiry = nowMilliseconds + lifetimeMilliseconds
@@ -107,6 +114,7 @@ public struct SignedValueCodec: Sendable {
             var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits; an Int64 has at most 19
             return withUnsafeMutableBytes(of: &digits) { digitBytes in
                 let digitCount = Self.writeDecimal(expiry, into: digitBytes)
+                let digitPointer = UnsafeBufferPointer(start: digitBytes.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt8.self), count: digitCount)
                 let payloadByteCount = Self.expiryOpening.utf8CodeUnitCount + digitCount + Self.valueOpening.utf8CodeUnitCount + value.count + 1
                 let payloadLength = Base64URL.encodedLength(payloadByteCount)
                 let macLength = Base64URL.encodedLength(SHA256.byteCount)
@@ -116,13 +124,15 @@ public struct SignedValueCodec: Sendable {
                     base[0] = UInt8(ascii: "v")
                     base[1] = UInt8(ascii: "1")
                     base[2] = UInt8(ascii: ".")
-                    var encoder = Base64URL.Encoder(base + 3)
-                    encoder.append(UnsafeBufferPointer(start: Self.expiryOpening.utf8Start, count: Self.expiryOpening.utf8CodeUnitCount))
-                    encoder.append(UnsafeBufferPointer(start: digitBytes.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt8.self), count: digitCount))
-                    encoder.append(UnsafeBufferPointer(start: Self.valueOpening.utf8Start, count: Self.valueOpening.utf8CodeUnitCount))
-                    encoder.append(value)
-                    encoder.append(UInt8(ascii: "}"))
-                    encoder.finish()
+                    if !(opened?.copyUnchangedEncoding(digits: digitPointer, value: value, into: base + 3) ?? false) {
+                        var encoder = Base64URL.Encoder(base + 3)
+                        encoder.append(UnsafeBufferPointer(start: Self.expiryOpening.utf8Start, count: Self.expiryOpening.utf8CodeUnitCount))
+                        encoder.append(digitPointer)
+                        encoder.append(UnsafeBufferPointer(start: Self.valueOpening.utf8Start, count: Self.valueOpening.utf8CodeUnitCount))
+                        encoder.append(value)
+                        encoder.append(UInt8(ascii: "}"))
+                        encoder.finish()
+                    }
                     let mac = macs[0].authenticationCode(for: UnsafeRawBufferPointer(start: base + 3, count: payloadLength))
                     base[3 + payloadLength] = UInt8(ascii: ".")
                     var macEncoder = Base64URL.Encoder(base + 4 + payloadLength)
@@ -134,8 +144,8 @@ public struct SignedValueCodec: Sendable {
         }
     }
 
-    private static let expiryOpening: StaticString = #"{"exp":"#
-    private static let valueOpening: StaticString = #","v":"#
+    static let expiryOpening: StaticString = #"{"exp":"#
+    static let valueOpening: StaticString = #","v":"#
 
     /// Writes the decimal digits of `value` (not negative) at the start of `buffer`; their count.
     private static func writeDecimal(_ value: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {

@@ -6,6 +6,11 @@ import OptimizationContent
 ///
 /// Every field is optional: nil means "not known" (a new visitor has none). A plain value: it
 /// carries no expiry or signature; those belong to the sealed text.
+///
+/// A state that ``VisitorStateCodec/openWithExpiry(_:)`` opened also remembers the text it was
+/// opened from, so that sealing it again unchanged (a renewal) encodes only the new expiry; it
+/// is not part of the state: `==` compares the four fields only, and changing a field just
+/// makes the next seal encode everything.
 public struct VisitorState: Sendable, Equatable {
     /// The Experience API profile id of the visitor, if known.
     public var profileId: String?
@@ -18,6 +23,9 @@ public struct VisitorState: Sendable, Equatable {
     /// seals for the visitor carry: only the browser holding this state can present them. Never
     /// sent to the Optimization APIs; nil until the app first needs one.
     public var nonce: String?
+    /// The text this state was opened from and its payload, when it was opened: not compared,
+    /// not trusted (``SignedValueCodec/OpenedPayload``).
+    var opened: SignedValueCodec.OpenedPayload?
 
     /// Creates a state; every field defaults to unknown.
     public init(profileId: String? = nil, consent: Bool? = nil, selections: SelectedOptimizations? = nil, nonce: String? = nil) {
@@ -25,5 +33,10 @@ public struct VisitorState: Sendable, Equatable {
         self.consent = consent
         self.selections = selections
         self.nonce = nonce
+    }
+
+    /// Whether the four fields are equal (where a state was opened from does not count).
+    public static func == (lhs: VisitorState, rhs: VisitorState) -> Bool {
+        lhs.profileId == rhs.profileId && lhs.consent == rhs.consent && lhs.selections == rhs.selections && lhs.nonce == rhs.nonce
     }
 }

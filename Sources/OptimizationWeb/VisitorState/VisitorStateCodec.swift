@@ -48,6 +48,10 @@ public struct VisitorStateCodec: Sendable {
     /// The sealed text of `state`, signed with the first key, expiring ``lifetime`` from now.
     /// Never fails; a profile id longer than ``maximumProfileIdLength`` and a nonce not of
     /// ``VisitorNonce`` form are left out.
+    ///
+    /// Always sealed anew (a new expiry and signature), also for a state opened and not changed
+    /// (a renewal): such a state's value is still written and compared with the text it was
+    /// opened from, and only the base64url of the expiry is encoded again, the rest copied.
     public func seal(_ state: VisitorState) -> String {
         // {"p":<id>,"c":<consent>,"s":<selections>}, each member only when known, in one string.
         let profileId = state.profileId.flatMap { $0.utf8.count <= Self.maximumProfileIdLength ? $0 : nil }
@@ -84,7 +88,7 @@ public struct VisitorStateCodec: Sendable {
             text += "\""
         }
         text += "}"
-        return codec.seal(valueText: text)
+        return codec.seal(valueText: text, reusing: state.opened)
     }
 
     /// The state sealed in `text`, or nil (counted) when it is tampered, signed by no listed key,
@@ -121,6 +125,7 @@ public struct VisitorStateCodec: Sendable {
             state.selections = selections
         }
         // Other members are a later version's: ignored.
+        state.opened = SignedValueCodec.OpenedPayload(sealedText: text, payload: payload.text)
         return (state, expiresAt)
     }
 
