@@ -78,8 +78,49 @@ extension SignedValueCodec {
     /// The payload's JSON as `read` makes it from the decoded text (nil: not JSON), from the
     /// UTF-8 of a text of at most ``maximumLength`` bytes, when it is `v1.<payload>.<mac>` with a
     /// MAC of one of the keys; the MAC is checked before the payload is decoded.
+    ///
+    /// A text of a sealed value's shape (`v1.` first, a `.` before the last 43 characters) is
+    /// first taken on trust of that shape: the MAC at the end is checked, then the payload
+    /// decoded (which refuses every character outside the alphabet, a `.` or a byte outside
+    /// ASCII among them). When all of that holds, the text is one that
+    /// ``classifiedPayload(_:_:knownMAC:)`` accepts, with the same payload; any other text goes
+    /// through it, which alone names the reason of a refusal (reusing what the MAC check found,
+    /// so a refused text costs one HMAC per key at most, as before).
     private func verifiedPayload<Payload>(
         _ bytes: UnsafeBufferPointer<UInt8>, _ read: (String) -> Payload?
+    ) -> Result<Payload, PayloadRefusal> {
+        let macLength = Base64URL.encodedLength(SHA256.byteCount)
+        let count = bytes.count
+        guard let base = bytes.baseAddress, count > 3 + 1 + macLength, base[0] == UInt8(ascii: "v"), base[1] == UInt8(ascii: "1"),
+              base[2] == UInt8(ascii: "."), base[count - macLength - 1] == UInt8(ascii: ".")
+        else { return classifiedPayload(bytes, read, knownMAC: nil) }
+        let payload = UnsafeBufferPointer(start: base + 3, count: count - macLength - 4)
+        guard let matched = macMatches(payload: payload, macText: UnsafeBufferPointer(start: base + count - macLength, count: macLength))
+        else { return classifiedPayload(bytes, read, knownMAC: nil) }
+        guard matched, let decoded = Self.decodedText(payload) else { return classifiedPayload(bytes, read, knownMAC: matched) }
+        guard let json = read(decoded) else { return .failure(.refused(.malformed)) }
+        return .success(json)
+    }
+
+    /// Whether the MAC that `macText` (base64url, 43 characters) holds is one of the keys' for
+    /// `payload`; nil when `macText` is not the base64url of 32 bytes.
+    private func macMatches(payload: UnsafeBufferPointer<UInt8>, macText: UnsafeBufferPointer<UInt8>) -> Bool? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SHA256.byteCount) { mac -> Bool? in
+            let macBytes = mac.baseAddress.unsafelyUnwrapped
+            guard Base64URL.decode(macText, into: macBytes) == SHA256.byteCount else { return nil }
+            let expected = UnsafeRawBufferPointer(start: macBytes, count: SHA256.byteCount)
+            let payloadBytes = UnsafeRawBufferPointer(payload)
+            // `==` of swift-crypto's authentication code compares in constant time.
+            return macs.contains(where: { $0.authenticationCode(for: payloadBytes) == expected })
+        }
+    }
+
+    /// ``verifiedPayload(_:_:)`` by the format's full reading, which names the reason of each
+    /// refusal: the text split at its dots and checked for ASCII, its parts checked in order
+    /// (malformed before signature). `knownMAC`: whether the MAC at the text's end matched, when
+    /// that was already found for the same payload and MAC (not computed again).
+    private func classifiedPayload<Payload>(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ read: (String) -> Payload?, knownMAC: Bool?
     ) -> Result<Payload, PayloadRefusal> {
         guard let base = bytes.baseAddress else { return .failure(.refused(.malformed)) }
         let count = bytes.count
@@ -113,18 +154,9 @@ extension SignedValueCodec {
         let payload = UnsafeBufferPointer(start: base + firstDot + 1, count: secondDot - firstDot - 1)
         let macText = UnsafeBufferPointer(start: base + secondDot + 1, count: count - secondDot - 1)
         guard macText.count == Base64URL.encodedLength(SHA256.byteCount) else { return .failure(.refused(.malformed)) }
-        let signed = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SHA256.byteCount) { mac -> Result<Void, PayloadRefusal> in
-            let macBytes = mac.baseAddress.unsafelyUnwrapped
-            guard Base64URL.decode(macText, into: macBytes) == SHA256.byteCount else { return .failure(.refused(.malformed)) }
-            let expected = UnsafeRawBufferPointer(start: macBytes, count: SHA256.byteCount)
-            let payloadBytes = UnsafeRawBufferPointer(payload)
-            // `==` of swift-crypto's authentication code compares in constant time.
-            guard macs.contains(where: { $0.authenticationCode(for: payloadBytes) == expected }) else {
-                return .failure(.refused(.signature))
-            }
-            return .success(())
-        }
-        if case .failure(let refusal) = signed { return .failure(refusal) }
+        // With two dots and a 43-character MAC, the MAC is the one a known result was found for.
+        guard let matched = knownMAC ?? macMatches(payload: payload, macText: macText) else { return .failure(.refused(.malformed)) }
+        guard matched else { return .failure(.refused(.signature)) }
         // Decoded straight into the string the reader keeps (no intermediate buffer).
         guard let decoded = Self.decodedText(payload), let json = read(decoded) else { return .failure(.refused(.malformed)) }
         return .success(json)
