@@ -141,10 +141,18 @@ struct JSONTapeScanner: ~Copyable {
         var highBits: UInt64 = 0
         var hasEscapes = false
         while true {
-            // Eight bytes at a time while none is a quote, a backslash or a control character.
+            // Eight bytes at a time while none is a quote, a backslash or a control character;
+            // in the word that has one, straight to the first such byte.
             while index + 8 <= count {
-                let word = UnsafeRawPointer(base.unsafelyUnwrapped + index).loadUnaligned(as: UInt64.self)
-                if Self.needsAttention(word) { break }
+                let word = UInt64(littleEndian: UnsafeRawPointer(base.unsafelyUnwrapped + index).loadUnaligned(as: UInt64.self))
+                let attention = Self.attentionBits(word)
+                if attention != 0 {
+                    // The lowest flag is exact; the bytes below it are ordinary.
+                    let ordinary = attention.trailingZeroBitCount / 8
+                    highBits |= word & ((1 << (8 * UInt64(ordinary))) &- 1)
+                    index += ordinary
+                    break
+                }
                 highBits |= word
                 index += 8
             }
@@ -166,9 +174,11 @@ struct JSONTapeScanner: ~Copyable {
         return true
     }
 
-    /// Whether `word` holds a `"`, a `\` or a byte below 0x20 (exact: no false negatives).
+    /// The high bits of the bytes of `word` (first byte lowest) that may be a `"`, a `\` or a
+    /// byte below 0x20: zero when none is (no false negatives), and the lowest bit set is that
+    /// of the first such byte (a flag above a true one can be false: a borrow runs up from it).
     @inline(__always)
-    private static func needsAttention(_ word: UInt64) -> Bool {
+    private static func attentionBits(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quotes = word ^ (ones &* 0x22)
@@ -176,7 +186,7 @@ struct JSONTapeScanner: ~Copyable {
         let hasQuote = (quotes &- ones) & ~quotes
         let hasBackslash = (backslashes &- ones) & ~backslashes
         let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl) & highs != 0
+        return (hasQuote | hasBackslash | hasControl) & highs
     }
 
     /// At a backslash inside a string: one valid escape, `index` left after it.
