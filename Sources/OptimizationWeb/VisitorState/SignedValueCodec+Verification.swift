@@ -181,7 +181,9 @@ extension SignedValueCodec {
     /// ``JSONTape/scan(jsonData:maximumDepth:recordedDepth:)`` of UTF-8 `text`, indexing `text`
     /// itself (no copy) unless it starts with a byte order mark (which that reader skips).
     private static func scan(_ text: String, recordedDepth: Int) -> JSONTape? {
-        guard text.utf8.starts(with: [0xEF, 0xBB, 0xBF]) else { return JSONTape.scan(text, recordedDepth: recordedDepth) }
+        var leading = text.utf8.makeIterator()
+        let hasByteOrderMark = leading.next() == 0xEF && leading.next() == 0xBB && leading.next() == 0xBF
+        guard hasByteOrderMark else { return JSONTape.scan(text, recordedDepth: recordedDepth) }
         var text = text
         return text.withUTF8 { JSONTape.scan(jsonData: $0, recordedDepth: recordedDepth) }
     }
