@@ -6,9 +6,12 @@ extension SignedValueCodec {
     /// ``seal(valueText:reusing:)`` needs to seal the same value again without encoding it again.
     ///
     /// Holds the two strings (shared with the caller's text and the opened payload, not
-    /// copied). Nothing in it is trusted: ``copyUnchangedEncoding(digits:value:into:)`` compares
-    /// the payload with the new one byte for byte and checks that the text's encoding is the
-    /// payload's, and copies nothing otherwise. A value type, `Sendable`.
+    /// copied). One thing is taken as given: that ``payload`` is what the base64url of
+    /// ``sealedText`` decodes to (``VisitorStateCodec`` makes it from a text that opened; a
+    /// payload read without its byte order mark has another length, and is not copied from).
+    /// The rest is checked: ``copyUnchangedEncoding(digits:value:into:)`` compares the payload
+    /// with the new one byte for byte, and the text's length with the payload's encoding, and
+    /// copies nothing otherwise. A value type, `Sendable`.
     struct OpenedPayload: Sendable {
         /// The text that opened: `v1.<payload>.<mac>`.
         let sealedText: String

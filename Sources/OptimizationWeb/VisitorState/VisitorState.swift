@@ -23,8 +23,9 @@ public struct VisitorState: Sendable, Equatable {
     /// seals for the visitor carry: only the browser holding this state can present them. Never
     /// sent to the Optimization APIs; nil until the app first needs one.
     public var nonce: String?
-    /// The text this state was opened from and its payload, when it was opened: not compared,
-    /// not trusted (``SignedValueCodec/OpenedPayload``).
+    /// The text this state was opened from and its payload, when it was opened: not compared by
+    /// `==`; a seal copies from it only what matches the state byte for byte
+    /// (``SignedValueCodec/OpenedPayload``). Keeps the two strings alive as long as the state.
     var opened: SignedValueCodec.OpenedPayload?
 
     /// Creates a state; every field defaults to unknown.
