@@ -58,6 +58,12 @@
 //                 (own messageId) for Insights, with the profile the Experience API returned
 //                 (`profile`), or the request's (no `profile`); no `insights` without a profile
 //                 id.
+// `runEach(method, payloads, request)` → several calls of one Insights method (trackView,
+// trackClick, …; not sticky) for one request at once: {answers, events}, an answer per payload
+// in order ({accepted: true, insights: [{event: k}]} naming its event in the shared `events`,
+// {accepted: false, blocked}, or {failed: {message, code?}} where run() returns an Error; a
+// payload that goes to the Experience API fails: the host calls it alone), or an Error for an
+// unknown or Experience method or payloads that are not an array.
 // `interpret(context, status, headers, bodyText, failure, finishers?)` → the call's final outcome
 // (or an Error for a context that names no finisher): `context` as the call returned it; `status`
 // the HTTP status and `headers` an object of the answer's headers (names in any case), or, with
@@ -69,7 +75,7 @@
   'use strict';
   var ns = globalThis.__optimization.declare('service/request-events.js', {
     provides: ['createRequestEvents', 'experiencePayloadRoutes', 'experienceRequestMethods', 'requestEventMethods'],
-    uses: ['ERROR_CODES', 'codedError', 'consent', 'createEventBuilder', 'createExperienceApi', 'locale', 'payloadRules'],
+    uses: ['ERROR_CODES', 'codedError', 'consent', 'createEventBuilder', 'createExperienceApi', 'locale', 'messageOf', 'payloadRules'],
   });
   var rules = ns.payloadRules;
 
@@ -191,9 +197,9 @@
       scope.locale = ns.locale.normalizeLocale(scope.locale);
       var sticky = routesToExperienceByPayload(method, payload);
       var toExperience = entry.path === 'experience';
-      if (!sticky && !toExperience && profileIdOf(scope.profile) === undefined) {
-        return ns.codedError(ns.ERROR_CODES.profileIdRequired,
-          method + ' requires a request-bound profile id: pass the visitor\'s profile id to forRequest, or call identify/page/screen/track first.');
+      if (!sticky && !toExperience) {
+        var insights = insightsEvent(method, payload, entry, scope, builderFor);
+        return insights.event === undefined ? insights : { accepted: true, events: [insights.event], insights: REQUEST_PROFILE_INSIGHTS };
       }
       if (!ns.consent.hasEventConsent(method, scope.consent, settings.allowedEventTypes)) return block(method, payload);
       var builder = builderFor(scope);
@@ -204,22 +210,81 @@
           event = builder[entry.build](input);
           return withEvents([event], experienceCall([event], scope, { then: 'call', events: [event] }, finishCall));
         }
-        if (method !== 'trackView') {
-          event = builder[entry.build](input);
-          return { accepted: true, events: [event], insights: REQUEST_PROFILE_INSIGHTS };
-        }
         delete input.sticky;
         delete input.stickyTrackingKey;
+        var stickyView = builder.buildView(input);
         var view = builder.buildView(input);
-        if (!sticky) return { accepted: true, events: [view], insights: REQUEST_PROFILE_INSIGHTS };
-        var stickyView = view;
-        view = builder.buildView(input);
         var context = { then: 'stickyView', events: [stickyView, view] };
         if (scope.profile !== undefined) context.profile = scope.profile;
         return withEvents([stickyView, view], experienceCall([stickyView], scope, context, finishStickyView));
       } catch (error) {
         return error instanceof Error ? error : new Error(String(error));
       }
+    }
+
+    // The one event of a validated call that goes to Insights (not sticky) with the request's
+    // profile: {event}, or the call's answer without one (blocked, an Error). `builderOf(scope)`
+    // gives the scope's builder (made once per scope by runEach).
+    function insightsEvent(method, payload, entry, scope, builderOf) {
+      if (profileIdOf(scope.profile) === undefined) {
+        return ns.codedError(ns.ERROR_CODES.profileIdRequired,
+          method + ' requires a request-bound profile id: pass the visitor\'s profile id to forRequest, or call identify/page/screen/track first.');
+      }
+      if (!ns.consent.hasEventConsent(method, scope.consent, settings.allowedEventTypes)) return block(method, payload);
+      var input = builderInput(method, payload, scope.eventContext);
+      try {
+        if (method === 'trackView') {
+          delete input.sticky;
+          delete input.stickyTrackingKey;
+        }
+        return { event: builderOf(scope)[entry.build](input) };
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+      }
+    }
+
+    // Several calls of one Insights method for one request, in one crossing: the scope and its
+    // builder are made once, each event is written once (in `events`), and each call gets its
+    // own answer, in order, as run() would give it: {accepted: true, insights: [{event: k}]}
+    // (k: the event's index in `events`), {accepted: false, blocked}, or {failed: {message,
+    // code?}} for what run() returns as an Error. A call that goes to the Experience API (an
+    // Experience method, a sticky view) is refused, as a failed answer for a payload: the host
+    // calls it alone. → {answers, events}, or an Error when `payloads` is not an array or the
+    // method is unknown or goes to the Experience API.
+    function runEach(method, payloads, request) {
+      var entry = Object.prototype.hasOwnProperty.call(CATALOG, method) ? CATALOG[method] : undefined;
+      if (entry === undefined) return new Error('Unknown request method "' + method + '".');
+      if (entry.path === 'experience') return new Error(method + ' goes to the Experience API: call it alone.');
+      if (!Array.isArray(payloads)) return new Error(method + ': the payloads must be an array.');
+      var versionError = rules.checkApiVersion(method, settings.apiVersion);
+      var scope = scopeOf(request);
+      var builder = null;
+      function builderOf(forScope) {
+        if (builder === null) builder = builderFor(forScope);
+        return builder;
+      }
+      var answers = new Array(payloads.length);
+      var events = [];
+      for (var i = 0; i < payloads.length; i++) {
+        var payload = payloads[i];
+        var outcome = versionError || rules.validate(method, payload, entry.rules);
+        if (outcome === null) {
+          outcome = routesToExperienceByPayload(method, payload)
+            ? new Error(method + ' with this payload goes to the Experience API: call it alone.')
+            : insightsEvent(method, payload, entry, scope, builderOf);
+        }
+        if (outcome instanceof Error) {
+          var failed = { message: ns.messageOf(outcome) };
+          if (typeof outcome.code === 'string' && outcome.code.length > 0) failed.code = outcome.code;
+          answers[i] = { failed: failed };
+        } else if (outcome.event === undefined) {
+          answers[i] = outcome;
+        } else {
+          answers[i] = { accepted: true, insights: [{ event: events.length }] };
+          events.push(outcome.event);
+        }
+      }
+      return { answers: answers, events: events };
     }
 
     // A pending Experience call's answer carries the call's events too.
@@ -237,6 +302,7 @@
 
     return {
       run: run,
+      runEach: runEach,
       scopeOf: scopeOf,
       builderFor: builderFor,
       builderInput: builderInput,

@@ -119,6 +119,12 @@
     });
   }
 
+  function callEach(method, payloads, request, requestId) {
+    return settleRequest('callEach', requestId, function () {
+      return requestEvents.runEach(method, payloads, request);
+    });
+  }
+
   function prepareHandoff(input, request, requestId) {
     return settleRequest('prepareHandoff', requestId, function () {
       return ns.prepareRequestHandoff(requestEvents, input, request);
@@ -176,6 +182,7 @@
   globalThis.__service = {
     configure: configure,
     call: call,
+    callEach: callEach,
     prepareHandoff: prepareHandoff,
     commitReplay: commitReplay,
     interpretExperience: interpretExperience,

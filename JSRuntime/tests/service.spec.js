@@ -238,6 +238,55 @@
     assert.equal(__testHost.fetches.length, 0, 'nothing is sent directly');
   });
 
+  jsTest('service: runEach answers each call of a batch as run answers it alone, writing each event once', function () {
+    var pipeline = events({ allowedEventTypes: ['identify', 'page', 'component'] });
+    var request = { consent: undefined, profile: { id: 'p-7' }, eventContext: { page: { path: '/a' } }, now: 1700000000000 };
+    var view = function (id) { return { componentId: 'c-' + id, viewId: 'v-' + id, variantIndex: 0, viewDurationMs: 0 }; };
+    var payloads = [view(1), { componentId: 'c-bad' }, view(2), Object.assign({ sticky: true }, view(3)), view(4)];
+    var batch = pipeline.runEach('trackView', payloads, request);
+    assert.equal(batch.answers.length, payloads.length, 'an answer per payload, in order');
+    assert.deepEqual(batch.answers[0], { accepted: true, insights: [{ event: 0 }] });
+    assert.ok(/viewDurationMs|variantIndex|viewId/.test(batch.answers[1].failed.message), 'the validation error of run: ' + batch.answers[1].failed.message);
+    assert.equal(pipeline.run('trackView', payloads[1], request).message, batch.answers[1].failed.message, 'the same message as run');
+    assert.deepEqual(batch.answers[2], { accepted: true, insights: [{ event: 1 }] }, 'indexes count accepted events only');
+    assert.ok(/Experience API: call it alone/.test(batch.answers[3].failed.message), 'a sticky view is the host\'s to call alone');
+    assert.deepEqual(batch.answers[4], { accepted: true, insights: [{ event: 2 }] });
+    assert.deepEqual(batch.events.map(function (e) { return e.componentId; }), ['c-1', 'c-2', 'c-4']);
+    // Each event is the one run builds alone (its own messageId; the same shape and context).
+    var alone = pipeline.run('trackView', view(1), request).events[0];
+    var first = batch.events[0];
+    assert.notEqual(first.messageId, batch.events[1].messageId, 'each event its own messageId');
+    assert.deepEqual(Object.keys(first).sort(), Object.keys(alone).sort());
+    assert.deepEqual(first.context, alone.context, 'the request\'s context (page, consent, library)');
+    assert.equal(first.timestamp, alone.timestamp, 'the request\'s clock');
+    assert.equal(JSON.stringify(batch).split('"messageId"').length - 1, 3, 'each event is written once');
+  });
+
+  jsTest('service: runEach gates, needs a profile id per call and refuses what is not one Insights method', function () {
+    var pipeline = events();
+    var view = { componentId: 'c', viewId: 'v', variantIndex: 0, viewDurationMs: 0 };
+    var blocked = pipeline.runEach('trackView', [view, view], { profile: { id: 'p' } });
+    assert.deepEqual(blocked.answers, [0, 1].map(function () {
+      return { accepted: false, blocked: { reason: 'consent', method: 'trackView', args: [view] } };
+    }), 'no consent: each call blocked, as run blocks it');
+    assert.deepEqual(blocked.events, [], 'nothing built');
+    var anonymous = pipeline.runEach('trackClick', [{ componentId: 'c', variantIndex: 1 }], { consent: true });
+    assert.equal(anonymous.answers[0].failed.code, ns.ERROR_CODES.profileIdRequired, 'the code the host reads');
+    assert.ok(anonymous.answers[0].failed.message.indexOf('trackClick requires a request-bound profile id') === 0);
+    assert.ok(pipeline.runEach('page', [{}], { consent: true }) instanceof Error, 'an Experience method');
+    assert.ok(pipeline.runEach('nope', [], {}) instanceof Error, 'an unknown method');
+    assert.ok(pipeline.runEach('trackView', view, {}) instanceof Error, 'payloads not an array');
+    assert.deepEqual(pipeline.runEach('trackView', [], { consent: true, profile: { id: 'p' } }), { answers: [], events: [] });
+    // The bridge function settles the answer at once, as call does.
+    __service.configure({ clientId: 'org-1', environment: 'main', statusKinds: __testHost.statusKinds });
+    var settled = JSON.parse(__service.callEach('trackView', [view], { consent: true, profile: { id: 'p' } }, 'r-each'));
+    assert.equal(settled[0], true);
+    assert.deepEqual(settled[1].answers, [{ accepted: true, insights: [{ event: 0 }] }]);
+    var refused = JSON.parse(__service.callEach('track', [], {}, 'r-each-2'));
+    assert.equal(refused[0], false);
+    assert.equal(__testHost.fetches.length, 0, 'nothing is sent directly');
+  });
+
   jsTest('service: a sticky view goes to the Experience API first, then to Insights with the returned profile', function () {
     answerWithProfiles();
     return send(events(), 'trackView', { componentId: 'c', viewId: 'v-1', variantIndex: 1, viewDurationMs: 2000, sticky: true }, { consent: true }).then(function (result) {
