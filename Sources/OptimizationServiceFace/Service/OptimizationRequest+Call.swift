@@ -74,43 +74,55 @@ extension OptimizationRequest {
         service.metrics.event(method, accepted: true)
         let (outcome, data) = experienceOutcome(of: exchange, method: method) ?? (.accepted, nil)
         if let items = answer["insights"]?.elements, !items.isEmpty {
-            // Each item names its event in `events` by index (written once, handed on as the
-            // engine wrote it: no tree, no second serialization) and carries a profile only when
-            // it is not the request's (a sticky view's, as its Experience answer returned it).
-            // The request's profile went to the engine as its id alone and is not read back.
-            let events = answer["events"]
-            let request = state.withLock { ($0.profile?["id"]?.stringValue, $0.profileText) }
-            let insights = try items.map { item throws(OptimizationError) -> InsightsEvent in
-                let profile = item["profile"]
-                guard let index = item["event"]?.value.intValue, let event = events?[index],
-                      let messageId = event["messageId"]?.stringValue, !messageId.isEmpty,
-                      let profileId = profile.map({ $0["id"]?.stringValue }) ?? request.0,
-                      let profileJSON = profile?.jsonText ?? request.1
-                else {
-                    service.metrics.insightsRefused(count: 1)
-                    throw .bridgeError("the shared core built an Insights event without a profile, an event or a messageId")
-                }
-                return InsightsEvent(
-                    profileId: profileId, profileJSON: profileJSON, messageId: messageId,
-                    consent: event["context"]?["gdpr"]?["isConsentGiven"]?.boolValue == true, eventJSON: event.jsonText)
-            }
-            if let relay = running.sharedOutbox {
-                let events = insights.map { insight in
-                    OutboxEvent(
-                        queue: .insights, messageId: insight.messageId, profileId: insight.profileId.isEmpty ? nil : insight.profileId,
-                        consent: insight.consent, payload: Array(insight.itemJSON.utf8))
-                }
-                // Stored: a replica claims and delivers them. Otherwise (the store is away) they
-                // are queued in this replica's memory.
-                if await relay.store(events) { return EventResult(outcome: outcome, eventIn: answer["events"]?[0], data: data) }
-            }
-            do {
-                service.metrics.queueDepth.record(try running.delivery.enqueue(insights))
-            } catch .notInitialized {
-                throw .shutDown
-            }
+            try await hand(try insightsEvents(items, events: answer["events"]), running: running)
         }
         return EventResult(outcome: outcome, eventIn: answer["events"]?[0], data: data)
+    }
+
+    /// The Insights events that an answer's `insights` items name. Each item names its event in
+    /// `events` by index (written once, handed on as the engine wrote it: no tree, no second
+    /// serialization) and carries a profile only when it is not the request's (a sticky view's,
+    /// as its Experience answer returned it). The request's profile went to the engine as its
+    /// id alone and is not read back.
+    /// - Throws: `OptimizationError/bridgeError(_:)` (counted as refused) for an item without an
+    ///   event, a `messageId` or a profile.
+    func insightsEvents(_ items: [BridgeDocument], events: BridgeDocument?) throws(OptimizationError) -> [InsightsEvent] {
+        let request = state.withLock { ($0.profile?["id"]?.stringValue, $0.profileText) }
+        return try items.map { item throws(OptimizationError) -> InsightsEvent in
+            let profile = item["profile"]
+            guard let index = item["event"]?.value.intValue, let event = events?[index],
+                  let messageId = event["messageId"]?.stringValue, !messageId.isEmpty,
+                  let profileId = profile.map({ $0["id"]?.stringValue }) ?? request.0,
+                  let profileJSON = profile?.jsonText ?? request.1
+            else {
+                service.metrics.insightsRefused(count: 1)
+                throw .bridgeError("the shared core built an Insights event without a profile, an event or a messageId")
+            }
+            return InsightsEvent(
+                profileId: profileId, profileJSON: profileJSON, messageId: messageId,
+                consent: event["context"]?["gdpr"]?["isConsentGiven"]?.boolValue == true, eventJSON: event.jsonText)
+        }
+    }
+
+    /// Hands accepted Insights events on: to the shared outbox when the service has one (a
+    /// replica claims and delivers them), else, or when the store is away, to this replica's
+    /// queue.
+    /// - Throws: `OptimizationError/shutDown` when the service's delivery has stopped.
+    func hand(_ insights: [InsightsEvent], running: OptimizationService.Running) async throws(OptimizationError) {
+        guard !insights.isEmpty else { return }
+        if let relay = running.sharedOutbox {
+            let events = insights.map { insight in
+                OutboxEvent(
+                    queue: .insights, messageId: insight.messageId, profileId: insight.profileId.isEmpty ? nil : insight.profileId,
+                    consent: insight.consent, payload: Array(insight.itemJSON.utf8))
+            }
+            if await relay.store(events) { return }
+        }
+        do {
+            service.metrics.queueDepth.record(try running.delivery.enqueue(insights))
+        } catch .notInitialized {
+            throw .shutDown
+        }
     }
 
     /// The latency budget of this request's Experience calls.

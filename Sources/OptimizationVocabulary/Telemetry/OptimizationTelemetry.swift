@@ -68,11 +68,15 @@ public enum OptimizationTelemetry {
         public static let api = "optimization.api"
         /// How a client span's request ended (`success`, `retry`, `drop`, `disable`,
         /// `transport_error`, `cancelled`) or how a ``requestSpanName`` call ended (`delivered`,
-        /// `accepted`, `blocked`, `timeout`, `circuit_open`, `failed`, `refused`).
+        /// `accepted`, `blocked`, `timeout`, `circuit_open`, `failed`, `refused`; `mixed` for calls
+        /// that went together with different outcomes).
         public static let outcome = "optimization.outcome"
         /// The `OptimizationRequest` method a ``requestSpanName`` span stands for (`page`,
         /// `commitReplay`, …).
         public static let requestMethod = "optimization.request.method"
+        /// The number of calls a ``requestSpanName`` span covers when they went together
+        /// (`OptimizationRequest.trackViews(_:)`; absent for one call), integer.
+        public static let callCount = "optimization.request.call_count"
         /// The latency budget of a ``requestSpanName`` call's Experience request, in milliseconds
         /// (integer).
         public static let budgetMilliseconds = "optimization.budget_ms"
