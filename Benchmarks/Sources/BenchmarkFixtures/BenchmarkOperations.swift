@@ -71,6 +71,19 @@ public enum BenchmarkOperations {
         }
     }
 
+    /// `web_request_views_together`: ``webRequestViews(on:index:)`` with the three views in one
+    /// `trackViews` (one crossing into the engine), as the example's pages send them. Throws
+    /// when a view is not accepted.
+    public static func webRequestViewsTogether(on service: OptimizationService, index: Int) async throws {
+        let request = service.forRequest(webRequestOptions(index: index))
+        let results = await request.trackViews((0..<3).map { entry in
+            TrackViewPayload(
+                componentId: "entry-\(entry)", viewId: "view-\(index)-\(entry)", experienceId: "experience-1", variantIndex: 1,
+                viewDuration: .milliseconds(0))
+        })
+        for result in results { guard try result.get().outcome == .accepted else { throw ViewNotAccepted() } }
+    }
+
     /// A view of `web_request_views` was not accepted.
     public struct ViewNotAccepted: Error, CustomStringConvertible {
         public var description: String { "a view of web_request_views was not accepted" }
@@ -82,16 +95,18 @@ public enum BenchmarkOperations {
     }
 
     /// `personalized_request`: what a personalized page asks of the service: `forRequest`, one
-    /// `page()` Experience call, three resolves and three `trackView`s.
+    /// `page()` Experience call, three resolves and their three views (one `trackViews`, as the
+    /// example's page sends them).
     public static func personalizedRequest(on service: OptimizationService, page: [ContentfulEntry], index: Int) async throws {
         let request = service.forRequest(RequestOptions(consent: true, profileId: "visitor-\(index % 100)"))
         _ = try await request.page()
-        for baseline in page {
+        let views = page.map { baseline in
             let resolved = request.resolveOptimizedEntry(baseline: baseline)
-            _ = try await request.trackView(TrackViewPayload(
+            return TrackViewPayload(
                 componentId: baseline.id, viewId: "view-\(index)", variantIndex: resolved.selectedOptimization?["variantIndex"]?.intValue ?? 0,
-                viewDuration: .milliseconds(0)))
+                viewDuration: .milliseconds(0))
         }
+        for result in await request.trackViews(views) { _ = try result.get() }
     }
 
     /// The visitor-state codec of `visitor_state_open_seal`: a fixed 32-byte key, the cookie's

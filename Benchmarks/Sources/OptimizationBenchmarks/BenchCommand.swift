@@ -44,8 +44,9 @@ struct BenchCommand: ParsableCommand {
               malloc calls (package-benchmark's interposer, preloaded by re-executing the
               benchmark) and evaluations per second per core, for warm_resolve, cold_resolve,
               event_accept, web_request_views (forRequest for a web request + 3
-              trackView), personalized_request (forRequest + page() + 3 resolves + 3
-              trackView) and visitor_state_open_seal (a sealed visitor state with a profile id,
+              trackView), web_request_views_together (the same 3 views in one trackViews),
+              personalized_request (forRequest + page() + 3 resolves + 1 trackViews of 3) and
+              visitor_state_open_seal (a sealed visitor state with a profile id,
               consent and 20 selections opened, then sealed again). --check-allocations FILE
               fails when one exceeds its ceiling.
             trackers_1000_*: 1,000 view trackers on one client, 60 s of simulated visibility on a

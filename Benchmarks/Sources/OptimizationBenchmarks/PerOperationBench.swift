@@ -19,8 +19,11 @@ import OptimizationTesting
 /// - `web_request_views`: what the example's events page asks of the service: `forRequest` for
 ///   a web request (page url and path, user agent) and three server-rendered `trackView`s: the
 ///   in-process counterpart of the load test's (events − handoff).
+/// - `web_request_views_together`: `web_request_views` with the three views in one
+///   `trackViews` (one crossing into the engine), as the example's pages send them.
 /// - `personalized_request`: what a personalized page asks of the service: `forRequest`, one
-///   `page()` Experience call to the loopback API server, three resolves, three `trackView`s.
+///   `page()` Experience call to the loopback API server, three resolves, their three views in
+///   one `trackViews`.
 /// - `visitor_state_open_seal`: a sealed visitor state (profile id, consent, the 20 bench
 ///   selections; about 2.5 KB) opened and the opened state sealed again, as a request that reads
 ///   and renews the `pp_state` cookie does.
@@ -66,6 +69,9 @@ enum PerOperationBench {
         }
         report += try measureAsync("web_request_views", iterations: max(1, iterations / 3), server: server) { index in
             try await BenchmarkOperations.webRequestViews(on: service, index: index)
+        }
+        report += try measureAsync("web_request_views_together", iterations: max(1, iterations / 3), server: server) { index in
+            try await BenchmarkOperations.webRequestViewsTogether(on: service, index: index)
         }
         let page = try BenchmarkOperations.pageEntries()
         report += try measureAsync("personalized_request", iterations: max(1, iterations / 10), server: server) { index in

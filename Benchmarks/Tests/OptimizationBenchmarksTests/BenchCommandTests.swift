@@ -19,7 +19,7 @@ struct BenchCommandTests {
                     "outbox_append_per_s", "outbox_backlog_drain_per_s", "event_crossings_track", "event_serializations_track",
                     "event_crossings_track_view", "event_crossings_service_insights", "event_crossings_service_experience",
                     "insights_events_per_s", "op_warm_resolve_ns", "op_cold_resolve_allocs", "op_event_accept_per_s_per_core",
-                    "op_personalized_request_allocs"] {
+                    "op_personalized_request_allocs", "op_web_request_views_ns", "op_web_request_views_together_ns"] {
             #expect((report[key]?.doubleValue ?? -1) > 0, "\(key)")
         }
     }

@@ -12,14 +12,14 @@ import OptimizationHummingbird
 ///
 /// - `GET /`: personalized page. One `page()` Experience call for the visitor (consent, profile
 ///   and the handoff selections from the state cookie, locale from `Accept-Language`, URL and
-///   user agent as event context), the variants of the resulting selections rendered, one
-///   `trackView` per rendered entry (when the request has a profile id; consent decides whether
-///   it leaves). With persistence consent the new profile id and selections are written back into
+///   user agent as event context), the variants of the resulting selections rendered, a view
+///   per rendered entry, all in one `trackViews` (when the request has a profile id; consent
+///   decides whether they leave). With persistence consent the new profile id and selections are written back into
 ///   the state cookie when they changed.
 /// - `GET /handoff`: personalized from the state cookie's selections only: resolution, no
 ///   Experience call, no events (the load test's "resolve only" case).
-/// - `GET /events`: as `/handoff`, plus one `trackView` per rendered entry (when the request has
-///   a profile id): the event path without an Experience call (the load test's "events" case).
+/// - `GET /events`: as `/handoff`, plus a view per rendered entry in one `trackViews` (when the
+///   request has a profile id): the event path without an Experience call (the load test's "events" case).
 /// - `GET /first`: a first visit handed over to the browser: the page view is evaluated with a
 ///   preflight Experience call (nothing stored), the variants of its answer are rendered, and the
 ///   page carries the handoff (`<script type="application/json" id="optimization-handoff">`) and
@@ -185,19 +185,18 @@ public struct PageRoutes: Sendable {
 
     /// One view per rendered entry: server-rendered, every entry counts as seen once, as the
     /// reference server SDK does (duration 0, a fresh view id); the consent gate decides what
-    /// leaves.
+    /// leaves. The page's views go to the engine together.
     func trackViews(_ resolved: [(ContentfulEntry, ResolvedOptimizedEntry)], on optimization: OptimizationRequest, context: Context) async {
-        for (baseline, entry) in resolved {
-            do {
-                try await optimization.trackView(TrackViewPayload(
-                    componentId: baseline.id, viewId: Self.randomViewId(),
-                    experienceId: entry.selectedOptimization?["experienceId"]?.stringValue,
-                    optimizationContextId: entry.optimizationContextId,
-                    variantIndex: entry.selectedOptimization?["variantIndex"]?.intValue ?? 0,
-                    viewDuration: .milliseconds(0)))
-            } catch {
-                context.logger.warning("view not tracked", metadata: ["error": "\(error)"])
-            }
+        let views = resolved.map { baseline, entry in
+            TrackViewPayload(
+                componentId: baseline.id, viewId: Self.randomViewId(),
+                experienceId: entry.selectedOptimization?["experienceId"]?.stringValue,
+                optimizationContextId: entry.optimizationContextId,
+                variantIndex: entry.selectedOptimization?["variantIndex"]?.intValue ?? 0,
+                viewDuration: .milliseconds(0))
+        }
+        for case .failure(let error) in await optimization.trackViews(views) {
+            context.logger.warning("view not tracked", metadata: ["error": "\(error)"])
         }
     }
 
