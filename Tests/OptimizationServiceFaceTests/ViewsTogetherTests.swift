@@ -78,6 +78,29 @@ import Tracing
         }
     }
 
+    @Test func manyViewsGoInCrossingsOfAtMost64() async throws {
+        let tracer = InMemoryTracer()
+        try await LocalOptimizationAPIServer.withRunning { server in
+            try await withService(server, tracer: tracer) { service in
+                let request = service.forRequest(RequestOptions(consent: true, profileId: "dave"))
+                let results = await request.trackViews((0..<130).map { Self.view("\($0)") })
+                #expect(results.count == 130)
+                let accepted = results.filter { result in
+                    if case .success(let event) = result { return event.outcome == .accepted }
+                    return false
+                }
+                #expect(accepted.count == 130)
+                let last = try results[129].get()
+                #expect(last.event?["componentId"] == "entry-129", "in order across crossings")
+                let counts = tracer.finishedSpans.filter { $0.operationName == OptimizationTelemetry.requestSpanName }
+                    .map { $0.attributes[Key.callCount]?.toSpanAttribute() }
+                #expect(counts.count == 3, "64 + 64 + 2")
+                #expect(counts.filter { $0 == .int64(64) }.count == 2 && counts.contains(.int64(2)))
+                #expect(service.queuedEventCount == 130)
+            }
+        }
+    }
+
     @Test func aServiceThatStoppedFailsEveryView() async throws {
         try await LocalOptimizationAPIServer.withRunning { server in
             let service = makeService(server)

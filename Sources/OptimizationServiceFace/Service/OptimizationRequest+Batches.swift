@@ -28,7 +28,7 @@ extension OptimizationRequest {
 
     /// Sends several calls of one event method together: the calls that go to Insights
     /// (`trackView` that is not sticky, `trackClick`, `trackHover`, `trackFlagView`, the node
-    /// events) in one crossing into the engine, the others one by one, as
+    /// events) in one crossing into the engine (one per 64 calls), the others one by one, as
     /// ``record(_:payload:)`` sends them.
     ///
     /// Each result is what ``record(_:payload:)`` would have returned or thrown for that
@@ -45,19 +45,23 @@ extension OptimizationRequest {
         for (index, payload) in payloads.enumerated() {
             if routing.route(method.rawValue, payload: payload) == .insights { together.append(index) }
         }
-        if together.count == 1 {
-            results[together[0]] = await recordAlone(method, payloads[together[0]])
-        } else if !together.isEmpty {
+        // At most `callsPerCrossing` in one crossing, so that no request holds an engine long.
+        for start in stride(from: 0, to: together.count, by: Self.callsPerCrossing) {
+            let crossing = Array(together[start..<min(start + Self.callsPerCrossing, together.count)])
+            guard crossing.count > 1 else {
+                results[crossing[0]] = await recordAlone(method, payloads[crossing[0]])
+                continue
+            }
             let answers: [Result<EventResult, OptimizationError>]
             do {
                 answers = try await traced(method.rawValue, outcome: Self.sharedOutcome) { span throws(OptimizationError) in
-                    span?.attributes[OptimizationTelemetry.Attribute.callCount] = together.count
-                    return try await callEach(method, together.map { payloads[$0] }, span: span)
+                    span?.attributes[OptimizationTelemetry.Attribute.callCount] = crossing.count
+                    return try await callEach(method, crossing.map { payloads[$0] }, span: span)
                 }
             } catch {
-                answers = Array(repeating: .failure(error), count: together.count)
+                answers = Array(repeating: .failure(error), count: crossing.count)
             }
-            for (index, answer) in zip(together, answers) { results[index] = answer }
+            for (index, answer) in zip(crossing, answers) { results[index] = answer }
         }
         // The calls that go to the Experience API, one by one, in order.
         for index in payloads.indices where results[index] == nil {
@@ -65,6 +69,10 @@ extension OptimizationRequest {
         }
         return results.map { $0! }
     }
+
+    /// The most calls that go into the engine in one crossing (more go in several): an engine
+    /// builds a view in about 12 µs, so a crossing holds it for about a millisecond at most.
+    static let callsPerCrossing = 64
 
     /// ``record(_:payload:)``, its error as a result.
     private func recordAlone(_ method: EventMethod, _ payload: OrderedDictionary<String, JSONValue>) async -> Result<EventResult, OptimizationError> {
