@@ -180,10 +180,9 @@ struct DeliveryQueueCore<Events: DeliveryEvents>: Sendable {
         let gone = events.removeAll { wanted.contains($0.messageId) }
         refill()
         report.removals.append((gone, .removed))
-        report.queueEvents.append(queueEvent(.offlineDrop, [
-            "droppedCount": .number(JSONNumber(messageIds.count)), "droppedEvents": .array(gone.map(\.eventValue)),
-            "reason": .string(reason),
-        ]))
+        report.report(queueEvent(.offlineDrop, [
+            "droppedCount": .number(JSONNumber(messageIds.count)), "droppedEvents": .array([]), "reason": .string(reason),
+        ]), listing: gone)
         return gone
     }
 
@@ -210,7 +209,7 @@ struct DeliveryQueueCore<Events: DeliveryEvents>: Sendable {
         retry.reset()
         logger.error("\(text) \(discarded.count) queued event(s) discarded.")
         report.removals.append((discarded, .disabled))
-        report.queueEvents.append(queueEvent(.deliveryDisabled, [
+        report.report(queueEvent(.deliveryDisabled, [
             "status": .number(JSONNumber(status)), "reason": .string(text), "droppedCount": .number(JSONNumber(discarded.count)),
         ]))
     }
@@ -245,7 +244,7 @@ struct DeliveryQueueCore<Events: DeliveryEvents>: Sendable {
         for (type, context) in failure.reportContexts(queuedBatches: queuedBatches, queuedEvents: queuedEvents) {
             var context = context
             if type == .flushFailure { context.merge(extra) { _, new in new } }
-            report.queueEvents.append(queueEvent(type, context))
+            report.report(queueEvent(type, context))
         }
     }
 
@@ -253,7 +252,7 @@ struct DeliveryQueueCore<Events: DeliveryEvents>: Sendable {
     /// failures).
     mutating func recordSuccess(report: inout DeliveryReport<Item>) {
         guard !closed, let recovered = retry.recordSuccess() else { return }
-        report.queueEvents.append(queueEvent(.flushRecovered, recovered))
+        report.report(queueEvent(.flushRecovered, recovered))
     }
 
     // MARK: Flights

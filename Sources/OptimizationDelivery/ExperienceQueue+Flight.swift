@@ -159,10 +159,10 @@ extension ExperienceQueue {
             let text = "\(reason); the batch of \(dropped.count) event(s) was dropped (the API refuses it)."
             logger.warning("\(text)")
             pending.report.removals.append((dropped, .dropped))
-            pending.report.queueEvents.append(state.queueEvent(.batchDropped, [
+            pending.report.report(state.queueEvent(.batchDropped, [
                 "status": .number(JSONNumber(status)), "reason": .string(text), "droppedCount": .number(JSONNumber(dropped.count)),
-                "droppedEvents": .array(dropped.map(\.eventValue)),
-            ]))
+                "droppedEvents": .array([]),
+            ]), listing: dropped)
             state.recordSuccess(report: &pending.report)
             return ExperienceFlightAnswer(disposition: .dropped, tickets: tickets, status: status, reason: text, response: response, failure: nil)
         case .disable(let status, let reason):

@@ -300,9 +300,9 @@ package final class ExperienceQueue: Sendable {
         let dropped = state.makeRoom(report: &pending.report)
         guard !dropped.isEmpty else { return }
         pending.released += dropped.filter(\.awaited).map(\.id)
-        pending.report.queueEvents.append(state.queueEvent(.offlineDrop, [
-            "droppedCount": .number(JSONNumber(dropped.count)), "droppedEvents": .array(dropped.map(\.eventValue)),
+        pending.report.report(state.queueEvent(.offlineDrop, [
+            "droppedCount": .number(JSONNumber(dropped.count)), "droppedEvents": .array([]),
             "maxEvents": .number(JSONNumber(state.capacity)), "queuedEvents": .number(JSONNumber(state.events.count + 1)),
-        ]))
+        ]), listing: dropped)
     }
 }

@@ -139,10 +139,10 @@ extension InsightsQueue {
     /// `batchDropped` (the events' payloads are in its context, never in a log).
     private func reportDropped(_ dropped: [Queued], status: Int, reason: String, state: State, pending: inout Pending) {
         pending.report.removals.append((dropped, .dropped))
-        pending.report.queueEvents.append(state.core.queueEvent(.batchDropped, [
+        pending.report.report(state.core.queueEvent(.batchDropped, [
             "status": .number(JSONNumber(status)), "reason": .string(reason), "droppedCount": .number(JSONNumber(dropped.count)),
-            "droppedEvents": .array(dropped.map(\.event.eventValue)),
-        ]))
+            "droppedEvents": .array([]),
+        ]), listing: dropped)
     }
 
     /// A retryable answer: the events stay queued, the backoff (and maybe the circuit) starts.
