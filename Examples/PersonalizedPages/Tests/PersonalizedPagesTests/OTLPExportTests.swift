@@ -112,8 +112,11 @@ import Testing
         #expect(experience.traceID == pageSpan.traceID)
         #expect(experience.attributes[OptimizationTelemetry.Attribute.api] == .string("experience"))
         #expect(experience.attributes[OptimizationTelemetry.Attribute.httpResponseStatusCode] == .int(200))
-        // The page's three views are request spans of the same trace.
-        #expect(spans.count { $0.parentSpanID == pageSpan.spanID && $0.attributes[OptimizationTelemetry.Attribute.requestMethod] == .string("trackView") } == 3)
+        // The page's three views went together: one request span of the same trace, for three calls.
+        let views = spans.filter { $0.parentSpanID == pageSpan.spanID && $0.attributes[OptimizationTelemetry.Attribute.requestMethod] == .string("trackView") }
+        #expect(views.count == 1, "\(Self.describe(spans))")
+        #expect(views.first?.attributes[OptimizationTelemetry.Attribute.callCount] == .int(3))
+        #expect(views.first?.attributes[OptimizationTelemetry.Attribute.outcome] == .string("accepted"))
 
         // The OFREP route: its server span, the preflight's Experience call in its trace, and
         // the flag's feature_flag.evaluation event on it, without the visitor.
