@@ -18,7 +18,7 @@ extension OptimizationRequest {
     /// Each result is what ``trackView(_:)`` would have returned or thrown for that view, in the
     /// order of `views`: a view is accepted, blocked by consent or fails on its own (an invalid
     /// payload, no profile id on the request), and a sticky view goes to the Experience API
-    /// alone, as ``trackView(_:)`` sends it. A failure of the whole call (the service shut down)
+    /// alone, as ``trackView(_:)`` sends it, after the others. A failure of the whole call (the service shut down)
     /// is every view's.
     /// - Parameter views: the views, at most one per rendered entry; none: no call.
     /// - Returns: one result per view, in order.
@@ -28,11 +28,12 @@ extension OptimizationRequest {
 
     /// Sends several calls of one event method together: the calls that go to Insights
     /// (`trackView` that is not sticky, `trackClick`, `trackHover`, `trackFlagView`, the node
-    /// events) in one crossing into the engine (one per 64 calls), the others one by one, as
-    /// ``record(_:payload:)`` sends them.
+    /// events) in one crossing into the engine (one per 64 calls), then the others one by one,
+    /// as ``record(_:payload:)`` sends them.
     ///
     /// Each result is what ``record(_:payload:)`` would have returned or thrown for that
-    /// payload, in order. One `optimization.request` span covers the calls that go together.
+    /// payload, in the order of `payloads`. One `optimization.request` span covers the calls of
+    /// a crossing.
     /// - Parameters:
     ///   - method: the calls' method.
     ///   - payloads: their arguments, as the shared core reads them.
